@@ -15,7 +15,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tgc_obj_root, "test")
-config.excludes = ["Unit", "CMakeLists.txt", "README.md", "lit.cfg.py",
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
                    "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
@@ -38,15 +38,21 @@ tools = [
 llvm_config.add_tool_substitutions(tools, [config.tgc_tools_dir,
                                            config.llvm_tools_dir])
 
-# ptxas: CUDA's bin/ first, then PATH. Tests that compile to cubin say
+# ptxas, searched in tgc-translate's order ($CUDA_HOME, $CUDA_PATH, the
+# configured TGC_CUDA_PATH, then PATH). Tests that compile to cubin say
 # `REQUIRES: ptxas`.
-ptxas = None
-cuda_ptxas = os.path.join(config.tgc_cuda_path, "bin", "ptxas")
-if os.access(cuda_ptxas, os.X_OK):
-    ptxas = cuda_ptxas
-else:
-    ptxas = shutil.which("ptxas")
-if ptxas:
+def find_ptxas():
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"),
+             config.tgc_cuda_path]
+    for root in roots:
+        if root:
+            candidate = os.path.join(root, "bin", "ptxas")
+            if os.access(candidate, os.X_OK):
+                return candidate
+    return shutil.which("ptxas")
+
+
+if find_ptxas():
     config.available_features.add("ptxas")
 
 # A usable NVIDIA GPU: a driver library and a device node. GPU execution

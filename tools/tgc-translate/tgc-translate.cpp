@@ -1,0 +1,18 @@
+//===- tgc-translate.cpp - TGC's translation driver -----------------------===//
+//
+// mlir-translate for TGC: upstream's --mlir-to-llvmir plus TGC's own
+// translations to GPU and CPU code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Target/NVPTX/NVPTXTarget.h"
+
+#include "mlir/InitAllTranslations.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerToLLVMIRTranslation();
+  mlir::tgc::registerNVPTXTranslations();
+  return mlir::failed(
+      mlir::mlirTranslateMain(argc, argv, "TGC translation driver\n"));
+}
