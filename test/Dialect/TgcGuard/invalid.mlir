@@ -325,17 +325,70 @@ tgc_guard.guard_set for @f {
 func.func private @f(%x: tensor<?xf32>)
 tgc_guard.guard_set for @f {
   %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
-  %s1 = tgc_sym.symbol "s1" range [2, inf] from arg 0 dim 0
-  // expected-error @below {{'tgc_guard.relation' op constraint map must not have affine symbols (got 1); sizes are map dimensions}}
-  tgc_guard.relation eq [%s0, symbol(%s1)] reason "r"
+  // expected-error @below {{'tgc_guard.relation' op constraint map must not have dimensions (got 1); sizes are map symbols}}
+  "tgc_guard.relation"(%s0) <{kind = 0 : i32, map = affine_map<(d0) -> (d0, 3)>, reason = "r"}> : (!tgc_sym.size) -> ()
 }
 
 // -----
 
-#map = affine_map<(d0, d1) -> (d0, d1)>
+#map = affine_map<()[s0, s1] -> (s0, s1)>
 func.func private @f(%x: tensor<?xf32>)
 tgc_guard.guard_set for @f {
   %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
-  // expected-error @below {{'tgc_guard.relation' op constraint map has 2 dimensions but there are 1 size operands}}
+  // expected-error @below {{'tgc_guard.relation' op constraint map has 2 symbols but there are 1 size operands}}
   "tgc_guard.relation"(%s0) <{kind = 0 : i32, map = #map, reason = "r"}> : (!tgc_sym.size) -> ()
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
+  // expected-error @below {{expected a size expression: an SSA size value, an integer or '('}}
+  tgc_guard.relation eq [%s0 +, 3] reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
+  // expected-error @below {{expected a size expression: an SSA size value, an integer or '('}}
+  tgc_guard.relation eq [%s0 * , 3] reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
+  // expected-error @below {{expected ')'}}
+  tgc_guard.relation eq [((%s0 + 1), 3] reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
+  // expected-error @below {{expected ',' or ']' after a size expression}}
+  tgc_guard.relation eq [%s0), 3] reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
+  // expected-error @below {{expected a positive divisor, got 0}}
+  tgc_guard.relation eq [%s0 mod 0, 3] reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
+  // expected-error @below {{use of undeclared SSA value name}}
+  tgc_guard.relation eq [%s0, %x] reason "r"
 }

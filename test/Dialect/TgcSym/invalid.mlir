@@ -98,18 +98,17 @@ func.func @f() {
 
 func.func @f() {
   %s0 = tgc_sym.symbol "s0" range [2, inf]
-  %s1 = tgc_sym.symbol "s1" range [2, inf]
-  // expected-error @below {{'tgc_sym.max' op size map must not have affine symbols (got 1); sizes are map dimensions}}
-  %m = tgc_sym.max [%s0, symbol(%s1)]
+  // expected-error @below {{'tgc_sym.max' op size map must not have dimensions (got 1); sizes are map symbols}}
+  %m = "tgc_sym.max"(%s0) <{map = affine_map<(d0)[s0] -> (d0, s0)>}> : (!tgc_sym.size) -> !tgc_sym.size
   return
 }
 
 // -----
 
-#map = affine_map<(d0, d1) -> (d0, d1)>
+#map = affine_map<()[s0, s1] -> (s0, s1)>
 func.func @f() {
   %s0 = tgc_sym.symbol "s0" range [2, inf]
-  // expected-error @below {{'tgc_sym.min' op size map has 2 dimensions but there are 1 size operands}}
+  // expected-error @below {{'tgc_sym.min' op size map has 2 symbols but there are 1 size operands}}
   %m = "tgc_sym.min"(%s0) <{map = #map}> : (!tgc_sym.size) -> !tgc_sym.size
   return
 }
@@ -136,17 +135,17 @@ func.func @f() {
 
 func.func @f(%x: tensor<?xf32>) {
   %s0 = tgc_sym.symbol "s0" range [2, inf]
-  // expected-error @below {{'tgc_sym.bind' op shape map must not have affine symbols (got 1); sizes are map dimensions}}
-  tgc_sym.bind %x [symbol(%s0)] : tensor<?xf32>
+  // expected-error @below {{'tgc_sym.bind' op shape map must not have dimensions (got 1); sizes are map symbols}}
+  "tgc_sym.bind"(%x, %s0) <{shape = affine_map<(d0) -> (d0)>}> : (tensor<?xf32>, !tgc_sym.size) -> ()
   return
 }
 
 // -----
 
-#map = affine_map<(d0, d1) -> (d0)>
+#map = affine_map<()[s0, s1] -> (s0)>
 func.func @f(%x: tensor<?xf32>) {
   %s0 = tgc_sym.symbol "s0" range [2, inf]
-  // expected-error @below {{'tgc_sym.bind' op shape map has 2 dimensions but there are 1 size operands}}
+  // expected-error @below {{'tgc_sym.bind' op shape map has 2 symbols but there are 1 size operands}}
   "tgc_sym.bind"(%x, %s0) <{shape = #map}> : (tensor<?xf32>, !tgc_sym.size) -> ()
   return
 }
@@ -182,7 +181,7 @@ func.func @f(%x: tensor<?x3xf32>) {
 
 func.func @f(%x: tensor<?xf32>, %i: index) {
   // expected-error @below {{operand #1 must be variadic of symbolic non-negative integer size, but got 'index'}}
-  "tgc_sym.bind"(%x, %i) <{shape = affine_map<(d0) -> (d0)>}> : (tensor<?xf32>, index) -> ()
+  "tgc_sym.bind"(%x, %i) <{shape = affine_map<()[s0] -> (s0)>}> : (tensor<?xf32>, index) -> ()
   return
 }
 
@@ -199,18 +198,17 @@ func.func @f() {
 
 func.func @f() {
   %s0 = tgc_sym.symbol "s0" range [2, inf]
-  %s1 = tgc_sym.symbol "s1" range [2, inf]
-  // expected-error @below {{'tgc_sym.constrain' op constraint map must not have affine symbols (got 1); sizes are map dimensions}}
-  tgc_sym.constrain ge [%s0, symbol(%s1)] reason "r"
+  // expected-error @below {{'tgc_sym.constrain' op constraint map must not have dimensions (got 1); sizes are map symbols}}
+  "tgc_sym.constrain"(%s0) <{kind = 1 : i32, map = affine_map<(d0) -> (d0, 10)>, reason = "r"}> : (!tgc_sym.size) -> ()
   return
 }
 
 // -----
 
-#map = affine_map<(d0, d1) -> (d0, 10)>
+#map = affine_map<()[s0, s1] -> (s0, 10)>
 func.func @f() {
   %s0 = tgc_sym.symbol "s0" range [2, inf]
-  // expected-error @below {{'tgc_sym.constrain' op constraint map has 2 dimensions but there are 1 size operands}}
+  // expected-error @below {{'tgc_sym.constrain' op constraint map has 2 symbols but there are 1 size operands}}
   "tgc_sym.constrain"(%s0) <{kind = 1 : i32, map = #map, reason = "r"}> : (!tgc_sym.size) -> ()
   return
 }
@@ -272,5 +270,130 @@ func.func @f() {
 func.func @f() {
   // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [eq, ge, le, divisible, broadcastable]}}
   tgc_sym.constrain bigger [3, 10] reason "r"
+  return
+}
+
+// -----
+
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  // expected-error @below {{expected a size expression: an SSA size value, an integer or '('}}
+  %m = tgc_sym.min [%s0 +, 3]
+  return
+}
+
+// -----
+
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  // expected-error @below {{expected a size expression: an SSA size value, an integer or '('}}
+  %m = tgc_sym.min [%s0 * ]
+  return
+}
+
+// -----
+
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  // expected-error @below {{expected a size expression: an SSA size value, an integer or '('}}
+  %m = tgc_sym.min [%s0 floordiv -, 2]
+  return
+}
+
+// -----
+
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  // expected-error @below {{expected ')'}}
+  %m = tgc_sym.min [(%s0 + 1, 3]
+  return
+}
+
+// -----
+
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  // expected-error @below {{expected ',' or ']' after a size expression}}
+  %m = tgc_sym.min [%s0 + 1), 3]
+  return
+}
+
+// -----
+
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  %s1 = tgc_sym.symbol "s1" range [2, inf]
+  // expected-error @below {{expected ',' or ']' after a size expression}}
+  %m = tgc_sym.min [%s0 %s1]
+  return
+}
+
+// -----
+
+// The old `symbol(...)` operand syntax is gone: every operand is a symbol.
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  // expected-error @below {{expected a size expression: an SSA size value, an integer or '('}}
+  %m = tgc_sym.min [symbol(%s0), 3]
+  return
+}
+
+// -----
+
+// expected-note @below {{prior use here}}
+func.func @f(%i: index) {
+  // expected-error @below {{use of value '%i' expects different type than prior uses: '!tgc_sym.size' vs 'index'}}
+  %m = tgc_sym.min [%i, 3]
+  return
+}
+
+// -----
+
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  // expected-error @below {{expected a positive divisor, got 0}}
+  %m = tgc_sym.min [%s0 floordiv 0, 3]
+  return
+}
+
+// -----
+
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  // expected-error @below {{expected a positive divisor, got -4}}
+  %m = tgc_sym.min [%s0 mod -4, 3]
+  return
+}
+
+// -----
+
+func.func @f() {
+  %s0 = tgc_sym.symbol "s0" range [2, inf]
+  // expected-error @below {{'tgc_sym.min' op size map divides by 0; constant divisors must be positive}}
+  %m = "tgc_sym.min"(%s0) <{map = affine_map<()[s0] -> (s0 ceildiv 0, 3)>}> : (!tgc_sym.size) -> !tgc_sym.size
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{integer does not fit in 64 bits}}
+  %m = tgc_sym.min [18446744073709551616, 3]
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{size expression overflows 64 bits}}
+  %m = tgc_sym.min [9223372036854775807 + 1, 3]
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{size expression overflows 64 bits}}
+  %m = tgc_sym.min [--9223372036854775808, 3]
   return
 }

@@ -11,9 +11,11 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::tgc::sym;
@@ -31,37 +33,427 @@ void TgcSymDialect::registerOps() {
 }
 
 //===----------------------------------------------------------------------===//
+// Size expressions: printing
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Where an expression is printed, by what the grammar accepts there (see
+/// parseSizeList): anything, a term (an operand of `*`-like operators on
+/// the left, or of `+`/`-` on the right) or a factor (an operand of
+/// `*`-like operators on the right, or of unary `-`).
+enum class ExprContext { Sum, Term, Factor };
+
+/// Prints size expressions in the syntax parseSizeList reads, with
+/// `printSymbol(i)` in place of affine symbol `i`: left-associative
+/// operators with MLIR's precedence, parentheses only where the grammar
+/// needs them, and MLIR's `a - b`, `a - b * 2`, `a - 3` and `-a` spellings
+/// where reading them back rebuilds the same expression. Every expression
+/// built with the AffineExpr operators (which parseSizeList uses) reads
+/// back as itself.
+class SizeExprPrinter {
+public:
+  SizeExprPrinter(llvm::raw_ostream &os,
+                  llvm::function_ref<void(unsigned)> printSymbol)
+      : os(os), printSymbol(printSymbol) {}
+
+  void print(AffineExpr expr, ExprContext context = ExprContext::Sum) {
+    switch (expr.getKind()) {
+    case AffineExprKind::Constant:
+      os << cast<AffineConstantExpr>(expr).getValue();
+      return;
+    case AffineExprKind::SymbolId:
+      printSymbol(cast<AffineSymbolExpr>(expr).getPosition());
+      return;
+    case AffineExprKind::DimId:
+      // Not a size list (verification fails); print something readable.
+      os << 'd' << cast<AffineDimExpr>(expr).getPosition();
+      return;
+    case AffineExprKind::Add:
+      printAdd(cast<AffineBinaryOpExpr>(expr), context);
+      return;
+    case AffineExprKind::Mul:
+    case AffineExprKind::FloorDiv:
+    case AffineExprKind::CeilDiv:
+    case AffineExprKind::Mod:
+      printMulLike(cast<AffineBinaryOpExpr>(expr), context);
+      return;
+    }
+  }
+
+private:
+  static constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+  /// `c` when `expr` is the constant `c`.
+  static std::optional<int64_t> getConstant(AffineExpr expr) {
+    if (auto cst = dyn_cast<AffineConstantExpr>(expr))
+      return cst.getValue();
+    return std::nullopt;
+  }
+
+  /// `(x, c)` when `expr` is `x * c` with a constant `c`.
+  static std::optional<std::pair<AffineExpr, int64_t>>
+  getScaled(AffineExpr expr) {
+    auto mul = dyn_cast<AffineBinaryOpExpr>(expr);
+    if (!mul || mul.getKind() != AffineExprKind::Mul)
+      return std::nullopt;
+    if (std::optional<int64_t> factor = getConstant(mul.getRHS()))
+      return std::make_pair(mul.getLHS(), *factor);
+    return std::nullopt;
+  }
+
+  void printAdd(AffineBinaryOpExpr expr, ExprContext context) {
+    bool parens = context != ExprContext::Sum;
+    if (parens)
+      os << '(';
+    AffineExpr lhs = expr.getLHS(), rhs = expr.getRHS();
+    print(lhs, ExprContext::Sum);
+    auto scaled = getScaled(rhs);
+    std::optional<int64_t> cst = getConstant(rhs);
+    // Each subtraction is used only when the parser's reading of it,
+    // `lhs + (x * k) * -1`, is this very expression.
+    if (scaled && scaled->second == -1 && lhs - scaled->first == expr) {
+      os << " - ";
+      print(scaled->first, ExprContext::Term);
+    } else if (scaled && scaled->second < -1 && scaled->second != kMin &&
+               lhs - scaled->first * -scaled->second == expr) {
+      os << " - ";
+      print(scaled->first, ExprContext::Term);
+      os << " * " << -scaled->second;
+    } else if (cst && *cst < 0 && *cst != kMin) {
+      os << " - " << -*cst;
+    } else {
+      os << " + ";
+      print(rhs, ExprContext::Term);
+    }
+    if (parens)
+      os << ')';
+  }
+
+  void printMulLike(AffineBinaryOpExpr expr, ExprContext context) {
+    // `-x` is a factor: it needs no parentheses.
+    auto scaled = getScaled(expr);
+    if (scaled && scaled->second == -1 && scaled->first * -1 == expr &&
+        !isa<AffineConstantExpr>(scaled->first)) {
+      os << '-';
+      print(scaled->first, ExprContext::Factor);
+      return;
+    }
+    bool parens = context == ExprContext::Factor;
+    if (parens)
+      os << '(';
+    print(expr.getLHS(), ExprContext::Term);
+    switch (expr.getKind()) {
+    case AffineExprKind::Mul:
+      os << " * ";
+      break;
+    case AffineExprKind::FloorDiv:
+      os << " floordiv ";
+      break;
+    case AffineExprKind::CeilDiv:
+      os << " ceildiv ";
+      break;
+    default:
+      os << " mod ";
+      break;
+    }
+    print(expr.getRHS(), ExprContext::Factor);
+    if (parens)
+      os << ')';
+  }
+
+  llvm::raw_ostream &os;
+  llvm::function_ref<void(unsigned)> printSymbol;
+};
+
+//===----------------------------------------------------------------------===//
+// Size expressions: parsing
+//===----------------------------------------------------------------------===//
+
+/// Reads the bracketed size list of parseSizeList into expressions over
+/// affine symbols, one per distinct operand in order of appearance.
+class SizeListParser {
+public:
+  SizeListParser(OpAsmParser &parser,
+                 SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands)
+      : parser(parser), operands(operands),
+        context(parser.getBuilder().getContext()) {}
+
+  ParseResult parseList(SmallVectorImpl<AffineExpr> &results) {
+    if (parser.parseLSquare())
+      return failure();
+    if (succeeded(parser.parseOptionalRSquare()))
+      return success();
+    do {
+      FailureOr<AffineExpr> expr = parseSum();
+      if (failed(expr))
+        return failure();
+      results.push_back(*expr);
+    } while (succeeded(parser.parseOptionalComma()));
+    if (failed(parser.parseOptionalRSquare()))
+      return parser.emitError(parser.getCurrentLocation(),
+                              "expected ',' or ']' after a size expression");
+    return success();
+  }
+
+private:
+  /// Nesting (parentheses, unary minus) beyond this is an error rather than
+  /// a deep recursion.
+  static constexpr unsigned kMaxDepth = 256;
+
+  /// sum := term (('+' | '-') term)*
+  FailureOr<AffineExpr> parseSum() {
+    SMLoc loc = parser.getCurrentLocation();
+    FailureOr<AffineExpr> lhs = parseTerm();
+    if (failed(lhs))
+      return failure();
+    while (true) {
+      bool plus = succeeded(parser.parseOptionalPlus());
+      if (!plus && failed(parser.parseOptionalMinus()))
+        return lhs;
+      FailureOr<AffineExpr> rhs = parseTerm();
+      if (failed(rhs))
+        return failure();
+      if (plus)
+        lhs = combine(loc, AffineExprKind::Add, *lhs, *rhs);
+      else if (FailureOr<AffineExpr> negated = negate(loc, *rhs);
+               succeeded(negated))
+        lhs = combine(loc, AffineExprKind::Add, *lhs, *negated);
+      else
+        return failure();
+      if (failed(lhs))
+        return failure();
+    }
+  }
+
+  /// term := factor (('*' | 'floordiv' | 'ceildiv' | 'mod') factor)*
+  FailureOr<AffineExpr> parseTerm() {
+    SMLoc loc = parser.getCurrentLocation();
+    FailureOr<AffineExpr> lhs = parseFactor();
+    if (failed(lhs))
+      return failure();
+    while (true) {
+      AffineExprKind kind;
+      if (succeeded(parser.parseOptionalStar()))
+        kind = AffineExprKind::Mul;
+      else if (succeeded(parser.parseOptionalKeyword("floordiv")))
+        kind = AffineExprKind::FloorDiv;
+      else if (succeeded(parser.parseOptionalKeyword("ceildiv")))
+        kind = AffineExprKind::CeilDiv;
+      else if (succeeded(parser.parseOptionalKeyword("mod")))
+        kind = AffineExprKind::Mod;
+      else
+        return lhs;
+      SMLoc rhsLoc = parser.getCurrentLocation();
+      FailureOr<AffineExpr> rhs = parseFactor();
+      if (failed(rhs))
+        return failure();
+      if (kind != AffineExprKind::Mul)
+        if (auto cst = dyn_cast<AffineConstantExpr>(*rhs);
+            cst && cst.getValue() <= 0)
+          return parser.emitError(rhsLoc, "expected a positive divisor, got ")
+                 << cst.getValue();
+      lhs = combine(loc, kind, *lhs, *rhs);
+      if (failed(lhs))
+        return failure();
+    }
+  }
+
+  /// factor := '-' factor | integer | ssa-size | '(' sum ')'
+  /// `-` followed by an integer is a negative literal (so that the smallest
+  /// int64_t can be written).
+  FailureOr<AffineExpr> parseFactor() {
+    SMLoc loc = parser.getCurrentLocation();
+    if (depth >= kMaxDepth)
+      return parser.emitError(loc, "size expression is nested too deeply");
+    DepthGuard guard(depth);
+    // Read all leading minus signs here: the integer parser would take a
+    // `-` for the sign of an integer and then insist on one.
+    unsigned negations = 0;
+    while (succeeded(parser.parseOptionalMinus()))
+      ++negations;
+    FailureOr<std::optional<int64_t>> literal = parseLiteral(negations > 0);
+    if (failed(literal))
+      return failure();
+    FailureOr<AffineExpr> expr = failure();
+    if (*literal) {
+      expr = getAffineConstantExpr(**literal, context);
+      if (negations > 0)
+        --negations;
+    } else {
+      expr = parsePrimary();
+    }
+    for (; succeeded(expr) && negations > 0; --negations)
+      expr = negate(loc, *expr);
+    return expr;
+  }
+
+  /// An SSA size value or a parenthesized sum.
+  FailureOr<AffineExpr> parsePrimary() {
+    SMLoc loc = parser.getCurrentLocation();
+    OpAsmParser::UnresolvedOperand operand;
+    OptionalParseResult parsedOperand = parser.parseOptionalOperand(operand);
+    if (parsedOperand.has_value()) {
+      if (failed(*parsedOperand))
+        return failure();
+      return getAffineSymbolExpr(getSymbolPosition(operand), context);
+    }
+    if (succeeded(parser.parseOptionalLParen())) {
+      FailureOr<AffineExpr> inner = parseSum();
+      if (failed(inner) || parser.parseRParen())
+        return failure();
+      return inner;
+    }
+    return parser.emitError(loc, "expected a size expression: an SSA size "
+                                 "value, an integer or '('");
+  }
+
+  /// A decimal integer if one is next (negated when `negative`), nullopt if
+  /// not, failure if it does not fit in 64 bits.
+  FailureOr<std::optional<int64_t>> parseLiteral(bool negative) {
+    SMLoc loc = parser.getCurrentLocation();
+    APInt value;
+    // The current token is not `-` (parseFactor consumed them all), so
+    // this reads an unsigned integer.
+    OptionalParseResult parsed = parser.parseOptionalDecimalInteger(value);
+    if (!parsed.has_value())
+      return std::optional<int64_t>();
+    if (failed(*parsed))
+      return failure();
+    value = value.zext(std::max(value.getBitWidth(), 64u) + 1);
+    if (negative)
+      value.negate();
+    if (value.getSignificantBits() > 64)
+      return parser.emitError(loc, "integer does not fit in 64 bits");
+    return std::optional<int64_t>(value.getSExtValue());
+  }
+
+  /// `-expr`, with an error for the one constant that cannot be negated.
+  FailureOr<AffineExpr> negate(SMLoc loc, AffineExpr expr) {
+    auto minusOne = getAffineConstantExpr(-1, context);
+    return combine(loc, AffineExprKind::Mul, expr, minusOne);
+  }
+
+  /// `lhs kind rhs` through the AffineExpr operators (which simplify), with
+  /// an error where two constants would overflow when folded. `a + (b + c)`
+  /// is built as `(a + b) + c`: MLIR's printer drops those parentheses in
+  /// the generic form, which then would not read back as the same map.
+  FailureOr<AffineExpr> combine(SMLoc loc, AffineExprKind kind, AffineExpr lhs,
+                                AffineExpr rhs) {
+    if (auto sum = dyn_cast<AffineBinaryOpExpr>(rhs);
+        kind == AffineExprKind::Add && sum &&
+        sum.getKind() == AffineExprKind::Add) {
+      FailureOr<AffineExpr> partial = combine(loc, kind, lhs, sum.getLHS());
+      if (failed(partial))
+        return failure();
+      return combine(loc, kind, *partial, sum.getRHS());
+    }
+    auto lhsCst = dyn_cast<AffineConstantExpr>(lhs);
+    auto rhsCst = dyn_cast<AffineConstantExpr>(rhs);
+    if (lhsCst && rhsCst) {
+      int64_t result;
+      bool overflow = false;
+      if (kind == AffineExprKind::Add)
+        overflow = llvm::AddOverflow(lhsCst.getValue(), rhsCst.getValue(),
+                                     result);
+      else if (kind == AffineExprKind::Mul)
+        overflow = llvm::MulOverflow(lhsCst.getValue(), rhsCst.getValue(),
+                                     result);
+      if (overflow)
+        return parser.emitError(loc, "size expression overflows 64 bits");
+    }
+    return getAffineBinaryOpExpr(kind, lhs, rhs);
+  }
+
+  /// The symbol of `operand`: a new one the first time it appears.
+  unsigned getSymbolPosition(const OpAsmParser::UnresolvedOperand &operand) {
+    for (auto [i, known] : llvm::enumerate(operands))
+      if (known.name == operand.name && known.number == operand.number)
+        return i;
+    operands.push_back(operand);
+    return operands.size() - 1;
+  }
+
+  struct DepthGuard {
+    explicit DepthGuard(unsigned &depth) : depth(depth) { ++depth; }
+    ~DepthGuard() { --depth; }
+    unsigned &depth;
+  };
+
+  OpAsmParser &parser;
+  SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands;
+  MLIRContext *context;
+  unsigned depth = 0;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
 // Custom directives
 //===----------------------------------------------------------------------===//
 
 ParseResult mlir::tgc::sym::parseSizeList(
     OpAsmParser &parser, SmallVectorImpl<OpAsmParser::UnresolvedOperand> &sizes,
     AffineMapAttr &map) {
-  SMLoc loc = parser.getCurrentLocation();
-  Attribute mapAttr;
-  // The attribute list is only where the upstream parser puts the map; the
-  // caller stores `map` (as a property).
-  NamedAttrList ignored;
-  if (parser.parseAffineMapOfSSAIds(sizes, mapAttr, "map", ignored,
-                                    OpAsmParser::Delimiter::Square))
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SmallVector<AffineExpr> results;
+  if (SizeListParser(parser, operands).parseList(results))
     return failure();
-  map = dyn_cast_or_null<AffineMapAttr>(mapAttr);
-  if (!map)
-    return parser.emitError(loc, "expected a list of size expressions");
+  MLIRContext *context = parser.getBuilder().getContext();
+  // Simplification may drop an operand (`%a - %a`) or move one before
+  // another: number the symbols by where the results use them, which is
+  // where printSizeList prints them, so that the printed list reads back
+  // as the same map and operands. Renumbering rebuilds the expressions,
+  // and MLIR orders the operands of `+` and `*` by symbol position, so
+  // repeat until the numbering holds (in practice, at most twice).
+  for (unsigned attempt = 0; attempt < 4; ++attempt) {
+    SmallVector<unsigned> order;
+    for (AffineExpr result : results)
+      result.walk([&](AffineExpr expr) {
+        if (auto symbol = dyn_cast<AffineSymbolExpr>(expr))
+          if (!llvm::is_contained(order, symbol.getPosition()))
+            order.push_back(symbol.getPosition());
+      });
+    if (order.size() == operands.size() &&
+        llvm::all_of(llvm::enumerate(order),
+                     [](auto it) { return it.index() == it.value(); }))
+      break;
+    SmallVector<AffineExpr> replacements(operands.size(),
+                                         getAffineConstantExpr(0, context));
+    SmallVector<OpAsmParser::UnresolvedOperand> used;
+    for (auto [newPos, oldPos] : llvm::enumerate(order)) {
+      replacements[oldPos] = getAffineSymbolExpr(newPos, context);
+      used.push_back(operands[oldPos]);
+    }
+    for (AffineExpr &result : results)
+      result = result.replaceSymbols(replacements);
+    operands = std::move(used);
+  }
+  sizes.append(operands.begin(), operands.end());
+  map = AffineMapAttr::get(
+      AffineMap::get(/*dimCount=*/0, operands.size(), results, context));
   return success();
 }
 
 void mlir::tgc::sym::printSizeList(OpAsmPrinter &printer, Operation *,
                                    OperandRange sizes, AffineMapAttr map) {
-  // The upstream printer requires one operand per map input; an op that
-  // breaks this fails verification, but may still be printed (debugging).
-  if (!map || map.getValue().getNumInputs() != sizes.size()) {
+  // An op that breaks the convention fails verification, but may still be
+  // printed (debugging).
+  if (!map || map.getValue().getNumDims() != 0 ||
+      map.getValue().getNumSymbols() != sizes.size()) {
     printer << "[<<invalid size list " << map << ">>]";
     return;
   }
-  printer << '[';
-  printer.printAffineMapOfSSAIds(map, sizes);
-  printer << ']';
+  llvm::raw_ostream &os = printer.getStream();
+  auto printSymbol = [&](unsigned pos) {
+    if (pos < sizes.size())
+      printer.printOperand(sizes[pos]);
+    else
+      os << "<<symbol " << pos << ">>";
+  };
+  SizeExprPrinter exprPrinter(os, printSymbol);
+  os << '[';
+  llvm::interleaveComma(map.getValue().getResults(), os,
+                        [&](AffineExpr expr) { exprPrinter.print(expr); });
+  os << ']';
 }
 
 ParseResult mlir::tgc::sym::parseUpperBound(OpAsmParser &parser,
@@ -89,115 +481,22 @@ void mlir::tgc::sym::printUpperBound(OpAsmPrinter &printer, Operation *,
 // Descriptions
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Prints affine expressions with operand names instead of `d0`, in the
-/// spelling of MLIR's own printer (`s0 - 1`, `-s0`, `s0 floordiv 2`), with
-/// parentheses around every nested binary operation of higher precedence.
-class ExprPrinter {
-public:
-  ExprPrinter(ArrayRef<std::string> names, llvm::raw_ostream &os)
-      : names(names), os(os) {}
 
-  void print(AffineExpr expr, bool tight = false) {
-    switch (expr.getKind()) {
-    case AffineExprKind::Constant:
-      os << cast<AffineConstantExpr>(expr).getValue();
-      return;
-    case AffineExprKind::DimId: {
-      unsigned pos = cast<AffineDimExpr>(expr).getPosition();
-      if (pos < names.size())
-        os << names[pos];
-      else
-        os << 'd' << pos;
-      return;
-    }
-    case AffineExprKind::SymbolId:
-      os << "symbol" << cast<AffineSymbolExpr>(expr).getPosition();
-      return;
-    case AffineExprKind::Add:
-      printAdd(cast<AffineBinaryOpExpr>(expr), tight);
-      return;
-    case AffineExprKind::Mul:
-    case AffineExprKind::Mod:
-    case AffineExprKind::FloorDiv:
-    case AffineExprKind::CeilDiv:
-      printMulLike(cast<AffineBinaryOpExpr>(expr), tight);
-      return;
-    }
-  }
-
-private:
-  /// The constant `c` when `expr` is `e * c`.
-  static std::optional<int64_t> getConstantFactor(AffineExpr expr) {
-    auto mul = dyn_cast<AffineBinaryOpExpr>(expr);
-    if (!mul || mul.getKind() != AffineExprKind::Mul)
-      return std::nullopt;
-    if (auto cst = dyn_cast<AffineConstantExpr>(mul.getRHS()))
-      return cst.getValue();
-    return std::nullopt;
-  }
-
-  void printAdd(AffineBinaryOpExpr expr, bool tight) {
-    if (tight)
-      os << '(';
-    print(expr.getLHS());
-    AffineExpr rhs = expr.getRHS();
-    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-    std::optional<int64_t> factor = getConstantFactor(rhs);
-    auto cst = dyn_cast<AffineConstantExpr>(rhs);
-    if (factor && *factor < 0 && *factor != kMin) {
-      os << " - ";
-      print(cast<AffineBinaryOpExpr>(rhs).getLHS(), /*tight=*/true);
-      if (*factor != -1)
-        os << " * " << -*factor;
-    } else if (cst && cst.getValue() < 0 && cst.getValue() != kMin) {
-      os << " - " << -cst.getValue();
-    } else {
-      os << " + ";
-      print(rhs);
-    }
-    if (tight)
-      os << ')';
-  }
-
-  void printMulLike(AffineBinaryOpExpr expr, bool tight) {
-    if (expr.getKind() == AffineExprKind::Mul) {
-      auto cst = dyn_cast<AffineConstantExpr>(expr.getRHS());
-      if (cst && cst.getValue() == -1) {
-        os << '-';
-        print(expr.getLHS(), /*tight=*/true);
-        return;
-      }
-    }
-    if (tight)
-      os << '(';
-    print(expr.getLHS(), /*tight=*/true);
-    switch (expr.getKind()) {
-    case AffineExprKind::Mul:
-      os << " * ";
-      break;
-    case AffineExprKind::Mod:
-      os << " mod ";
-      break;
-    case AffineExprKind::FloorDiv:
-      os << " floordiv ";
-      break;
-    default:
-      os << " ceildiv ";
-      break;
-    }
-    print(expr.getRHS(), /*tight=*/true);
-    if (tight)
-      os << ')';
-  }
-
-  ArrayRef<std::string> names;
-  llvm::raw_ostream &os;
-};
-} // namespace
-
-/// Names of `sizes` for ExprPrinter: `d<i>` where a value has no name.
+/// Names of `sizes` for describing expressions: `d<i>` where a value has no
+/// name.
 static SmallVector<std::string> getSizeNames(ValueRange sizes, unsigned depth);
+
+/// Prints `expr` with affine symbol `i` as `names[i]` (`s<i>` out of range).
+static void printNamedExpr(llvm::raw_ostream &os, AffineExpr expr,
+                           ArrayRef<std::string> names,
+                           ExprContext context = ExprContext::Sum) {
+  SizeExprPrinter(os, [&](unsigned pos) {
+    if (pos < names.size())
+      os << names[pos];
+    else
+      os << 's' << pos;
+  }).print(expr, context);
+}
 
 static std::string describeSizeImpl(Value size, StringRef fallback,
                                     unsigned depth) {
@@ -219,7 +518,7 @@ static std::string describeSizeImpl(Value size, StringRef fallback,
     llvm::raw_string_ostream os(text);
     os << fn << '(';
     llvm::interleaveComma(map.getResults(), os, [&](AffineExpr expr) {
-      ExprPrinter(names, os).print(expr);
+      printNamedExpr(os, expr, names);
     });
     os << ')';
     return text;
@@ -246,7 +545,7 @@ std::string mlir::tgc::sym::describeExpr(AffineExpr expr, ValueRange sizes) {
   SmallVector<std::string> names = getSizeNames(sizes, /*depth=*/0);
   std::string text;
   llvm::raw_string_ostream os(text);
-  ExprPrinter(names, os).print(expr);
+  printNamedExpr(os, expr, names);
   return text;
 }
 
@@ -258,29 +557,29 @@ std::string mlir::tgc::sym::describeConstraint(ConstraintKind kind,
   SmallVector<std::string> names = getSizeNames(sizes, /*depth=*/0);
   std::string text;
   llvm::raw_string_ostream os(text);
-  ExprPrinter printer(names, os);
   AffineExpr lhs = map.getResult(0), rhs = map.getResult(1);
   switch (kind) {
   case ConstraintKind::eq:
   case ConstraintKind::ge:
   case ConstraintKind::le:
-    printer.print(lhs);
+    printNamedExpr(os, lhs, names);
     os << (kind == ConstraintKind::eq   ? " == "
            : kind == ConstraintKind::ge ? " >= "
                                         : " <= ");
-    printer.print(rhs);
+    printNamedExpr(os, rhs, names);
     break;
   case ConstraintKind::divisible:
-    printer.print(lhs, /*tight=*/true);
+    // Parenthesized beyond the grammar's needs: `(s0 * 3) mod 4 == 0`.
+    printNamedExpr(os, lhs, names, ExprContext::Factor);
     os << " mod ";
-    printer.print(rhs, /*tight=*/true);
+    printNamedExpr(os, rhs, names, ExprContext::Factor);
     os << " == 0";
     break;
   case ConstraintKind::broadcastable:
     os << "broadcastable(";
-    printer.print(lhs);
+    printNamedExpr(os, lhs, names);
     os << ", ";
-    printer.print(rhs);
+    printNamedExpr(os, rhs, names);
     os << ')';
     break;
   }
@@ -300,14 +599,30 @@ bool mlir::tgc::sym::isIdentifier(StringRef name) {
 
 LogicalResult mlir::tgc::sym::verifySizeMap(Operation *op, AffineMap map,
                                             unsigned numSizes, StringRef what) {
-  if (map.getNumSymbols() != 0)
+  if (map.getNumDims() != 0)
     return op->emitOpError()
-           << what << " must not have affine symbols (got "
-           << map.getNumSymbols() << "); sizes are map dimensions";
-  if (map.getNumDims() != numSizes)
+           << what << " must not have dimensions (got " << map.getNumDims()
+           << "); sizes are map symbols";
+  if (map.getNumSymbols() != numSizes)
     return op->emitOpError()
-           << what << " has " << map.getNumDims()
-           << " dimensions but there are " << numSizes << " size operands";
+           << what << " has " << map.getNumSymbols()
+           << " symbols but there are " << numSizes << " size operands";
+  // The parser rejects these; maps built in C++ or written as attributes
+  // could still have them.
+  std::optional<int64_t> badDivisor;
+  for (AffineExpr result : map.getResults())
+    result.walk([&](AffineExpr expr) {
+      auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+      if (!binary || binary.getKind() == AffineExprKind::Add ||
+          binary.getKind() == AffineExprKind::Mul)
+        return;
+      auto divisor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+      if (divisor && divisor.getValue() <= 0 && !badDivisor)
+        badDivisor = divisor.getValue();
+    });
+  if (badDivisor)
+    return op->emitOpError() << what << " divides by " << *badDivisor
+                             << "; constant divisors must be positive";
   return success();
 }
 

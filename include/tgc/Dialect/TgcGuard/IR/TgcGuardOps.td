@@ -227,7 +227,7 @@ def TgcGuard_RangeOp : TgcGuard_SizeCheckOp<"range"> {
 def TgcGuard_RelationOp : TgcGuard_SizeCheckOp<"relation"> {
   let summary = "A relation between size expressions";
   let description = [{
-    `lhs kind rhs` holds, where `[lhs, rhs]` are affine expressions over
+    `lhs kind rhs` holds, where `[lhs, rhs]` are size expressions over
     the size operands, with the meanings of `tgc_sym.constrain`: `eq`,
     `ge`, `le`, `divisible` (`lhs mod rhs == 0`) and `broadcastable`
     (`lhs == rhs` or either is 1).
@@ -235,6 +235,7 @@ def TgcGuard_RelationOp : TgcGuard_SizeCheckOp<"relation"> {
     ```mlir
     tgc_guard.relation eq [%s1, %s0 * 2] reason "tgc.cat of x with itself"
     tgc_guard.relation divisible [%s0, 8] reason "tgc.reshape to ?x8"
+    tgc_guard.relation eq [%s2, %s0 * %s1] reason "tgc.reshape flattens x"
     ```
   }];
   let arguments = (ins TgcSym_ConstraintKind:$kind,

@@ -27,11 +27,13 @@ def TgcSym_Dialect : Dialect {
       `!tgc_sym.size` standing for one unknown, non-negative size: usually a
       dynamic dimension of a function argument, with an integer range and
       the example value seen when the program was traced.
-    * A **size expression** is an affine expression over size values, written
-      with the SSA names themselves: `[%s0 * 2, %s1 floordiv 4 + 1]`. In
-      storage the expressions form an `AffineMapAttr` whose dimensions are
-      the size operands, in order (no affine symbols). `tgc_sym.min` and
-      `tgc_sym.max` name sizes that are not affine.
+    * A **size expression** is an expression over size values, written
+      with the SSA names themselves: `[%s0 * 2, %s1 floordiv 4 + 1]`,
+      `[%s0 * %s1]`. In storage the expressions form an `AffineMapAttr`
+      with no dimensions and one affine symbol per size operand, in order
+      of first use (`()[s0, s1] -> (s0 * s1)`), so products and quotients
+      of sizes (semi-affine expressions) are allowed. `tgc_sym.min` and
+      `tgc_sym.max` name sizes that are not expressions of this kind.
     * `tgc_sym.bind` states the shape of a tensor value;
       `tgc_sym.constrain` records a condition (`ge`, `le`, `eq`,
       `divisible`, `broadcastable`) the program needs, with the reason and

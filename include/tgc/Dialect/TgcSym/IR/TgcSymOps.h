@@ -31,9 +31,20 @@ namespace mlir::tgc::sym {
 // Custom assembly directives (shared with tgc_guard)
 //===----------------------------------------------------------------------===//
 
-/// `custom<SizeList>($sizes, $map)`: a bracketed list of affine expressions
-/// over SSA size values, `[%s0 * 2, %s1 + 1, 3]`. Each distinct value becomes
-/// one map dimension, in order of first appearance.
+/// `custom<SizeList>($sizes, $map)`: a bracketed list of expressions over
+/// SSA size values, `[%s0 * 2, %s1 + 1, 3]`, `[%s0 * %s1]`. The map has no
+/// dimensions and one symbol per distinct value, numbered in order of first
+/// use in the (simplified) results; values that simplify away
+/// (`%s0 - %s0`) are not operands. Grammar, with MLIR's affine precedence:
+///
+///   list   ::= `[` (sum (`,` sum)*)? `]`
+///   sum    ::= term ((`+` | `-`) term)*
+///   term   ::= factor ((`*` | `floordiv` | `ceildiv` | `mod`) factor)*
+///   factor ::= `-` factor | integer | ssa-value | `(` sum `)`
+///
+/// Operators are left-associative; a constant divisor must be positive.
+/// The printer writes the fewest parentheses the grammar needs, in a form
+/// that reads back as the same map.
 ParseResult
 parseSizeList(OpAsmParser &parser,
               SmallVectorImpl<OpAsmParser::UnresolvedOperand> &sizes,
@@ -53,7 +64,8 @@ void printUpperBound(OpAsmPrinter &printer, Operation *op, IntegerAttr upper);
 bool isIdentifier(StringRef name);
 
 /// Checks that `map` is a list of expressions over `numSizes` size operands
-/// stored as map dimensions (no symbols). `what` names the map in messages.
+/// stored as map symbols (no dimensions), with positive constant divisors.
+/// `what` names the map in messages.
 LogicalResult verifySizeMap(Operation *op, AffineMap map, unsigned numSizes,
                             StringRef what);
 
@@ -77,8 +89,9 @@ LogicalResult verifyArgumentDim(Operation *op, FunctionOpInterface function,
 /// `min(s0, s1 + 2)` for an unnamed one, or `fallback` for anything else.
 std::string describeSize(Value size, StringRef fallback = "?");
 
-/// `expr` with map dimension `i` printed as the name of `sizes[i]`
-/// (`d<i>` when it has none): `s0 * 2 + 1`.
+/// `expr` with map symbol `i` printed as the name of `sizes[i]`
+/// (`d<i>` when it has none), in the size-list syntax: `s0 * 2 + 1`,
+/// `s0 * s1 - 1`.
 std::string describeExpr(AffineExpr expr, ValueRange sizes);
 
 /// `lhs kind rhs` for a two-result constraint map: `s0 >= 10`,

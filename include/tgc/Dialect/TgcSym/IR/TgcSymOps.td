@@ -75,9 +75,8 @@ class TgcSym_MinMaxOp<string mnemonic, string what>
 
 def TgcSym_MinOp : TgcSym_MinMaxOp<"min", "minimum"> {
   let description = [{
-    A size equal to the smallest of two or more size expressions. The
-    expressions are affine over the size operands (see the dialect
-    description). An optional name, an identifier, names the result in
+    A size equal to the smallest of two or more size expressions over the
+    size operands (see the dialect description). An optional name, an identifier, names the result in
     printed IR and in guard messages.
 
     ```mlir
@@ -90,9 +89,8 @@ def TgcSym_MinOp : TgcSym_MinMaxOp<"min", "minimum"> {
 
 def TgcSym_MaxOp : TgcSym_MinMaxOp<"max", "maximum"> {
   let description = [{
-    A size equal to the largest of two or more size expressions. The
-    expressions are affine over the size operands (see the dialect
-    description). An optional name, an identifier, names the result in
+    A size equal to the largest of two or more size expressions over the
+    size operands (see the dialect description). An optional name, an identifier, names the result in
     printed IR and in guard messages.
 
     ```mlir
@@ -110,13 +108,15 @@ def TgcSym_BindOp : TgcSym_Op<"bind"> {
   let summary = "States the shape of a tensor value";
   let description = [{
     States that the shape of `tensor` is the list of size expressions, one
-    per dimension. The expressions are affine over the size operands, which
-    are written in place: `[%s0 * 2, 3]` has one operand, `%s0`. A static
+    per dimension. The expressions are over the size operands, which are
+    written in place: `[%s0 * 2, 3]` has one operand, `%s0`. A static
     dimension of the tensor type must be bound to that same constant.
 
     ```mlir
     tgc_sym.bind %t [%s0 * 2, 3] : tensor<?x3xf32>
     tgc_sym.bind %u [%s0, %s0 floordiv 2] : tensor<?x?xf32>
+    // The flattening of a [s0, s1] tensor.
+    tgc_sym.bind %v [%s0 * %s1] : tensor<?xf32>
     ```
 
     The operation has no result and is not removed by dead code
