@@ -1,0 +1,192 @@
+//===- ShapeEnvTest.cpp - symbolic sizes, ranges and constraints ----------===//
+
+#include "tgc/Analysis/ShapeEnv.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "gtest/gtest.h"
+
+#include <random>
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+namespace {
+class ShapeEnvTest : public ::testing::Test {
+protected:
+  ShapeEnvTest() : env(&ctx) {}
+
+  AffineExpr sym(StringRef name, int64_t lo = 2,
+                 std::optional<int64_t> hi = std::nullopt) {
+    SymbolInfo info;
+    info.name = name.str();
+    info.range = {lo, hi};
+    return env.addSymbol(info);
+  }
+  AffineExpr c(int64_t v) { return env.constant(v); }
+  SizeConstraint con(ConstraintKind k, AffineExpr l, AffineExpr r) {
+    return {k, l, r, UnknownLoc::get(&ctx), "test"};
+  }
+
+  MLIRContext ctx;
+  ShapeEnv env;
+};
+} // namespace
+
+TEST_F(ShapeEnvTest, CanonicalFormMakesEqualSizesEqual) {
+  AffineExpr s0 = sym("s0"), s1 = sym("s1");
+  EXPECT_TRUE(env.isEqual(s0 + s1, s1 + s0));
+  EXPECT_TRUE(env.isEqual(s0 * s1, s1 * s0));
+  EXPECT_TRUE(env.isEqual((s0 + 1) * 2, s0 * 2 + 2));
+  EXPECT_TRUE(env.isEqual((s0 * 4).floorDiv(4), s0));
+  EXPECT_TRUE(env.isEqual((s0 * 4) % 2, c(0)));
+  EXPECT_TRUE(env.isEqual(s0 * s1 - s1 * s0, c(0)));
+  EXPECT_TRUE(env.isEqual((s0 + s1).floorDiv(3), (s1 + s0).floorDiv(3)));
+  EXPECT_FALSE(env.isEqual(s0, s1));
+  EXPECT_FALSE(env.isEqual(s0.floorDiv(2) * 2, s0));
+  EXPECT_EQ(env.getConstant((s0 + 3) - s0), 3);
+}
+
+TEST_F(ShapeEnvTest, Printing) {
+  AffineExpr s0 = sym("s0"), s1 = sym("s1");
+  EXPECT_EQ(env.str(env.canonicalize(s0 * 2 + 1)), "s0 * 2 + 1");
+  EXPECT_EQ(env.str(env.canonicalize(s0 - 1)), "s0 - 1");
+  EXPECT_EQ(env.str(env.canonicalize(s1 * s0)), "s0 * s1");
+  EXPECT_EQ(env.str(con(ConstraintKind::ge, s0, c(10))), "s0 >= 10");
+  EXPECT_EQ(env.str(con(ConstraintKind::broadcastable, s0, c(4))),
+            "broadcastable(s0, 4)");
+  EXPECT_EQ(env.str(con(ConstraintKind::divisible, s0, c(4))),
+            "s0 mod 4 == 0");
+}
+
+TEST_F(ShapeEnvTest, RangeEvaluation) {
+  AffineExpr s0 = sym("s0"), s1 = sym("s1", 2, 8);
+  EXPECT_EQ(env.bounds(s0 * 2 + 1), (SizeRange{5, std::nullopt}));
+  EXPECT_EQ(env.bounds(s1 * s1), (SizeRange{4, 64}));
+  EXPECT_EQ(env.bounds(s1.floorDiv(3)), (SizeRange{0, 2}));
+  EXPECT_EQ(env.bounds(s1.ceilDiv(3)), (SizeRange{1, 3}));
+  EXPECT_EQ(env.bounds(s0 % 4), (SizeRange{0, 3}));
+  EXPECT_EQ(env.bounds(s1 - s0), (SizeRange{std::nullopt, 6}));
+  EXPECT_EQ(env.bounds(c(7)), SizeRange::exactly(7));
+}
+
+TEST_F(ShapeEnvTest, ImplicationThroughPresburger) {
+  AffineExpr s0 = sym("s0");
+  // Implied by the range [2, inf]: no guard needed.
+  EXPECT_EQ(env.decide(ConstraintKind::ge, s0, c(2)), Truth::True);
+  EXPECT_EQ(env.decide(ConstraintKind::ge, s0, c(10)), Truth::Unknown);
+  EXPECT_TRUE(env.implies({con(ConstraintKind::ge, s0, c(10))},
+                          con(ConstraintKind::ge, s0, c(3))));
+  EXPECT_FALSE(env.implies({con(ConstraintKind::ge, s0, c(10))},
+                           con(ConstraintKind::ge, s0, c(11))));
+  EXPECT_TRUE(env.implies({con(ConstraintKind::eq, s0 % 4, c(0))},
+                          con(ConstraintKind::divisible, s0, c(2))));
+  EXPECT_FALSE(env.implies({con(ConstraintKind::eq, s0 % 2, c(0))},
+                           con(ConstraintKind::divisible, s0, c(4))));
+}
+
+TEST_F(ShapeEnvTest, RequireRefinesRangesAndDecides) {
+  AffineExpr s0 = sym("s0");
+  EXPECT_EQ(env.require(con(ConstraintKind::ge, s0, c(10))), Truth::Unknown);
+  EXPECT_EQ(env.getSymbol(0).range, (SizeRange{10, std::nullopt}));
+  // Now implied, and recording it again adds nothing.
+  EXPECT_EQ(env.require(con(ConstraintKind::ge, s0, c(3))), Truth::True);
+  EXPECT_EQ(env.getConstraints().size(), 1u);
+  // And the contrary is impossible.
+  EXPECT_EQ(env.require(con(ConstraintKind::le, s0, c(5))), Truth::False);
+  EXPECT_EQ(env.getConstraints().size(), 1u);
+}
+
+TEST_F(ShapeEnvTest, EqualitiesBecomeSubstitutions) {
+  AffineExpr s0 = sym("s0"), s1 = sym("s1", 2, 100), s2 = sym("s2");
+  EXPECT_EQ(env.require(con(ConstraintKind::eq, s1, s0)), Truth::Unknown);
+  EXPECT_TRUE(env.isEqual(s1, s0));
+  EXPECT_TRUE(env.isEqual(s1 * 2 + s0, s0 * 3));
+  // s0 inherits s1's upper bound.
+  EXPECT_EQ(env.getSymbol(0).range, (SizeRange{2, 100}));
+  EXPECT_EQ(env.require(con(ConstraintKind::eq, s2, s1 * 2)), Truth::Unknown);
+  EXPECT_EQ(env.str(env.canonicalize(s2)), "s0 * 2");
+  // The replaced symbol's range still bounds its replacement.
+  EXPECT_EQ(env.decide(ConstraintKind::le, s2, c(200)), Truth::True);
+}
+
+TEST_F(ShapeEnvTest, Broadcastable) {
+  AffineExpr s0 = sym("s0");
+  EXPECT_EQ(env.decide(ConstraintKind::broadcastable, s0, c(4)),
+            Truth::Unknown);
+  EXPECT_EQ(env.decide(ConstraintKind::broadcastable, s0, c(1)), Truth::True);
+  AffineExpr small = sym("t", 2, 3);
+  EXPECT_EQ(env.decide(ConstraintKind::broadcastable, small, c(4)),
+            Truth::False);
+}
+
+TEST_F(ShapeEnvTest, MinMaxFoldWhenDecided) {
+  AffineExpr s0 = sym("s0", 10);
+  EXPECT_TRUE(env.isEqual(env.createMin({s0, c(10)}), c(10)));
+  EXPECT_TRUE(env.isEqual(env.createMax({s0, c(3)}), s0));
+  AffineExpr s1 = sym("s1");
+  AffineExpr m = env.createMin({s1, c(8)});
+  EXPECT_EQ(env.str(m), "min(s1, 8)");
+  EXPECT_EQ(env.bounds(m), (SizeRange{2, 8}));
+  EXPECT_EQ(env.evaluate(m, {0, 5, 0}), 5);
+  EXPECT_EQ(env.evaluate(m, {0, 50, 0}), 8);
+}
+
+TEST_F(ShapeEnvTest, ConcreteEvaluation) {
+  AffineExpr s0 = sym("s0"), s1 = sym("s1");
+  EXPECT_EQ(env.evaluate(s0 * s1 + 1, {3, 4}), 13);
+  EXPECT_EQ(env.evaluate((s0 - 7).floorDiv(2), {4, 0}), -2);
+  EXPECT_EQ(env.evaluate(s0 % 3, {7, 0}), 1);
+  EXPECT_EQ(env.evaluate(s0.floorDiv(s1), {7, 0}), std::nullopt);
+  EXPECT_EQ(env.evaluate(con(ConstraintKind::ge, s0, c(10)), {7, 0}), false);
+}
+
+// Randomized soundness of `implies`: whenever it claims an implication, no
+// assignment of the symbols (over a grid covering their ranges) satisfies
+// the premises and violates the conclusion.
+TEST_F(ShapeEnvTest, ImplicationIsSoundOnRandomConstraints) {
+  AffineExpr s0 = sym("s0", 0, 24), s1 = sym("s1", 1, 24);
+  std::mt19937 rng(1234);
+  auto expr = [&]() -> AffineExpr {
+    switch (rng() % 6) {
+    case 0:
+      return s0;
+    case 1:
+      return s1;
+    case 2:
+      return s0 * static_cast<int64_t>(rng() % 3 + 1) + s1;
+    case 3:
+      return s0 * s1;
+    case 4:
+      return s0.floorDiv(static_cast<int64_t>(rng() % 3 + 2));
+    default:
+      return c(rng() % 20);
+    }
+  };
+  ConstraintKind kinds[] = {ConstraintKind::eq, ConstraintKind::ge,
+                            ConstraintKind::le, ConstraintKind::divisible};
+  int claimed = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    SmallVector<SizeConstraint> premises;
+    for (int p = 0, n = rng() % 3; p < n; ++p)
+      premises.push_back(con(kinds[rng() % 3], expr(), expr()));
+    ConstraintKind k = kinds[rng() % 4];
+    SizeConstraint conclusion =
+        con(k, expr(), k == ConstraintKind::divisible ? c(rng() % 3 + 2)
+                                                      : expr());
+    if (!env.implies(premises, conclusion))
+      continue;
+    ++claimed;
+    for (int64_t a = 0; a <= 24; ++a)
+      for (int64_t b = 1; b <= 24; ++b) {
+        bool premisesHold = llvm::all_of(premises, [&](auto &p) {
+          return env.evaluate(p, {a, b}).value_or(false);
+        });
+        if (!premisesHold)
+          continue;
+        ASSERT_EQ(env.evaluate(conclusion, {a, b}), true)
+            << "claimed " << env.str(conclusion) << " at s0=" << a
+            << " s1=" << b;
+      }
+  }
+  EXPECT_GT(claimed, 10); // the test exercises real implications
+}
