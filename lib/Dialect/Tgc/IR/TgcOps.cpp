@@ -46,6 +46,7 @@ static void printBroadcastTypes(OpAsmPrinter &printer, Operation *, Type lhs,
 }
 
 #include "tgc/Dialect/Tgc/IR/TgcEnums.cpp.inc"
+#include "tgc/Dialect/Tgc/IR/TgcInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "tgc/Dialect/Tgc/IR/TgcOps.cpp.inc"

@@ -11,6 +11,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
+include "tgc/Dialect/Tgc/IR/TgcInterfaces.td"
 
 def Tgc_Dialect : Dialect {
   let name = "tgc";
@@ -124,7 +125,10 @@ def Tgc_InferTensorType : TraitList<
 // Base op classes
 //===----------------------------------------------------------------------===//
 
+// Every tgc op has a symbolic shape function (TgcShapeFunctions.cpp).
 class Tgc_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tgc_Dialect, mnemonic, traits>;
+    : Op<Tgc_Dialect, mnemonic,
+         !listconcat(traits,
+                     [DeclareOpInterfaceMethods<Tgc_SymbolicShapeOpInterface>])>;
 
 #endif // TGC_DIALECT_TGC_IR_TGCBASE_TD

@@ -11,11 +11,13 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "tgc/Analysis/ShapeInference.h"
 #include "tgc/Dialect/Tgc/IR/ShapeRules.h"
 #include "tgc/Dialect/Tgc/IR/TgcDialect.h"
 #include "tgc/Dialect/Tgc/IR/TgcTraits.h"
 
 #include "tgc/Dialect/Tgc/IR/TgcEnums.h.inc"
+#include "tgc/Dialect/Tgc/IR/TgcInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "tgc/Dialect/Tgc/IR/TgcOps.h.inc"
