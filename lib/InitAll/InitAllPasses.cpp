@@ -2,6 +2,9 @@
 
 #include "tgc/InitAllPasses.h"
 
+#include "tgc/Conversion/Passes.h"
+#include "tgc/Transforms/Passes.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -20,6 +23,11 @@
 #include "mlir/Transforms/Passes.h"
 
 void mlir::tgc::registerAllTgcPasses() {
+  // TGC.
+  registerTgcTransformsPasses();
+  registerTgcConversionPasses();
+  registerFrontendPipeline();
+
   // Upstream: generic transforms, the dialects TGC lowers through, every
   // conversion, and the bufferization and GPU pipelines.
   registerTransformsPasses();

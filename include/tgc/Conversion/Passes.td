@@ -1,0 +1,30 @@
+//===- Passes.td - TGC conversions ------------------------------*- tablegen -*-===//
+
+#ifndef TGC_CONVERSION_PASSES_TD
+#define TGC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TgcLowerGuards : Pass<"tgc-lower-guards", "ModuleOp"> {
+  let summary = "Lower guard sets to native guard functions (LLVM dialect)";
+  let description = [{
+    Each `tgc_guard.guard_set for @f` becomes
+
+    ```c
+    int32_t tgc_guard_f(const tgc_arg_desc *args, int32_t num_args);
+    ```
+
+    (LLVM dialect, C ABI; `tgc_arg_desc` is defined in
+    `include/tgc/Runtime/tgc_runtime.h`), returning -1 when every guard
+    passes and otherwise the index of the first guard that fails, in the
+    guard set's order. Sizes are read lazily and only after checking that
+    the argument exists and has enough dimensions, so a guard function never
+    reads out of bounds, whatever the descriptors. Next to it, the pass
+    emits `tgc_guard_info_f`, a `tgc_guard_set_info` with each guard's
+    text, reason and the sizes to print when it fails, which the runtime
+    uses for recompile messages. The guard set is erased.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // TGC_CONVERSION_PASSES_TD

@@ -1,0 +1,54 @@
+//===- Passes.h - TGC frontend passes ---------------------------*- C++ -*-===//
+
+#ifndef TGC_TRANSFORMS_PASSES_H
+#define TGC_TRANSFORMS_PASSES_H
+
+#include "tgc/Dialect/TgcGuard/IR/TgcGuardDialect.h"
+#include "tgc/Dialect/TgcSym/IR/TgcSymDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::tgc {
+
+#define GEN_PASS_DECL
+#include "tgc/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tgc/Transforms/Passes.h.inc"
+
+/// Options of tgc-frontend-pipeline (symbolize, infer, generate and
+/// simplify guards, optionally lower them to native code).
+struct FrontendPipelineOptions
+    : public PassPipelineOptions<FrontendPipelineOptions> {
+  Option<std::string> defaultPolicy{
+      *this, "default-policy",
+      llvm::cl::desc("static | dynamic | auto"), llvm::cl::init("dynamic")};
+  Option<bool> specializeZeroOne{
+      *this, "specialize-zero-one",
+      llvm::cl::desc("Specialize sizes 0 and 1"), llvm::cl::init(true)};
+  Option<bool> duckSizing{
+      *this, "duck-sizing",
+      llvm::cl::desc("Dynamic sizes with equal examples share a symbol"),
+      llvm::cl::init(true)};
+  ListOption<std::string> exampleShapes{
+      *this, "example-shapes",
+      llvm::cl::desc("Example sizes per argument: ARG=D0xD1x...")};
+  Option<std::string> device{*this, "device",
+                             llvm::cl::desc("cpu, cuda or cuda:N"),
+                             llvm::cl::init("cpu")};
+  Option<bool> lowerGuards{
+      *this, "lower-guards",
+      llvm::cl::desc("Lower guard sets to native guard functions"),
+      llvm::cl::init(false)};
+};
+
+void buildFrontendPipeline(OpPassManager &pm,
+                           const FrontendPipelineOptions &options);
+void registerFrontendPipeline();
+
+} // namespace mlir::tgc
+
+#endif // TGC_TRANSFORMS_PASSES_H
