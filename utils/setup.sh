@@ -143,7 +143,8 @@ build_dir() {
 }
 
 # The main job: what TGC does for a user, on the bundled example. For now it
-# parses, verifies and canonicalizes the model; later milestones compile and
+# verifies and canonicalizes the model and derives its symbolic shapes and
+# guards (one compile for every batch size); later milestones compile and
 # run it.
 main_job() {
   local tgc_opt example
@@ -152,8 +153,10 @@ main_job() {
   [[ -x ${tgc_opt} ]] ||
     die "${tgc_opt} not found: build first (utils/setup.sh without --no-build)"
   [[ -f ${example} ]] || die "${example} not found"
-  echo "    \$ ${tgc_opt#"${ROOT}/"} ${example#"${ROOT}/"} --canonicalize"
-  "${tgc_opt}" "${example}" --canonicalize
+  echo "    \$ ${tgc_opt#"${ROOT}/"} ${example#"${ROOT}/"} --canonicalize" \
+    "--tgc-frontend-pipeline --tgc-print-guards"
+  "${tgc_opt}" "${example}" --canonicalize --tgc-frontend-pipeline \
+    --tgc-print-guards 2>&1
 }
 
 main() {

@@ -5,10 +5,11 @@
 // directly, so the cache's own overhead (lock, move-to-front, counters) is
 // visible. See docs/performance.md.
 //
-// The guard functions are hand-written stand-ins for compiled ones (the
-// compiler's guard lowering is not there yet): per argument they check rank,
-// dtype, device, a size range, a size equality and contiguity through the
-// strides, in that order, and return the index of the first failed guard.
+// The guard functions are compiled by TGC (utils/bench/CMakeLists.txt runs
+// tgc-frontend-pipeline with lower-guards on functions of 1, 4 and 16
+// tensors f32[s_i, 64 + spec]): per argument, rank, dtype, device, the
+// 0/1-specialization range of s_i, the static inner size and contiguity
+// through the strides.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,38 +32,36 @@ namespace {
 
 constexpr int kSpecs = 4;
 constexpr int64_t kInner = 64;
-constexpr int32_t kGuardsPerArg = 6;
 
-/// Specialization `Spec` of a function of `N` tensors x_i: f32[s_i, 64],
-/// contiguous; specializations differ in x_0's inner size (64 + Spec), so a
-/// non-matching one fails early, at x_0's size equality (guard 5).
-template <int N, int Spec>
-int32_t benchGuard(const tgc_arg_desc *args, int32_t numArgs) {
-  if (numArgs != N)
-    return 0;
-  for (int i = 0; i < N; ++i) {
-    const tgc_arg_desc &arg = args[i];
-    int32_t base = 1 + i * kGuardsPerArg;
-    if (arg.rank != 2)
-      return base;
-    if (arg.dtype != TGC_DTYPE_F32)
-      return base + 1;
-    if (arg.device_type != TGC_DEVICE_CPU)
-      return base + 2;
-    if (arg.sizes[0] < 2) // s_i >= 2
-      return base + 3;
-    if (arg.sizes[1] != kInner + (i == 0 ? Spec : 0))
-      return base + 4;
-    if (arg.strides[1] != 1 || arg.strides[0] != arg.sizes[1])
-      return base + 5;
-  }
-  return -1;
+} // namespace
+
+// The compiled guard functions (dispatch_guards.o).
+#define TGC_DECLARE_GUARDS(N)                                                  \
+  extern "C" int32_t tgc_guard_bench##N##_0(const tgc_arg_desc *, int32_t);    \
+  extern "C" int32_t tgc_guard_bench##N##_1(const tgc_arg_desc *, int32_t);    \
+  extern "C" int32_t tgc_guard_bench##N##_2(const tgc_arg_desc *, int32_t);    \
+  extern "C" int32_t tgc_guard_bench##N##_3(const tgc_arg_desc *, int32_t);
+TGC_DECLARE_GUARDS(1)
+TGC_DECLARE_GUARDS(4)
+TGC_DECLARE_GUARDS(16)
+#undef TGC_DECLARE_GUARDS
+
+namespace {
+
+/// Specialization `spec` of a function of `N` tensors x_i: f32[s_i, 64],
+/// contiguous; specializations differ in x_0's inner size (64 + spec).
+template <int N> std::array<tgc_guard_fn, kSpecs> compiledGuards();
+template <> std::array<tgc_guard_fn, kSpecs> compiledGuards<1>() {
+  return {tgc_guard_bench1_0, tgc_guard_bench1_1, tgc_guard_bench1_2,
+          tgc_guard_bench1_3};
 }
-
-template <int N, int... Spec>
-std::array<tgc_guard_fn, kSpecs>
-makeGuards(std::integer_sequence<int, Spec...>) {
-  return {benchGuard<N, Spec>...};
+template <> std::array<tgc_guard_fn, kSpecs> compiledGuards<4>() {
+  return {tgc_guard_bench4_0, tgc_guard_bench4_1, tgc_guard_bench4_2,
+          tgc_guard_bench4_3};
+}
+template <> std::array<tgc_guard_fn, kSpecs> compiledGuards<16>() {
+  return {tgc_guard_bench16_0, tgc_guard_bench16_1, tgc_guard_bench16_2,
+          tgc_guard_bench16_3};
 }
 
 /// The arguments of one call matching specialization `spec`.
@@ -88,8 +87,7 @@ struct Call {
 };
 
 template <int N> struct Fixture {
-  std::array<tgc_guard_fn, kSpecs> guards =
-      makeGuards<N>(std::make_integer_sequence<int, kSpecs>());
+  std::array<tgc_guard_fn, kSpecs> guards = compiledGuards<N>();
   std::vector<Call> calls;
   int entryTokens[kSpecs] = {};
   std::unique_ptr<DispatchCache> cache;

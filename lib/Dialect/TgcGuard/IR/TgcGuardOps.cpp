@@ -86,6 +86,16 @@ static std::string describeRange(StringRef subject,
     os << subject << " == " << *lower;
     return text;
   }
+  // Half-open ranges read as comparisons: the form of a recompile message
+  // ("s0 >= 10").
+  if (lower && !upper) {
+    os << subject << " >= " << *lower;
+    return text;
+  }
+  if (!lower && upper) {
+    os << subject << " <= " << *upper;
+    return text;
+  }
   os << subject << " in [";
   if (lower)
     os << *lower;
@@ -341,7 +351,11 @@ LogicalResult RangeOp::verify() {
 }
 
 std::string RangeOp::describe() {
-  return describeRange(sym::describeSize(getSize()), getLower(), getUpper());
+  // Sizes are never negative: a lower bound of 0 says nothing.
+  std::optional<int64_t> lower = getLower();
+  if (*lower == 0 && getUpper())
+    lower = std::nullopt;
+  return describeRange(sym::describeSize(getSize()), lower, getUpper());
 }
 
 //===----------------------------------------------------------------------===//
