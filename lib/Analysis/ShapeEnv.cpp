@@ -558,101 +558,15 @@ ShapeEnv::evaluate(AffineExpr expr, ArrayRef<int64_t> values) const {
 // Printing
 //===----------------------------------------------------------------------===//
 
-namespace {
-enum Prec { kPrecAdd = 0, kPrecMul = 1, kPrecAtom = 2 };
-} // namespace
-
-static void printExpr(const ShapeEnv &env, AffineExpr e, llvm::raw_ostream &os,
-                      int parentPrec) {
-  switch (e.getKind()) {
-  case AffineExprKind::Constant:
-    os << cast<AffineConstantExpr>(e).getValue();
-    return;
-  case AffineExprKind::SymbolId: {
-    unsigned pos = cast<AffineSymbolExpr>(e).getPosition();
-    if (pos < env.getNumSymbols())
-      os << env.getSymbol(pos).name;
-    else
-      os << "s" << pos;
-    return;
-  }
-  case AffineExprKind::DimId:
-    os << "d" << cast<AffineDimExpr>(e).getPosition();
-    return;
-  case AffineExprKind::Add: {
-    if (parentPrec > kPrecAdd)
-      os << "(";
-    auto b = cast<AffineBinaryOpExpr>(e);
-    printExpr(env, b.getLHS(), os, kPrecAdd);
-    AffineExpr rhs = b.getRHS();
-    // a + b * -c prints as a - b * c; a + -c as a - c.
-    if (auto c = dyn_cast<AffineConstantExpr>(rhs); c && c.getValue() < 0) {
-      os << " - " << -c.getValue();
-    } else if (auto m = dyn_cast<AffineBinaryOpExpr>(rhs);
-               m && m.getKind() == AffineExprKind::Mul) {
-      auto c = dyn_cast<AffineConstantExpr>(m.getRHS());
-      if (c && c.getValue() < 0) {
-        os << " - ";
-        if (c.getValue() == -1) {
-          printExpr(env, m.getLHS(), os, kPrecMul);
-        } else {
-          printExpr(env, m.getLHS(), os, kPrecMul);
-          os << " * " << -c.getValue();
-        }
-      } else {
-        os << " + ";
-        printExpr(env, rhs, os, kPrecAdd + 1);
-      }
-    } else {
-      os << " + ";
-      printExpr(env, rhs, os, kPrecAdd + 1);
-    }
-    if (parentPrec > kPrecAdd)
-      os << ")";
-    return;
-  }
-  case AffineExprKind::Mul:
-  case AffineExprKind::FloorDiv:
-  case AffineExprKind::CeilDiv:
-  case AffineExprKind::Mod: {
-    auto b = cast<AffineBinaryOpExpr>(e);
-    if (e.getKind() == AffineExprKind::Mul) {
-      if (auto c = dyn_cast<AffineConstantExpr>(b.getRHS());
-          c && c.getValue() == -1) {
-        os << "-";
-        printExpr(env, b.getLHS(), os, kPrecAtom);
-        return;
-      }
-    }
-    if (parentPrec > kPrecMul)
-      os << "(";
-    printExpr(env, b.getLHS(), os, kPrecMul);
-    switch (e.getKind()) {
-    case AffineExprKind::Mul:
-      os << " * ";
-      break;
-    case AffineExprKind::FloorDiv:
-      os << " floordiv ";
-      break;
-    case AffineExprKind::CeilDiv:
-      os << " ceildiv ";
-      break;
-    default:
-      os << " mod ";
-      break;
-    }
-    printExpr(env, b.getRHS(), os, kPrecMul + 1);
-    if (parentPrec > kPrecMul)
-      os << ")";
-    return;
-  }
-  }
-}
-
 std::string ShapeEnv::str(AffineExpr expr) const {
   std::string s;
   llvm::raw_string_ostream os(s);
-  printExpr(*this, expr, os, kPrecAdd);
+  sym::printSizeExpr(os, expr, [&](unsigned pos) {
+    if (pos < symbols.size())
+      os << symbols[pos].name;
+    else
+      os << "s" << pos;
+  });
   return s;
 }
 
@@ -1156,15 +1070,10 @@ Truth ShapeEnv::require(SizeConstraint c) {
     if (k == ConstraintKind::le || k == ConstraintKind::eq)
       r = r.intersect({std::nullopt, v});
   };
-  auto flip = [](ConstraintKind k) {
-    return k == ConstraintKind::ge   ? ConstraintKind::le
-           : k == ConstraintKind::le ? ConstraintKind::ge
-                                     : k;
-  };
   if (kind == ConstraintKind::ge || kind == ConstraintKind::le ||
       kind == ConstraintKind::eq) {
     refine(lhs, rhs, kind);
-    refine(rhs, lhs, flip(kind));
+    refine(rhs, lhs, sym::flipConstraint(kind));
   }
 
   if (kind != ConstraintKind::eq)

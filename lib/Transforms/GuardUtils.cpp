@@ -44,17 +44,12 @@ void mlir::tgc::createSizeGuard(OpBuilder &builder, SymbolicIR &ir,
                                 AffineExpr rhs, StringRef reason) {
   lhs = env.canonicalize(lhs);
   rhs = env.canonicalize(rhs);
-  auto flip = [](ConstraintKind k) {
-    return k == ConstraintKind::ge   ? ConstraintKind::le
-           : k == ConstraintKind::le ? ConstraintKind::ge
-                                     : k;
-  };
   if (kind == ConstraintKind::ge || kind == ConstraintKind::le ||
       kind == ConstraintKind::eq) {
     // Normalize to `symbol kind constant`.
     if (!loneInput(env, lhs) && loneInput(env, rhs)) {
       std::swap(lhs, rhs);
-      kind = flip(kind);
+      kind = sym::flipConstraint(kind);
     }
     auto c = dyn_cast<AffineConstantExpr>(rhs);
     if (loneInput(env, lhs) && c && c.getValue() >= 0) {

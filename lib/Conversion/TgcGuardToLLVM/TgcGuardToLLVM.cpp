@@ -321,21 +321,20 @@ private:
     return static_cast<Value>(LLVM::OrOp::create(b, loc, ok, after));
   }
 
-  Value mulChecked(Value l, Value r) {
+  /// `l op r` through an overflow intrinsic; overflow fails the guard.
+  template <typename OverflowOp> Value checked(Value l, Value r) {
     auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {i64, i1});
-    Value res = LLVM::SMulWithOverflowOp::create(b, loc, resTy, l, r);
+    Value res = OverflowOp::create(b, loc, resTy, l, r);
     Value v = LLVM::ExtractValueOp::create(b, loc, res, 0);
     Value overflow = LLVM::ExtractValueOp::create(b, loc, res, 1);
     checkOrFail(LLVM::XOrOp::create(b, loc, overflow, constBool(true)));
     return v;
   }
+  Value mulChecked(Value l, Value r) {
+    return checked<LLVM::SMulWithOverflowOp>(l, r);
+  }
   Value addChecked(Value l, Value r) {
-    auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {i64, i1});
-    Value res = LLVM::SAddWithOverflowOp::create(b, loc, resTy, l, r);
-    Value v = LLVM::ExtractValueOp::create(b, loc, res, 0);
-    Value overflow = LLVM::ExtractValueOp::create(b, loc, res, 1);
-    checkOrFail(LLVM::XOrOp::create(b, loc, overflow, constBool(true)));
-    return v;
+    return checked<LLVM::SAddWithOverflowOp>(l, r);
   }
 
   /// The value of a size in the guard set (symbol, min or max op).

@@ -541,6 +541,23 @@ std::string mlir::tgc::sym::describeSize(Value size, StringRef fallback) {
   return describeSizeImpl(size, fallback, /*depth=*/0);
 }
 
+void mlir::tgc::sym::printSizeExpr(
+    llvm::raw_ostream &os, AffineExpr expr,
+    llvm::function_ref<void(unsigned)> printSymbol) {
+  SizeExprPrinter(os, printSymbol).print(expr);
+}
+
+ConstraintKind mlir::tgc::sym::flipConstraint(ConstraintKind kind) {
+  switch (kind) {
+  case ConstraintKind::ge:
+    return ConstraintKind::le;
+  case ConstraintKind::le:
+    return ConstraintKind::ge;
+  default:
+    return kind;
+  }
+}
+
 std::string mlir::tgc::sym::describeExpr(AffineExpr expr, ValueRange sizes) {
   SmallVector<std::string> names = getSizeNames(sizes, /*depth=*/0);
   std::string text;

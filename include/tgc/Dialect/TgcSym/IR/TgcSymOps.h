@@ -94,6 +94,17 @@ std::string describeSize(Value size, StringRef fallback = "?");
 /// `s0 * s1 - 1`.
 std::string describeExpr(AffineExpr expr, ValueRange sizes);
 
+/// Prints a size expression in the size-list syntax (MLIR precedence,
+/// minimal parentheses, `a - b` spellings), with `printSymbol(i)` in place
+/// of affine symbol `i`. Shared by the size-list printer, guard
+/// descriptions and ShapeEnv.
+void printSizeExpr(llvm::raw_ostream &os, AffineExpr expr,
+                   llvm::function_ref<void(unsigned)> printSymbol);
+
+/// The comparison seen from the other side: ge <-> le; other kinds are
+/// symmetric.
+ConstraintKind flipConstraint(ConstraintKind kind);
+
 /// `lhs kind rhs` for a two-result constraint map: `s0 >= 10`,
 /// `s0 mod 4 == 0`, `broadcastable(s0, s1)`.
 std::string describeConstraint(ConstraintKind kind, AffineMap map,
