@@ -39,6 +39,12 @@ struct TgcPrintGuardsPass : tgc::impl::TgcPrintGuardsBase<TgcPrintGuardsPass> {
           os << "size of arg " << *s.getArg() << " dim " << *s.getDim();
         else
           os << "data-dependent size";
+        os << ", declared range [" << s.getLower() << ", ";
+        if (std::optional<int64_t> upper = s.getUpper())
+          os << *upper;
+        else
+          os << "inf";
+        os << "]";
         if (std::optional<int64_t> hint = s.getHint())
           os << ", example " << *hint;
         os << "\n";

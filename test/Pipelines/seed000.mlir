@@ -8,7 +8,7 @@
 
 // torch.topk(x, 10, out=(values, indices)): only `s0 >= 10`.
 // CHECK-LABEL: guards for @topk_out
-// CHECK: s0 = size of arg 0 dim 0, example 7
+// CHECK: s0 = size of arg 0 dim 0, declared range [2, inf], example 7
 // CHECK-NOT: s0 ==
 // CHECK: s0 >= 10
 // CHECK-NEXT: because tgc.topk needs k (10) <= size of dim 0 at model.py:12:5
@@ -48,7 +48,7 @@ func.func @cholesky_out(%a: tensor<?x4x4xf64> {tgc.example_shape = array<i64: 6,
 
 // torch.linalg.norm(x, dim=1, out=o): the reduced size is free.
 // CHECK-LABEL: guards for @norm_out
-// CHECK: s0 = size of arg 0 dim 1, example 33
+// CHECK: s0 = size of arg 0 dim 1, declared range [2, inf], example 33
 // CHECK: s0 >= 2
 // CHECK-NOT: s0 ==
 // CHECK-LABEL: guards for @max_out
@@ -59,7 +59,7 @@ func.func @norm_out(%x: tensor<8x?xf32> {tgc.example_shape = array<i64: 8, 33>},
 }
 
 // torch.max(x, dim=1, out=(v, i)): the reduced size is free.
-// CHECK: s0 = size of arg 0 dim 1, example 17
+// CHECK: s0 = size of arg 0 dim 1, declared range [2, inf], example 17
 // CHECK: s0 >= 2
 // CHECK-NOT: s0 ==
 func.func @max_out(%x: tensor<4x?xf32> {tgc.example_shape = array<i64: 4, 17>}, %v: tensor<4xf32>, %i: tensor<4xi64>) {

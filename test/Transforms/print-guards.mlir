@@ -10,7 +10,7 @@ tgc_guard.guard_set for @topk_out {
 
 // CHECK: guards for @topk_out (2 guards)
 // CHECK-NEXT:   symbols:
-// CHECK-NEXT:     s0 = size of arg 0 dim 0, example 100
+// CHECK-NEXT:     s0 = size of arg 0 dim 0, declared range [2, inf], example 100
 // CHECK-NEXT:   [0] rank(arg0) == 1
 // CHECK-NEXT:       because compiled for a 1-d tensor at arg 0
 // CHECK:        [1] s0 >= 10
