@@ -177,24 +177,14 @@ ShapeInferenceContext::broadcast(ArrayRef<ArrayRef<AffineExpr>> operandShapes,
       std::string reason = (what + " operands must broadcast in dimension " +
                             Twine(i) + " of the result")
                                .str();
-      bool may0 = env.bounds(cur).contains(1);
-      bool may1 = env.bounds(e).contains(1);
-      if (!may0 && !may1) {
-        // Neither side can be 1: broadcasting requires equal sizes.
-        if (failed(require(ConstraintKind::eq, e, cur, reason)))
-          return failure();
-        cur = env.canonicalize(c0 ? cur : e);
-        continue;
-      }
-      if (failed(require(ConstraintKind::broadcastable, e, cur, reason)))
+      // Sizes that may differ: a size broadcasts only when it is
+      // statically 1 (the compiled loops index a `?` dimension directly), so
+      // they must be equal. A `?` that is 1 at run time fails this guard
+      // and the function is recompiled with that size specialized, as
+      // PyTorch does.
+      if (failed(require(ConstraintKind::eq, e, cur, reason)))
         return failure();
-      if (c0)
-        continue; // n != 1 wins
-      if (c1) {
-        cur = e;
-        continue;
-      }
-      cur = env.createMax({cur, e});
+      cur = env.canonicalize(c0 ? cur : e);
     }
     result.push_back(env.canonicalize(cur));
   }

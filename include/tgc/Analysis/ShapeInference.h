@@ -74,12 +74,11 @@ public:
   /// Constraints recorded through require(), in order.
   ArrayRef<Required> getRequired() const { return required; }
 
-  /// PyTorch broadcasting of symbolic shapes (aligned right). Equal sizes
-  /// and size-1 dims resolve statically; two sizes that may differ require
-  /// `broadcastable(a, b)`, and the result size is the non-1 one: when one
-  /// side is a constant n != 1, n; when both sides may be 1, max(a, b);
-  /// otherwise (both >= 2) they must be equal, and the constraint
-  /// `a == b` is required instead (becoming a substitution).
+  /// PyTorch broadcasting of symbolic shapes (aligned right). A size
+  /// broadcasts only when it is statically 1: two sizes that may differ
+  /// require `a == b` (an equality becomes a substitution). A `?` size that
+  /// is 1 at run time therefore fails a guard and gets its own
+  /// specialization rather than a loop that tests it on every element.
   FailureOr<SymShape> broadcast(ArrayRef<ArrayRef<AffineExpr>> shapes,
                                 StringRef what);
 
