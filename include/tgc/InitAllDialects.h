@@ -10,10 +10,12 @@ namespace mlir::tgc {
 /// The three TGC dialects.
 void registerTgcDialects(DialectRegistry &registry);
 
-/// The TGC dialects plus every upstream dialect (and the external models
-/// and extensions they need) that TGC's pipelines use: func, arith, math,
-/// tensor, linalg, bufferization, memref, scf, vector, gpu, nvvm, omp, llvm,
-/// affine, index, cf.
+/// The TGC dialects plus the upstream dialects TGC's pipelines use (func,
+/// arith, math, tensor, linalg, bufferization, memref, scf, vector, gpu,
+/// nvvm, omp, llvm, affine, index, cf) with their interface models
+/// (bufferization, value bounds, tiling, convert-to-llvm, ...). The drivers
+/// register every upstream dialect, as mlir-opt does, since the interface
+/// models are registered together with them.
 void registerAllTgcDialects(DialectRegistry &registry);
 
 } // namespace mlir::tgc

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 
 void mlir::tgc::registerTgcDialects(DialectRegistry &registry) {
@@ -38,7 +39,10 @@ void mlir::tgc::registerAllTgcDialects(DialectRegistry &registry) {
                   memref::MemRefDialect, NVVM::NVVMDialect, omp::OpenMPDialect,
                   scf::SCFDialect, tensor::TensorDialect,
                   vector::VectorDialect>();
-  // Bufferization models, convert-to-llvm interfaces, inliner and
-  // value-bounds extensions of the upstream dialects above.
+  // The interface models of upstream dialects (bufferization, value
+  // bounds, tiling, ...) are registered together with the dialects by
+  // registerAllDialects, as mlir-opt does; the extensions (convert-to-llvm
+  // interfaces, inliner) by registerAllExtensions.
+  registerAllDialects(registry);
   registerAllExtensions(registry);
 }

@@ -27,4 +27,24 @@ def TgcLowerGuards : Pass<"tgc-lower-guards", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
+  let summary = "Lower tgc ops to linalg on tensors";
+  let description = [{
+    Every tgc op becomes linalg (named ops or `linalg.generic`), tensor,
+    arith and math ops on tensors; topk and cholesky use scf loops.
+    `tgc.write_out` becomes a `bufferization.materialize_in_destination`
+    into the out buffer argument, so that bufferization writes the caller's
+    buffer in place. The symbolic shape annotations of function bodies
+    (tgc_sym binds, constraints, symbols) are removed first; guard sets are
+    left for tgc-lower-guards. Conventions (dynamic sizes, broadcasting,
+    f16/bf16 computed in f32, data-dependent checks) are listed in
+    `include/tgc/Conversion/TgcToLinalg/TgcToLinalg.h`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"];
+}
+
 #endif // TGC_CONVERSION_PASSES_TD

@@ -1,0 +1,48 @@
+//===- TgcToLinalg.h - tgc to linalg on tensors -----------------*- C++ -*-===//
+//
+// Lowering of the tgc dialect to linalg on tensors (plus tensor, arith, math
+// and, for topk and cholesky, scf), split by op family as torch-mlir splits
+// its TorchToLinalg conversion. Each populate function adds the patterns of
+// one family; the tgc-to-linalg pass uses them all.
+//
+// Conventions every pattern follows (see lib/Conversion/TgcToLinalg/Utils.h):
+// * `?` sizes come from tensor.dim of operands, never from the result type.
+// * A size broadcasts only when it is statically 1 (the guards make every
+//   other broadcast an equality).
+// * f16/bf16 arithmetic runs in f32 ("opmath", as PyTorch does on CPU) and
+//   rounds once at the end; float reductions accumulate in f32 (f64 for
+//   f64), integer ones in the element type with wrap-around.
+// * Preconditions that depend on data (an index in range, a non-zero
+//   integer divisor, a positive-definite matrix) are checked with cf.assert
+//   before the computation; they abort with a message naming the op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_CONVERSION_TGCTOLINALG_TGCTOLINALG_H
+#define TGC_CONVERSION_TGCTOLINALG_TGCTOLINALG_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tgc {
+
+/// Unary and binary math, comparisons, where, convert, clamp, gelu, silu.
+void populateTgcElementwiseToLinalgPatterns(RewritePatternSet &patterns);
+/// constant, full, iota, reshape, permute, expand, slice, concat, squeeze,
+/// unsqueeze, pad.
+void populateTgcShapeToLinalgPatterns(RewritePatternSet &patterns);
+/// gather, index_select, embedding.
+void populateTgcIndexingToLinalgPatterns(RewritePatternSet &patterns);
+/// sum, mean, amax, amin, var, norm, argmax, argmin, max, min, topk.
+void populateTgcReductionToLinalgPatterns(RewritePatternSet &patterns);
+/// matmul, bmm, linear, cholesky.
+void populateTgcLinearAlgebraToLinalgPatterns(RewritePatternSet &patterns);
+/// softmax, log_softmax, layer_norm, rms_norm, scaled_dot_product_attention,
+/// conv2d, max_pool2d, avg_pool2d.
+void populateTgcNNToLinalgPatterns(RewritePatternSet &patterns);
+
+/// All of the above.
+void populateTgcToLinalgPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::tgc
+
+#endif // TGC_CONVERSION_TGCTOLINALG_TGCTOLINALG_H

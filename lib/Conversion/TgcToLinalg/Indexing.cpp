@@ -1,0 +1,14 @@
+//===- Indexing.cpp - tgc to linalg: Indexing ops -------------------------------===//
+//
+// Placeholder: the patterns of this family are being written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+
+#include "Utils.h"
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+void mlir::tgc::populateTgcIndexingToLinalgPatterns(RewritePatternSet &patterns) {}

@@ -1,0 +1,14 @@
+//===- LinearAlgebra.cpp - tgc to linalg: LinearAlgebra ops -------------------------------===//
+//
+// Placeholder: the patterns of this family are being written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+
+#include "Utils.h"
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+void mlir::tgc::populateTgcLinearAlgebraToLinalgPatterns(RewritePatternSet &patterns) {}

@@ -1,0 +1,14 @@
+//===- NN.cpp - tgc to linalg: NN ops -------------------------------===//
+//
+// Placeholder: the patterns of this family are being written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+
+#include "Utils.h"
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+void mlir::tgc::populateTgcNNToLinalgPatterns(RewritePatternSet &patterns) {}

@@ -1,0 +1,14 @@
+//===- Shape.cpp - tgc to linalg: Shape ops -------------------------------===//
+//
+// Placeholder: the patterns of this family are being written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+
+#include "Utils.h"
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+void mlir::tgc::populateTgcShapeToLinalgPatterns(RewritePatternSet &patterns) {}
