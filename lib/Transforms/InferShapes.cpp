@@ -85,7 +85,9 @@ struct TgcInferShapesPass : tgc::impl::TgcInferShapesBase<TgcInferShapesPass> {
       // Every visited op, in program order (binds and constraints are
       // emitted after the ones that need them).
       producers.push_back(op);
-      return WalkResult::advance();
+      // A fusion group ran its ops' shape functions itself.
+      return isa<FusionGroupOp>(op) ? WalkResult::skip()
+                                    : WalkResult::advance();
     });
     if (failedAny)
       return signalPassFailure();
@@ -94,8 +96,17 @@ struct TgcInferShapesPass : tgc::impl::TgcInferShapesBase<TgcInferShapesPass> {
     // constraints it required.
     DenseMap<Operation *, SmallVector<const ShapeInferenceContext::Required *>>
         constraintsOf;
-    for (const ShapeInferenceContext::Required &r : ctx.getRequired())
-      constraintsOf[r.op].push_back(&r);
+    for (const ShapeInferenceContext::Required &r : ctx.getRequired()) {
+      // Inside an (isolated) fusion group, a constraint is emitted after
+      // the outermost group.
+      Operation *anchor = r.op;
+      while (anchor)
+        if (auto group = anchor->getParentOfType<FusionGroupOp>())
+          anchor = group;
+        else
+          break;
+      constraintsOf[anchor].push_back(&r);
+    }
     OpBuilder builder(&getContext());
     auto emitAfter = [&](Operation *op) {
       builder.setInsertionPointAfter(op);

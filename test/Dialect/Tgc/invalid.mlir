@@ -1003,3 +1003,64 @@ func.func @write_out_size(%x: tensor<?xf32>, %v: tensor<3xf32>, %i: tensor<3xi64
   tgc.write_out %values into %v : tensor<10xf32> into tensor<3xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Fusion groups
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @group_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown kind 'big' (expected elementwise, reduction, rows, matmul or single)}}
+  %0 = tgc.fusion_group "big" ins(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    tgc.yield %a : tensor<4xf32>
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @group_args(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{has 1 inputs but its block has 2 arguments}}
+  %0 = tgc.fusion_group "single" ins(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    tgc.yield %a : tensor<4xf32>
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @group_arg_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{block argument 0 has type 'tensor<4xf16>' but input 0 has type 'tensor<4xf32>'}}
+  %0 = tgc.fusion_group "single" ins(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf16>):
+    %c = tgc.convert %a : tensor<4xf16> -> tensor<4xf32>
+    tgc.yield %c : tensor<4xf32>
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @group_yield(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{yields 'tensor<4xf32>' but its results are 'tensor<4xf16>'}}
+  %0 = tgc.fusion_group "single" ins(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    tgc.yield %a : tensor<4xf32>
+  } -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @group_isolated(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = tgc.fusion_group "single" ins() {
+    // expected-error @+1 {{using value defined outside the region}}
+    %n = tgc.neg %x : tensor<4xf32>
+    tgc.yield %n : tensor<4xf32>
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

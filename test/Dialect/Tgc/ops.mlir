@@ -250,3 +250,18 @@ func.func @bmm_out(%a: tensor<?x3x4xf32>, %b: tensor<?x4x5xf32>, %c: tensor<?x3x
   tgc.write_out %r into %c : tensor<?x3x5xf32> into tensor<?x3x5xf32>
   return
 }
+
+// CHECK-LABEL: func.func @fusion_group
+func.func @fusion_group(%x: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  // CHECK: %[[G:.*]] = tgc.fusion_group "elementwise" ins(%{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<8xf32>) {
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<?x8xf32>, %[[B:.*]]: tensor<8xf32>):
+  // CHECK-NEXT: %[[S:.*]] = tgc.add %[[A]], %[[B]]
+  // CHECK-NEXT: tgc.yield %[[S]] : tensor<?x8xf32>
+  // CHECK-NEXT: } -> tensor<?x8xf32>
+  %0 = tgc.fusion_group "elementwise" ins(%x, %b : tensor<?x8xf32>, tensor<8xf32>) {
+  ^bb0(%a: tensor<?x8xf32>, %c: tensor<8xf32>):
+    %s = tgc.add %a, %c : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>
+    tgc.yield %s : tensor<?x8xf32>
+  } -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}

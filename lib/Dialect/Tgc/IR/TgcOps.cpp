@@ -956,3 +956,47 @@ void WriteOutOp::getEffects(
   // across other writes to it.
   effects.emplace_back(MemoryEffects::Write::get(), &getOutMutable());
 }
+
+//===----------------------------------------------------------------------===//
+// Fusion groups
+//===----------------------------------------------------------------------===//
+
+void FusionGroupOp::build(OpBuilder &builder, OperationState &state,
+                          StringRef kind, ValueRange inputs,
+                          TypeRange resultTypes) {
+  state.addAttribute(getKindAttrName(state.name),
+                     builder.getStringAttr(kind));
+  state.addOperands(inputs);
+  state.addTypes(resultTypes);
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value v : inputs)
+    block->addArgument(v.getType(), v.getLoc());
+}
+
+LogicalResult FusionGroupOp::verify() {
+  static constexpr StringRef kinds[] = {"elementwise", "reduction", "rows",
+                                        "matmul", "single"};
+  if (!llvm::is_contained(kinds, getKind()))
+    return emitOpError("unknown kind '")
+           << getKind()
+           << "' (expected elementwise, reduction, rows, matmul or single)";
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError("has ")
+           << getInputs().size() << " inputs but its block has "
+           << block.getNumArguments() << " arguments";
+  for (auto [i, arg, input] :
+       llvm::enumerate(block.getArguments(), getInputs()))
+    if (arg.getType() != input.getType())
+      return emitOpError("block argument ")
+             << i << " has type " << arg.getType() << " but input " << i
+             << " has type " << input.getType();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yields ")
+           << yield.getValues().getTypes() << " but its results are "
+           << getResultTypes();
+  return success();
+}

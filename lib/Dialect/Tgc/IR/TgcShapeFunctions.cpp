@@ -784,3 +784,30 @@ LogicalResult WriteOutOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
   return requireSameSizes(ctx, out, value, "tgc.write_out: dim ",
                           " of the value must equal the out buffer's");
 }
+
+//===----------------------------------------------------------------------===//
+// Fusion groups: the shapes of the ops inside, yielded out.
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusionGroupOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
+  Block &block = getBody().front();
+  for (auto [arg, input] : llvm::zip(block.getArguments(), getInputs()))
+    ctx.setShape(arg, ctx.getShape(input));
+  for (Operation &op : block.without_terminator()) {
+    auto iface = dyn_cast<SymbolicShapeOpInterface>(op);
+    if (!iface)
+      continue;
+    ctx.setCurrentOp(&op);
+    if (failed(iface.inferSymbolicShapes(ctx)))
+      return failure();
+  }
+  ctx.setCurrentOp(*this);
+  auto yield = cast<YieldOp>(block.getTerminator());
+  for (auto [result, value] : llvm::zip(getResults(), yield.getValues()))
+    ctx.setShape(result, ctx.getShape(value));
+  return success();
+}
+
+LogicalResult YieldOp::inferSymbolicShapes(ShapeInferenceContext &) {
+  return success();
+}

@@ -11,6 +11,7 @@
 include "tgc/Dialect/Tgc/IR/TgcBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Creation
@@ -981,6 +982,60 @@ def Tgc_WriteOutOp : Tgc_Op<"write_out",
     $value `into` $out attr-dict `:` type($value) `into` type($out)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def Tgc_FusionGroupOp : Tgc_Op<"fusion_group",
+    [IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">,
+     RecursiveMemoryEffects]> {
+  let summary = "Ops that compile to one kernel";
+  let description = [{
+    A group formed by `tgc-fuse`: its ops become one kernel (one parallel
+    loop nest on the CPU, one GPU kernel), so the values flowing between
+    them never round-trip through memory. The region is isolated: inputs
+    come in as block arguments, results leave through `tgc.yield`. `kind`
+    says how the group was formed and how it is lowered:
+
+    | kind | what it holds |
+    |---|---|
+    | `elementwise` | a chain of elementwise ops and broadcasts |
+    | `reduction` | a reduction with its elementwise producers and consumers |
+    | `rows` | row-wise ops over the same rows (softmax, layer norm, entropy) |
+    | `matmul` | a matmul / linear with its elementwise epilogue |
+    | `single` | one op that fuses with nothing |
+
+    ```mlir
+    %p = tgc.fusion_group "rows" ins(%x : tensor<?x1024xf32>) {
+    ^bb0(%a: tensor<?x1024xf32>):
+      %s = tgc.softmax %a dim = 1 : tensor<?x1024xf32>
+      tgc.yield %s : tensor<?x1024xf32>
+    } -> tensor<?x1024xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Variadic<Tgc_Tensor>:$inputs);
+  let results = (outs Variadic<Tgc_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `ins` `(` ($inputs^ `:` type($inputs))? `)` attr-dict-with-keyword
+      $body `->` type($results)
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$kind, "::mlir::ValueRange":$inputs,
+                   "::mlir::TypeRange":$resultTypes)>
+  ];
+}
+
+def Tgc_YieldOp : Tgc_Op<"yield",
+    [Pure, Terminator, ReturnLike, HasParent<"FusionGroupOp">]> {
+  let summary = "The results of a fusion group";
+  let arguments = (ins Variadic<Tgc_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* empty */ }]>];
 }
 
 #endif // TGC_DIALECT_TGC_IR_TGCOPS_TD
