@@ -3,6 +3,7 @@
 #include "tgc/InitAllPasses.h"
 
 #include "tgc/Conversion/Passes.h"
+#include "tgc/Pipelines/Pipelines.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -27,6 +28,7 @@ void mlir::tgc::registerAllTgcPasses() {
   registerTgcTransformsPasses();
   registerTgcConversionPasses();
   registerFrontendPipeline();
+  registerCpuPipeline();
 
   // Upstream: generic transforms, the dialects TGC lowers through, every
   // conversion, and the bufferization and GPU pipelines.

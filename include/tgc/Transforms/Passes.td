@@ -108,4 +108,106 @@ def TgcPrintGuards : Pass<"tgc-print-guards", "ModuleOp"> {
   }];
 }
 
+def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
+  let summary = "Form fusion groups (one kernel each) with a cost model";
+  let description = [{
+    Groups tgc ops into `tgc.fusion_group` regions, each compiled to one
+    kernel, in the spirit of Inductor's scheduler:
+
+    * vertical: elementwise chains and broadcasts; elementwise producers of
+      a reduction (prologue) and consumers over its output (epilogue);
+    * rows: row-wise ops over the same rows (softmax, log_softmax,
+      layer_norm, rms_norm, last-dimension reductions) with their
+      elementwise producers and consumers, e.g. softmax followed by the
+      entropy `-(p * log(p)).sum(-1)`;
+    * horizontal: sibling groups that read the same input over the same
+      iteration space (mean and variance of one tensor);
+    * matmul epilogues: matmul / linear with elementwise consumers of its
+      single result (bias, activation, residual).
+
+    Never fused: two matmuls; a reduction over other dimensions than a
+    following row-wise op needs (a column sum feeding a row-wise division
+    needs every row first); groups whose merge would create a cycle; groups
+    larger than `max-group-size` ops. Symbolic sizes are compared
+    structurally (`?` sizes through tensor.dim are the same size when they
+    come from the same value), so fusion works with dynamic shapes.
+    Annotations (tgc_sym.bind) of values that end up inside a group are
+    dropped.
+  }];
+  let options = [
+    Option<"maxGroupSize", "max-group-size", "unsigned", "64",
+           "Largest number of ops in one group">,
+  ];
+}
+
+def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
+  let summary = "One parallel loop nest per fusion group";
+  let description = [{
+    Runs on linalg on tensors, where each op carries the `tgc.group` of the
+    fusion group it came from (tgc-to-linalg). For each group, every root
+    (an op whose result leaves the group) is tiled along its outer parallel
+    dimensions into an `scf.forall`, and the group's producers are fused
+    into the loop, so that the group computes in one pass over its rows or
+    elements and its intermediate values stay per-iteration. Tile sizes:
+    1 on every parallel dimension but the innermost (which stays whole, for
+    vectorization); a 1-D elementwise root is tiled in chunks of
+    `chunk-size`. Reduction dimensions are never tiled. Producers of other
+    groups are never fused (that would recompute them per iteration).
+  }];
+  let options = [
+    Option<"chunkSize", "chunk-size", "int64_t", "4096",
+           "Tile size of 1-D elementwise roots">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
+  let summary = "Hoist fixed-size stack buffers out of loops";
+  let description = [{
+    After promote-buffers-to-stack and convert-scf-to-openmp, the small
+    temporaries of a kernel are `memref.alloca`s inside loop bodies, each in
+    a `memref.alloca_scope`. A fixed-size alloca is moved to the entry of
+    the enclosing `omp.parallel` region (one buffer per thread) or of the
+    function, and the scopes are inlined: the stack no longer grows per
+    iteration, and the loop bodies become plain regions that lower to
+    control flow. Sound because a freshly allocated buffer has undefined
+    contents: bufferized code writes a temporary before reading it in every
+    iteration, so reusing one buffer across iterations changes nothing.
+  }];
+}
+
+def TgcPlanMemory : Pass<"tgc-plan-memory", "func::FuncOp"> {
+  let summary = "Place intermediate buffers in one arena, reusing memory";
+  let description = [{
+    Runs after bufferization. Every intermediate buffer (a `memref.alloc` of
+    the function's body that is not returned) becomes a `memref.view` into
+    one arena allocated once per call. Buffers whose lifetimes (allocation
+    to last use of the buffer or a view of it) do not overlap share memory:
+    a freed slot is reused when its size is at least the new buffer's for
+    every size the arguments may have (proved with the symbolic size
+    library), so sizes and offsets are symbolic expressions of the
+    arguments' sizes, evaluated once per call. Slots are 64-byte aligned.
+
+    The plan is recorded on the function as `tgc.memory_plan` (number of
+    buffers and slots; arena and peak bytes as affine maps over argument
+    sizes, listed in `dims` as argument/dimension pairs) and reported as a
+    remark. With `check`, an independent checker proves that no two buffers
+    live at the same time overlap and that every buffer fits in the arena,
+    for all argument sizes; a failure is an error.
+
+    Buffers allocated inside loops or whose size depends on a value computed
+    in the body are left as they are.
+  }];
+  let options = [
+    Option<"check", "check", "bool", "false",
+           "Prove that simultaneously live buffers never overlap">,
+    Option<"report", "report", "bool", "false",
+           "Report the plan as a remark on each function">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TGC_TRANSFORMS_PASSES_TD

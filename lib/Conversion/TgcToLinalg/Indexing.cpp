@@ -1,6 +1,13 @@
-//===- Indexing.cpp - tgc to linalg: Indexing ops -------------------------------===//
+//===- Indexing.cpp - tgc to linalg: gather, index_select, embedding ------===//
 //
-// Placeholder: the patterns of this family are being written.
+// Each op is a linalg.generic over the result that reads its source with
+// tensor.extract at data-dependent coordinates. PyTorch rejects an index
+// outside [0, size) (negative ones included) for all three, so:
+// * a cf.assert, computed by a reduction over the index tensor before the
+//   generic, aborts with the op's name when an index is out of range;
+// * inside the generic every data-dependent coordinate is clamped to
+//   [0, size - 1], and a source that may be empty is not read at all, so
+//   that nothing reads out of bounds even with the asserts compiled out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,7 +15,248 @@
 
 #include "Utils.h"
 
+#include "tgc/Dialect/Tgc/IR/TgcOps.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/DialectConversion.h"
+
 using namespace mlir;
 using namespace mlir::tgc;
 
-void mlir::tgc::populateTgcIndexingToLinalgPatterns(RewritePatternSet &patterns) {}
+namespace {
+
+Value indexValue(OpBuilder &b, Location loc, OpFoldResult ofr) {
+  return getValueOrCreateConstantIndexOp(b, loc, ofr);
+}
+
+/// A scalar of an index tensor (i32 or i64) as an index (sign-extended).
+Value toIndex(OpBuilder &b, Location loc, Value v) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+/// Asserts that every element of `indices` is in [0, size).
+void assertIndicesInRange(OpBuilder &b, Location loc, Value indices, Value size,
+                          StringRef opName) {
+  Value ok = buildAllOf(
+      b, loc, indices, [&](OpBuilder &nb, Location l, Value v) -> Value {
+        Value i = toIndex(nb, l, v);
+        Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+        Value nonNegative =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, i, zero);
+        Value below =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, i, size);
+        return arith::AndIOp::create(nb, l, nonNegative, below);
+      });
+  cf::AssertOp::create(b, loc, ok, (opName + ": index out of range").str());
+}
+
+/// An i1 that is true when every size in `dims` is non-zero, or null when
+/// that is statically known (so the source can be read unconditionally).
+Value buildNonEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims) {
+  Value all;
+  for (OpFoldResult d : dims) {
+    std::optional<int64_t> c = getConstantIntValue(d);
+    if (c && *c > 0)
+      continue;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value nonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                          indexValue(b, loc, d), zero);
+    all =
+        all ? arith::AndIOp::create(b, loc, all, nonZero).getResult() : nonZero;
+  }
+  return all;
+}
+
+/// `source[coords]`, or zero when `nonEmpty` (if given) is false: a source
+/// with a zero size has nothing to read, whatever the (clamped) coordinates.
+Value readSource(OpBuilder &b, Location loc, Value source, ValueRange coords,
+                 Value nonEmpty) {
+  if (!nonEmpty)
+    return tensor::ExtractOp::create(b, loc, source, coords);
+  Type element = cast<RankedTensorType>(source.getType()).getElementType();
+  auto ifOp = scf::IfOp::create(
+      b, loc, nonEmpty,
+      [&](OpBuilder &tb, Location l) {
+        Value v = tensor::ExtractOp::create(tb, l, source, coords);
+        scf::YieldOp::create(tb, l, v);
+      },
+      [&](OpBuilder &eb, Location l) {
+        scf::YieldOp::create(eb, l, createScalarConstant(eb, l, element, 0));
+      });
+  return ifOp.getResult(0);
+}
+
+/// out[i...] = input[i_0, ..., index[i...], ..., i_{r-1}] with the index in
+/// dimension `dim`. The index's other sizes must not exceed the input's:
+/// asserted when not static, and those coordinates are clamped too.
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), index = adaptor.getIndex();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto idxType = cast<RankedTensorType>(index.getType());
+    auto resultType = op.getResult().getType();
+    int64_t rank = inType.getRank(), dim = op.getDim();
+    if (idxType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "index rank differs");
+    StringRef name = op->getName().getStringRef();
+    SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, input);
+    SmallVector<OpFoldResult> idxDims = getDims(rewriter, loc, index);
+
+    // Sizes other than `dim`: index <= input, unless statically true.
+    SmallVector<bool> clampDim(rank, false);
+    Value fits;
+    for (int64_t k = 0; k < rank; ++k) {
+      if (k == dim)
+        continue;
+      int64_t i = idxType.getDimSize(k), s = inType.getDimSize(k);
+      if (!ShapedType::isDynamic(i) && !ShapedType::isDynamic(s) && i <= s)
+        continue;
+      clampDim[k] = true;
+      Value le = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sle,
+                                       indexValue(rewriter, loc, idxDims[k]),
+                                       indexValue(rewriter, loc, inDims[k]));
+      fits = fits ? arith::AndIOp::create(rewriter, loc, fits, le).getResult()
+                  : le;
+    }
+    if (fits)
+      cf::AssertOp::create(rewriter, loc, fits,
+                           (name + ": index is larger than the input in a "
+                                   "dimension other than dim")
+                               .str());
+    // A rank-0 input is a one-element vector (index 0 only).
+    Value size =
+        rank == 0 ? arith::ConstantIndexOp::create(rewriter, loc, 1).getResult()
+                  : indexValue(rewriter, loc, inDims[dim]);
+    assertIndicesInRange(rewriter, loc, index, size, name);
+    Value nonEmpty = buildNonEmpty(rewriter, loc, inDims);
+
+    Value init = createEmpty(rewriter, loc, resultType, idxDims);
+    SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, index, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> coords;
+          for (int64_t k = 0; k < rank; ++k) {
+            if (k == dim) {
+              coords.push_back(clampIndex(b, l, toIndex(b, l, args[0]), size));
+              continue;
+            }
+            Value i = linalg::IndexOp::create(b, l, k);
+            if (clampDim[k])
+              i = clampIndex(b, l, i, indexValue(b, l, inDims[k]));
+            coords.push_back(i);
+          }
+          linalg::YieldOp::create(b, l,
+                                  readSource(b, l, input, coords, nonEmpty));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// out[..., j, ...] = input[..., index[j], ...] along `dim`; a rank-0 index
+/// keeps `dim` with size 1.
+struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(IndexSelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), index = adaptor.getIndex();
+    auto idxType = cast<RankedTensorType>(index.getType());
+    auto resultType = op.getResult().getType();
+    int64_t rank = resultType.getRank(), dim = op.getDim();
+    if (idxType.getRank() > 1 || rank == 0)
+      return rewriter.notifyMatchFailure(op, "index rank > 1 or rank-0 input");
+    SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, input);
+    Value size = indexValue(rewriter, loc, inDims[dim]);
+    assertIndicesInRange(rewriter, loc, index, size,
+                         op->getName().getStringRef());
+    Value nonEmpty = buildNonEmpty(rewriter, loc, inDims[dim]);
+
+    SmallVector<OpFoldResult> outDims(inDims);
+    outDims[dim] = idxType.getRank() == 1
+                       ? getDims(rewriter, loc, index)[0]
+                       : OpFoldResult(rewriter.getIndexAttr(1));
+    Value init = createEmpty(rewriter, loc, resultType, outDims);
+    SmallVector<AffineExpr> idxExprs;
+    if (idxType.getRank() == 1)
+      idxExprs.push_back(rewriter.getAffineDimExpr(dim));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, idxExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, index, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> coords;
+          for (int64_t k = 0; k < rank; ++k)
+            coords.push_back(
+                k == dim ? clampIndex(b, l, toIndex(b, l, args[0]), size)
+                         : linalg::IndexOp::create(b, l, k).getResult());
+          linalg::YieldOp::create(b, l,
+                                  readSource(b, l, input, coords, nonEmpty));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// out[i..., e] = weight[indices[i...], e].
+struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(EmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value weight = adaptor.getWeight(), indices = adaptor.getIndices();
+    if (cast<RankedTensorType>(weight.getType()).getRank() != 2)
+      return rewriter.notifyMatchFailure(op, "weight is not rank 2");
+    auto resultType = op.getResult().getType();
+    int64_t rank = resultType.getRank();
+    SmallVector<OpFoldResult> wDims = getDims(rewriter, loc, weight);
+    Value numRows = indexValue(rewriter, loc, wDims[0]);
+    assertIndicesInRange(rewriter, loc, indices, numRows,
+                         op->getName().getStringRef());
+    Value nonEmpty = buildNonEmpty(rewriter, loc, wDims[0]);
+
+    SmallVector<OpFoldResult> outDims = getDims(rewriter, loc, indices);
+    outDims.push_back(wDims[1]);
+    Value init = createEmpty(rewriter, loc, resultType, outDims);
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t k = 0; k + 1 < rank; ++k)
+      idxExprs.push_back(rewriter.getAffineDimExpr(k));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, idxExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, indices, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value row = clampIndex(b, l, toIndex(b, l, args[0]), numRows);
+          Value col = linalg::IndexOp::create(b, l, rank - 1);
+          linalg::YieldOp::create(
+              b, l, readSource(b, l, weight, {row, col}, nonEmpty));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tgc::populateTgcIndexingToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<GatherLowering, IndexSelectLowering, EmbeddingLowering>(
+      patterns.getContext());
+}

@@ -1,6 +1,22 @@
-//===- NN.cpp - tgc to linalg: NN ops -------------------------------===//
+//===- NN.cpp - tgc to linalg: neural-network operators -------------------===//
 //
-// Placeholder: the patterns of this family are being written.
+// softmax, log_softmax, layer_norm, rms_norm, scaled_dot_product_attention,
+// conv2d, max_pool2d and avg_pool2d.
+//
+// Everything computes in the opmath type (f32 for f16/bf16) and rounds
+// once. Semantics that PyTorch defines and that are easy to get wrong:
+// * softmax subtracts the maximum over `dim`; a row with NaN, or whose
+//   maximum is +inf, or that is all -inf gives NaN, as in PyTorch.
+// * attention masks `j > i` when causal (tril(ones(L, S)): top-left
+//   aligned); a bool mask keeps where true (the others score -inf), a float
+//   mask is added; a row with every score masked is NaN (softmax of all
+//   -inf), as PyTorch's math path.
+// * Pooling output sizes are PyTorch's (ceil_mode: the last window must
+//   start inside the input or the left padding). Windows that reach past
+//   the padded input in ceil_mode read extra padding on the high side: -inf
+//   for max_pool2d, 0 for avg_pool2d, whose divisor is ATen's: the window
+//   clamped to the padded input for count_include_pad, to the input
+//   otherwise, or divisor_override.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,7 +24,810 @@
 
 #include "Utils.h"
 
+#include "tgc/Dialect/Tgc/IR/ShapeRules.h"
+#include "tgc/Dialect/Tgc/IR/TgcOps.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tgc;
 
-void mlir::tgc::populateTgcNNToLinalgPatterns(RewritePatternSet &patterns) {}
+namespace {
+
+/// Maximum and sum of exp(x - max) over the dims with `reduced` (kept dims,
+/// `computeType`).
+std::pair<Value, Value> buildSoftmaxStatistics(OpBuilder &b, Location loc,
+                                               Value input,
+                                               ArrayRef<bool> reduced,
+                                               Type computeType) {
+  Value lowest = createExtremeValue(b, loc, computeType, /*lowest=*/true);
+  Value max = buildReduction(
+      b, loc, input, reduced, {}, lowest,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value x = convertScalar(nb, l, args[0], computeType);
+        return SmallVector<Value>{arith::MaximumFOp::create(nb, l, args[1], x)};
+      })[0];
+  Value zero = createScalarConstant(b, loc, computeType, 0.0);
+  Value sum = buildReduction(
+      b, loc, input, reduced, max, zero,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value x = convertScalar(nb, l, args[0], computeType);
+        Value e = math::ExpOp::create(nb, l,
+                                      arith::SubFOp::create(nb, l, x, args[1]));
+        return SmallVector<Value>{arith::AddFOp::create(nb, l, args[2], e)};
+      })[0];
+  return {max, sum};
+}
+
+SmallVector<bool> negate(ArrayRef<bool> mask) {
+  return llvm::map_to_vector(mask, [](bool m) { return !m; });
+}
+
+template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
+  SoftmaxLowering(MLIRContext *ctx, bool logarithm)
+      : OpRewritePattern<OpTy>(ctx), logarithm(logarithm) {}
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    Type element = type.getElementType();
+    Type computeType = getOpmathType(element);
+    int64_t rank = type.getRank();
+    SmallVector<bool> reduced(rank, false);
+    if (rank > 0)
+      reduced[op.getDim()] = true;
+    auto [max, sum] =
+        buildSoftmaxStatistics(rewriter, loc, input, reduced, computeType);
+    AffineMap keptMap =
+        getSelectedDimsMap(rewriter.getContext(), negate(reduced));
+    bool log = logarithm;
+    Value result = buildMapOverInput(
+        rewriter, loc, input, ValueRange{max, sum}, {keptMap, keptMap}, element,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value x = convertScalar(b, l, args[0], computeType);
+          Value shifted = arith::SubFOp::create(b, l, x, args[1]);
+          if (log)
+            return arith::SubFOp::create(b, l, shifted,
+                                         math::LogOp::create(b, l, args[2]));
+          return arith::DivFOp::create(b, l, math::ExpOp::create(b, l, shifted),
+                                       args[2]);
+        });
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+  bool logarithm;
+};
+
+/// 1 / sqrt(sum / count + eps) over the kept dims.
+Value buildInverseRoot(OpBuilder &b, Location loc, Value sum, Value count,
+                       Value eps) {
+  auto type = cast<RankedTensorType>(sum.getType());
+  Type computeType = type.getElementType();
+  return buildElementwise(
+      b, loc, type, sum, nullptr,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value mean = arith::DivFOp::create(nb, l, args[0], count);
+        Value root = math::SqrtOp::create(
+            nb, l, arith::AddFOp::create(nb, l, mean, eps));
+        Value one = createScalarConstant(nb, l, computeType, 1.0);
+        return arith::DivFOp::create(nb, l, one, root);
+      });
+}
+
+/// (x - mean) / sqrt(var + eps) * weight + bias over the trailing
+/// `normalized_rank` dims, with the biased variance computed in two passes.
+struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = op.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    Type element = type.getElementType();
+    Type computeType = getOpmathType(element);
+    int64_t rank = type.getRank();
+    int64_t normalized = static_cast<int64_t>(op.getNormalizedRank());
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t d = rank - normalized; d < rank; ++d)
+      reduced[d] = true;
+    Value count = indexToScalar(
+        rewriter, loc, getSelectedSizesProduct(rewriter, loc, input, reduced),
+        computeType);
+    Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
+    Value sum = buildReduction(
+        rewriter, loc, input, reduced, {}, zero,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = convertScalar(b, l, args[0], computeType);
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[1], x)};
+        })[0];
+    Value mean = buildElementwise(
+        rewriter, loc, cast<RankedTensorType>(sum.getType()), sum, nullptr,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return arith::DivFOp::create(b, l, args[0], count);
+        });
+    Value m2 = buildReduction(
+        rewriter, loc, input, reduced, mean, zero,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = convertScalar(b, l, args[0], computeType);
+          Value d = arith::SubFOp::create(b, l, x, args[1]);
+          Value sq = arith::MulFOp::create(b, l, d, d);
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[2], sq)};
+        })[0];
+    Value eps = createScalarConstant(rewriter, loc, computeType,
+                                     op.getEps().convertToDouble());
+    Value rstd = buildInverseRoot(rewriter, loc, m2, count, eps);
+
+    AffineMap keptMap = getSelectedDimsMap(ctx, negate(reduced));
+    AffineMap normalizedMap = getSelectedDimsMap(ctx, reduced);
+    SmallVector<Value> extra{mean, rstd};
+    SmallVector<AffineMap> maps{keptMap, keptMap};
+    Value weight = op.getWeight(), bias = op.getBias();
+    if (weight) {
+      extra.push_back(weight);
+      maps.push_back(normalizedMap);
+    }
+    if (bias) {
+      extra.push_back(bias);
+      maps.push_back(normalizedMap);
+    }
+    Value result = buildMapOverInput(
+        rewriter, loc, input, extra, maps, element,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value x = convertScalar(b, l, args[0], computeType);
+          Value y = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, x, args[1]), args[2]);
+          unsigned next = 3;
+          if (weight)
+            y = arith::MulFOp::create(
+                b, l, y, convertScalar(b, l, args[next++], computeType));
+          if (bias)
+            y = arith::AddFOp::create(
+                b, l, y, convertScalar(b, l, args[next++], computeType));
+          return y;
+        });
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+/// x / sqrt(mean(x^2) + eps) * weight over the trailing `normalized_rank`
+/// dims; eps defaults to the machine epsilon of the element type
+/// (torch.finfo(dtype).eps).
+struct RmsNormLowering : OpRewritePattern<RmsNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RmsNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = op.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    auto element = cast<FloatType>(type.getElementType());
+    Type computeType = getOpmathType(element);
+    int64_t rank = type.getRank();
+    int64_t normalized = static_cast<int64_t>(op.getNormalizedRank());
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t d = rank - normalized; d < rank; ++d)
+      reduced[d] = true;
+    double epsValue;
+    if (auto eps = op.getEps())
+      epsValue = eps->convertToDouble();
+    else
+      epsValue = std::ldexp(
+          1.0, 1 - static_cast<int>(llvm::APFloat::semanticsPrecision(
+                       element.getFloatSemantics())));
+    Value eps = createScalarConstant(rewriter, loc, computeType, epsValue);
+    Value count = indexToScalar(
+        rewriter, loc, getSelectedSizesProduct(rewriter, loc, input, reduced),
+        computeType);
+    Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
+    Value sum = buildReduction(
+        rewriter, loc, input, reduced, {}, zero,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = convertScalar(b, l, args[0], computeType);
+          Value sq = arith::MulFOp::create(b, l, x, x);
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[1], sq)};
+        })[0];
+    Value rstd = buildInverseRoot(rewriter, loc, sum, count, eps);
+    SmallVector<Value> extra{rstd};
+    SmallVector<AffineMap> maps{getSelectedDimsMap(ctx, negate(reduced))};
+    Value weight = op.getWeight();
+    if (weight) {
+      extra.push_back(weight);
+      maps.push_back(getSelectedDimsMap(ctx, reduced));
+    }
+    Value result = buildMapOverInput(
+        rewriter, loc, input, extra, maps, element,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value x = convertScalar(b, l, args[0], computeType);
+          Value y = arith::MulFOp::create(b, l, x, args[1]);
+          if (weight)
+            y = arith::MulFOp::create(
+                b, l, y, convertScalar(b, l, args[2], computeType));
+          return y;
+        });
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// scaled_dot_product_attention
+//===----------------------------------------------------------------------===//
+
+/// softmax(Q K^T * scale + mask) V on tensors: a contraction over E with
+/// the batch dims of Q, K and V broadcast, a generic applying scale, mask
+/// and causality, the softmax over S and the contraction with V.
+struct AttentionLowering : OpRewritePattern<ScaledDotProductAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScaledDotProductAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto kType = cast<RankedTensorType>(k.getType());
+    auto vType = cast<RankedTensorType>(v.getType());
+    Type element = qType.getElementType();
+    Type computeType = getOpmathType(element);
+    int64_t qRank = qType.getRank(), kRank = kType.getRank(),
+            vRank = vType.getRank();
+
+    SmallVector<int64_t> batchShape;
+    SmallVector<OpFoldResult> batchSizes;
+    broadcastLeadingDims(rewriter, loc, {q, k, v},
+                         {qRank - 2, kRank - 2, vRank - 2}, batchShape,
+                         batchSizes);
+    int64_t batch = batchShape.size();
+
+    // The mask may only broadcast into the scores [batch..., L, S]: a mask
+    // batch size against a static 1 of Q, K and V would enlarge PyTorch's
+    // result beyond the op's result type.
+    Value mask = op.getMask();
+    SmallVector<AffineExpr> maskExprs;
+    SmallVector<int64_t> scoresShape(batchShape);
+    scoresShape.push_back(qType.getDimSize(qRank - 2));
+    scoresShape.push_back(kType.getDimSize(kRank - 2));
+    if (mask) {
+      auto maskType = cast<RankedTensorType>(mask.getType());
+      int64_t offset = batch + 2 - maskType.getRank();
+      if (offset < 0)
+        return rewriter.notifyMatchFailure(op, "mask rank too large");
+      for (int64_t d = 0; d < maskType.getRank(); ++d) {
+        int64_t size = maskType.getDimSize(d);
+        int64_t scoresSize = scoresShape[offset + d];
+        if (size == 1 && scoresSize != 1) {
+          maskExprs.push_back(getAffineConstantExpr(0, ctx));
+          continue;
+        }
+        if (size != 1 && scoresSize == 1 && offset + d < batch)
+          return rewriter.notifyMatchFailure(
+              op, "the mask enlarges the batch beyond query, key and value");
+        maskExprs.push_back(getAffineDimExpr(offset + d, ctx));
+      }
+    }
+
+    // scores[batch..., l, s] = sum_e q[.., l, e] * k[.., s, e]
+    int64_t loops = batch + 3;
+    AffineExpr l = getAffineDimExpr(batch, ctx);
+    AffineExpr s = getAffineDimExpr(batch + 1, ctx);
+    AffineExpr e = getAffineDimExpr(batch + 2, ctx);
+    SmallVector<AffineExpr> qExprs =
+        getBroadcastBatchExprs(ctx, qType, qRank - 2, batchShape);
+    qExprs.append({l, e});
+    SmallVector<AffineExpr> kExprs =
+        getBroadcastBatchExprs(ctx, kType, kRank - 2, batchShape);
+    kExprs.append({s, e});
+    SmallVector<AffineExpr> scoresExprs;
+    for (int64_t d = 0; d < batch; ++d)
+      scoresExprs.push_back(getAffineDimExpr(d, ctx));
+    scoresExprs.append({l, s});
+    SmallVector<AffineMap> maps{AffineMap::get(loops, 0, qExprs, ctx),
+                                AffineMap::get(loops, 0, kExprs, ctx),
+                                AffineMap::get(loops, 0, scoresExprs, ctx)};
+    SmallVector<OpFoldResult> scoresSizes(batchSizes);
+    scoresSizes.push_back(tensor::getMixedSize(rewriter, loc, q, qRank - 2));
+    scoresSizes.push_back(tensor::getMixedSize(rewriter, loc, k, kRank - 2));
+    auto scoresType = RankedTensorType::get(scoresShape, computeType);
+    Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
+    Value scoresInit =
+        createFilled(rewriter, loc, scoresType, scoresSizes, zero);
+    SmallVector<utils::IteratorType> iterators(loops,
+                                               utils::IteratorType::parallel);
+    iterators.back() = utils::IteratorType::reduction;
+    Value scores =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{scoresType}, ValueRange{q, k},
+            ValueRange{scoresInit}, maps, iterators,
+            [&](OpBuilder &b, Location nl, ValueRange args) {
+              Value x = convertScalar(b, nl, args[0], computeType);
+              Value y = convertScalar(b, nl, args[1], computeType);
+              Value p = arith::MulFOp::create(b, nl, x, y);
+              linalg::YieldOp::create(
+                  b, nl, arith::AddFOp::create(b, nl, args[2], p).getResult());
+            })
+            .getResult(0);
+
+    // The scale: given, or 1 / sqrt(E) (computed in f64 as PyTorch does).
+    Value scale;
+    if (auto given = op.getScale()) {
+      scale = createScalarConstant(rewriter, loc, computeType,
+                                   given->convertToDouble());
+    } else if (!qType.isDynamicDim(qRank - 1)) {
+      scale = createScalarConstant(
+          rewriter, loc, computeType,
+          1.0 / std::sqrt(static_cast<double>(qType.getDimSize(qRank - 1))));
+    } else {
+      Value size = tensor::DimOp::create(rewriter, loc, q, qRank - 1);
+      Value f64Size = indexToScalar(rewriter, loc, size, rewriter.getF64Type());
+      Value one = createScalarConstant(rewriter, loc, rewriter.getF64Type(), 1);
+      Value inverse = arith::DivFOp::create(
+          rewriter, loc, one, math::SqrtOp::create(rewriter, loc, f64Size));
+      scale = convertScalar(rewriter, loc, inverse, computeType);
+    }
+
+    bool causal = op.getCausal();
+    Value minusInf =
+        createExtremeValue(rewriter, loc, computeType, /*lowest=*/true);
+    SmallVector<Value> maskInputs;
+    SmallVector<AffineMap> maskMaps;
+    if (mask) {
+      maskInputs.push_back(mask);
+      maskMaps.push_back(AffineMap::get(batch + 2, 0, maskExprs, ctx));
+    }
+    Value masked = buildMapOverInput(
+        rewriter, loc, scores, maskInputs, maskMaps, computeType,
+        [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+          Value score = arith::MulFOp::create(b, nl, args[0], scale);
+          if (causal) {
+            Value i = linalg::IndexOp::create(b, nl, batch);
+            Value j = linalg::IndexOp::create(b, nl, batch + 1);
+            Value future =
+                arith::CmpIOp::create(b, nl, arith::CmpIPredicate::ugt, j, i);
+            score = arith::SelectOp::create(b, nl, future, minusInf, score);
+          }
+          if (mask) {
+            Value m = args[1];
+            if (m.getType().isInteger(1))
+              score = arith::SelectOp::create(b, nl, m, score, minusInf);
+            else
+              score = arith::AddFOp::create(
+                  b, nl, score, convertScalar(b, nl, m, computeType));
+          }
+          return score;
+        });
+
+    SmallVector<bool> reduced(batch + 2, false);
+    reduced.back() = true;
+    auto [max, sum] =
+        buildSoftmaxStatistics(rewriter, loc, masked, reduced, computeType);
+    AffineMap keptMap = getSelectedDimsMap(ctx, negate(reduced));
+    Value probabilities = buildMapOverInput(
+        rewriter, loc, masked, ValueRange{max, sum}, {keptMap, keptMap},
+        computeType, [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+          Value shifted = arith::SubFOp::create(b, nl, args[0], args[1]);
+          return arith::DivFOp::create(
+              b, nl, math::ExpOp::create(b, nl, shifted), args[2]);
+        });
+
+    Value out = buildBroadcastBatchMatmul(rewriter, loc, probabilities, v,
+                                          /*transposeRhs=*/false, computeType);
+    Value result = convertTensor(rewriter, loc, out, element);
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// conv2d and pooling
+//===----------------------------------------------------------------------===//
+
+/// The output size of a window op along one spatial dim of size `input`
+/// (PyTorch's conv / pooling_output_shape), and the padded input size the
+/// windows read (`input + 2 * padding`, more in ceil_mode when the last
+/// window reaches past it). A `?` input gets a cf.assert that the window
+/// fits; a static one that does not fit fails.
+struct WindowSize {
+  OpFoldResult output;
+  OpFoldResult highPadding;
+};
+
+FailureOr<WindowSize> getWindowSize(OpBuilder &b, Location loc,
+                                    OpFoldResult input, int64_t kernel,
+                                    int64_t stride, int64_t padding,
+                                    int64_t dilation, bool ceilMode,
+                                    StringRef opName) {
+  int64_t span = dilation * (kernel - 1) + 1;
+  if (std::optional<int64_t> staticInput = getConstantIntValue(input)) {
+    std::string error;
+    std::optional<int64_t> out = windowOutputSize(
+        *staticInput, kernel, stride, padding, dilation, ceilMode, error);
+    if (!out)
+      return failure();
+    int64_t needed = (*out - 1) * stride + span;
+    int64_t extra = std::max<int64_t>(0, needed - (*staticInput + 2 * padding));
+    return WindowSize{b.getIndexAttr(*out), b.getIndexAttr(padding + extra)};
+  }
+  Value size = cast<Value>(input);
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value numerator = arith::SubIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, size, constant(2 * padding)),
+      constant(span));
+  Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                     numerator, constant(0));
+  cf::AssertOp::create(
+      b, loc, fits,
+      (opName + ": the window does not fit the padded input").str());
+  if (ceilMode)
+    numerator = arith::AddIOp::create(b, loc, numerator, constant(stride - 1));
+  Value out = arith::AddIOp::create(
+      b, loc, arith::DivSIOp::create(b, loc, numerator, constant(stride)),
+      constant(1));
+  if (!ceilMode)
+    return WindowSize{out, b.getIndexAttr(padding)};
+  // The last window must start inside the input or the left padding.
+  Value lastStart = arith::MulIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, out, constant(1)),
+      constant(stride));
+  Value outside = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sge, lastStart,
+      arith::AddIOp::create(b, loc, size, constant(padding)));
+  out = arith::SelectOp::create(
+      b, loc, outside, arith::SubIOp::create(b, loc, out, constant(1)), out);
+  Value needed = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc,
+                            arith::SubIOp::create(b, loc, out, constant(1)),
+                            constant(stride)),
+      constant(span));
+  Value extra = arith::MaxSIOp::create(
+      b, loc,
+      arith::SubIOp::create(
+          b, loc, needed,
+          arith::AddIOp::create(b, loc, size, constant(2 * padding))),
+      constant(0));
+  return WindowSize{
+      out, arith::AddIOp::create(b, loc, extra, constant(padding)).getResult()};
+}
+
+/// `input` [N, C, H, W] padded by `padding` before and `high` after H and W
+/// with `value`; unchanged when there is nothing to pad.
+Value padSpatial(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> padding, ArrayRef<OpFoldResult> high,
+                 Value value) {
+  bool none = padding[0] == 0 && padding[1] == 0 &&
+              llvm::all_of(high, [](OpFoldResult h) {
+                return isConstantIntValue(h, 0);
+              });
+  if (none)
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> lowPads{b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(padding[0]),
+                                    b.getIndexAttr(padding[1])};
+  SmallVector<OpFoldResult> highPads{b.getIndexAttr(0), b.getIndexAttr(0),
+                                     high[0], high[1]};
+  SmallVector<int64_t> shape(type.getShape());
+  for (int i = 0; i < 2; ++i) {
+    std::optional<int64_t> h = getConstantIntValue(high[i]);
+    if (type.isDynamicDim(2 + i) || !h)
+      shape[2 + i] = ShapedType::kDynamic;
+    else
+      shape[2 + i] += padding[i] + *h;
+  }
+  return tensor::PadOp::create(b, loc, type.clone(shape), input, lowPads,
+                               highPads, value);
+}
+
+/// Static shape of an OpFoldResult size.
+int64_t staticSize(OpFoldResult size) {
+  return getConstantIntValue(size).value_or(ShapedType::kDynamic);
+}
+
+struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Conv2dOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = op.getInput(), weight = op.getWeight();
+    bool unbatched = op.getInput().getType().getRank() == 3;
+    if (unbatched)
+      input = expandUnitDims(rewriter, loc, input, {true, false, false, false});
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto weightType = cast<RankedTensorType>(weight.getType());
+    Type element = inType.getElementType();
+    Type accType = getAccumulatorType(element);
+    ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(),
+                      dilation = op.getDilation();
+    int64_t groups = static_cast<int64_t>(op.getGroups());
+    int64_t kernel[2] = {weightType.getDimSize(2), weightType.getDimSize(3)};
+    if (ShapedType::isDynamic(kernel[0]) || ShapedType::isDynamic(kernel[1]))
+      return rewriter.notifyMatchFailure(op, "dynamic kernel size");
+
+    SmallVector<OpFoldResult> inSizes = getDims(rewriter, loc, input);
+    SmallVector<OpFoldResult> outSpatial;
+    for (int i = 0; i < 2; ++i) {
+      FailureOr<WindowSize> size = getWindowSize(
+          rewriter, loc, inSizes[2 + i], kernel[i], stride[i], padding[i],
+          dilation[i], /*ceilMode=*/false, "tgc.conv2d");
+      if (failed(size))
+        return rewriter.notifyMatchFailure(op, "the kernel does not fit");
+      outSpatial.push_back(size->output);
+    }
+    Value zeroElement = createScalarConstant(rewriter, loc, element, 0.0);
+    Value padded = padSpatial(
+        rewriter, loc, input, padding,
+        {rewriter.getIndexAttr(padding[0]), rewriter.getIndexAttr(padding[1])},
+        zeroElement);
+
+    Value zero = createScalarConstant(rewriter, loc, accType, 0.0);
+    auto strides = rewriter.getI64TensorAttr(stride);
+    auto dilations = rewriter.getI64TensorAttr(dilation);
+    OpFoldResult n = inSizes[0];
+    OpFoldResult o = tensor::getMixedSize(rewriter, loc, weight, 0);
+    Value product;
+    if (groups == 1) {
+      SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
+      SmallVector<int64_t> shape = llvm::map_to_vector(outSizes, staticSize);
+      auto outType = RankedTensorType::get(shape, accType);
+      Value init = createFilled(rewriter, loc, outType, outSizes, zero);
+      product =
+          linalg::Conv2DNchwFchwOp::create(rewriter, loc, TypeRange{outType},
+                                           ValueRange{padded, weight},
+                                           ValueRange{init}, strides, dilations)
+              .getResult(0);
+    } else {
+      // [N, C, H, W] -> [N, G, C/G, H, W]; [O, C/G, kH, kW] ->
+      // [G, O/G, C/G, kH, kW]; the result [N, G, O/G, H', W'] -> [N, O, ..].
+      auto perGroup = [&](Value tensor, int64_t dim) -> OpFoldResult {
+        auto type = cast<RankedTensorType>(tensor.getType());
+        if (!type.isDynamicDim(dim))
+          return rewriter.getIndexAttr(type.getDimSize(dim) / groups);
+        Value size = tensor::DimOp::create(rewriter, loc, tensor, dim);
+        return arith::DivUIOp::create(
+                   rewriter, loc, size,
+                   arith::ConstantIndexOp::create(rewriter, loc, groups))
+            .getResult();
+      };
+      OpFoldResult cg = weightType.isDynamicDim(1)
+                            ? perGroup(input, 1)
+                            : rewriter.getIndexAttr(weightType.getDimSize(1));
+      OpFoldResult og = perGroup(weight, 0);
+      OpFoldResult g = rewriter.getIndexAttr(groups);
+      auto paddedType = cast<RankedTensorType>(padded.getType());
+      if (paddedType.isDynamicDim(1) && !weightType.isDynamicDim(1)) {
+        // The channels are groups x the weight's (static) channels: check,
+        // then make them static so that they split into static sizes.
+        int64_t channels = groups * weightType.getDimSize(1);
+        Value actual = tensor::DimOp::create(rewriter, loc, padded, 1);
+        Value expected =
+            arith::ConstantIndexOp::create(rewriter, loc, channels);
+        cf::AssertOp::create(
+            rewriter, loc,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                  actual, expected),
+            "tgc.conv2d: the input channels are not groups times the "
+            "weight's");
+        SmallVector<int64_t> shape(paddedType.getShape());
+        shape[1] = channels;
+        padded = tensor::CastOp::create(rewriter, loc, paddedType.clone(shape),
+                                        padded);
+      }
+      SmallVector<OpFoldResult> paddedSizes = getDims(rewriter, loc, padded);
+      SmallVector<OpFoldResult> inGroupSizes{paddedSizes[0], g, cg,
+                                             paddedSizes[2], paddedSizes[3]};
+      Value groupedInput = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(llvm::map_to_vector(inGroupSizes, staticSize),
+                                element),
+          padded, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
+          inGroupSizes);
+      SmallVector<OpFoldResult> weightGroupSizes{
+          g, og, cg, rewriter.getIndexAttr(kernel[0]),
+          rewriter.getIndexAttr(kernel[1])};
+      Value groupedWeight = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(
+              llvm::map_to_vector(weightGroupSizes, staticSize), element),
+          weight, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}},
+          weightGroupSizes);
+      SmallVector<OpFoldResult> outSizes{n, g, og, outSpatial[0],
+                                         outSpatial[1]};
+      auto outType = RankedTensorType::get(
+          llvm::map_to_vector(outSizes, staticSize), accType);
+      Value init = createFilled(rewriter, loc, outType, outSizes, zero);
+      Value grouped = linalg::Conv2DNgchwGfchwOp::create(
+                          rewriter, loc, TypeRange{outType},
+                          ValueRange{groupedInput, groupedWeight},
+                          ValueRange{init}, strides, dilations)
+                          .getResult(0);
+      product = tensor::CollapseShapeOp::create(
+          rewriter, loc, grouped,
+          SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    }
+
+    Value result;
+    if (Value bias = op.getBias()) {
+      AffineMap biasMap = AffineMap::get(4, 0, getAffineDimExpr(1, ctx));
+      result = buildMapOverInput(
+          rewriter, loc, product, bias, biasMap, element,
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return arith::AddFOp::create(b, l, args[0],
+                                         convertScalar(b, l, args[1], accType));
+          });
+    } else {
+      result = convertTensor(rewriter, loc, product, element);
+    }
+    if (unbatched)
+      result =
+          collapseUnitDims(rewriter, loc, result, {true, false, false, false});
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+/// Shared by both poolings: the batched input, padded for the windows
+/// (`padValue` on both sides, more on the high side in ceil_mode), and
+/// the output sizes.
+struct PoolSetup {
+  Value input;  // [N, C, H, W], unpadded
+  Value padded; // padded for the windows
+  SmallVector<OpFoldResult> outSizes;
+};
+
+FailureOr<PoolSetup> setupPool(PatternRewriter &rewriter, Operation *op,
+                               Value input, ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> stride,
+                               ArrayRef<int64_t> padding,
+                               ArrayRef<int64_t> dilation, bool ceilMode,
+                               Value padValue) {
+  Location loc = op->getLoc();
+  if (cast<RankedTensorType>(input.getType()).getRank() == 3)
+    input = expandUnitDims(rewriter, loc, input, {true, false, false, false});
+  SmallVector<OpFoldResult> inSizes = getDims(rewriter, loc, input);
+  PoolSetup setup;
+  setup.input = input;
+  setup.outSizes = {inSizes[0], inSizes[1]};
+  SmallVector<OpFoldResult> high;
+  for (int i = 0; i < 2; ++i) {
+    FailureOr<WindowSize> size = getWindowSize(
+        rewriter, loc, inSizes[2 + i], kernel[i], stride[i], padding[i],
+        dilation[i], ceilMode, op->getName().getStringRef());
+    if (failed(size))
+      return rewriter.notifyMatchFailure(op, "the window does not fit");
+    setup.outSizes.push_back(size->output);
+    high.push_back(size->highPadding);
+  }
+  setup.padded = padSpatial(rewriter, loc, input, padding, high, padValue);
+  return setup;
+}
+
+struct MaxPool2dLowering : OpRewritePattern<MaxPool2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool2dOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    Type element = op.getInput().getType().getElementType();
+    bool unbatched = op.getInput().getType().getRank() == 3;
+    Value lowest = createExtremeValue(rewriter, loc, element, /*lowest=*/true);
+    FailureOr<PoolSetup> setup =
+        setupPool(rewriter, op, input, op.getKernel(), op.getStride(),
+                  op.getPadding(), op.getDilation(), op.getCeilMode(), lowest);
+    if (failed(setup))
+      return failure();
+    auto outType = RankedTensorType::get(
+        llvm::map_to_vector(setup->outSizes, staticSize), element);
+    Value init = createFilled(rewriter, loc, outType, setup->outSizes, lowest);
+    Value window =
+        tensor::EmptyOp::create(rewriter, loc, op.getKernel(), element);
+    Value result = linalg::PoolingNchwMaxOp::create(
+                       rewriter, loc, TypeRange{outType},
+                       ValueRange{setup->padded, window}, ValueRange{init},
+                       rewriter.getI64TensorAttr(op.getStride()),
+                       rewriter.getI64TensorAttr(op.getDilation()))
+                       .getResult(0);
+    if (unbatched)
+      result =
+          collapseUnitDims(rewriter, loc, result, {true, false, false, false});
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+struct AvgPool2dLowering : OpRewritePattern<AvgPool2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AvgPool2dOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    Type element = op.getInput().getType().getElementType();
+    Type accType = getAccumulatorType(element);
+    bool unbatched = op.getInput().getType().getRank() == 3;
+    ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStride(),
+                      padding = op.getPadding();
+    int64_t dilation[2] = {1, 1};
+    Value zeroElement = createScalarConstant(rewriter, loc, element, 0.0);
+    FailureOr<PoolSetup> setup =
+        setupPool(rewriter, op, input, kernel, stride, padding, dilation,
+                  op.getCeilMode(), zeroElement);
+    if (failed(setup))
+      return failure();
+    auto outType = RankedTensorType::get(
+        llvm::map_to_vector(setup->outSizes, staticSize), accType);
+    Value zero = createScalarConstant(rewriter, loc, accType, 0.0);
+    Value init = createFilled(rewriter, loc, outType, setup->outSizes, zero);
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, element);
+    Value sum = linalg::PoolingNchwSumOp::create(
+                    rewriter, loc, TypeRange{outType},
+                    ValueRange{setup->padded, window}, ValueRange{init},
+                    rewriter.getI64TensorAttr(stride),
+                    rewriter.getI64TensorAttr(dilation))
+                    .getResult(0);
+
+    std::optional<int64_t> divisorOverride;
+    if (auto d = op.getDivisorOverride())
+      divisorOverride = static_cast<int64_t>(*d);
+    bool countIncludePad = op.getCountIncludePad();
+    Value inputSizes[2] = {
+        tensor::DimOp::create(rewriter, loc, setup->input, 2),
+        tensor::DimOp::create(rewriter, loc, setup->input, 3)};
+    Value result = buildMapOverInput(
+        rewriter, loc, sum, {}, {}, element,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value divisor;
+          if (divisorOverride) {
+            divisor = createScalarConstant(b, l, accType, *divisorOverride);
+          } else {
+            // ATen's avg_pool2d: the window clamped to the padded input,
+            // then (without count_include_pad) to the input.
+            auto constant = [&](int64_t v) -> Value {
+              return arith::ConstantIndexOp::create(b, l, v);
+            };
+            Value count;
+            for (int i = 0; i < 2; ++i) {
+              Value o = linalg::IndexOp::create(b, l, 2 + i);
+              Value start = arith::SubIOp::create(
+                  b, l, arith::MulIOp::create(b, l, o, constant(stride[i])),
+                  constant(padding[i]));
+              Value end = arith::MinSIOp::create(
+                  b, l, arith::AddIOp::create(b, l, start, constant(kernel[i])),
+                  arith::AddIOp::create(b, l, inputSizes[i],
+                                        constant(padding[i])));
+              if (!countIncludePad) {
+                start = arith::MaxSIOp::create(b, l, start, constant(0));
+                end = arith::MinSIOp::create(b, l, end, inputSizes[i]);
+              }
+              Value extent = arith::SubIOp::create(b, l, end, start);
+              count =
+                  count ? arith::MulIOp::create(b, l, count, extent) : extent;
+            }
+            divisor = indexToScalar(b, l, count, accType);
+          }
+          return arith::DivFOp::create(b, l, args[0], divisor);
+        });
+    if (unbatched)
+      result =
+          collapseUnitDims(rewriter, loc, result, {true, false, false, false});
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tgc::populateTgcNNToLinalgPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<SoftmaxLowering<SoftmaxOp>>(ctx, /*logarithm=*/false);
+  patterns.add<SoftmaxLowering<LogSoftmaxOp>>(ctx, /*logarithm=*/true);
+  patterns.add<LayerNormLowering, RmsNormLowering, AttentionLowering,
+               Conv2dLowering, MaxPool2dLowering, AvgPool2dLowering>(ctx);
+}

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tgc {
@@ -75,11 +76,66 @@ void stripSymbolicShapes(func::FuncOp func) {
       op->erase();
 }
 
+/// Every op that becomes a kernel and is in no fusion group gets a group
+/// of its own, so that after lowering each op knows which kernel it
+/// belongs to.
+void wrapUngroupedOps(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().getOps())
+    if (op.getDialect() && isa<TgcDialect>(op.getDialect()) &&
+        !isa<FusionGroupOp, ConstantOp, WriteOutOp>(op) &&
+        op.getNumResults() > 0)
+      ops.push_back(&op);
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    auto group = FusionGroupOp::create(b, op->getLoc(), "single",
+                                       op->getOperands(),
+                                       op->getResultTypes());
+    Block &body = group.getBody().front();
+    OpBuilder inner = OpBuilder::atBlockEnd(&body);
+    IRMapping mapping;
+    mapping.map(op->getOperands(), body.getArguments());
+    Operation *clone = inner.clone(*op, mapping);
+    YieldOp::create(inner, op->getLoc(), clone->getResults());
+    op->replaceAllUsesWith(group.getResults());
+    op->erase();
+  }
+}
+
+/// After conversion: tags the ops of each group with its id and kind, and
+/// inlines the group.
+void inlineGroups(func::FuncOp func, int64_t &nextId) {
+  SmallVector<FusionGroupOp> groups;
+  func.walk([&](FusionGroupOp g) { groups.push_back(g); });
+  for (FusionGroupOp g : groups) {
+    int64_t id = nextId++;
+    Block &body = g.getBody().front();
+    auto idAttr = IntegerAttr::get(IntegerType::get(g.getContext(), 64), id);
+    auto kindAttr = g.getKindAttr();
+    for (Operation &op : body.without_terminator()) {
+      op.setAttr("tgc.group", idAttr);
+      op.setAttr("tgc.group_kind", kindAttr);
+    }
+    Operation *terminator = body.getTerminator();
+    for (auto [arg, input] : llvm::zip(body.getArguments(), g.getInputs()))
+      arg.replaceAllUsesWith(input);
+    // After the arguments are replaced: a group may yield an argument.
+    SmallVector<Value> yielded(terminator->getOperands());
+    terminator->erase();
+    g->getBlock()->getOperations().splice(g->getIterator(),
+                                          body.getOperations());
+    g->replaceAllUsesWith(yielded);
+    g.erase();
+  }
+}
+
 struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    for (auto func : module.getOps<func::FuncOp>())
+    for (auto func : module.getOps<func::FuncOp>()) {
       stripSymbolicShapes(func);
+      wrapUngroupedOps(func);
+    }
 
     ConversionTarget target(getContext());
     target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
@@ -89,11 +145,16 @@ struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
                            tensor::TensorDialect, sym::TgcSymDialect,
                            guard::TgcGuardDialect>();
     target.addIllegalDialect<TgcDialect>();
+    // Groups stay until their contents are converted.
+    target.addLegalOp<FusionGroupOp, YieldOp>();
     RewritePatternSet patterns(&getContext());
     populateTgcToLinalgPatterns(patterns);
     patterns.add<WriteOutLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    int64_t nextId = 0;
+    for (auto func : module.getOps<func::FuncOp>())
+      inlineGroups(func, nextId);
   }
 };
 

@@ -135,3 +135,386 @@ Value mlir::tgc::buildElementwise(
       });
   return generic.getResult(0);
 }
+
+Value mlir::tgc::buildAllOf(
+    OpBuilder &b, Location loc, Value tensor,
+    function_ref<Value(OpBuilder &, Location, Value)> predicate) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t rank = type.getRank();
+  auto accType = RankedTensorType::get({}, b.getI1Type());
+  Value init = tensor::EmptyOp::create(b, loc, accType, ValueRange{});
+  Value trueValue = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  init = linalg::FillOp::create(b, loc, trueValue, init).getResult(0);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, ArrayRef<AffineExpr>{}, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, accType, tensor, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value holds = predicate(nb, nloc, args[0]);
+        linalg::YieldOp::create(
+            nb, nloc, arith::AndIOp::create(nb, nloc, args[1], holds)
+                          .getResult());
+      });
+  return tensor::ExtractOp::create(b, loc, generic.getResult(0), ValueRange{});
+}
+
+Value mlir::tgc::buildNumElements(OpBuilder &b, Location loc,
+                                  ArrayRef<OpFoldResult> dims) {
+  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  for (OpFoldResult d : dims)
+    count = arith::MulIOp::create(b, loc, count,
+                                  getValueOrCreateConstantIndexOp(b, loc, d));
+  return count;
+}
+
+Value mlir::tgc::clampIndex(OpBuilder &b, Location loc, Value idx,
+                            Value size) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::SubIOp::create(b, loc, size, one);
+  Value low = arith::MaxSIOp::create(b, loc, idx, zero);
+  return arith::MinSIOp::create(b, loc, low, last);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, contractions and windows (Reduction.cpp, LinearAlgebra.cpp,
+// NN.cpp)
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+
+Value mlir::tgc::castToType(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return tensor::CastOp::create(b, loc, type, v);
+}
+
+Type mlir::tgc::getAccumulatorType(Type elementType) {
+  if (isa<FloatType>(elementType) && !elementType.isF64())
+    return Float32Type::get(elementType.getContext());
+  return elementType;
+}
+
+Value mlir::tgc::createFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                              ArrayRef<OpFoldResult> dims, Value value) {
+  Value empty = createEmpty(b, loc, type, dims);
+  return linalg::FillOp::create(b, loc, ValueRange{value}, ValueRange{empty})
+      .getResult(0);
+}
+
+Value mlir::tgc::createExtremeValue(OpBuilder &b, Location loc, Type type,
+                                    bool lowest) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(type, APFloat::getInf(floatType.getFloatSemantics(),
+                                             /*Negative=*/lowest)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt value = lowest ? APInt::getSignedMinValue(width)
+                       : APInt::getSignedMaxValue(width);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
+}
+
+Value mlir::tgc::indexToScalar(OpBuilder &b, Location loc, Value index,
+                               Type type) {
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  return convertScalar(b, loc, i64, type);
+}
+
+Value mlir::tgc::convertTensor(OpBuilder &b, Location loc, Value tensor,
+                               Type elementType) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getElementType() == elementType)
+    return tensor;
+  return buildElementwise(
+      b, loc, type.clone(elementType), tensor, nullptr,
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+}
+
+AffineMap mlir::tgc::getSelectedDimsMap(MLIRContext *ctx,
+                                        ArrayRef<bool> select) {
+  SmallVector<AffineExpr> exprs;
+  for (auto [d, selected] : llvm::enumerate(select))
+    if (selected)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(select.size(), 0, exprs, ctx);
+}
+
+Value mlir::tgc::getSelectedSizesProduct(OpBuilder &b, Location loc,
+                                         Value tensor, ArrayRef<bool> select) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t staticProduct = 1;
+  Value product;
+  for (auto [d, selected] : llvm::enumerate(select)) {
+    if (!selected)
+      continue;
+    if (!type.isDynamicDim(d)) {
+      staticProduct *= type.getDimSize(d);
+      continue;
+    }
+    Value size = tensor::DimOp::create(b, loc, tensor, d);
+    product = product ? arith::MulIOp::create(b, loc, product, size) : size;
+  }
+  Value constant = arith::ConstantIndexOp::create(b, loc, staticProduct);
+  if (!product)
+    return constant;
+  if (staticProduct == 1)
+    return product;
+  return arith::MulIOp::create(b, loc, product, constant);
+}
+
+SmallVector<Value> mlir::tgc::buildReduction(
+    OpBuilder &b, Location loc, Value input, ArrayRef<bool> reduced,
+    ValueRange keptInputs, ValueRange inits,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<bool> kept =
+      llvm::map_to_vector(reduced, [](bool r) { return !r; });
+  SmallVector<int64_t> keptShape;
+  SmallVector<OpFoldResult> keptSizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced[d])
+      continue;
+    keptShape.push_back(type.getDimSize(d));
+    keptSizes.push_back(tensor::getMixedSize(b, loc, input, d));
+  }
+  AffineMap keptMap = getSelectedDimsMap(ctx, kept);
+  SmallVector<Value> outputs;
+  SmallVector<Type> resultTypes;
+  for (Value init : inits) {
+    auto outType = RankedTensorType::get(keptShape, init.getType());
+    outputs.push_back(createFilled(b, loc, outType, keptSizes, init));
+    resultTypes.push_back(outType);
+  }
+  SmallVector<Value> inputs{input};
+  llvm::append_range(inputs, keptInputs);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  maps.append(keptInputs.size() + inits.size(), keptMap);
+  SmallVector<utils::IteratorType> iterators;
+  for (bool r : reduced)
+    iterators.push_back(r ? utils::IteratorType::reduction
+                          : utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultTypes, inputs, outputs, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+Value mlir::tgc::buildMapOverInput(
+    OpBuilder &b, Location loc, Value input, ValueRange extraInputs,
+    ArrayRef<AffineMap> extraMaps, Type resultElement,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  auto resultType = type.clone(resultElement);
+  Value init = createEmpty(b, loc, resultType, getDims(b, loc, input));
+  SmallVector<Value> inputs{input};
+  llvm::append_range(inputs, extraInputs);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  llvm::append_range(maps, extraMaps);
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc,
+                                convertScalar(nb, nloc, r, resultElement));
+      });
+  return generic.getResult(0);
+}
+
+SmallVector<ReassociationIndices>
+mlir::tgc::getUnitDimsReassociation(ArrayRef<bool> unit) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (auto [d, isUnit] : llvm::enumerate(unit)) {
+    pending.push_back(d);
+    if (!isUnit) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!pending.empty() && !groups.empty())
+    llvm::append_range(groups.back(), pending);
+  return groups;
+}
+
+Value mlir::tgc::expandUnitDims(OpBuilder &b, Location loc, Value value,
+                                ArrayRef<bool> unit) {
+  if (llvm::none_of(unit, [](bool u) { return u; }))
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> sizes = getDims(b, loc, value);
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> outputSizes;
+  int64_t source = 0;
+  for (bool isUnit : unit) {
+    if (isUnit) {
+      shape.push_back(1);
+      outputSizes.push_back(b.getIndexAttr(1));
+      continue;
+    }
+    shape.push_back(type.getDimSize(source));
+    outputSizes.push_back(sizes[source]);
+    ++source;
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      getUnitDimsReassociation(unit), outputSizes);
+}
+
+Value mlir::tgc::collapseUnitDims(OpBuilder &b, Location loc, Value value,
+                                  ArrayRef<bool> unit) {
+  if (llvm::none_of(unit, [](bool u) { return u; }))
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (auto [d, isUnit] : llvm::enumerate(unit))
+    if (!isUnit)
+      shape.push_back(type.getDimSize(d));
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      getUnitDimsReassociation(unit));
+}
+
+void mlir::tgc::broadcastLeadingDims(OpBuilder &b, Location loc,
+                                     ValueRange operands,
+                                     ArrayRef<int64_t> leadingRanks,
+                                     SmallVectorImpl<int64_t> &shape,
+                                     SmallVectorImpl<OpFoldResult> &sizes) {
+  int64_t rank = 0;
+  for (int64_t r : leadingRanks)
+    rank = std::max(rank, r);
+  shape.assign(rank, 1);
+  sizes.assign(rank, b.getIndexAttr(1));
+  SmallVector<bool> fromDynamic(rank, false);
+  for (auto [operand, leadingRank] : llvm::zip(operands, leadingRanks)) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    int64_t offset = rank - leadingRank;
+    for (int64_t d = 0; d < leadingRank; ++d) {
+      int64_t size = type.getDimSize(d);
+      int64_t &s = shape[offset + d];
+      if (size == 1)
+        continue;
+      if (ShapedType::isDynamic(size)) {
+        // `?` against a static n != 1 is n (the guards make it so); the
+        // first `?` gives the size otherwise.
+        if (s == 1) {
+          s = ShapedType::kDynamic;
+          sizes[offset + d] =
+              tensor::DimOp::create(b, loc, operand, d).getResult();
+        }
+        continue;
+      }
+      s = size;
+      sizes[offset + d] = b.getIndexAttr(size);
+    }
+  }
+}
+
+SmallVector<AffineExpr>
+mlir::tgc::getBroadcastBatchExprs(MLIRContext *ctx, RankedTensorType type,
+                                  int64_t leadingRank,
+                                  ArrayRef<int64_t> batchShape) {
+  SmallVector<AffineExpr> exprs;
+  int64_t offset = batchShape.size() - leadingRank;
+  for (int64_t d = 0; d < leadingRank; ++d) {
+    if (type.getDimSize(d) == 1 && batchShape[offset + d] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(offset + d, ctx));
+  }
+  return exprs;
+}
+
+Value mlir::tgc::buildBroadcastBatchMatmul(OpBuilder &b, Location loc,
+                                           Value lhs, Value rhs,
+                                           bool transposeRhs, Type accType) {
+  MLIRContext *ctx = b.getContext();
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t lhsBatch = lhsType.getRank() - 2, rhsBatch = rhsType.getRank() - 2;
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes;
+  broadcastLeadingDims(b, loc, {lhs, rhs}, {lhsBatch, rhsBatch}, shape, sizes);
+  int64_t batch = shape.size();
+  // Loops: batch..., n, m, k.
+  AffineExpr n = getAffineDimExpr(batch, ctx);
+  AffineExpr m = getAffineDimExpr(batch + 1, ctx);
+  AffineExpr k = getAffineDimExpr(batch + 2, ctx);
+  SmallVector<AffineExpr> lhsExprs =
+      getBroadcastBatchExprs(ctx, lhsType, lhsBatch, shape);
+  lhsExprs.append({n, k});
+  SmallVector<AffineExpr> rhsExprs =
+      getBroadcastBatchExprs(ctx, rhsType, rhsBatch, shape);
+  if (transposeRhs)
+    rhsExprs.append({m, k});
+  else
+    rhsExprs.append({k, m});
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < batch; ++d)
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+  outExprs.append({n, m});
+  int64_t loops = batch + 3;
+  SmallVector<AffineMap> maps{AffineMap::get(loops, 0, lhsExprs, ctx),
+                              AffineMap::get(loops, 0, rhsExprs, ctx),
+                              AffineMap::get(loops, 0, outExprs, ctx)};
+
+  shape.push_back(lhsType.getDimSize(lhsType.getRank() - 2));
+  sizes.push_back(tensor::getMixedSize(b, loc, lhs, lhsType.getRank() - 2));
+  int64_t mDim = transposeRhs ? rhsType.getRank() - 2 : rhsType.getRank() - 1;
+  shape.push_back(rhsType.getDimSize(mDim));
+  sizes.push_back(tensor::getMixedSize(b, loc, rhs, mDim));
+  auto outType = RankedTensorType::get(shape, accType);
+  Value zero = createScalarConstant(b, loc, accType, 0.0);
+  Value init = createFilled(b, loc, outType, sizes, zero);
+
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
+  iterators.back() = utils::IteratorType::reduction;
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{outType}, ValueRange{lhs, rhs}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value x = convertScalar(nb, nloc, args[0], accType);
+        Value y = convertScalar(nb, nloc, args[1], accType);
+        Value r;
+        if (isa<FloatType>(accType)) {
+          Value p = arith::MulFOp::create(nb, nloc, x, y);
+          r = arith::AddFOp::create(nb, nloc, args[2], p);
+        } else {
+          Value p = arith::MulIOp::create(nb, nloc, x, y);
+          r = arith::AddIOp::create(nb, nloc, args[2], p);
+        }
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+void mlir::tgc::assertDynamicSizesNonZero(OpBuilder &b, Location loc,
+                                          Value tensor, ArrayRef<bool> select,
+                                          StringRef message) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Value ok;
+  Value zero;
+  for (auto [d, selected] : llvm::enumerate(select)) {
+    if (!selected || !type.isDynamicDim(d))
+      continue;
+    if (!zero)
+      zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value size = tensor::DimOp::create(b, loc, tensor, d);
+    Value nonZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, size, zero);
+    ok = ok ? arith::AndIOp::create(b, loc, ok, nonZero) : nonZero;
+  }
+  if (ok)
+    cf::AssertOp::create(b, loc, ok, message);
+}

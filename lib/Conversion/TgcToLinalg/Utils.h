@@ -44,6 +44,125 @@ Value buildElementwise(
 Value createScalarConstant(OpBuilder &b, Location loc, Type type,
                            double value);
 
+//===----------------------------------------------------------------------===//
+// Reductions, contractions and windows (Reduction.cpp, LinearAlgebra.cpp,
+// NN.cpp)
+//===----------------------------------------------------------------------===//
+
+/// `v` as `type`: a tensor.cast when the static sizes differ (an op's
+/// result type may be more precise than the sizes a lowering derives from
+/// the operands).
+Value castToType(OpBuilder &b, Location loc, Value v, Type type);
+
+/// Where a reduction over `elementType` accumulates: f32 for f16, bf16 and
+/// f32, f64 for f64, the element type itself for integers (wrap-around).
+Type getAccumulatorType(Type elementType);
+
+/// tensor.empty of `type` (`?` sizes from `dims`, as createEmpty) filled
+/// with the scalar `value` (linalg.fill).
+Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                   ArrayRef<OpFoldResult> dims, Value value);
+
+/// -inf (`lowest`) or +inf for floats, the signed minimum or maximum for
+/// integers.
+Value createExtremeValue(OpBuilder &b, Location loc, Type type, bool lowest);
+
+/// An index value as a scalar of integer or float `type` (signed).
+Value indexToScalar(OpBuilder &b, Location loc, Value index, Type type);
+
+/// The elementwise conversion of a tensor to `elementType` (convertScalar).
+Value convertTensor(OpBuilder &b, Location loc, Value tensor, Type elementType);
+
+/// The affine map from `select.size()` dims to those dims `d` with
+/// `select[d]`, in order.
+AffineMap getSelectedDimsMap(MLIRContext *ctx, ArrayRef<bool> select);
+
+/// The product of the sizes `d` of `tensor` with `select[d]`, as an index.
+Value getSelectedSizesProduct(OpBuilder &b, Location loc, Value tensor,
+                              ArrayRef<bool> select);
+
+/// A linalg.generic reducing the dims `d` of `input` with `reduced[d]`. Its
+/// inputs are `input` and `keptInputs` (tensors over the kept dims only,
+/// such as an earlier reduction's result); it has one output per scalar of
+/// `inits`, over the kept dims, of that scalar's type and initialized to
+/// it. `body` receives the scalars of the inputs followed by the
+/// accumulators and returns the new accumulators. Returns the outputs.
+SmallVector<Value> buildReduction(
+    OpBuilder &b, Location loc, Value input, ArrayRef<bool> reduced,
+    ValueRange keptInputs, ValueRange inits,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body);
+
+/// A linalg.generic over the shape of `input` (identity map) whose further
+/// inputs `extraInputs` are indexed by `extraMaps` (from the input's dims),
+/// producing element type `resultElement`. `body` receives the scalars of
+/// all inputs and returns the result scalar (converted to
+/// `resultElement` with convertScalar).
+Value buildMapOverInput(
+    OpBuilder &b, Location loc, Value input, ValueRange extraInputs,
+    ArrayRef<AffineMap> extraMaps, Type resultElement,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+/// The reassociation that collapses the dims `d` with `unit[d]` (static
+/// size 1) into their neighbours: each joins the next kept dim, trailing
+/// ones the last kept dim. Empty when every dim is a unit dim.
+SmallVector<ReassociationIndices> getUnitDimsReassociation(ArrayRef<bool> unit);
+
+/// `value` with size-1 dims inserted where `unit[d]` (a result of rank
+/// `unit.size()`): tensor.expand_shape (keepdim, 1-D matmul operands).
+Value expandUnitDims(OpBuilder &b, Location loc, Value value,
+                     ArrayRef<bool> unit);
+
+/// `value` without its static size-1 dims `d` with `unit[d]`:
+/// tensor.collapse_shape.
+Value collapseUnitDims(OpBuilder &b, Location loc, Value value,
+                       ArrayRef<bool> unit);
+
+/// Broadcasts the leading dims of several operands (PyTorch batch
+/// dimensions): `operands[i]` contributes its first `leadingRanks[i]` dims,
+/// aligned right. A size stretches only when it is statically 1. Fills the
+/// static shape and the sizes (`?` ones through tensor.dim of the first
+/// operand with a `?` there) of the broadcast dims.
+void broadcastLeadingDims(OpBuilder &b, Location loc, ValueRange operands,
+                          ArrayRef<int64_t> leadingRanks,
+                          SmallVectorImpl<int64_t> &shape,
+                          SmallVectorImpl<OpFoldResult> &sizes);
+
+/// Affine exprs indexing the first `leadingRank` dims of an operand of
+/// type `type` within `batchShape` (the broadcast batch dims, loop dims 0 ..
+/// batchShape.size() - 1): aligned right, static-1 sizes that stretch are
+/// the constant 0.
+SmallVector<AffineExpr> getBroadcastBatchExprs(MLIRContext *ctx,
+                                               RankedTensorType type,
+                                               int64_t leadingRank,
+                                               ArrayRef<int64_t> batchShape);
+
+/// Batched matrix product with broadcasting batch dims: `lhs [..., n, k]`
+/// times `rhs [..., k, m]` (`rhs [..., m, k]` when `transposeRhs`), as a
+/// linalg.generic accumulating in `accType` (operands converted to it).
+/// Returns `[batch..., n, m]` of `accType`.
+Value buildBroadcastBatchMatmul(OpBuilder &b, Location loc, Value lhs,
+                                Value rhs, bool transposeRhs, Type accType);
+
+/// cf.assert that every size `d` of `tensor` with `select[d]` and `?` in the
+/// type is non-zero (static zeros are the caller's business).
+void assertDynamicSizesNonZero(OpBuilder &b, Location loc, Value tensor,
+                               ArrayRef<bool> select, StringRef message);
+
+/// An i1 that is true when `predicate` (an i1 of one element) holds for
+/// every element of `tensor`, and true for an empty tensor: a linalg.generic
+/// that reduces over every dimension, then tensor.extract. For the
+/// data-dependent checks (cf.assert) that precede a computation.
+Value buildAllOf(OpBuilder &b, Location loc, Value tensor,
+                 function_ref<Value(OpBuilder &, Location, Value)> predicate);
+
+/// The product of `dims` as an index value (1 for none).
+Value buildNumElements(OpBuilder &b, Location loc,
+                       ArrayRef<OpFoldResult> dims);
+
+/// `idx` (index) clamped to [0, size - 1], so that a load at it stays in
+/// bounds whenever size > 0.
+Value clampIndex(OpBuilder &b, Location loc, Value idx, Value size);
+
 } // namespace mlir::tgc
 
 #endif // TGC_LIB_CONVERSION_TGCTOLINALG_UTILS_H

@@ -1,0 +1,99 @@
+//===- CpuCompiler.h - compile a tgc function for the host CPU --*- C++ -*-===//
+//
+// Compiles one tgc function with tgc-cpu-pipeline and JIT-compiles the
+// result (entry point and guard function) with MLIR's ExecutionEngine at
+// -O3 for the host CPU, OpenMP from LLVM's libomp. Runs the entry point on
+// host tensors. Used by tgc-run and the C API.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_COMPILER_CPUCOMPILER_H
+#define TGC_COMPILER_CPUCOMPILER_H
+
+#include "tgc/Reference/HostTensor.h"
+#include "tgc/Runtime/tgc_runtime.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace mlir::tgc {
+
+struct CpuCompileOptions {
+  /// Shape policy for `?` sizes: static, dynamic or auto.
+  std::string policy = "dynamic";
+  bool specializeZeroOne = true;
+  bool duckSizing = true;
+  /// Example shape per argument (empty: none), the hints of the symbols.
+  std::vector<std::vector<int64_t>> exampleShapes;
+  bool fuse = true;
+  bool openmp = true;
+  unsigned optLevel = 3;
+  /// Shared libraries the JIT resolves symbols from (libomp by default).
+  std::vector<std::string> sharedLibs;
+};
+
+struct CpuCompileStats {
+  double compileMs = 0;
+  /// Loop nests (parallel regions and sequential loops at the top level of
+  /// the entry function) after fusion.
+  int64_t kernels = 0;
+  /// Bytes of the intermediate-buffer arena and the peak of live bytes for
+  /// the example sizes; -1 when the function was not memory-planned.
+  int64_t arenaBytes = -1;
+  int64_t peakBytes = -1;
+};
+
+class CompiledCpuFunction {
+public:
+  ~CompiledCpuFunction();
+  CompiledCpuFunction(CompiledCpuFunction &&) noexcept;
+  CompiledCpuFunction &operator=(CompiledCpuFunction &&) noexcept;
+
+  /// Compiles `entry` of `module` (the module is cloned, not changed).
+  /// Errors (diagnostics of the pipeline, JIT failures) go to `error`.
+  static std::unique_ptr<CompiledCpuFunction>
+  compile(ModuleOp module, StringRef entry, const CpuCompileOptions &options,
+          std::string &error);
+
+  /// The native guard function and its readable metadata.
+  tgc_guard_fn guard() const { return guardFn; }
+  const tgc_guard_set_info *guardInfo() const { return guardSetInfo; }
+  /// "text (reason)" of each guard, in order.
+  std::vector<std::string> guardDescriptions() const;
+
+  const CpuCompileStats &stats() const { return compileStats; }
+
+  /// Runs the entry point on `args` (one host tensor per argument, in
+  /// order; out buffers are written in place) and returns its results.
+  /// The caller runs the guards first: the compiled code assumes them.
+  FailureOr<std::vector<ref::HostTensor>>
+  run(MutableArrayRef<ref::HostTensor> args, std::string &error) const;
+
+private:
+  CompiledCpuFunction();
+
+  std::unique_ptr<ExecutionEngine> engine;
+  std::string entryName;
+  std::vector<RankedTensorType> argTypes, resultTypes;
+  tgc_guard_fn guardFn = nullptr;
+  const tgc_guard_set_info *guardSetInfo = nullptr;
+  CpuCompileStats compileStats;
+};
+
+/// Descriptors of host tensors for guard functions (`strides` keeps the
+/// strides alive).
+std::vector<tgc_arg_desc>
+describeArguments(MutableArrayRef<ref::HostTensor> args,
+                  std::vector<std::vector<int64_t>> &strides);
+
+} // namespace mlir::tgc
+
+#endif // TGC_COMPILER_CPUCOMPILER_H

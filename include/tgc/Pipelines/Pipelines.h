@@ -1,0 +1,55 @@
+//===- Pipelines.h - TGC's compilation pipelines ----------------*- C++ -*-===//
+
+#ifndef TGC_PIPELINES_PIPELINES_H
+#define TGC_PIPELINES_PIPELINES_H
+
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::tgc {
+
+/// Options of tgc-cpu-pipeline: the frontend's plus code generation.
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  Option<std::string> defaultPolicy{
+      *this, "default-policy", llvm::cl::desc("static | dynamic | auto"),
+      llvm::cl::init("dynamic")};
+  Option<bool> specializeZeroOne{*this, "specialize-zero-one",
+                                 llvm::cl::desc("Specialize sizes 0 and 1"),
+                                 llvm::cl::init(true)};
+  Option<bool> duckSizing{
+      *this, "duck-sizing",
+      llvm::cl::desc("Dynamic sizes with equal examples share a symbol"),
+      llvm::cl::init(true)};
+  ListOption<std::string> exampleShapes{
+      *this, "example-shapes",
+      llvm::cl::desc("Example sizes per argument: ARG=D0xD1x...")};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Fuse elementwise producers into consumers"),
+                    llvm::cl::init(true)};
+  Option<bool> openmp{*this, "openmp",
+                      llvm::cl::desc("Run parallel loops with OpenMP"),
+                      llvm::cl::init(true)};
+  Option<bool> lowerToLLVM{
+      *this, "lower-to-llvm",
+      llvm::cl::desc("Lower to the LLVM dialect (off: stop after "
+                     "bufferization and loops, for inspection)"),
+      llvm::cl::init(true)};
+};
+
+/// tgc (with example sizes) -> symbolic shapes and guards -> linalg on
+/// tensors -> fusion -> one-shot bufferization (out buffers in place) ->
+/// parallel loops -> OpenMP -> LLVM dialect, with the guard functions.
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+
+/// The last stage of tgc-cpu-pipeline: loops, memrefs and OpenMP to the
+/// LLVM dialect (used separately by tools that inspect the loops first).
+void buildCpuLoopsToLLVMPipeline(OpPassManager &pm);
+
+/// Registers tgc-cpu-pipeline.
+void registerCpuPipeline();
+
+} // namespace mlir::tgc
+
+#endif // TGC_PIPELINES_PIPELINES_H

@@ -1,0 +1,337 @@
+//===- CpuCompiler.cpp - compile a tgc function for the host CPU ----------===//
+
+#include "tgc/Compiler/CpuCompiler.h"
+
+#include "tgc/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+#ifndef TGC_LIBOMP_PATH
+#define TGC_LIBOMP_PATH ""
+#endif
+
+CompiledCpuFunction::CompiledCpuFunction() = default;
+CompiledCpuFunction::~CompiledCpuFunction() = default;
+CompiledCpuFunction::CompiledCpuFunction(CompiledCpuFunction &&) noexcept =
+    default;
+CompiledCpuFunction &
+CompiledCpuFunction::operator=(CompiledCpuFunction &&) noexcept = default;
+
+namespace {
+
+/// Collects the diagnostics of a pipeline run into a string.
+class ErrorCollector {
+public:
+  explicit ErrorCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(text);
+          os << diag.getLocation() << ": ";
+          switch (diag.getSeverity()) {
+          case DiagnosticSeverity::Error:
+            os << "error: ";
+            break;
+          case DiagnosticSeverity::Warning:
+            os << "warning: ";
+            break;
+          default:
+            os << "note: ";
+            break;
+          }
+          os << diag << "\n";
+          for (Diagnostic &note : diag.getNotes()) {
+            std::string text = note.str();
+            if (StringRef(text).starts_with("see current operation"))
+              continue;
+            os << "  note: " << text << "\n";
+          }
+          return success();
+        }) {}
+  std::string text;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+/// Loop nests at the top level of a function: the kernels.
+int64_t countKernels(func::FuncOp func) {
+  int64_t n = 0;
+  for (Operation &op : func.getBody().getOps())
+    if (isa<omp::ParallelOp, scf::ParallelOp, scf::ForOp, scf::WhileOp>(op))
+      ++n;
+  return n;
+}
+
+/// Fields of an LLVM memref descriptor of `rank`: two pointers, the offset,
+/// sizes and strides, each 8 bytes.
+int64_t descriptorFields(int64_t rank) { return 3 + 2 * rank; }
+
+} // namespace
+
+std::vector<tgc_arg_desc>
+mlir::tgc::describeArguments(MutableArrayRef<ref::HostTensor> args,
+                             std::vector<std::vector<int64_t>> &strides) {
+  std::vector<tgc_arg_desc> descs;
+  strides.assign(args.size(), {});
+  for (auto [i, t] : llvm::enumerate(args)) {
+    std::vector<int64_t> &st = strides[i];
+    st.resize(t.rank());
+    int64_t s = 1;
+    for (int64_t d = t.rank() - 1; d >= 0; --d) {
+      st[d] = s;
+      s *= t.shape()[d];
+    }
+    tgc_arg_desc desc = {};
+    desc.data = t.data();
+    desc.sizes = t.shape().data();
+    desc.strides = st.data();
+    desc.rank = t.rank();
+    desc.dtype = static_cast<int32_t>(t.dtype());
+    desc.device_type = TGC_DEVICE_CPU;
+    descs.push_back(desc);
+  }
+  return descs;
+}
+
+std::unique_ptr<CompiledCpuFunction>
+CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
+                             const CpuCompileOptions &options,
+                             std::string &error) {
+  static std::once_flag initTargets;
+  std::call_once(initTargets, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto start = std::chrono::steady_clock::now();
+  MLIRContext *ctx = source.getContext();
+  OwningOpRef<ModuleOp> module = cast<ModuleOp>(source->clone());
+  auto func = module->lookupSymbol<func::FuncOp>(entry);
+  if (!func || func.isExternal()) {
+    error = ("no function @" + entry + " with a body in the module").str();
+    return nullptr;
+  }
+  // Only the entry is compiled (options such as example shapes are its).
+  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (other != func && !other.isExternal())
+      other.erase();
+  std::unique_ptr<CompiledCpuFunction> result(new CompiledCpuFunction());
+  result->entryName = entry.str();
+  for (Type t : func.getArgumentTypes()) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt) {
+      error = "argument types other than ranked tensors are not supported "
+              "by the CPU compiler yet";
+      return nullptr;
+    }
+    result->argTypes.push_back(rt);
+  }
+  for (Type t : func.getResultTypes()) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt) {
+      error = "result types other than ranked tensors are not supported";
+      return nullptr;
+    }
+    result->resultTypes.push_back(rt);
+  }
+
+  CpuPipelineOptions pipeline;
+  pipeline.defaultPolicy = options.policy;
+  pipeline.specializeZeroOne = options.specializeZeroOne;
+  pipeline.duckSizing = options.duckSizing;
+  pipeline.fuse = options.fuse;
+  pipeline.openmp = options.openmp;
+  pipeline.lowerToLLVM = false;
+  SmallVector<std::string> examples;
+  for (auto [i, shape] : llvm::enumerate(options.exampleShapes))
+    if (!shape.empty())
+      examples.push_back(std::to_string(i) + "=" + formatShape(shape));
+  pipeline.exampleShapes = examples;
+
+  ErrorCollector diagnostics(ctx);
+  PassManager toLoops(ctx);
+  buildCpuPipeline(toLoops, pipeline);
+  if (failed(toLoops.run(*module))) {
+    error = "compilation failed:\n" + diagnostics.text;
+    return nullptr;
+  }
+  if (auto f = module->lookupSymbol<func::FuncOp>(entry))
+    result->compileStats.kernels = countKernels(f);
+  PassManager toLLVM(ctx);
+  buildCpuLoopsToLLVMPipeline(toLLVM);
+  if (failed(toLLVM.run(*module))) {
+    error = "lowering to LLVM failed:\n" + diagnostics.text;
+    return nullptr;
+  }
+
+  DialectRegistry registry;
+  registerAllToLLVMIRTranslations(registry);
+  ctx->appendDialectRegistry(registry);
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
+                                /*targetMachine=*/nullptr);
+  std::vector<std::string> libs = options.sharedLibs;
+  if (libs.empty() && options.openmp && std::strlen(TGC_LIBOMP_PATH))
+    libs.push_back(TGC_LIBOMP_PATH);
+  if (options.sharedLibs.empty())
+    libs.push_back(TGC_C_RUNNER_UTILS_PATH);
+  SmallVector<StringRef> libRefs(libs.begin(), libs.end());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.sharedLibPaths = libRefs;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine) {
+    error = "JIT compilation failed: " + llvm::toString(engine.takeError()) +
+            "\n" + diagnostics.text;
+    return nullptr;
+  }
+  result->engine = std::move(*engine);
+  auto guard = result->engine->lookup("tgc_guard_" + entry.str());
+  auto info = result->engine->lookup("tgc_guard_info_" + entry.str());
+  if (!guard || !info) {
+    error = "the compiled module has no guard function for @" + entry.str();
+    if (!guard)
+      error += ": " + llvm::toString(guard.takeError());
+    if (!info)
+      error += ": " + llvm::toString(info.takeError());
+    return nullptr;
+  }
+  result->guardFn = reinterpret_cast<tgc_guard_fn>(*guard);
+  result->guardSetInfo = static_cast<const tgc_guard_set_info *>(*info);
+  result->compileStats.compileMs =
+      std::chrono::duration<double, std::milli>(
+          std::chrono::steady_clock::now() - start)
+          .count();
+  return result;
+}
+
+std::vector<std::string> CompiledCpuFunction::guardDescriptions() const {
+  std::vector<std::string> out;
+  if (!guardSetInfo)
+    return out;
+  for (int32_t i = 0; i < guardSetInfo->num_guards; ++i)
+    out.push_back(std::string(guardSetInfo->guards[i].text) + " (" +
+                  guardSetInfo->guards[i].reason + ")");
+  return out;
+}
+
+FailureOr<std::vector<ref::HostTensor>>
+CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
+                         std::string &error) const {
+  if (args.size() != argTypes.size()) {
+    error = "@" + entryName + " takes " + std::to_string(argTypes.size()) +
+            " arguments, got " + std::to_string(args.size());
+    return failure();
+  }
+  // Storage for every field of every argument descriptor, then one pointer
+  // per field: the packed calling convention of ExecutionEngine.
+  std::vector<std::vector<int64_t>> fields(args.size());
+  std::vector<void *> packed;
+  for (auto [i, t] : llvm::enumerate(args)) {
+    int64_t rank = t.rank();
+    if (rank != argTypes[i].getRank()) {
+      error = "argument " + std::to_string(i) + " has rank " +
+              std::to_string(rank) + ", the function expects " +
+              std::to_string(argTypes[i].getRank());
+      return failure();
+    }
+    std::vector<int64_t> &f = fields[i];
+    f.resize(descriptorFields(rank));
+    void *data = t.data();
+    std::memcpy(&f[0], &data, sizeof(void *));
+    std::memcpy(&f[1], &data, sizeof(void *));
+    f[2] = 0;
+    int64_t stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      f[3 + d] = t.shape()[d];
+      f[3 + rank + d] = stride;
+      stride *= t.shape()[d];
+    }
+  }
+  for (std::vector<int64_t> &f : fields)
+    for (int64_t &field : f)
+      packed.push_back(&field);
+  int64_t resultWords = 0;
+  for (RankedTensorType t : resultTypes)
+    resultWords += descriptorFields(t.getRank());
+  std::vector<int64_t> resultStorage(std::max<int64_t>(resultWords, 1), 0);
+  if (!resultTypes.empty())
+    packed.push_back(resultStorage.data());
+  if (llvm::Error err =
+          engine->invokePacked(entryName, MutableArrayRef<void *>(packed))) {
+    error = "running @" + entryName + " failed: " +
+            llvm::toString(std::move(err));
+    return failure();
+  }
+
+  // Copy the results out, then free the buffers the function allocated
+  // (not the caller's: a result may be an argument's buffer).
+  std::set<const void *> argData;
+  for (ref::HostTensor &t : args)
+    argData.insert(t.data());
+  std::set<void *> freed;
+  std::vector<ref::HostTensor> results;
+  int64_t word = 0;
+  for (RankedTensorType type : resultTypes) {
+    int64_t rank = type.getRank();
+    int64_t *f = &resultStorage[word];
+    void *allocated, *aligned;
+    std::memcpy(&allocated, &f[0], sizeof(void *));
+    std::memcpy(&aligned, &f[1], sizeof(void *));
+    int64_t offset = f[2];
+    std::optional<ref::DType> dtype = ref::dtypeOf(type.getElementType());
+    if (!dtype) {
+      error = "unsupported result element type";
+      return failure();
+    }
+    std::vector<int64_t> shape(f + 3, f + 3 + rank);
+    ref::HostTensor out(*dtype, shape);
+    size_t elem = ref::elementBytes(*dtype);
+    const char *base = static_cast<const char *>(aligned) + offset * elem;
+    // Results are dense row-major after bufferization with identity
+    // layouts; copy element by element through the strides to be safe.
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t n = 0; n < out.numel(); ++n) {
+      int64_t off = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        off += index[d] * f[3 + rank + d];
+      std::memcpy(static_cast<char *>(out.data()) + n * elem,
+                  base + off * elem, elem);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++index[d] < shape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    results.push_back(std::move(out));
+    bool owned = allocated && !argData.count(allocated);
+    if (owned && freed.insert(allocated).second)
+      std::free(allocated);
+    word += descriptorFields(rank);
+  }
+  return results;
+}

@@ -1,0 +1,107 @@
+//===- CpuPipeline.cpp - tgc to LLVM for the host CPU ---------------------===//
+
+#include "tgc/Pipelines/Pipelines.h"
+
+#include "tgc/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
+                                 const CpuPipelineOptions &options) {
+  // Frontend: symbolic shapes and guards (kept as guard sets, lowered last).
+  FrontendPipelineOptions frontend;
+  frontend.defaultPolicy = options.defaultPolicy;
+  frontend.specializeZeroOne = options.specializeZeroOne;
+  frontend.duckSizing = options.duckSizing;
+  frontend.exampleShapes = SmallVector<std::string>(
+      options.exampleShapes.begin(), options.exampleShapes.end());
+  frontend.device = "cpu";
+  // Guards are lowered right away: they check the tensor signature, which
+  // bufferization turns into memrefs.
+  frontend.lowerGuards = true;
+  buildFrontendPipeline(pm, frontend);
+
+  // Fusion groups, then linalg on tensors with one parallel loop nest per
+  // group; elementwise ops inside a loop fuse into each other.
+  pm.addPass(createCanonicalizerPass());
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createTgcFuse());
+  pm.addPass(createTgcToLinalg());
+  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+  pm.addNestedPass<func::FuncOp>(createTgcFormKernels());
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Bufferization: out buffers are written in place (empty tensors whose
+  // value lands in an out buffer become that buffer).
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  // Intermediate buffers become views of one arena per call; the small
+  // per-iteration temporaries of a kernel go on the stack.
+  pm.addNestedPass<func::FuncOp>(createTgcPlanMemory());
+  bufferization::PromoteBuffersToStackPassOptions stack;
+  stack.maxAllocSizeInBytes = 64 * 1024;
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass(stack));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+
+  // Loops: each kernel's scf.forall runs its iterations in parallel with
+  // OpenMP; the loops inside an iteration are sequential (and vectorized
+  // by LLVM).
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  if (options.openmp)
+    pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addNestedPass<func::FuncOp>(createTgcHoistAllocas());
+  if (!options.lowerToLLVM)
+    return;
+  buildCpuLoopsToLLVMPipeline(pm);
+}
+
+void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // Math: rsqrt as 1/sqrt (glibc has no rsqrtf), integer powers as
+  // functions, the rest through libm (LLVM's expansions of expm1/log1p
+  // lose accuracy near 0).
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"rsqrt"};
+  pm.addPass(math::createMathExpandOpsPass(expand));
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tgc::registerCpuPipeline() {
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "tgc-cpu-pipeline",
+      "tgc to the LLVM dialect for the host CPU: symbolic shapes and guards, "
+      "linalg, fusion, bufferization with out buffers in place, OpenMP "
+      "parallel loops, native guard functions",
+      buildCpuPipeline);
+}

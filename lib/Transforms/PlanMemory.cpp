@@ -1,0 +1,388 @@
+//===- PlanMemory.cpp - intermediate buffers in one arena -----------------===//
+//
+// Liveness-based arena planning over symbolic sizes. See the pass
+// description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Transforms/Passes.h"
+
+#include "tgc/Analysis/ShapeEnv.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+namespace mlir::tgc {
+#define GEN_PASS_DEF_TGCPLANMEMORY
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace mlir::tgc
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+namespace {
+
+constexpr int64_t kAlignment = 64;
+
+struct Buffer {
+  memref::AllocOp alloc;
+  int64_t start, end; // op positions in the block, inclusive
+  AffineExpr bytes;   // aligned size
+  unsigned slot = 0;
+};
+
+/// Sizes of the function's memref arguments as ShapeEnv symbols, and index
+/// values as expressions of them.
+class SizeModel {
+public:
+  SizeModel(ShapeEnv &env, func::FuncOp func) : env(env), func(func) {}
+
+  /// The expression of an index value, or null when it depends on something
+  /// computed in the body (not known at the function's entry).
+  AffineExpr exprOf(Value v) {
+    if (auto it = cache.find(v); it != cache.end())
+      return it->second;
+    AffineExpr e = compute(v);
+    cache[v] = e;
+    return e;
+  }
+
+  AffineExpr argDim(unsigned arg, int64_t dim) {
+    auto key = std::make_pair(arg, dim);
+    if (auto it = argDims.find(key); it != argDims.end())
+      return it->second;
+    SymbolInfo info;
+    info.name = "arg" + std::to_string(arg) + "_dim" + std::to_string(dim);
+    info.kind = SymbolKind::Input;
+    info.range = {0, std::nullopt};
+    info.arg = arg;
+    info.dim = dim;
+    AffineExpr e = env.addSymbol(info);
+    argDims[key] = e;
+    order.push_back(key);
+    return e;
+  }
+
+  /// (arg, dim) of each symbol, in symbol order.
+  ArrayRef<std::pair<unsigned, int64_t>> symbolOrigins() const {
+    return order;
+  }
+
+  /// Materializes `e` with arith ops at `b` (memref.dim of the arguments
+  /// for the symbols).
+  Value materialize(OpBuilder &b, Location loc, AffineExpr e) {
+    switch (e.getKind()) {
+    case AffineExprKind::Constant:
+      return arith::ConstantIndexOp::create(
+          b, loc, cast<AffineConstantExpr>(e).getValue());
+    case AffineExprKind::SymbolId: {
+      unsigned pos = cast<AffineSymbolExpr>(e).getPosition();
+      auto [arg, dim] = order[pos];
+      if (auto it = dimValues.find(pos); it != dimValues.end())
+        return it->second;
+      Value v = memref::DimOp::create(b, loc, func.getArgument(arg), dim);
+      dimValues[pos] = v;
+      return v;
+    }
+    default:
+      break;
+    }
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    Value l = materialize(b, loc, bin.getLHS());
+    Value r = materialize(b, loc, bin.getRHS());
+    switch (e.getKind()) {
+    case AffineExprKind::Add:
+      return arith::AddIOp::create(b, loc, l, r);
+    case AffineExprKind::Mul:
+      return arith::MulIOp::create(b, loc, l, r);
+    case AffineExprKind::FloorDiv:
+      return arith::FloorDivSIOp::create(b, loc, l, r);
+    case AffineExprKind::CeilDiv:
+      return arith::CeilDivSIOp::create(b, loc, l, r);
+    default:
+      return arith::RemSIOp::create(b, loc, l, r);
+    }
+  }
+
+private:
+  AffineExpr compute(Value v) {
+    APInt cst;
+    if (matchPattern(v, m_ConstantInt(&cst)))
+      return env.constant(cst.getSExtValue());
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return {};
+    if (auto dim = dyn_cast<memref::DimOp>(def)) {
+      auto arg = dyn_cast<BlockArgument>(dim.getSource());
+      std::optional<int64_t> index = dim.getConstantIndex();
+      if (!arg || arg.getOwner() != &func.front() || !index)
+        return {};
+      auto type = cast<MemRefType>(arg.getType());
+      if (*index < 0 || *index >= type.getRank())
+        return {};
+      if (!type.isDynamicDim(*index))
+        return env.constant(type.getDimSize(*index));
+      return argDim(arg.getArgNumber(), *index);
+    }
+    auto binary = [&]() -> std::pair<AffineExpr, AffineExpr> {
+      return {exprOf(def->getOperand(0)), exprOf(def->getOperand(1))};
+    };
+    return llvm::TypeSwitch<Operation *, AffineExpr>(def)
+        .Case([&](arith::IndexCastOp c) { return exprOf(c.getIn()); })
+        .Case([&](arith::AddIOp) {
+          auto [a, b] = binary();
+          return a && b ? a + b : AffineExpr();
+        })
+        .Case([&](arith::SubIOp) {
+          auto [a, b] = binary();
+          return a && b ? a - b : AffineExpr();
+        })
+        .Case([&](arith::MulIOp) {
+          auto [a, b] = binary();
+          return a && b ? a * b : AffineExpr();
+        })
+        .Case<arith::FloorDivSIOp, arith::CeilDivSIOp, arith::DivSIOp,
+              arith::DivUIOp>([&](Operation *op) {
+          auto [a, b] = binary();
+          auto c = b ? dyn_cast<AffineConstantExpr>(b) : AffineConstantExpr();
+          if (!a || !c || c.getValue() <= 0)
+            return AffineExpr();
+          // Sizes are non-negative: truncating division is floor division.
+          return isa<arith::CeilDivSIOp>(op) ? a.ceilDiv(c) : a.floorDiv(c);
+        })
+        .Default([](Operation *) { return AffineExpr(); });
+  }
+
+  ShapeEnv &env;
+  func::FuncOp func;
+  DenseMap<Value, AffineExpr> cache;
+  std::map<std::pair<unsigned, int64_t>, AffineExpr> argDims;
+  std::vector<std::pair<unsigned, int64_t>> order;
+  DenseMap<unsigned, Value> dimValues;
+};
+
+/// Ancestor of `op` in `block`, if any.
+Operation *ancestorIn(Block &block, Operation *op) {
+  while (op && op->getBlock() != &block)
+    op = op->getParentOp();
+  return op;
+}
+
+struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
+  using TgcPlanMemoryBase::TgcPlanMemoryBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    Block &block = func.front();
+    DenseMap<Operation *, int64_t> position;
+    int64_t n = 0;
+    for (Operation &op : block)
+      position[&op] = n++;
+
+    ShapeEnv env(&getContext());
+    SizeModel sizes(env, func);
+    std::vector<Buffer> buffers;
+    for (Operation &op : block) {
+      auto alloc = dyn_cast<memref::AllocOp>(op);
+      if (!alloc || !alloc.getType().getLayout().isIdentity() ||
+          !alloc.getSymbolOperands().empty())
+        continue;
+      MemRefType type = alloc.getType();
+      if (!type.getElementType().isIntOrFloat())
+        continue;
+      // Size in bytes.
+      int64_t elem = std::max<int64_t>(
+          1, (type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+      AffineExpr bytes = env.constant(elem);
+      unsigned dyn = 0;
+      bool known = true;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (!type.isDynamicDim(d)) {
+          bytes = bytes * type.getDimSize(d);
+          continue;
+        }
+        AffineExpr e = sizes.exprOf(alloc.getDynamicSizes()[dyn++]);
+        if (!e) {
+          known = false;
+          break;
+        }
+        bytes = bytes * e;
+      }
+      if (!known)
+        continue;
+      // Lifetime: the last use of the buffer or of a view of it; a
+      // returned (or otherwise escaping) buffer is not planned.
+      int64_t end = position[alloc];
+      bool escapes = false;
+      SmallVector<Value> worklist = {alloc.getResult()};
+      while (!worklist.empty() && !escapes) {
+        Value v = worklist.pop_back_val();
+        for (OpOperand &use : v.getUses()) {
+          Operation *user = use.getOwner();
+          if (isa<func::ReturnOp>(user) ||
+              (isa<memref::StoreOp>(user) && use.getOperandNumber() == 0)) {
+            escapes = true;
+            break;
+          }
+          if (isa<ViewLikeOpInterface>(user) ||
+              isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
+                  memref::CastOp, memref::ReinterpretCastOp>(user))
+            for (Value r : user->getResults())
+              worklist.push_back(r);
+          Operation *top = ancestorIn(block, user);
+          if (!top) {
+            escapes = true;
+            break;
+          }
+          end = std::max(end, position[top]);
+        }
+      }
+      if (escapes)
+        continue;
+      AffineExpr aligned = env.canonicalize(bytes.ceilDiv(kAlignment) *
+                                            kAlignment);
+      buffers.push_back({alloc, position[alloc], end, aligned});
+    }
+    if (buffers.empty())
+      return;
+
+    // Slots: first fit among free slots that are large enough for every
+    // argument size.
+    struct Slot {
+      AffineExpr bytes;
+      int64_t busyUntil;
+    };
+    std::vector<Slot> slots;
+    Location loc = func.getLoc();
+    for (Buffer &b : buffers) {
+      bool placed = false;
+      for (auto [i, s] : llvm::enumerate(slots)) {
+        if (s.busyUntil >= b.start)
+          continue;
+        if (env.implies({}, {ConstraintKind::ge, s.bytes, b.bytes, loc, ""})) {
+          b.slot = i;
+          s.busyUntil = b.end;
+          placed = true;
+          break;
+        }
+      }
+      if (!placed) {
+        b.slot = slots.size();
+        slots.push_back({b.bytes, b.end});
+      }
+    }
+    std::vector<AffineExpr> offsets;
+    AffineExpr total = env.constant(0);
+    for (Slot &s : slots) {
+      offsets.push_back(env.canonicalize(total));
+      total = total + s.bytes;
+    }
+    total = env.canonicalize(total);
+
+    // Peak of live bytes: at each buffer's allocation, the buffers alive.
+    SmallVector<AffineExpr> peaks;
+    for (const Buffer &b : buffers) {
+      AffineExpr live = env.constant(0);
+      for (const Buffer &o : buffers)
+        if (o.start <= b.start && o.end >= b.start)
+          live = live + o.bytes;
+      peaks.push_back(env.canonicalize(live));
+    }
+
+    if (check && failed(verifyPlan(func, env, buffers, offsets, total)))
+      return signalPassFailure();
+
+    // Rewrite: the arena at the entry, a view per buffer.
+    OpBuilder builder(&getContext());
+    builder.setInsertionPointToStart(&block);
+    Value arenaBytes = sizes.materialize(builder, loc, total);
+    auto arenaType =
+        MemRefType::get({ShapedType::kDynamic}, builder.getI8Type());
+    Value arena = memref::AllocOp::create(builder, loc, arenaType,
+                                          ValueRange{arenaBytes},
+                                          builder.getI64IntegerAttr(kAlignment));
+    std::vector<Value> offsetValues;
+    for (AffineExpr o : offsets)
+      offsetValues.push_back(sizes.materialize(builder, loc, o));
+    for (Buffer &b : buffers) {
+      builder.setInsertionPoint(b.alloc);
+      Value view = memref::ViewOp::create(builder, b.alloc.getLoc(),
+                                          b.alloc.getType(), arena,
+                                          offsetValues[b.slot],
+                                          b.alloc.getDynamicSizes());
+      b.alloc.replaceAllUsesWith(view);
+      // The buffer's own deallocation (if any) now frees nothing.
+      for (Operation *user : llvm::make_early_inc_range(view.getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      b.alloc.erase();
+    }
+
+    // Record the plan: maps over the argument sizes the plan uses.
+    SmallVector<int64_t> dims;
+    for (auto [arg, dim] : sizes.symbolOrigins()) {
+      dims.push_back(arg);
+      dims.push_back(dim);
+    }
+    unsigned numSymbols = env.getNumSymbols();
+    auto mapOf = [&](AffineExpr e) {
+      return AffineMapAttr::get(AffineMap::get(0, numSymbols, e));
+    };
+    SmallVector<Attribute> peakMaps;
+    for (AffineExpr p : peaks)
+      peakMaps.push_back(mapOf(p));
+    NamedAttrList plan;
+    plan.append("buffers", builder.getI64IntegerAttr(buffers.size()));
+    plan.append("slots", builder.getI64IntegerAttr(slots.size()));
+    plan.append("arena_bytes", mapOf(total));
+    plan.append("peak_bytes", builder.getArrayAttr(peakMaps));
+    plan.append("dims", builder.getDenseI64ArrayAttr(dims));
+    func->setAttr("tgc.memory_plan", plan.getDictionary(&getContext()));
+    if (report)
+      func.emitRemark() << "tgc-plan-memory: " << buffers.size()
+                      << " intermediate buffers in " << slots.size()
+                      << " slots; arena " << env.str(total) << " bytes";
+  }
+
+  /// Every two buffers alive at once occupy disjoint bytes, and every
+  /// buffer lies inside the arena, for all argument sizes.
+  LogicalResult verifyPlan(func::FuncOp func, ShapeEnv &env,
+                           ArrayRef<Buffer> buffers,
+                           ArrayRef<AffineExpr> offsets, AffineExpr total) {
+    Location loc = func.getLoc();
+    auto holds = [&](AffineExpr l, AffineExpr r) {
+      return env.implies({}, {ConstraintKind::le, l, r, loc, ""});
+    };
+    for (auto [i, a] : llvm::enumerate(buffers)) {
+      memref::AllocOp aAlloc = a.alloc;
+      AffineExpr aEnd = offsets[a.slot] + a.bytes;
+      if (!holds(aEnd, total))
+        return aAlloc.emitError("tgc-plan-memory check: buffer may extend "
+                                 "past the arena (")
+               << env.str(env.canonicalize(aEnd)) << " > "
+               << env.str(total) << ")";
+      for (const Buffer &b : buffers.drop_front(i + 1)) {
+        bool overlapInTime = a.start <= b.end && b.start <= a.end;
+        if (!overlapInTime)
+          continue;
+        AffineExpr bEnd = offsets[b.slot] + b.bytes;
+        if (!holds(aEnd, offsets[b.slot]) && !holds(bEnd, offsets[a.slot]))
+          return aAlloc.emitError("tgc-plan-memory check: this buffer and "
+                                  "the one at ")
+                 << memref::AllocOp(b.alloc).getLoc()
+                 << " are alive at the same time and may overlap";
+      }
+    }
+    return success();
+  }
+};
+
+} // namespace

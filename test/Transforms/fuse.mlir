@@ -1,0 +1,96 @@
+// RUN: tgc-opt %s -tgc-fuse | FileCheck %s
+// The fused IR is valid and round-trips.
+// RUN: tgc-opt %s -tgc-fuse | tgc-opt | FileCheck %s
+
+// A vertical chain with a broadcast (bias add): one elementwise group.
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[G:.*]] = tgc.fusion_group "elementwise" ins(%arg0, %arg1 : tensor<?x64xf32>, tensor<64xf32>)
+// CHECK: tgc.add
+// CHECK-NEXT: tgc.relu
+// CHECK-NEXT: tgc.mul
+// CHECK-NEXT: tgc.yield
+// CHECK: return %[[G]]
+
+func.func @chain(%x: tensor<?x64xf32>, %b: tensor<64xf32>) -> tensor<?x64xf32> {
+  %0 = tgc.add %x, %b : tensor<?x64xf32>, tensor<64xf32> -> tensor<?x64xf32>
+  %1 = tgc.relu %0 : tensor<?x64xf32>
+  %2 = tgc.mul %1, %1 : tensor<?x64xf32>
+  return %2 : tensor<?x64xf32>
+}
+
+// Softmax followed by the entropy -(p * log(p + eps)).sum(-1): one row-wise
+// group (each row is independent), the small constant an input.
+// CHECK-LABEL: func.func @entropy
+// CHECK: tgc.constant
+// CHECK-NEXT: tgc.fusion_group "rows"
+// CHECK: tgc.softmax
+// CHECK: tgc.log
+// CHECK: tgc.sum
+// CHECK-NEXT: tgc.neg
+// CHECK-NEXT: tgc.yield
+
+func.func @entropy(%x: tensor<?x1000xf32>) -> tensor<?xf32> {
+  %p = tgc.softmax %x dim = 1 : tensor<?x1000xf32>
+  %eps = tgc.constant dense<1.0e-8> : tensor<f32>
+  %q = tgc.add %p, %eps : tensor<?x1000xf32>, tensor<f32> -> tensor<?x1000xf32>
+  %l = tgc.log %q : tensor<?x1000xf32>
+  %m = tgc.mul %p, %l : tensor<?x1000xf32>
+  %s = tgc.sum %m dims [1] : tensor<?x1000xf32> -> tensor<?xf32>
+  %e = tgc.neg %s : tensor<?xf32>
+  return %e : tensor<?xf32>
+}
+
+// Layer norm with its epilogue.
+// CHECK-LABEL: func.func @ln_gelu
+// CHECK: tgc.fusion_group "rows"
+// CHECK: tgc.layer_norm
+// CHECK-NEXT: tgc.gelu
+
+func.func @ln_gelu(%x: tensor<?x768xf32>, %w: tensor<768xf32>, %b: tensor<768xf32>) -> tensor<?x768xf32> {
+  %y = tgc.layer_norm %x weight(%w : tensor<768xf32>) bias(%b : tensor<768xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x768xf32>
+  %g = tgc.gelu %y : tensor<?x768xf32>
+  return %g : tensor<?x768xf32>
+}
+
+// Horizontal: two reductions of one input over the same rows, one group
+// with two results.
+// CHECK-LABEL: func.func @siblings
+// CHECK: %[[G:.*]]:2 = tgc.fusion_group "rows" ins(%arg0 : tensor<?x512xf32>)
+// CHECK: tgc.mean
+// CHECK-NEXT: tgc.var
+// CHECK-NEXT: tgc.yield
+// CHECK: return %[[G]]#0, %[[G]]#1
+
+func.func @siblings(%x: tensor<?x512xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %m = tgc.mean %x dims [1] : tensor<?x512xf32> -> tensor<?xf32>
+  %v = tgc.var %x dims [1] : tensor<?x512xf32> -> tensor<?xf32>
+  return %m, %v : tensor<?xf32>, tensor<?xf32>
+}
+
+// Matmul epilogue: bias (inside linear), activation and residual.
+// CHECK-LABEL: func.func @linear_relu
+// CHECK: tgc.fusion_group "matmul"
+// CHECK: tgc.linear
+// CHECK-NEXT: tgc.relu
+// CHECK-NEXT: tgc.add
+
+func.func @linear_relu(%x: tensor<?x256xf32>, %w: tensor<128x256xf32>, %b: tensor<128xf32>, %r: tensor<?x128xf32>) -> tensor<?x128xf32> {
+  %y = tgc.linear %x, %w, %b : tensor<?x256xf32>, tensor<128x256xf32>, tensor<128xf32> -> tensor<?x128xf32>
+  %a = tgc.relu %y : tensor<?x128xf32>
+  %s = tgc.add %a, %r : tensor<?x128xf32>
+  return %s : tensor<?x128xf32>
+}
+
+// Must not fuse: a column sum broadcast back over the rows needs every row
+// before any division (two passes), and a matmul never absorbs another.
+// CHECK-LABEL: func.func @no_fuse
+// CHECK-NOT: tgc.fusion_group
+// CHECK: return
+
+func.func @no_fuse(%x: tensor<8x?xf32>, %w: tensor<16x16xf32>) -> (tensor<8x?xf32>, tensor<16x16xf32>) {
+  %c = tgc.sum %x dims [0] keepdim : tensor<8x?xf32> -> tensor<1x?xf32>
+  %d = tgc.div %x, %c : tensor<8x?xf32>, tensor<1x?xf32> -> tensor<8x?xf32>
+  %m1 = tgc.matmul %w, %w : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %m2 = tgc.matmul %m1, %w : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return %d, %m2 : tensor<8x?xf32>, tensor<16x16xf32>
+}

@@ -1,0 +1,91 @@
+// RUN: tgc-opt %s -tgc-plan-memory="check=true report=true" -allow-unregistered-dialect -split-input-file -verify-diagnostics -mlir-print-local-scope | FileCheck %s
+
+// A chain of 10 elementwise ops (unfused): 9 intermediate buffers, each
+// dead two ops after it is written, fit in 2 slots of the arena; the last
+// op writes the out buffer. Sizes are symbolic (arg 0 dim 0).
+
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: tgc.memory_plan = {arena_bytes = affine_map<()[s0] -> (s0 * 512)>, buffers = 9 : i64, dims = array<i64: 0, 0>, peak_bytes = [affine_map<()[s0] -> (s0 * 256)>, affine_map<()[s0] -> (s0 * 512)>,
+// CHECK-SAME: slots = 2 : i64
+// CHECK: %[[D:.*]] = memref.dim %arg0, %c0
+// CHECK: %[[BYTES:.*]] = arith.muli %[[D]], %c512
+// CHECK: %[[ARENA:.*]] = memref.alloc(%[[BYTES]]) {alignment = 64 : i64} : memref<?xi8>
+// CHECK-NOT: memref.alloc(
+// CHECK: %[[HALF:.*]] = arith.muli %[[D]], %c256
+// CHECK: %[[V0:.*]] = memref.view %[[ARENA]][%c0{{.*}}][%{{.*}}] : memref<?xi8> to memref<?x64xf32>
+// CHECK: linalg.exp ins(%arg0 : memref<?x64xf32>) outs(%[[V0]]
+// CHECK: %[[V1:.*]] = memref.view %[[ARENA]][%[[HALF]]][%{{.*}}] : memref<?xi8> to memref<?x64xf32>
+// CHECK: linalg.exp ins(%[[V0]] : memref<?x64xf32>) outs(%[[V1]]
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.exp ins(%{{.*}} : memref<?x64xf32>) outs(%arg1
+// expected-remark @+1 {{tgc-plan-memory: 9 intermediate buffers in 2 slots; arena arg0_dim0 * 512 bytes}}
+func.func @chain(%x: memref<?x64xf32>, %o: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %d = memref.dim %x, %c0 : memref<?x64xf32>
+  %a0 = memref.alloc(%d) : memref<?x64xf32>
+  linalg.exp ins(%x : memref<?x64xf32>) outs(%a0 : memref<?x64xf32>)
+  %a1 = memref.alloc(%d) : memref<?x64xf32>
+  linalg.exp ins(%a0 : memref<?x64xf32>) outs(%a1 : memref<?x64xf32>)
+  %a2 = memref.alloc(%d) : memref<?x64xf32>
+  linalg.exp ins(%a1 : memref<?x64xf32>) outs(%a2 : memref<?x64xf32>)
+  %a3 = memref.alloc(%d) : memref<?x64xf32>
+  linalg.exp ins(%a2 : memref<?x64xf32>) outs(%a3 : memref<?x64xf32>)
+  %a4 = memref.alloc(%d) : memref<?x64xf32>
+  linalg.exp ins(%a3 : memref<?x64xf32>) outs(%a4 : memref<?x64xf32>)
+  %a5 = memref.alloc(%d) : memref<?x64xf32>
+  linalg.exp ins(%a4 : memref<?x64xf32>) outs(%a5 : memref<?x64xf32>)
+  %a6 = memref.alloc(%d) : memref<?x64xf32>
+  linalg.exp ins(%a5 : memref<?x64xf32>) outs(%a6 : memref<?x64xf32>)
+  %a7 = memref.alloc(%d) : memref<?x64xf32>
+  linalg.exp ins(%a6 : memref<?x64xf32>) outs(%a7 : memref<?x64xf32>)
+  %a8 = memref.alloc(%d) : memref<?x64xf32>
+  linalg.exp ins(%a7 : memref<?x64xf32>) outs(%a8 : memref<?x64xf32>)
+  linalg.exp ins(%a8 : memref<?x64xf32>) outs(%o : memref<?x64xf32>)
+  return
+}
+
+// -----
+
+// Two buffers alive at once get different slots; a returned buffer is not
+// planned (the caller owns it); sizes round up to 64 bytes (400 -> 448).
+// CHECK-LABEL: func.func @overlap
+// CHECK-SAME: arena_bytes = affine_map<() -> (896)>
+// CHECK-SAME: buffers = 2 : i64
+// CHECK-SAME: slots = 2 : i64
+// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+// CHECK: %[[R:.*]] = memref.alloc() : memref<100xf32>
+// CHECK: return %[[R]]
+// expected-remark @+1 {{tgc-plan-memory: 2 intermediate buffers in 2 slots; arena 896 bytes}}
+func.func @overlap(%x: memref<100xf32>) -> memref<100xf32> {
+  %a = memref.alloc() : memref<100xf32>
+  %b = memref.alloc() : memref<100xf32>
+  linalg.exp ins(%x : memref<100xf32>) outs(%a : memref<100xf32>)
+  linalg.exp ins(%x : memref<100xf32>) outs(%b : memref<100xf32>)
+  %r = memref.alloc() : memref<100xf32>
+  linalg.add ins(%a, %b : memref<100xf32>, memref<100xf32>) outs(%r : memref<100xf32>)
+  return %r : memref<100xf32>
+}
+
+// -----
+
+// A slot is reused only when it is large enough for every size: the buffer
+// of s0 elements cannot take the slot of the first 4-element one (s0 may
+// exceed 4), so it gets its own; the second 4-element buffer reuses slot 0.
+// CHECK-LABEL: func.func @sizes
+// CHECK-SAME: arena_bytes = affine_map<()[s0] -> (((s0 * 4) ceildiv 64) * 64 + 64)>
+// CHECK-SAME: slots = 2 : i64
+// CHECK: %[[V0:.*]] = memref.view %{{.*}}[%[[Z:.*]]][] : memref<?xi8> to memref<4xf32>
+// CHECK: memref.view %{{.*}}[%c64{{.*}}][%{{.*}}] : memref<?xi8> to memref<?xf32>
+// CHECK: memref.view %{{.*}}[%[[Z]]][] : memref<?xi8> to memref<4xf32>
+// expected-remark @+1 {{tgc-plan-memory: 3 intermediate buffers in 2 slots; arena arg0_dim0 * 4 ceildiv 64 * 64 + 64 bytes}}
+func.func @sizes(%x: memref<?xf32>, %o: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %d = memref.dim %x, %c0 : memref<?xf32>
+  %a = memref.alloc() : memref<4xf32>
+  "test.use"(%a) : (memref<4xf32>) -> ()
+  %b = memref.alloc(%d) : memref<?xf32>
+  "test.use"(%b) : (memref<?xf32>) -> ()
+  %c = memref.alloc() : memref<4xf32>
+  "test.use"(%c) : (memref<4xf32>) -> ()
+  return
+}

@@ -1,0 +1,605 @@
+//===- tgc-run.cpp - compile and run a tgc function -----------------------===//
+//
+// Compiles a function of a .mlir file (guards included) for the host CPU,
+// runs it on given (.npy) or seeded random inputs, prints the results like
+// mlir-runner's printMemref, and with --check reference compares them with
+// the reference interpreter. Several calls (--calls) run through the same
+// guard-dispatch cache as the runtime, so a test can show one compile
+// serving many sizes. --json prints a machine-readable report.
+//
+// Exit status: 0 on success; 1 on a reference mismatch; 2 on any error
+// (bad options, bad input, compilation failure, a guard rejecting the
+// inputs of a fresh compile). Never a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Compiler/CpuCompiler.h"
+#include "tgc/InitAllDialects.h"
+#include "tgc/InitAllPasses.h"
+#include "tgc/Reference/HostTensor.h"
+#include "tgc/Reference/Interpreter.h"
+#include "tgc/Runtime/DispatchCache.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::tgc;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("tgc-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    entryName("entry", cl::desc("Function to run (default: the only public "
+                                "function with a body)"),
+              cl::init(""), cl::cat(category));
+static cl::opt<std::string> device("device", cl::desc("cpu (cuda: later)"),
+                                   cl::init("cpu"), cl::cat(category));
+static cl::list<std::string>
+    shapeOpts("shape",
+              cl::desc("Sizes of an argument for the (first) call: "
+                       "ARG=D0xD1x... (ARG: index or name); repeatable"),
+              cl::cat(category));
+static cl::list<std::string> callOpts(
+    "calls",
+    cl::desc("One call per occurrence: ARG=D0xD1...,ARG=... (the arguments "
+             "not listed keep the sizes of --shape / the signature)"),
+    cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("Random input seed"),
+                              cl::init(0), cl::cat(category));
+static cl::opt<std::string>
+    inputsOpt("inputs",
+              cl::desc("Comma-separated .npy files, one per argument "
+                       "(instead of random inputs)"),
+              cl::init(""), cl::cat(category));
+static cl::opt<std::string> checkOpt("check",
+                                     cl::desc("reference: compare with the "
+                                              "reference interpreter"),
+                                     cl::init(""), cl::cat(category));
+static cl::opt<unsigned> repeat("repeat",
+                                cl::desc("Timed runs per call (median)"),
+                                cl::init(1), cl::cat(category));
+static cl::opt<bool> json("json", cl::desc("Print a JSON report"),
+                          cl::init(false), cl::cat(category));
+static cl::opt<bool> printResults("print-results",
+                                  cl::desc("Print the results (default: on "
+                                           "without --json)"),
+                                  cl::init(true), cl::cat(category));
+static cl::opt<std::string> policy("policy",
+                                   cl::desc("Shape policy: dynamic, static or "
+                                            "auto"),
+                                   cl::init("dynamic"), cl::cat(category));
+static cl::opt<double> rtolOpt("rtol", cl::desc("Relative tolerance "
+                                                "(default: by dtype)"),
+                               cl::init(-1), cl::cat(category));
+static cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance "
+                                                "(default: by dtype)"),
+                               cl::init(-1), cl::cat(category));
+static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable fusion"),
+                            cl::init(false), cl::cat(category));
+
+namespace {
+
+[[noreturn]] void fail(const llvm::Twine &message) {
+  llvm::errs() << "tgc-run: error: " << message << "\n";
+  llvm::errs().flush();
+  std::exit(2);
+}
+
+std::optional<std::vector<int64_t>> parseDims(StringRef text) {
+  std::vector<int64_t> dims;
+  if (text.trim().empty())
+    return dims; // rank 0
+  SmallVector<StringRef> parts;
+  text.split(parts, 'x');
+  for (StringRef p : parts) {
+    int64_t d;
+    if (p.trim().getAsInteger(10, d) || d < 0)
+      return std::nullopt;
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+std::string formatDims(ArrayRef<int64_t> dims) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(dims, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  }, "x");
+  return s;
+}
+
+/// Argument index of ARG (an index or a `tgc.name` / SSA-like name).
+std::optional<unsigned> argIndex(func::FuncOp f, StringRef arg) {
+  unsigned idx;
+  if (!arg.getAsInteger(10, idx))
+    return idx < f.getNumArguments() ? std::optional(idx) : std::nullopt;
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    if (auto name = f.getArgAttrOfType<StringAttr>(i, "tgc.name"))
+      if (name.getValue() == arg)
+        return i;
+  return std::nullopt;
+}
+
+using Shapes = std::vector<std::vector<int64_t>>;
+
+/// Applies `ARG=DIMS` entries to `shapes`.
+void applyShapeSpecs(func::FuncOp f, ArrayRef<std::string> specs,
+                     Shapes &shapes, StringRef option) {
+  for (const std::string &spec : specs) {
+    auto [arg, dims] = StringRef(spec).split('=');
+    std::optional<unsigned> i = argIndex(f, arg.trim());
+    if (!i)
+      fail(option + ": no argument '" + arg + "' in @" + f.getName() +
+           " (it has " + llvm::Twine(f.getNumArguments()) + ")");
+    std::optional<std::vector<int64_t>> d = parseDims(dims);
+    if (!d)
+      fail(option + ": bad sizes '" + dims + "' (expected D0xD1x...)");
+    shapes[*i] = *d;
+  }
+}
+
+/// Checks sizes against the signature and fills `?`-free defaults.
+void validateShapes(func::FuncOp f, Shapes &shapes, StringRef what) {
+  for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(f.getArgumentTypes()[i]);
+    std::vector<int64_t> &s = shapes[i];
+    if (s.empty() && type.getRank() > 0) {
+      if (!type.hasStaticShape()) {
+        if (auto ex = f.getArgAttrOfType<DenseI64ArrayAttr>(
+                i, "tgc.example_shape"))
+          s.assign(ex.asArrayRef().begin(), ex.asArrayRef().end());
+        else
+          fail(what + ": argument " + llvm::Twine(i) + " has `?` sizes (" +
+               formatDims(type.getShape()) +
+               "): give them with --shape " + llvm::Twine(i) + "=...");
+      } else {
+        s.assign(type.getShape().begin(), type.getShape().end());
+      }
+    }
+    if (static_cast<int64_t>(s.size()) != type.getRank())
+      fail(what + ": argument " + llvm::Twine(i) + " has rank " +
+           llvm::Twine(type.getRank()) + " but the sizes given have " +
+           llvm::Twine(s.size()));
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!type.isDynamicDim(d) && type.getDimSize(d) != s[d])
+        fail(what + ": argument " + llvm::Twine(i) + " dim " + llvm::Twine(d) +
+             " is " + llvm::Twine(type.getDimSize(d)) +
+             " in the signature of @" + f.getName() + ", got " +
+             llvm::Twine(s[d]));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// .npy input
+//===----------------------------------------------------------------------===//
+
+std::optional<ref::DType> npyDType(StringRef descr) {
+  descr = descr.drop_front(descr.size() && (descr[0] == '<' ||
+                                            descr[0] == '|' ||
+                                            descr[0] == '='));
+  if (descr == "f4")
+    return ref::DType::F32;
+  if (descr == "f2")
+    return ref::DType::F16;
+  if (descr == "f8")
+    return ref::DType::F64;
+  if (descr == "i8")
+    return ref::DType::I64;
+  if (descr == "i4")
+    return ref::DType::I32;
+  if (descr == "i1")
+    return ref::DType::I8;
+  if (descr == "b1")
+    return ref::DType::I1;
+  return std::nullopt;
+}
+
+ref::HostTensor readNpy(StringRef path) {
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    fail("cannot read input file '" + path + "': " +
+         file.getError().message());
+  StringRef data = (*file)->getBuffer();
+  if (!data.starts_with("\x93NUMPY") || data.size() < 10)
+    fail("'" + path + "' is not a .npy file");
+  uint8_t major = data[6];
+  size_t headerLen, headerStart;
+  if (major == 1) {
+    headerLen = uint8_t(data[8]) | (uint8_t(data[9]) << 8);
+    headerStart = 10;
+  } else {
+    if (data.size() < 12)
+      fail("'" + path + "': truncated .npy header");
+    headerLen = uint8_t(data[8]) | (uint8_t(data[9]) << 8) |
+                (uint32_t(uint8_t(data[10])) << 16) |
+                (uint32_t(uint8_t(data[11])) << 24);
+    headerStart = 12;
+  }
+  if (headerStart + headerLen > data.size())
+    fail("'" + path + "': truncated .npy header");
+  StringRef header = data.substr(headerStart, headerLen);
+  auto field = [&](StringRef key) -> StringRef {
+    size_t k = header.find("'" + key.str() + "'");
+    if (k == StringRef::npos)
+      fail("'" + path + "': .npy header has no '" + key + "'");
+    StringRef rest = header.substr(k + key.size() + 2).ltrim();
+    rest = rest.drop_front(rest.starts_with(":")).ltrim();
+    return rest;
+  };
+  StringRef descr = field("descr");
+  descr = descr.drop_front().take_until([](char c) { return c == '\''; });
+  std::optional<ref::DType> dtype = npyDType(descr);
+  if (!dtype)
+    fail("'" + path + "': unsupported .npy dtype '" + descr + "'");
+  if (field("fortran_order").starts_with("True"))
+    fail("'" + path + "': Fortran-ordered arrays are not supported");
+  StringRef shapeText = field("shape");
+  shapeText = shapeText.drop_front().take_until([](char c) { return c == ')'; });
+  std::vector<int64_t> shape;
+  SmallVector<StringRef> parts;
+  shapeText.split(parts, ',');
+  for (StringRef p : parts) {
+    if (p.trim().empty())
+      continue;
+    int64_t d;
+    if (p.trim().getAsInteger(10, d) || d < 0)
+      fail("'" + path + "': bad .npy shape");
+    shape.push_back(d);
+  }
+  ref::HostTensor t(*dtype, shape);
+  size_t offset = headerStart + headerLen;
+  if (data.size() - offset != t.byteSize())
+    fail("'" + path + "': expected " + llvm::Twine(t.byteSize()) +
+         " bytes of data, the file has " + llvm::Twine(data.size() - offset));
+  std::memcpy(t.data(), data.data() + offset, t.byteSize());
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// Random inputs; `tgc.input_range = array<f64: lo, hi>` (or i64) on an
+/// argument overrides the range (e.g. indices of an embedding).
+std::vector<ref::HostTensor> randomInputs(func::FuncOp f, const Shapes &shapes,
+                                          std::mt19937_64 &rng) {
+  std::vector<ref::HostTensor> args;
+  for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(f.getArgumentTypes()[i]);
+    std::optional<ref::DType> dtype = ref::dtypeOf(type.getElementType());
+    if (!dtype)
+      fail("argument " + llvm::Twine(i) + " has an unsupported element type");
+    double lo = -1, hi = 1;
+    if (!isa<FloatType>(type.getElementType())) {
+      lo = 0;
+      hi = type.getElementType().isInteger(1) ? 2 : 10;
+    }
+    if (auto r = f.getArgAttrOfType<DenseF64ArrayAttr>(i, "tgc.input_range");
+        r && r.size() == 2) {
+      lo = r[0];
+      hi = r[1];
+    } else if (auto r =
+                   f.getArgAttrOfType<DenseI64ArrayAttr>(i, "tgc.input_range");
+               r && r.size() == 2) {
+      lo = r[0];
+      hi = r[1];
+    }
+    args.push_back(ref::HostTensor::random(*dtype, shapes[i], rng, lo, hi));
+  }
+  return args;
+}
+
+std::vector<ref::HostTensor> copyTensors(ArrayRef<ref::HostTensor> in) {
+  std::vector<ref::HostTensor> out;
+  for (const ref::HostTensor &t : in) {
+    ref::HostTensor c(t.dtype(), t.shape());
+    std::memcpy(c.data(), t.data(), t.byteSize());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAllTgcPasses();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tgc-run: compile a tgc function for the CPU and run it\n\n"
+      "  tgc-run model.mlir --shape 0=8x64 --check reference\n"
+      "  tgc-run model.mlir --calls 0=8x64 --calls 0=32x64 --json\n");
+
+  if (device != "cpu")
+    fail("--device " + device + " is not supported yet (cpu only)");
+  if (!checkOpt.empty() && checkOpt != "reference")
+    fail("--check takes 'reference'");
+  if (repeat == 0)
+    fail("--repeat must be at least 1");
+
+  DialectRegistry registry;
+  registerAllTgcDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  std::string errorMessage;
+  auto file = openInputFile(inputFile, &errorMessage);
+  if (!file)
+    fail(errorMessage);
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    fail("cannot parse '" + inputFile + "'");
+
+  // The entry function.
+  func::FuncOp entry;
+  if (!entryName.empty()) {
+    entry = module->lookupSymbol<func::FuncOp>(entryName);
+    if (!entry || entry.isExternal())
+      fail("no function @" + entryName + " with a body in '" + inputFile +
+           "'");
+  } else {
+    for (auto f : module->getOps<func::FuncOp>())
+      if (!f.isExternal() && f.isPublic()) {
+        if (entry)
+          fail("several public functions in '" + inputFile +
+               "': choose one with --entry");
+        entry = f;
+      }
+    if (!entry)
+      fail("no public function with a body in '" + inputFile + "'");
+  }
+  for (Type t : entry.getArgumentTypes())
+    if (!isa<RankedTensorType>(t))
+      fail("@" + entry.getName() +
+           " has a non-tensor argument: tgc-run runs functions of tensors");
+
+  // The calls: sizes per argument.
+  unsigned numArgs = entry.getNumArguments();
+  Shapes base(numArgs);
+  applyShapeSpecs(entry, shapeOpts, base, "--shape");
+  std::vector<Shapes> calls;
+  if (callOpts.empty()) {
+    calls.push_back(base);
+  } else {
+    for (const std::string &call : callOpts) {
+      Shapes s = base;
+      SmallVector<StringRef> specs;
+      StringRef(call).split(specs, ',');
+      std::vector<std::string> list(specs.begin(), specs.end());
+      applyShapeSpecs(entry, list, s, "--calls");
+      calls.push_back(s);
+    }
+  }
+
+  // Inputs of each call.
+  std::vector<std::vector<ref::HostTensor>> inputs;
+  if (!inputsOpt.empty()) {
+    if (calls.size() != 1)
+      fail("--inputs gives the inputs of one call; don't combine it with "
+           "several --calls");
+    SmallVector<StringRef> paths;
+    StringRef(inputsOpt).split(paths, ',');
+    if (paths.size() != numArgs)
+      fail("@" + entry.getName() + " takes " + llvm::Twine(numArgs) +
+           " arguments, --inputs gives " + llvm::Twine(paths.size()));
+    std::vector<ref::HostTensor> args;
+    Shapes shapes(numArgs);
+    for (auto [i, p] : llvm::enumerate(paths)) {
+      args.push_back(readNpy(p));
+      auto type = cast<RankedTensorType>(entry.getArgumentTypes()[i]);
+      if (ref::dtypeOf(type.getElementType()) != args.back().dtype())
+        fail("input " + llvm::Twine(i) + " ('" + p + "') is " +
+             ref::dtypeName(args.back().dtype()) + ", the argument is " +
+             ref::dtypeName(*ref::dtypeOf(type.getElementType())));
+      shapes[i].assign(args.back().shape().begin(), args.back().shape().end());
+    }
+    validateShapes(entry, shapes, "--inputs");
+    calls = {shapes};
+    inputs.push_back(std::move(args));
+  } else {
+    std::mt19937_64 rng(seed);
+    for (auto [n, shapes] : llvm::enumerate(calls)) {
+      validateShapes(entry, shapes, "call " + std::to_string(n));
+      inputs.push_back(randomInputs(entry, shapes, rng));
+    }
+  }
+
+  // Compile on demand through the runtime's dispatch cache.
+  std::vector<std::unique_ptr<CompiledCpuFunction>> compiled;
+  std::string compileError;
+  std::vector<double> compileMs;
+  CpuCompileOptions options;
+  options.policy = policy;
+  options.fuse = !noFuse;
+  size_t currentCall = 0;
+  ::tgc::runtime::DispatchCache cache(
+      entry.getName().str(),
+      [&](const ::tgc::runtime::CompileRequest &) {
+        options.exampleShapes = calls[currentCall];
+        compileError.clear();
+        auto fn = CompiledCpuFunction::compile(*module, entry.getName(),
+                                               options, compileError);
+        if (!fn)
+          return ::tgc::runtime::CompileResult::failure(compileError);
+        compileMs.push_back(fn->stats().compileMs);
+        compiled.push_back(std::move(fn));
+        return ::tgc::runtime::CompileResult::success(
+            {compiled.back()->guard(), compiled.back()->guardInfo(),
+             compiled.back().get(), nullptr});
+      });
+
+  llvm::json::Array callReports;
+  double maxAbs = 0, maxRel = 0;
+  bool mismatch = false;
+  std::vector<double> runMedians;
+  for (size_t n = 0; n < calls.size(); ++n) {
+    currentCall = n;
+    std::vector<ref::HostTensor> &args = inputs[n];
+    std::vector<std::vector<int64_t>> strides;
+    std::vector<tgc_arg_desc> descs = describeArguments(args, strides);
+    ::tgc::runtime::DispatchResult r =
+        cache.dispatch(descs.data(), static_cast<int32_t>(descs.size()));
+    if (!r.hasEntry())
+      fail(r.error ? r.error : "no compiled specialization for call " +
+                                   std::to_string(n));
+    auto *fn = static_cast<CompiledCpuFunction *>(r.entry);
+
+    // Reference first, on copies of the inputs (out buffers are written).
+    std::vector<ref::HostTensor> refArgs = copyTensors(args);
+    std::vector<ref::HostTensor> expected;
+    if (checkOpt == "reference") {
+      auto ref = ref::interpret(entry, refArgs);
+      if (failed(ref))
+        fail("the reference interpreter failed on call " +
+             std::to_string(n) + " (see the diagnostic above)");
+      expected = std::move(*ref);
+    }
+
+    // Timed runs; every run starts from the original inputs (out buffers).
+    std::vector<double> times;
+    std::vector<ref::HostTensor> results;
+    std::vector<ref::HostTensor> runArgs;
+    for (unsigned k = 0; k < repeat; ++k) {
+      runArgs = copyTensors(args);
+      std::string error;
+      auto start = std::chrono::steady_clock::now();
+      auto out = fn->run(runArgs, error);
+      times.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+      if (failed(out))
+        fail(error);
+      results = std::move(*out);
+    }
+    double runMs = median(times);
+    runMedians.push_back(runMs);
+
+    llvm::json::Object report;
+    llvm::json::Array shapeList;
+    for (auto &s : calls[n])
+      shapeList.push_back(formatDims(s));
+    report["shapes"] = std::move(shapeList);
+    report["run_ms"] = runMs;
+    report["entry_id"] = r.entryId;
+
+    if (checkOpt == "reference") {
+      // Results, then the out buffers (arguments the function wrote).
+      double callAbs = 0, callRel = 0;
+      auto check = [&](const ref::HostTensor &actual,
+                       const ref::HostTensor &want, const std::string &what) {
+        auto [rtol, atol] = ref::defaultTolerances(want.dtype());
+        if (rtolOpt >= 0)
+          rtol = rtolOpt;
+        if (atolOpt >= 0)
+          atol = atolOpt;
+        ref::Comparison c = ref::compare(actual, want, rtol, atol);
+        callAbs = std::max(callAbs, c.maxAbsErr);
+        callRel = std::max(callRel, c.maxRelErr);
+        if (!c.ok) {
+          mismatch = true;
+          llvm::errs() << "tgc-run: mismatch in " << what << " of call " << n
+                       << ": " << c.message << "\n";
+        }
+      };
+      if (results.size() != expected.size())
+        fail("the compiled function returned " +
+             std::to_string(results.size()) + " results, the reference " +
+             std::to_string(expected.size()));
+      for (size_t i = 0; i < results.size(); ++i)
+        check(results[i], expected[i], "result " + std::to_string(i));
+      for (size_t i = 0; i < runArgs.size(); ++i)
+        check(runArgs[i], refArgs[i], "argument " + std::to_string(i));
+      report["max_abs_err"] = callAbs;
+      report["max_rel_err"] = callRel;
+      maxAbs = std::max(maxAbs, callAbs);
+      maxRel = std::max(maxRel, callRel);
+    }
+    callReports.push_back(std::move(report));
+
+    if (printResults && !json) {
+      for (auto [i, t] : llvm::enumerate(results)) {
+        llvm::outs() << "result " << i << " (call " << n << "): ";
+        ref::print(llvm::outs(), t);
+        llvm::outs() << "\n";
+      }
+    }
+  }
+
+  const CpuCompileStats &stats = compiled.front()->stats();
+  ::tgc::runtime::DispatchStats dispatchStats = cache.stats();
+  if (json) {
+    llvm::json::Object out;
+    out["function"] = entry.getName().str();
+    out["compiles"] = static_cast<int64_t>(dispatchStats.compiles);
+    out["calls"] = static_cast<int64_t>(calls.size());
+    out["compile_ms"] = compileMs.empty() ? 0.0 : compileMs.front();
+    out["run_ms"] = median(runMedians);
+    if (checkOpt == "reference") {
+      out["max_abs_err"] = maxAbs;
+      out["max_rel_err"] = maxRel;
+      out["reference_ok"] = !mismatch;
+    }
+    llvm::json::Array guards;
+    for (const std::string &g : compiled.front()->guardDescriptions())
+      guards.push_back(g);
+    out["guards"] = std::move(guards);
+    out["arena_bytes"] = stats.arenaBytes;
+    out["peak_bytes"] = stats.peakBytes;
+    out["kernels"] = stats.kernels;
+    llvm::json::Array reasons;
+    for (const std::string &r : dispatchStats.recompileReasons)
+      reasons.push_back(r);
+    out["recompile_reasons"] = std::move(reasons);
+    out["per_call"] = std::move(callReports);
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(out)))
+                 << "\n";
+  } else {
+    llvm::outs() << "compiled @" << entry.getName() << " "
+                 << dispatchStats.compiles << " time(s) for " << calls.size()
+                 << " call(s); compile " << llvm::format("%.1f", stats.compileMs)
+                 << " ms, run " << llvm::format("%.3f", median(runMedians))
+                 << " ms (median), " << stats.kernels << " kernel(s)\n";
+    if (checkOpt == "reference")
+      llvm::outs() << "reference check: " << (mismatch ? "MISMATCH" : "ok")
+                   << " (max abs err " << llvm::format("%.3g", maxAbs)
+                   << ", max rel err " << llvm::format("%.3g", maxRel)
+                   << ")\n";
+    llvm::outs() << "guards:\n";
+    for (const std::string &g : compiled.front()->guardDescriptions())
+      llvm::outs() << "  " << g << "\n";
+  }
+  llvm::outs().flush();
+  return mismatch ? 1 : 0;
+}
