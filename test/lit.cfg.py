@@ -1,7 +1,8 @@
 # -*- Python -*-
 # Lit configuration for TGC's regression tests (test/) — FileCheck tests of
-# tgc-opt and tgc-translate. Unit tests live under test/Unit with their own
-# configuration (lit's GoogleTest format).
+# tgc-opt and tgc-translate, and integration tests that compile and run
+# functions on the CPU through tgc-run (test/Integration). Unit tests live
+# under test/Unit with their own configuration (lit's GoogleTest format).
 
 import os
 import shutil
@@ -33,6 +34,7 @@ llvm_config.with_environment("PATH", config.tgc_tools_dir, append_path=True)
 tools = [
     "tgc-opt",
     "tgc-translate",
+    "tgc-run",
     ToolSubst("%python", config.python_executable, unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.tgc_tools_dir,

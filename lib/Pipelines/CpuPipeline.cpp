@@ -6,6 +6,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -80,6 +81,9 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
 }
 
 void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
+  // `_mlir_ciface_<f>` wrappers (memref descriptors by pointer): the entry
+  // points of objects and shared objects (tgc-translate --tgc-to-object).
+  pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/InitAllDialects.h"
+#include "tgc/Target/Host/HostTarget.h"
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
 
 #include "mlir/InitAllTranslations.h"
@@ -13,6 +15,7 @@
 int main(int argc, char **argv) {
   mlir::registerToLLVMIRTranslation();
   mlir::tgc::registerNVPTXTranslations();
+  mlir::tgc::registerHostTranslations(mlir::tgc::registerAllTgcDialects);
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "TGC translation driver\n"));
 }

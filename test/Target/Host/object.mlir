@@ -1,0 +1,24 @@
+// RUN: tgc-opt %s --tgc-cpu-pipeline | tgc-translate --tgc-to-object -o %t.o
+// RUN: llvm-nm %t.o | FileCheck %s --check-prefix=NM
+// RUN: tgc-opt %s --tgc-cpu-pipeline | tgc-translate --tgc-to-host-llvmir --tgc-host-cpu=x86-64-v3 | FileCheck %s --check-prefix=IR
+
+// The CPU pipeline's output becomes a native object holding the function,
+// its C-interface wrapper and its guard function; the OpenMP runtime and
+// libm stay undefined (a shared object links them).
+
+// NM-DAG: T _mlir_ciface_scale_exp
+// NM-DAG: T scale_exp
+// NM-DAG: T tgc_guard_scale_exp
+// NM-DAG: U __kmpc_fork_call
+// NM-DAG: U expf
+
+// The IR is optimized for the CPU asked for: the elementwise loop is
+// vectorized with AVX2's 8-wide vectors.
+// IR: target triple = "x86_64
+// IR: define {{.*}} @scale_exp(
+// IR: <8 x float>
+func.func @scale_exp(%x: tensor<?x256xf32>, %s: tensor<256xf32>) -> tensor<?x256xf32> {
+  %m = tgc.mul %x, %s : tensor<?x256xf32>, tensor<256xf32> -> tensor<?x256xf32>
+  %e = tgc.exp %m : tensor<?x256xf32>
+  return %e : tensor<?x256xf32>
+}
