@@ -92,6 +92,35 @@ int64_t descriptorFields(int64_t rank) { return 3 + 2 * rank; }
 
 } // namespace
 
+CpuMemoryUse CompiledCpuFunction::memoryUse(
+    ArrayRef<std::vector<int64_t>> argShapes) const {
+  CpuMemoryUse use;
+  if (!arenaMap)
+    return use;
+  SmallVector<int64_t> symbols;
+  for (auto [arg, dim] : planDims) {
+    if (arg < 0 || arg >= static_cast<int64_t>(argShapes.size()) || dim < 0 ||
+        dim >= static_cast<int64_t>(argShapes[arg].size()))
+      return {-1, -1}; // not the shapes this function takes
+    symbols.push_back(argShapes[arg][dim]);
+  }
+  auto evaluate = [&](AffineMap map) -> int64_t {
+    if (map.getNumSymbols() != symbols.size() || map.getNumResults() != 1)
+      return -1;
+    SmallVector<AffineExpr> values;
+    for (int64_t v : symbols)
+      values.push_back(getAffineConstantExpr(v, map.getContext()));
+    AffineExpr e = map.getResult(0).replaceSymbols(values);
+    e = simplifyAffineExpr(e, 0, 0);
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    return c ? c.getValue() : -1;
+  };
+  use.arenaBytes = evaluate(arenaMap);
+  for (AffineMap peak : peakMaps)
+    use.peakBytes = std::max(use.peakBytes, evaluate(peak));
+  return use;
+}
+
 std::vector<tgc_arg_desc>
 mlir::tgc::describeArguments(MutableArrayRef<ref::HostTensor> args,
                              std::vector<std::vector<int64_t>> &strides) {
@@ -178,8 +207,21 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     error = "compilation failed:\n" + diagnostics.text;
     return nullptr;
   }
-  if (auto f = module->lookupSymbol<func::FuncOp>(entry))
+  if (auto f = module->lookupSymbol<func::FuncOp>(entry)) {
     result->compileStats.kernels = countKernels(f);
+    if (auto plan = f->getAttrOfType<DictionaryAttr>("tgc.memory_plan")) {
+      if (auto n = plan.getAs<IntegerAttr>("buffers"))
+        result->compileStats.plannedBuffers = n.getInt();
+      if (auto arena = plan.getAs<AffineMapAttr>("arena_bytes"))
+        result->arenaMap = arena.getValue();
+      if (auto peaks = plan.getAs<ArrayAttr>("peak_bytes"))
+        for (auto p : peaks.getAsRange<AffineMapAttr>())
+          result->peakMaps.push_back(p.getValue());
+      if (auto dims = plan.getAs<DenseI64ArrayAttr>("dims"))
+        for (size_t i = 0; i + 1 < static_cast<size_t>(dims.size()); i += 2)
+          result->planDims.emplace_back(dims[i], dims[i + 1]);
+    }
+  }
   PassManager toLLVM(ctx);
   buildCpuLoopsToLLVMPipeline(toLLVM);
   if (failed(toLLVM.run(*module))) {

@@ -464,6 +464,7 @@ int main(int argc, char **argv) {
   double maxAbs = 0, maxRel = 0;
   bool mismatch = false;
   std::vector<double> runMedians;
+  CpuMemoryUse memory; // the largest over the calls
   for (size_t n = 0; n < calls.size(); ++n) {
     currentCall = n;
     std::vector<ref::HostTensor> &args = inputs[n];
@@ -513,6 +514,11 @@ int main(int argc, char **argv) {
     report["shapes"] = std::move(shapeList);
     report["run_ms"] = runMs;
     report["entry_id"] = r.entryId;
+    CpuMemoryUse use = fn->memoryUse(calls[n]);
+    report["arena_bytes"] = use.arenaBytes;
+    report["peak_bytes"] = use.peakBytes;
+    memory.arenaBytes = std::max(memory.arenaBytes, use.arenaBytes);
+    memory.peakBytes = std::max(memory.peakBytes, use.peakBytes);
 
     if (checkOpt == "reference") {
       // Results, then the out buffers (arguments the function wrote).
@@ -575,8 +581,9 @@ int main(int argc, char **argv) {
     for (const std::string &g : compiled.front()->guardDescriptions())
       guards.push_back(g);
     out["guards"] = std::move(guards);
-    out["arena_bytes"] = stats.arenaBytes;
-    out["peak_bytes"] = stats.peakBytes;
+    out["arena_bytes"] = memory.arenaBytes;
+    out["peak_bytes"] = memory.peakBytes;
+    out["planned_buffers"] = stats.plannedBuffers;
     out["kernels"] = stats.kernels;
     llvm::json::Array reasons;
     for (const std::string &r : dispatchStats.recompileReasons)
@@ -590,7 +597,11 @@ int main(int argc, char **argv) {
                  << dispatchStats.compiles << " time(s) for " << calls.size()
                  << " call(s); compile " << llvm::format("%.1f", stats.compileMs)
                  << " ms, run " << llvm::format("%.3f", median(runMedians))
-                 << " ms (median), " << stats.kernels << " kernel(s)\n";
+                 << " ms (median), " << stats.kernels << " kernel(s)\n"
+                 << "memory: " << stats.plannedBuffers
+                 << " intermediate buffer(s) in an arena of "
+                 << memory.arenaBytes << " bytes (peak live "
+                 << memory.peakBytes << " bytes)\n";
     if (checkOpt == "reference")
       llvm::outs() << "reference check: " << (mismatch ? "MISMATCH" : "ok")
                    << " (max abs err " << llvm::format("%.3g", maxAbs)

@@ -17,6 +17,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <memory>
+#include "mlir/IR/AffineMap.h"
+
 #include <string>
 #include <vector>
 
@@ -45,10 +47,16 @@ struct CpuCompileStats {
   /// Loop nests (parallel regions and sequential loops at the top level of
   /// the entry function) after fusion.
   int64_t kernels = 0;
-  /// Bytes of the intermediate-buffer arena and the peak of live bytes for
-  /// the example sizes; -1 when the function was not memory-planned.
-  int64_t arenaBytes = -1;
-  int64_t peakBytes = -1;
+  /// Intermediate buffers the memory planner placed in the arena.
+  int64_t plannedBuffers = 0;
+};
+
+/// Bytes of the intermediate-buffer arena of one call and the peak of the
+/// bytes live at once (the arena is at least that; the difference is what
+/// the slot assignment loses to fragmentation).
+struct CpuMemoryUse {
+  int64_t arenaBytes = 0;
+  int64_t peakBytes = 0;
 };
 
 class CompiledCpuFunction {
@@ -71,6 +79,11 @@ public:
 
   const CpuCompileStats &stats() const { return compileStats; }
 
+  /// Evaluates the memory plan (`tgc.memory_plan` of tgc-plan-memory, whose
+  /// sizes are expressions over argument sizes) for one call's argument
+  /// shapes. Functions without intermediates use no arena.
+  CpuMemoryUse memoryUse(ArrayRef<std::vector<int64_t>> argShapes) const;
+
   /// Runs the entry point on `args` (one host tensor per argument, in
   /// order; out buffers are written in place) and returns its results.
   /// The caller runs the guards first: the compiled code assumes them.
@@ -86,6 +99,12 @@ private:
   tgc_guard_fn guardFn = nullptr;
   const tgc_guard_set_info *guardSetInfo = nullptr;
   CpuCompileStats compileStats;
+  /// The plan's maps (owned by the module's context, which must outlive
+  /// this object, as for every other use of the compiled function) and the
+  /// (argument, dim) pair of each of their symbols.
+  AffineMap arenaMap;
+  std::vector<AffineMap> peakMaps;
+  std::vector<std::pair<int64_t, int64_t>> planDims;
 };
 
 /// Descriptors of host tensors for guard functions (`strides` keeps the

@@ -123,9 +123,12 @@ Value floatFloorDiv(OpBuilder &b, Location loc, Value x, Value y) {
   floorDiv = select(b, loc, roundUp,
                     arith::AddFOp::create(b, loc, floorDiv, one), floorDiv);
   Value basic = arith::DivFOp::create(b, loc, x, y);
+  // A zero quotient takes the sign of x / y. That quotient is finite here
+  // (div == 0 means |x| < |y|), so basic * 0 is copysign(0, basic), without
+  // math.copysign, which the CPU pipeline's math lowering cannot legalize.
   Value divIsZero = cmpf(b, loc, arith::CmpFPredicate::OEQ, div, zero);
-  floorDiv = select(b, loc, divIsZero,
-                    math::CopySignOp::create(b, loc, zero, basic), floorDiv);
+  floorDiv = select(b, loc, divIsZero, arith::MulFOp::create(b, loc, basic, zero),
+                    floorDiv);
   Value yIsZero = cmpf(b, loc, arith::CmpFPredicate::OEQ, y, zero);
   return select(b, loc, yIsZero, basic, floorDiv);
 }
