@@ -147,16 +147,18 @@ build_dir() {
 # guards (one compile for every batch size); later milestones compile and
 # run it.
 main_job() {
-  local tgc_opt example
-  tgc_opt="$(build_dir)/bin/tgc-opt"
+  local tgc_run example
+  tgc_run="$(build_dir)/bin/tgc-run"
   example="${ROOT}/examples/mlp.mlir"
-  [[ -x ${tgc_opt} ]] ||
-    die "${tgc_opt} not found: build first (utils/setup.sh without --no-build)"
+  [[ -x ${tgc_run} ]] ||
+    die "${tgc_run} not found: build first (utils/setup.sh without --no-build)"
   [[ -f ${example} ]] || die "${example} not found"
-  echo "    \$ ${tgc_opt#"${ROOT}/"} ${example#"${ROOT}/"} --canonicalize" \
-    "--tgc-frontend-pipeline --tgc-print-guards"
-  "${tgc_opt}" "${example}" --canonicalize --tgc-frontend-pipeline \
-    --tgc-print-guards 2>&1
+  # One compile serves batch sizes 8, 32 and 100 (the batch size is
+  # symbolic); every call is checked against the reference interpreter.
+  local args=(--calls 0=8x64 --calls 0=32x64 --calls 0=100x64
+    --check reference --repeat 20 --print-results=false)
+  echo "    \$ ${tgc_run#"${ROOT}/"} ${example#"${ROOT}/"} ${args[*]}"
+  "${tgc_run}" "${example}" "${args[@]}" 2>&1
 }
 
 main() {

@@ -552,6 +552,25 @@ int main(int argc, char **argv) {
       maxAbs = std::max(maxAbs, callAbs);
       maxRel = std::max(maxRel, callRel);
     }
+    if (!json) {
+      std::string shapeText;
+      for (auto [i, dims] : llvm::enumerate(calls[n]))
+        shapeText += (i ? ", " : "") + formatDims(dims);
+      llvm::outs() << "call " << n << " (" << shapeText << "): "
+                   << (r.status == ::tgc::runtime::DispatchStatus::Compiled
+                           ? "compiled, "
+                           : "cached, ")
+                   << "run "
+                   << llvm::format("%.3f", runMs) << " ms"
+                   << (repeat > 1 ? " (median of " + std::to_string(repeat) +
+                                        ")"
+                                  : std::string())
+                   << ", arena " << use.arenaBytes << " bytes";
+      if (checkOpt == "reference")
+        llvm::outs() << ", max abs err "
+                     << llvm::format("%.3g", *report.getNumber("max_abs_err"));
+      llvm::outs() << "\n";
+    }
     callReports.push_back(std::move(report));
 
     if (printResults && !json) {
@@ -602,6 +621,8 @@ int main(int argc, char **argv) {
                  << " intermediate buffer(s) in an arena of "
                  << memory.arenaBytes << " bytes (peak live "
                  << memory.peakBytes << " bytes)\n";
+    for (const std::string &reason : dispatchStats.recompileReasons)
+      llvm::outs() << "recompiled: " << reason << "\n";
     if (checkOpt == "reference")
       llvm::outs() << "reference check: " << (mismatch ? "MISMATCH" : "ok")
                    << " (max abs err " << llvm::format("%.3g", maxAbs)
