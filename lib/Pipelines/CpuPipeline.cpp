@@ -40,8 +40,8 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuse());
   pm.addPass(createTgcToLinalg());
-  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
   pm.addNestedPass<func::FuncOp>(createTgcFormKernels());
+  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());

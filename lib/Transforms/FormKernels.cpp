@@ -2,7 +2,11 @@
 
 #include "tgc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
@@ -22,6 +26,82 @@ std::optional<int64_t> groupOf(Operation *op) {
   return std::nullopt;
 }
 
+/// Named linalg ops of a group become linalg.generic with the group's tags
+/// (upstream's generalization drops discardable attributes, which would
+/// leave the op, a fill for instance, outside its group's kernel).
+void generalizeTagged(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  SmallVector<linalg::LinalgOp> named;
+  func.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp>(op) && groupOf(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    SmallVector<NamedAttribute> tags;
+    for (NamedAttribute a : op->getDiscardableAttrs())
+      tags.push_back(a);
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (succeeded(generic))
+      for (NamedAttribute a : tags)
+        (*generic)->setAttr(a.getName(), a.getValue());
+  }
+}
+
+/// A fill: a generic over parallel dims that yields its one scalar input.
+bool isFill(Operation *op) {
+  if (isa<linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  Value in = generic.getDpsInputOperand(0)->get();
+  if (isa<ShapedType>(in.getType()) &&
+      cast<ShapedType>(in.getType()).getRank() != 0)
+    return false;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == generic.getBody()->getArgument(0);
+}
+
+/// The destination of a tiled root (its `shared_outs` init) is often a fill
+/// (the zero accumulator of a matmul, the -inf of a max): a whole pass over
+/// the output before the kernel. Each iteration reads the slice it owns, so
+/// filling that slice inside the iteration is the same; the loop then starts
+/// from the fill's own destination.
+void fuseDestinationFills(scf::ForallOp loop) {
+  OpBuilder builder(loop.getContext());
+  for (auto [init, arg] :
+       llvm::zip(loop.getOutputsMutable(), loop.getRegionIterArgs())) {
+    Operation *fill = init.get().getDefiningOp();
+    if (!fill || !isFill(fill) || !fill->hasOneUse())
+      continue;
+    SmallVector<tensor::ExtractSliceOp> slices;
+    bool onlySlices = llvm::all_of(arg.getUsers(), [&](Operation *user) {
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
+        slices.push_back(slice);
+        return true;
+      }
+      return isa<tensor::ParallelInsertSliceOp>(user);
+    });
+    if (!onlySlices)
+      continue;
+    auto dps = cast<DestinationStyleOpInterface>(fill);
+    for (tensor::ExtractSliceOp slice : slices) {
+      builder.setInsertionPointAfter(slice);
+      IRMapping map;
+      map.map(dps.getDpsInitOperand(0)->get(), slice.getResult());
+      Operation *local = builder.clone(*fill, map);
+      slice.getResult().replaceAllUsesExcept(local->getResult(0), local);
+    }
+    init.set(dps.getDpsInitOperand(0)->get());
+    fill->erase();
+  }
+}
+
 struct TgcFormKernelsPass
     : tgc::impl::TgcFormKernelsBase<TgcFormKernelsPass> {
   using TgcFormKernelsBase::TgcFormKernelsBase;
@@ -30,6 +110,7 @@ struct TgcFormKernelsPass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    generalizeTagged(func);
     // Roots: tileable ops whose results leave their group, in program
     // order (a root's consumers are tiled after it).
     SmallVector<TilingInterface> roots;
@@ -49,6 +130,10 @@ struct TgcFormKernelsPass
       if (failed(tileAndFuse(rewriter, root)))
         ; // Not tileable this way: the op stays a loop nest of its own.
     }
+    func.walk([](scf::ForallOp loop) {
+      if (loop->hasAttr("tgc.group"))
+        fuseDestinationFills(loop);
+    });
   }
 
   LogicalResult tileAndFuse(IRRewriter &rewriter, TilingInterface root) {

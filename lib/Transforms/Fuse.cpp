@@ -307,7 +307,12 @@ private:
       ArrayRef<int64_t> space = shapeOf(consumer->getResult(0));
       if (pk == Kind::Matmul) {
         // cuBLASLt-style epilogue: the matmul's only user, over its space.
-        if (!value.hasOneUse() || !shapesAgree(produced, space))
+        // (Shape annotations are not users: they are dropped in groups.)
+        auto users = llvm::make_filter_range(value.getUsers(), [](Operation *u) {
+          return !isa<sym::BindOp>(u);
+        });
+        if (std::distance(users.begin(), users.end()) != 1 ||
+            !shapesAgree(produced, space))
           return std::nullopt;
         return combine(p, c, Kind::Matmul);
       }

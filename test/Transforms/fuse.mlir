@@ -81,6 +81,26 @@ func.func @linear_relu(%x: tensor<?x256xf32>, %w: tensor<128x256xf32>, %b: tenso
   return %s : tensor<?x128xf32>
 }
 
+// Shape annotations of the frontend (tgc_sym.bind) are not users that
+// keep a value out of a group: the matmul still takes its epilogue, and
+// the annotation of the value that moved inside the group is dropped.
+// CHECK-LABEL: func.func @annotated
+// CHECK: tgc_sym.bind %arg0
+// CHECK-NEXT: %[[G:.*]] = tgc.fusion_group "matmul"
+// CHECK: tgc.linear
+// CHECK-NEXT: tgc.gelu
+// CHECK-NOT: tgc_sym.bind %{{.*}} [%{{.*}}, 128]
+// CHECK: tgc_sym.bind %[[G]]
+func.func @annotated(%x: tensor<?x64xf32>, %w: tensor<128x64xf32>, %b: tensor<128xf32>) -> tensor<?x128xf32> {
+  %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
+  tgc_sym.bind %x [%s0, 64] : tensor<?x64xf32>
+  %h = tgc.linear %x, %w, %b : tensor<?x64xf32>, tensor<128x64xf32>, tensor<128xf32> -> tensor<?x128xf32>
+  tgc_sym.bind %h [%s0, 128] : tensor<?x128xf32>
+  %a = tgc.gelu %h : tensor<?x128xf32>
+  tgc_sym.bind %a [%s0, 128] : tensor<?x128xf32>
+  return %a : tensor<?x128xf32>
+}
+
 // Must not fuse: a column sum broadcast back over the rows needs every row
 // before any division (two passes), and a matmul never absorbs another.
 // CHECK-LABEL: func.func @no_fuse
