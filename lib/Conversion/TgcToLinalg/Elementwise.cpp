@@ -127,8 +127,8 @@ Value floatFloorDiv(OpBuilder &b, Location loc, Value x, Value y) {
   // (div == 0 means |x| < |y|), so basic * 0 is copysign(0, basic), without
   // math.copysign, which the CPU pipeline's math lowering cannot legalize.
   Value divIsZero = cmpf(b, loc, arith::CmpFPredicate::OEQ, div, zero);
-  floorDiv = select(b, loc, divIsZero, arith::MulFOp::create(b, loc, basic, zero),
-                    floorDiv);
+  floorDiv = select(b, loc, divIsZero,
+                    arith::MulFOp::create(b, loc, basic, zero), floorDiv);
   Value yIsZero = cmpf(b, loc, arith::CmpFPredicate::OEQ, y, zero);
   return select(b, loc, yIsZero, basic, floorDiv);
 }
