@@ -193,6 +193,8 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   pipeline.duckSizing = options.duckSizing;
   pipeline.fuse = options.fuse;
   pipeline.openmp = options.openmp;
+  pipeline.approximateMath = options.approximateMath;
+  pipeline.reassociate = options.reassociate;
   pipeline.lowerToLLVM = false;
   SmallVector<std::string> examples;
   for (auto [i, shape] : llvm::enumerate(options.exampleShapes))
@@ -370,10 +372,13 @@ CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
       }
     }
     results.push_back(std::move(out));
-    bool owned = allocated && !argData.count(allocated);
-    if (owned && freed.insert(allocated).second)
-      std::free(allocated);
+    // Two results may be one buffer (CSE merges identical computations):
+    // free each buffer once, after every result has been copied.
+    if (allocated && !argData.count(allocated))
+      freed.insert(allocated);
     word += descriptorFields(rank);
   }
+  for (void *buffer : freed)
+    std::free(buffer);
   return results;
 }

@@ -158,6 +158,11 @@ public:
       Kind k = classify(&op);
       if (k == Kind::None || op.getNumResults() == 0)
         continue;
+      // A group's inputs are tensors: an op with size operands (a dynamic
+      // expand) stays a kernel of its own.
+      if (llvm::any_of(op.getOperandTypes(),
+                       [](Type t) { return !isa<RankedTensorType>(t); }))
+        continue;
       unsigned id = groups.size();
       Group g{k, {&op}, {}};
       if (k == Kind::Rows)

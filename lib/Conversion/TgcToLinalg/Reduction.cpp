@@ -147,7 +147,7 @@ FailureOr<Value> lowerKept(PatternRewriter &rewriter, SumOp op, Value input,
                            ArrayRef<bool> reduced) {
   Location loc = op.getLoc();
   Type element = getElementTypeOrSelf(input.getType());
-  Type accType = getAccumulatorType(element);
+  Type accType = getReductionAccumulatorType(element);
   Value sum = buildSum(rewriter, loc, input, reduced, accType, nullptr);
   return convertTensor(rewriter, loc, sum, element);
 }
@@ -157,7 +157,7 @@ FailureOr<Value> lowerKept(PatternRewriter &rewriter, MeanOp op, Value input,
   Location loc = op.getLoc();
   Type element = getElementTypeOrSelf(input.getType());
   Value mean =
-      buildMean(rewriter, loc, input, reduced, getAccumulatorType(element));
+      buildMean(rewriter, loc, input, reduced, getReductionAccumulatorType(element));
   return convertTensor(rewriter, loc, mean, element);
 }
 
@@ -190,7 +190,7 @@ FailureOr<Value> lowerKept(PatternRewriter &rewriter, VarOp op, Value input,
                            ArrayRef<bool> reduced) {
   Location loc = op.getLoc();
   Type element = getElementTypeOrSelf(input.getType());
-  Type accType = getAccumulatorType(element);
+  Type accType = getReductionAccumulatorType(element);
   Value mean = buildMean(rewriter, loc, input, reduced, accType);
   Value zero = createScalarConstant(rewriter, loc, accType, 0.0);
   Value m2 = buildReduction(rewriter, loc, input, reduced, mean, zero,
@@ -225,7 +225,7 @@ FailureOr<Value> lowerKept(PatternRewriter &rewriter, NormOp op, Value input,
                            ArrayRef<bool> reduced) {
   Location loc = op.getLoc();
   Type element = getElementTypeOrSelf(input.getType());
-  Type accType = getAccumulatorType(element);
+  Type accType = getReductionAccumulatorType(element);
   double p = op.getP().convertToDouble();
   auto abs = [&](OpBuilder &b, Location l, Value x) -> Value {
     return math::AbsFOp::create(b, l, x);

@@ -198,6 +198,12 @@ Type mlir::tgc::getAccumulatorType(Type elementType) {
   return elementType;
 }
 
+Type mlir::tgc::getReductionAccumulatorType(Type elementType) {
+  if (elementType.isF32())
+    return Float64Type::get(elementType.getContext());
+  return getAccumulatorType(elementType);
+}
+
 Value mlir::tgc::createFilled(OpBuilder &b, Location loc, RankedTensorType type,
                               ArrayRef<OpFoldResult> dims, Value value) {
   Value empty = createEmpty(b, loc, type, dims);

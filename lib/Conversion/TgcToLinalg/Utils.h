@@ -57,6 +57,10 @@ Value castToType(OpBuilder &b, Location loc, Value v, Type type);
 /// Where a reduction over `elementType` accumulates: f32 for f16, bf16 and
 /// f32, f64 for f64, the element type itself for integers (wrap-around).
 Type getAccumulatorType(Type elementType);
+/// The accumulator of sum/mean/var/norm reductions: f64 for f32 (a sum of
+/// 10^6 f32 terms in f32 loses 3-4 digits), f32 for f16/bf16, the type
+/// itself otherwise. Matmul-like contractions keep getAccumulatorType.
+Type getReductionAccumulatorType(Type elementType);
 
 /// tensor.empty of `type` (`?` sizes from `dims`, as createEmpty) filled
 /// with the scalar `value` (linalg.fill).

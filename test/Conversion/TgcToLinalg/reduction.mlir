@@ -2,13 +2,18 @@
 
 // A reduction is a linalg.generic with reduction iterators whose output
 // has the kept dims; keepdim restores the reduced dim with expand_shape.
+// f32 sums accumulate in f64 (a sum of 10^6 f32 terms in f32 loses 3-4
+// digits) and round once.
 // CHECK-LABEL: func.func @sum_keepdim
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<4x?xf32>) -> tensor<4x1xf32>
-// CHECK: %[[ZERO:.*]] = arith.constant {{.*}}0.000000e+00 : f32
-// CHECK: %[[FILL:.*]] = linalg.fill {{.*}}ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<4xf32>)
-// CHECK: %[[SUM:.*]] = linalg.generic {{{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<4x?xf32>) outs(%[[FILL]] : tensor<4xf32>)
-// CHECK: arith.addf
-// CHECK: tensor.expand_shape %[[SUM]] {{\[\[}}0, 1]] output_shape [4, 1] {{.*}}: tensor<4xf32> into tensor<4x1xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant {{.*}}0.000000e+00 : f64
+// CHECK: %[[FILL:.*]] = linalg.fill {{.*}}ins(%[[ZERO]] : f64) outs(%{{.*}} : tensor<4xf64>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<4x?xf32>) outs(%[[FILL]] : tensor<4xf64>)
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.addf %{{.*}} : f64
+// CHECK: %[[ROUNDED:.*]] = linalg.generic
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: tensor.expand_shape %[[ROUNDED]] {{\[\[}}0, 1]] output_shape [4, 1] {{.*}}: tensor<4xf32> into tensor<4x1xf32>
 func.func @sum_keepdim(%x: tensor<4x?xf32>) -> tensor<4x1xf32> {
   %r = tgc.sum %x dims [1] keepdim : tensor<4x?xf32> -> tensor<4x1xf32>
   return %r : tensor<4x1xf32>
@@ -49,13 +54,14 @@ func.func @sum_i32(%x: tensor<3x5xi32>) -> tensor<5xi32> {
 // CHECK-LABEL: func.func @mean_dynamic
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<?x?xf32>)
 // CHECK: %[[D0:.*]] = tensor.dim {{.*}}%[[X]], %c0
-// CHECK: tensor.empty(%[[D0]]) {{.*}}: tensor<?xf32>
+// CHECK: tensor.empty(%[[D0]]) {{.*}}: tensor<?xf64>
 // CHECK: %[[SUM:.*]] = linalg.generic
 // CHECK: %[[D1:.*]] = tensor.dim {{.*}}%[[X]], %c1
 // CHECK: %[[N:.*]] = arith.index_cast %[[D1]] {{.*}}: index to i64
-// CHECK: %[[NF:.*]] = arith.sitofp %[[N]] {{.*}}: i64 to f32
-// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<?xf32>)
-// CHECK: arith.divf %{{.*}}, %[[NF]] : f32
+// CHECK: %[[NF:.*]] = arith.sitofp %[[N]] {{.*}}: i64 to f64
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<?xf64>)
+// CHECK: arith.divf %{{.*}}, %[[NF]] : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 func.func @mean_dynamic(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   %r = tgc.mean %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
   return %r : tensor<?xf32>
@@ -170,10 +176,10 @@ func.func @norm_1_f16(%x: tensor<4x3xf16>) -> tensor<4xf16> {
 // -----
 
 // CHECK-LABEL: func.func @norm_3
-// CHECK-DAG: %[[P:.*]] = arith.constant {{.*}}3.000000e+00 : f32
+// CHECK-DAG: %[[P:.*]] = arith.constant {{.*}}3.000000e+00 : f64
 // CHECK: math.absf
 // CHECK: math.powf %{{.*}}, %[[P]]
-// CHECK: %[[INV:.*]] = arith.constant {{.*}}0.333333343 : f32
+// CHECK: %[[INV:.*]] = arith.constant {{.*}}0.33333333333333331 : f64
 // CHECK: math.powf %{{.*}}, %[[INV]]
 func.func @norm_3(%x: tensor<4x3xf32>) -> tensor<f32> {
   %r = tgc.norm %x dims [0, 1] {p = 3.0 : f64} : tensor<4x3xf32> -> tensor<f32>
@@ -304,7 +310,9 @@ func.func @sum_rank0(%x: tensor<f32>) -> tensor<f32> {
 
 // A result type more precise than the operands: a tensor.cast at the end.
 // CHECK-LABEL: func.func @sum_refined_result
+// CHECK: linalg.generic
 // CHECK: %[[S:.*]] = linalg.generic
+// CHECK: arith.truncf
 // CHECK: tensor.cast %[[S]] {{.*}}: tensor<?xf32> to tensor<4xf32>
 func.func @sum_refined_result(%x: tensor<?x8xf32>) -> tensor<4xf32> {
   %r = tgc.sum %x dims [1] : tensor<?x8xf32> -> tensor<4xf32>
