@@ -42,6 +42,8 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createTgcToLinalg());
   pm.addNestedPass<func::FuncOp>(createTgcFormKernels());
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+  if (options.reassociate)
+    pm.addNestedPass<func::FuncOp>(createTgcReassociateReductions());
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
@@ -65,6 +67,9 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
       bufferization::createPromoteBuffersToStackPass(stack));
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  // Returned arguments, views of them and constants leave the function as
+  // bufferization.clone (a copy the caller owns).
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   // Loops: each kernel's scf.forall runs its iterations in parallel with
   // OpenMP; the loops inside an iteration are sequential (and vectorized
@@ -75,6 +80,8 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   if (options.openmp)
     pm.addPass(createConvertSCFToOpenMPPass());
   pm.addNestedPass<func::FuncOp>(createTgcHoistAllocas());
+  if (options.approximateMath)
+    pm.addPass(createTgcApproximateMath());
   if (!options.lowerToLLVM)
     return;
   buildCpuLoopsToLLVMPipeline(pm);
@@ -94,6 +101,7 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   expand.opMnemonics = {"rsqrt"};
   pm.addPass(math::createMathExpandOpsPass(expand));
   pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createTgcMathToIntrinsics());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertToLLVMPass());

@@ -93,6 +93,16 @@ static cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance "
                                cl::init(-1), cl::cat(category));
 static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable fusion"),
                             cl::init(false), cl::cat(category));
+static cl::opt<bool> approxMath(
+    "approximate-math",
+    cl::desc("Polynomial approximations of f32 exp/log/tanh/erf instead of "
+             "libm calls"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> strictReductions(
+    "strict-reductions",
+    cl::desc("Add the terms of float reductions in order (no vectorized "
+             "partial sums)"),
+    cl::init(false), cl::cat(category));
 
 namespace {
 
@@ -443,6 +453,8 @@ int main(int argc, char **argv) {
   CpuCompileOptions options;
   options.policy = policy;
   options.fuse = !noFuse;
+  options.approximateMath = approxMath;
+  options.reassociate = !strictReductions;
   size_t currentCall = 0;
   ::tgc::runtime::DispatchCache cache(
       entry.getName().str(),

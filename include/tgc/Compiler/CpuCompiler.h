@@ -37,6 +37,10 @@ struct CpuCompileOptions {
   std::vector<std::vector<int64_t>> exampleShapes;
   bool fuse = true;
   bool openmp = true;
+  /// Polynomial approximations of f32 exp/log/tanh/erf (tgc-approximate-math).
+  bool approximateMath = false;
+  /// Reorderable float reductions (tgc-reassociate-reductions).
+  bool reassociate = true;
   unsigned optLevel = 3;
   /// Shared libraries the JIT resolves symbols from (libomp by default).
   std::vector<std::string> sharedLibs;

@@ -31,6 +31,16 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> openmp{*this, "openmp",
                       llvm::cl::desc("Run parallel loops with OpenMP"),
                       llvm::cl::init(true)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Polynomial approximations of f32 exp, log, log2, tanh "
+                     "and erf (tgc-approximate-math) instead of libm"),
+      llvm::cl::init(false)};
+  Option<bool> reassociate{
+      *this, "reassociate",
+      llvm::cl::desc("Let float reductions be reordered, so that they "
+                     "vectorize (tgc-reassociate-reductions)"),
+      llvm::cl::init(true)};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower to the LLVM dialect (off: stop after "

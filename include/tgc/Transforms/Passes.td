@@ -163,6 +163,62 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def TgcApproximateMath : Pass<"tgc-approximate-math"> {
+  let summary = "Vectorizable polynomial approximations of f32 math functions";
+  let description = [{
+    Rewrites f32 `math.exp`, `math.log`, `math.log2`, `math.tanh` and
+    `math.erf` into upstream MLIR's polynomial approximations (range
+    reduction plus a minimax polynomial, arith ops only), so that LLVM
+    vectorizes loops that call them instead of calling libm once per
+    element. The approximations are accurate to a few ulp over the whole
+    f32 range (the same approach IREE takes); `log1p`, `expm1` and f64 stay
+    with libm, which is more accurate near 0. `ops` restricts the rewrite to
+    the listed mnemonics.
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "Math ops to approximate (default: exp, log, log2, tanh, erf)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def TgcReassociateReductions
+    : Pass<"tgc-reassociate-reductions", "func::FuncOp"> {
+  let summary = "Allow reordering of floating-point reductions";
+  let description = [{
+    Marks the combiner of every float reduction in a `linalg.generic` (an
+    `arith.addf`, `arith.mulf`, `arith.maximumf`/`minimumf` or
+    `arith.maxnumf`/`minnumf` that folds a value into the reduction's
+    accumulator, the block argument of its init) with the `reassoc` and
+    `contract` fast-math flags. Without them LLVM must add the terms of a
+    sum in order, one at a time, and cannot vectorize the loop; with them it
+    keeps several partial sums in vector registers, as PyTorch's vectorized
+    reductions do. Only the rounding of the result changes (sums of n terms
+    stay within n ulp-scaled bounds); NaN and infinity propagation is kept
+    (no `nnan`/`ninf`).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def TgcMathToIntrinsics : Pass<"tgc-math-to-intrinsics"> {
+  let summary = "Lower math ops with an exact LLVM intrinsic to it";
+  let description = [{
+    `math.fma`, `floor`, `ceil`, `trunc`, `round`, `roundeven`, `absf`,
+    `copysign`, `sqrt`, `exp`, `exp2`, `log`, `log2`, `log10`, `sin`, `cos`
+    and `powf` become the matching `llvm.intr.*` operations, which LLVM
+    turns into single instructions where the CPU has them (fma, rounding,
+    sqrt, abs) and vectorizes; only then does `convert-math-to-libm` turn
+    the remaining math ops (`expm1`, `log1p`, `tanh`, `erf`, `atan2`, ...)
+    into libm calls. Without this pass libm would be called for every
+    `floor` and `fma`, which keeps loops scalar. The intrinsics round
+    exactly as the math ops are specified (the transcendental ones become
+    the same libm calls in the end).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
   let summary = "Hoist fixed-size stack buffers out of loops";
   let description = [{
