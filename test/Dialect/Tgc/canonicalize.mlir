@@ -22,6 +22,20 @@ func.func @float_identities(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8
 
 // -----
 
+// A float floor or trunc division by 1 still rounds: not folded.
+// CHECK-LABEL: func.func @float_rounding_div_by_one
+// CHECK: %[[T:.*]] = tgc.div %{{.*}}, %{{.*}} rounding = trunc
+// CHECK: %[[F:.*]] = tgc.div %{{.*}}, %{{.*}} rounding = floor
+// CHECK: return %[[T]], %[[F]]
+func.func @float_rounding_div_by_one(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %one = tgc.constant dense<1.0> : tensor<f32>
+  %0 = tgc.div %x, %one rounding = trunc : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %1 = tgc.div %x, %one rounding = floor : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @int_identities
 // CHECK-SAME: (%[[X:.*]]: tensor<4xi64>)
 func.func @int_identities(%x: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {

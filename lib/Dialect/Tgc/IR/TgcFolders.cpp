@@ -285,7 +285,11 @@ OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   RoundingMode mode = getRounding();
-  if (isSplatOf(adaptor.getRhs(), 1.0))
+  // x / 1 is x for true division and for integers; a float floor or trunc
+  // division by 1 still rounds (trunc(2.5 / 1) == 2).
+  bool isFloat = isa<FloatType>(getElementTypeOrSelf(getLhs().getType()));
+  if (isSplatOf(adaptor.getRhs(), 1.0) &&
+      (mode == RoundingMode::true_div || !isFloat))
     if (Value x = identityIfSameType(getLhs(), getResult()))
       return x;
   // Floating-point floor/trunc division follows PyTorch's own formula
