@@ -40,12 +40,12 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuse());
   pm.addPass(createTgcToLinalg());
-  pm.addNestedPass<func::FuncOp>(createTgcFormKernels());
+  TgcFormKernelsOptions kernels;
+  kernels.fuseElementwise = options.fuse;
+  pm.addNestedPass<func::FuncOp>(createTgcFormKernels(kernels));
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
   if (options.reassociate)
     pm.addNestedPass<func::FuncOp>(createTgcReassociateReductions());
-  if (options.fuse)
-    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

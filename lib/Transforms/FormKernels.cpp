@@ -8,6 +8,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
 namespace mlir::tgc {
@@ -102,6 +103,26 @@ void fuseDestinationFills(scf::ForallOp loop) {
   }
 }
 
+/// Merges elementwise producers into their consumers inside each kernel
+/// (upstream's elementwise fusion), but only where nothing is recomputed:
+/// the consumer reads the producer through a permutation of its own loops,
+/// no more of them. Upstream's default would also fuse the normalized
+/// probabilities of an attention into the P x V contraction, recomputing
+/// exp and the division once per output column.
+void fuseElementwiseWithoutRecompute(func::FuncOp func) {
+  RewritePatternSet patterns(func.getContext());
+  linalg::ControlFusionFn control = [](OpOperand *use) {
+    auto consumer = dyn_cast<linalg::LinalgOp>(use->getOwner());
+    auto producer = use->get().getDefiningOp<linalg::LinalgOp>();
+    if (!consumer || !producer || !use->get().hasOneUse())
+      return false;
+    return consumer.getNumLoops() == producer.getNumLoops() &&
+           consumer.getMatchingIndexingMap(use).isPermutation();
+  };
+  linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+  (void)applyPatternsGreedily(func, std::move(patterns));
+}
+
 struct TgcFormKernelsPass
     : tgc::impl::TgcFormKernelsBase<TgcFormKernelsPass> {
   using TgcFormKernelsBase::TgcFormKernelsBase;
@@ -134,6 +155,8 @@ struct TgcFormKernelsPass
       if (loop->hasAttr("tgc.group"))
         fuseDestinationFills(loop);
     });
+    if (fuseElementwise)
+      fuseElementwiseWithoutRecompute(func);
   }
 
   LogicalResult tileAndFuse(IRRewriter &rewriter, TilingInterface root) {

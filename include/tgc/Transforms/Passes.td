@@ -153,10 +153,18 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
     vectorization); a 1-D elementwise root is tiled in chunks of
     `chunk-size`. Reduction dimensions are never tiled. Producers of other
     groups are never fused (that would recompute them per iteration).
+
+    Then, with `fuse-elementwise`, elementwise producers merge into their
+    consumers (upstream's elementwise fusion) where nothing is recomputed:
+    the consumer reads the producer through a permutation of the same
+    loops. (Fusing softmax's normalization into an attention's P x V
+    contraction would recompute it for every output column.)
   }];
   let options = [
     Option<"chunkSize", "chunk-size", "int64_t", "4096",
            "Tile size of 1-D elementwise roots">,
+    Option<"fuseElementwise", "fuse-elementwise", "bool", "true",
+           "Merge elementwise producers into consumers without recompute">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
