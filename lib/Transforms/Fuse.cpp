@@ -336,9 +336,16 @@ private:
       }
       return std::nullopt;
     }
-    // Row-wise ops over the same rows (softmax then entropy).
-    if (pk == Kind::Rows && ck == Kind::Rows && shapesAgree(p.rows, c.rows))
+    // Row-wise ops over the same rows (softmax then entropy). Not into a
+    // multi-pass row op (softmax, layer norm: max/mean, sum/variance, then
+    // normalize) when the producer group holds one too: each of the
+    // consumer's passes would recompute the producer's row (its exps and
+    // divisions); the row is written once instead.
+    if (pk == Kind::Rows && ck == Kind::Rows && shapesAgree(p.rows, c.rows)) {
+      if (isRowOp(consumer) && llvm::any_of(p.ops, isRowOp))
+        return std::nullopt;
       return combine(p, c, Kind::Rows);
+    }
     return std::nullopt;
   }
 

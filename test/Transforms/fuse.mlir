@@ -101,6 +101,22 @@ func.func @annotated(%x: tensor<?x64xf32>, %w: tensor<128x64xf32>, %b: tensor<12
   return %a : tensor<?x128xf32>
 }
 
+// Must not fuse: a multi-pass row op (layer_norm reads its input for the
+// mean, the variance and the normalization) after another one (softmax):
+// fused, every pass would recompute the softmax. The GELU epilogue still
+// joins the layer norm.
+// CHECK-LABEL: func.func @softmax_then_layer_norm
+// CHECK: %[[S:.*]] = tgc.softmax
+// CHECK: tgc.fusion_group "rows" ins(%[[S]]
+// CHECK: tgc.layer_norm
+// CHECK-NEXT: tgc.gelu
+func.func @softmax_then_layer_norm(%x: tensor<?x1024xf32>, %w: tensor<1024xf32>, %b: tensor<1024xf32>) -> tensor<?x1024xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x1024xf32>
+  %n = tgc.layer_norm %s weight(%w : tensor<1024xf32>) bias(%b : tensor<1024xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x1024xf32>
+  %g = tgc.gelu %n approximate = tanh : tensor<?x1024xf32>
+  return %g : tensor<?x1024xf32>
+}
+
 // Must not fuse: a column sum broadcast back over the rows needs every row
 // before any division (two passes), and a matmul never absorbs another.
 // CHECK-LABEL: func.func @no_fuse
