@@ -125,7 +125,9 @@ def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
     * matmul epilogues: matmul / linear with elementwise consumers of its
       single result (bias, activation, residual).
 
-    Never fused: two matmuls; a reduction over other dimensions than a
+    Never fused: two matmuls; a multi-pass row op (softmax, layer norm)
+    into a group that already holds one (each pass would recompute the
+    other's row); a reduction over other dimensions than a
     following row-wise op needs (a column sum feeding a row-wise division
     needs every row first); groups whose merge would create a cycle; groups
     larger than `max-group-size` ops. Symbolic sizes are compared
