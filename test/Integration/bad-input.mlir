@@ -17,6 +17,13 @@
 // RUN: echo "not a numpy file" > %t.text.npy
 // RUN: not tgc-run %s --entry add --inputs %t.x.npy,%t.text.npy 2>&1 | FileCheck %s --check-prefix=MAGIC
 // MAGIC: tgc-run: error: '{{.*}}text.npy' is not a .npy file
+// A .npy header with absurd sizes is rejected before anything is
+// allocated, and so is a --shape too large for the machine's memory.
+// RUN: %python %S/Inputs/npy.py %t.huge.npy f4 100000000000x100000 1 2 3
+// RUN: not tgc-run %s --entry add --inputs %t.x.npy,%t.huge.npy 2>&1 | FileCheck %s --check-prefix=HUGE-NPY
+// HUGE-NPY: tgc-run: error: '{{.*}}huge.npy': expected 40000000000000000 bytes of data, the file has 12
+// RUN: not tgc-run %s --entry add --shape 0=99999999999x4 --shape 1=99999999999x4 2>&1 | FileCheck %s --check-prefix=HUGE-SHAPE
+// HUGE-SHAPE: tgc-run: error: call 0: argument 0 (99999999999x4) would need 1599999999984 bytes, more than half of this machine's memory
 // RUN: %python %S/Inputs/npy.py %t.short.npy f4 3x4 1 2 3
 // RUN: not tgc-run %s --entry add --inputs %t.x.npy,%t.short.npy 2>&1 | FileCheck %s --check-prefix=SHORT
 // SHORT: tgc-run: error: '{{.*}}short.npy': expected 48 bytes of data, the file has 12

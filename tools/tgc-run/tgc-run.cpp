@@ -33,6 +33,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <unistd.h>
 #include <chrono>
 #include <map>
 #include <random>
@@ -169,6 +170,14 @@ void applyShapeSpecs(func::FuncOp f, ArrayRef<std::string> specs,
   }
 }
 
+/// Physical memory of the machine (sysconf), or 2^40 if unknown.
+uint64_t physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0)
+    return uint64_t(1) << 40;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+}
+
 /// Checks sizes against the signature and fills `?`-free defaults.
 void validateShapes(func::FuncOp f, Shapes &shapes, StringRef what) {
   for (unsigned i = 0; i < f.getNumArguments(); ++i) {
@@ -197,6 +206,19 @@ void validateShapes(func::FuncOp f, Shapes &shapes, StringRef what) {
              " is " + llvm::Twine(type.getDimSize(d)) +
              " in the signature of @" + f.getName() + ", got " +
              llvm::Twine(s[d]));
+    // The inputs (and the reference's copies) must fit in memory: a clear
+    // error, not an allocation failure, for sizes like 10^14.
+    uint64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+    for (int64_t d : s) {
+      uint64_t n = static_cast<uint64_t>(d);
+      bytes = (n != 0 && bytes > UINT64_MAX / n) ? UINT64_MAX : bytes * n;
+    }
+    uint64_t limit = physicalMemoryBytes() / 2;
+    if (bytes > limit)
+      fail(what + ": argument " + llvm::Twine(i) + " (" + formatDims(s) +
+           ") would need " + llvm::Twine(bytes) +
+           " bytes, more than half of this machine's memory (" +
+           llvm::Twine(limit * 2) + " bytes)");
   }
 }
 
@@ -277,11 +299,19 @@ ref::HostTensor readNpy(StringRef path) {
       fail("'" + path + "': bad .npy shape");
     shape.push_back(d);
   }
-  ref::HostTensor t(*dtype, shape);
+  // The header's sizes are checked against the data before anything is
+  // allocated (a corrupt header must not ask for 10^14 elements).
+  uint64_t expected = ref::elementBytes(*dtype);
+  for (int64_t d : shape) {
+    uint64_t n = static_cast<uint64_t>(d);
+    expected = (n != 0 && expected > UINT64_MAX / n) ? UINT64_MAX
+                                                     : expected * n;
+  }
   size_t offset = headerStart + headerLen;
-  if (data.size() - offset != t.byteSize())
-    fail("'" + path + "': expected " + llvm::Twine(t.byteSize()) +
+  if (data.size() - offset != expected)
+    fail("'" + path + "': expected " + llvm::Twine(expected) +
          " bytes of data, the file has " + llvm::Twine(data.size() - offset));
+  ref::HostTensor t(*dtype, shape);
   std::memcpy(t.data(), data.data() + offset, t.byteSize());
   return t;
 }
