@@ -264,6 +264,14 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
       error += ": " + llvm::toString(info.takeError());
     return nullptr;
   }
+  // The entry is resolved once here, not by name on every call.
+  auto entryFn = result->engine->lookupPacked(entry);
+  if (!entryFn) {
+    error = "the compiled module has no entry point @" + entry.str() + ": " +
+            llvm::toString(entryFn.takeError());
+    return nullptr;
+  }
+  result->entryFn = *entryFn;
   result->guardFn = reinterpret_cast<tgc_guard_fn>(*guard);
   result->guardSetInfo = static_cast<const tgc_guard_set_info *>(*info);
   result->compileStats.compileMs =
@@ -325,12 +333,7 @@ CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
   std::vector<int64_t> resultStorage(std::max<int64_t>(resultWords, 1), 0);
   if (!resultTypes.empty())
     packed.push_back(resultStorage.data());
-  if (llvm::Error err =
-          engine->invokePacked(entryName, MutableArrayRef<void *>(packed))) {
-    error = "running @" + entryName + " failed: " +
-            llvm::toString(std::move(err));
-    return failure();
-  }
+  entryFn(packed.data());
 
   // Copy the results out, then free the buffers the function allocated
   // (not the caller's: a result may be an argument's buffer).
@@ -357,9 +360,17 @@ CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
     size_t elem = ref::elementBytes(*dtype);
     const char *base = static_cast<const char *>(aligned) + offset * elem;
     // Results are dense row-major after bufferization with identity
-    // layouts; copy element by element through the strides to be safe.
+    // layouts: one memcpy. Other strides are copied element by element.
+    bool dense = true;
+    for (int64_t d = rank - 1, expected = 1; d >= 0; --d) {
+      if (shape[d] != 1 && f[3 + rank + d] != expected)
+        dense = false;
+      expected *= shape[d];
+    }
     std::vector<int64_t> index(rank, 0);
-    for (int64_t n = 0; n < out.numel(); ++n) {
+    if (dense && out.numel() > 0)
+      std::memcpy(out.data(), base, out.numel() * elem);
+    for (int64_t n = 0; !dense && n < out.numel(); ++n) {
       int64_t off = 0;
       for (int64_t d = 0; d < rank; ++d)
         off += index[d] * f[3 + rank + d];

@@ -39,9 +39,12 @@ struct TgcApproximateMathPass
     } else {
       for (const std::string &name : ops) {
         if (!llvm::is_contained(kDefault, name)) {
-          emitError(getOperation()->getLoc())
-              << "tgc-approximate-math: no approximation for '" << name
-              << "' (supported: exp, log, log2, tanh, erf)";
+          InFlightDiagnostic diag = emitError(getOperation()->getLoc())
+                                    << "tgc-approximate-math: no approximation "
+                                       "for '"
+                                    << name << "' (supported: ";
+          llvm::interleaveComma(kDefault, diag);
+          diag << ")";
           return signalPassFailure();
         }
         enabled.insert(name);

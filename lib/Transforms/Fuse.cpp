@@ -141,6 +141,13 @@ ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
+/// The users of `v` that compute with it: shape annotations (tgc_sym.bind)
+/// are not, and those of values that move into a group are dropped.
+auto computeUsers(Value v) {
+  return llvm::make_filter_range(
+      v.getUsers(), [](Operation *u) { return !isa<sym::BindOp>(u); });
+}
+
 struct Group {
   Kind kind;
   SmallVector<Operation *> ops; // program order
@@ -312,10 +319,7 @@ private:
       ArrayRef<int64_t> space = shapeOf(consumer->getResult(0));
       if (pk == Kind::Matmul) {
         // cuBLASLt-style epilogue: the matmul's only user, over its space.
-        // (Shape annotations are not users: they are dropped in groups.)
-        auto users = llvm::make_filter_range(value.getUsers(), [](Operation *u) {
-          return !isa<sym::BindOp>(u);
-        });
+        auto users = computeUsers(value);
         if (std::distance(users.begin(), users.end()) != 1 ||
             !shapesAgree(produced, space))
           return std::nullopt;
@@ -383,8 +387,8 @@ void materialize(const Group &group) {
         inputs.insert(v);
     }
     for (Value r : op->getResults())
-      for (Operation *user : r.getUsers())
-        if (!members.contains(user) && !isa<sym::BindOp>(user)) {
+      for (Operation *user : computeUsers(r))
+        if (!members.contains(user)) {
           outputs.insert(r);
           break;
         }

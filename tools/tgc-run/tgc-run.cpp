@@ -170,6 +170,16 @@ void applyShapeSpecs(func::FuncOp f, ArrayRef<std::string> specs,
   }
 }
 
+/// Bytes of a dense tensor of `shape`, saturating at UINT64_MAX.
+uint64_t tensorBytes(uint64_t elementBytes, ArrayRef<int64_t> shape) {
+  uint64_t bytes = elementBytes;
+  for (int64_t d : shape) {
+    uint64_t n = static_cast<uint64_t>(d);
+    bytes = (n != 0 && bytes > UINT64_MAX / n) ? UINT64_MAX : bytes * n;
+  }
+  return bytes;
+}
+
 /// Physical memory of the machine (sysconf), or 2^40 if unknown.
 uint64_t physicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -208,11 +218,7 @@ void validateShapes(func::FuncOp f, Shapes &shapes, StringRef what) {
              llvm::Twine(s[d]));
     // The inputs (and the reference's copies) must fit in memory: a clear
     // error, not an allocation failure, for sizes like 10^14.
-    uint64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
-    for (int64_t d : s) {
-      uint64_t n = static_cast<uint64_t>(d);
-      bytes = (n != 0 && bytes > UINT64_MAX / n) ? UINT64_MAX : bytes * n;
-    }
+    uint64_t bytes = tensorBytes((type.getElementTypeBitWidth() + 7) / 8, s);
     uint64_t limit = physicalMemoryBytes() / 2;
     if (bytes > limit)
       fail(what + ": argument " + llvm::Twine(i) + " (" + formatDims(s) +
@@ -301,12 +307,7 @@ ref::HostTensor readNpy(StringRef path) {
   }
   // The header's sizes are checked against the data before anything is
   // allocated (a corrupt header must not ask for 10^14 elements).
-  uint64_t expected = ref::elementBytes(*dtype);
-  for (int64_t d : shape) {
-    uint64_t n = static_cast<uint64_t>(d);
-    expected = (n != 0 && expected > UINT64_MAX / n) ? UINT64_MAX
-                                                     : expected * n;
-  }
+  uint64_t expected = tensorBytes(ref::elementBytes(*dtype), shape);
   size_t offset = headerStart + headerLen;
   if (data.size() - offset != expected)
     fail("'" + path + "': expected " + llvm::Twine(expected) +

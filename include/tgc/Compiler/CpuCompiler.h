@@ -100,6 +100,8 @@ private:
   std::unique_ptr<ExecutionEngine> engine;
   std::string entryName;
   std::vector<RankedTensorType> argTypes, resultTypes;
+  /// ExecutionEngine's packed wrapper of the entry point.
+  void (*entryFn)(void **) = nullptr;
   tgc_guard_fn guardFn = nullptr;
   const tgc_guard_set_info *guardSetInfo = nullptr;
   CpuCompileStats compileStats;

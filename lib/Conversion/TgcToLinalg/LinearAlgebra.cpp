@@ -162,18 +162,8 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
     SmallVector<utils::IteratorType> iterators(loops,
                                                utils::IteratorType::parallel);
     iterators.back() = utils::IteratorType::reduction;
-    Value product =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{outType}, ValueRange{input, weight},
-            ValueRange{init}, maps, iterators,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value x = convertScalar(b, l, args[0], accType);
-              Value w = convertScalar(b, l, args[1], accType);
-              Value p = arith::MulFOp::create(b, l, x, w);
-              linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, args[2], p).getResult());
-            })
-            .getResult(0);
+    Value product = buildMulAddContraction(rewriter, loc, input, weight,
+                                           init, maps, iterators);
     Value result;
     if (Value bias = op.getBias()) {
       AffineMap biasMap =

@@ -340,18 +340,8 @@ struct AttentionLowering : OpRewritePattern<ScaledDotProductAttentionOp> {
     SmallVector<utils::IteratorType> iterators(loops,
                                                utils::IteratorType::parallel);
     iterators.back() = utils::IteratorType::reduction;
-    Value scores =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{scoresType}, ValueRange{q, k},
-            ValueRange{scoresInit}, maps, iterators,
-            [&](OpBuilder &b, Location nl, ValueRange args) {
-              Value x = convertScalar(b, nl, args[0], computeType);
-              Value y = convertScalar(b, nl, args[1], computeType);
-              Value p = arith::MulFOp::create(b, nl, x, y);
-              linalg::YieldOp::create(
-                  b, nl, arith::AddFOp::create(b, nl, args[2], p).getResult());
-            })
-            .getResult(0);
+    Value scores = buildMulAddContraction(rewriter, loc, q, k, scoresInit,
+                                          maps, iterators);
 
     // The scale: given, or 1 / sqrt(E) (computed in f64 as PyTorch does).
     Value scale;

@@ -204,6 +204,28 @@ Type mlir::tgc::getReductionAccumulatorType(Type elementType) {
   return getAccumulatorType(elementType);
 }
 
+Value mlir::tgc::buildMulAddContraction(
+    OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
+    ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iterators) {
+  Type accType = cast<RankedTensorType>(init.getType()).getElementType();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
+             ValueRange{init}, maps, iterators,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value x = convertScalar(nb, l, args[0], accType);
+               Value y = convertScalar(nb, l, args[1], accType);
+               Value r;
+               if (isa<FloatType>(accType))
+                 r = arith::AddFOp::create(
+                     nb, l, args[2], arith::MulFOp::create(nb, l, x, y));
+               else
+                 r = arith::AddIOp::create(
+                     nb, l, args[2], arith::MulIOp::create(nb, l, x, y));
+               linalg::YieldOp::create(nb, l, r);
+             })
+      .getResult(0);
+}
+
 Value mlir::tgc::createFilled(OpBuilder &b, Location loc, RankedTensorType type,
                               ArrayRef<OpFoldResult> dims, Value value) {
   Value empty = createEmpty(b, loc, type, dims);
@@ -487,22 +509,7 @@ Value mlir::tgc::buildBroadcastBatchMatmul(OpBuilder &b, Location loc,
   SmallVector<utils::IteratorType> iterators(loops,
                                              utils::IteratorType::parallel);
   iterators.back() = utils::IteratorType::reduction;
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{outType}, ValueRange{lhs, rhs}, ValueRange{init}, maps,
-      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value x = convertScalar(nb, nloc, args[0], accType);
-        Value y = convertScalar(nb, nloc, args[1], accType);
-        Value r;
-        if (isa<FloatType>(accType)) {
-          Value p = arith::MulFOp::create(nb, nloc, x, y);
-          r = arith::AddFOp::create(nb, nloc, args[2], p);
-        } else {
-          Value p = arith::MulIOp::create(nb, nloc, x, y);
-          r = arith::AddIOp::create(nb, nloc, args[2], p);
-        }
-        linalg::YieldOp::create(nb, nloc, r);
-      });
-  return generic.getResult(0);
+  return buildMulAddContraction(b, loc, lhs, rhs, init, maps, iterators);
 }
 
 void mlir::tgc::assertDynamicSizesNonZero(OpBuilder &b, Location loc,

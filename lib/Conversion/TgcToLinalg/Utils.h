@@ -62,6 +62,13 @@ Type getAccumulatorType(Type elementType);
 /// itself otherwise. Matmul-like contractions keep getAccumulatorType.
 Type getReductionAccumulatorType(Type elementType);
 
+/// A contraction init[...] += lhs[...] * rhs[...] over `maps` and
+/// `iterators` (a linalg.generic), the operands converted to the element
+/// type of `init` first (float or integer arithmetic after it).
+Value buildMulAddContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                             Value init, ArrayRef<AffineMap> maps,
+                             ArrayRef<utils::IteratorType> iterators);
+
 /// tensor.empty of `type` (`?` sizes from `dims`, as createEmpty) filled
 /// with the scalar `value` (linalg.fill).
 Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
