@@ -1,0 +1,88 @@
+//===- GpuExecutor.h - Run launch plans on a CUDA device --------*- C++ -*-===//
+//
+// Loads the CUDA driver (libcuda.so.1) and cuBLASLt at run time through
+// symbol tables, so that the runtime builds and its CPU parts run on
+// machines without a GPU; every CUDA error becomes a message naming the
+// call. A GpuFunction holds one artifact's module and runs its plan on a
+// stream, one launch after another or as a CUDA graph captured once per
+// set of sizes whose changed pointers are patched into the instantiated
+// graph on later calls. Plain C++17. See docs/gpu-runtime.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_RUNTIME_GPUEXECUTOR_H
+#define TGC_RUNTIME_GPUEXECUTOR_H
+
+#include "tgc/Runtime/GpuPlan.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tgc::runtime {
+
+/// Whether a CUDA device can be used (driver found, initialized, at least
+/// one device); `why` says what is missing otherwise.
+bool cudaDeviceAvailable(std::string &why);
+
+/// A device tensor: pointer, sizes, dtype. Dense row-major.
+struct DeviceTensor {
+  uint64_t ptr = 0; // CUdeviceptr
+  std::vector<int64_t> sizes;
+  int32_t dtype = TGC_DTYPE_F32;
+};
+
+/// Plain device memory helpers on the primary context of device 0 (they
+/// initialize the driver on first use).
+bool deviceAlloc(uint64_t bytes, uint64_t &ptr, std::string &error);
+void deviceFree(uint64_t ptr);
+bool copyToDevice(uint64_t dst, const void *src, uint64_t bytes,
+                  std::string &error);
+bool copyToHost(void *dst, uint64_t src, uint64_t bytes, std::string &error);
+bool deviceSynchronize(std::string &error);
+/// The device's name and its multiprocessor count, for reports.
+std::string deviceName();
+
+struct GpuRunStats {
+  int64_t launches = 0;       // kernel launches issued on a stream
+  int64_t gemms = 0;          // cuBLASLt calls issued on a stream
+  int64_t graphCaptures = 0;  // graphs captured and instantiated
+  int64_t graphReplays = 0;   // cuGraphLaunch calls
+  int64_t patchedNodes = 0;   // kernel nodes whose parameters were patched
+  int64_t arenaBytes = 0;     // of the last call
+  std::string graphFallback;  // why a call could not use a graph, if so
+};
+
+class GpuFunction {
+public:
+  ~GpuFunction();
+
+  /// Loads the artifact's module (cubin or PTX) and resolves its kernels.
+  static std::unique_ptr<GpuFunction> load(const GpuArtifact &artifact,
+                                           std::string &error);
+
+  const Plan &plan() const;
+
+  /// Runs the plan on the function's stream and waits for it. `args` are
+  /// device tensors (the caller checked the guards); results are allocated
+  /// by the runtime with deviceAlloc (the caller frees them with
+  /// deviceFree) and returned in `results`. With `useGraph`, the first call
+  /// of a size set captures a CUDA graph and later calls replay it,
+  /// patching changed argument and result pointers; a plan that cannot be
+  /// captured runs on the stream and says why in stats().graphFallback.
+  bool run(const std::vector<DeviceTensor> &args,
+           std::vector<DeviceTensor> &results, bool useGraph,
+           std::string &error);
+
+  const GpuRunStats &stats() const;
+
+private:
+  GpuFunction();
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace tgc::runtime
+
+#endif // TGC_RUNTIME_GPUEXECUTOR_H

@@ -1,0 +1,229 @@
+//===- GpuPlan.h - Launch plans and GPU artifacts ---------------*- C++ -*-===//
+//
+// The host side of a function compiled for the GPU is not code but a launch
+// plan: integer expressions over the arguments' sizes, the buffers a call
+// uses (arguments, results, views into one arena), and the steps that run on
+// a stream (kernel launches, GEMMs, copies, memsets). The compiler builds a
+// Plan and serializes it into an artifact next to the kernels' cubin or PTX;
+// the runtime parses it, evaluates the expressions once per call and runs
+// the steps, directly or through a CUDA graph. Plain C++17, no MLIR, LLVM or
+// CUDA dependency. See docs/gpu-runtime.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_RUNTIME_GPUPLAN_H
+#define TGC_RUNTIME_GPUPLAN_H
+
+#include "tgc/Runtime/tgc_runtime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tgc::runtime {
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+/// One node of the plan's expression list. Nodes refer to earlier nodes by
+/// index, so the list is evaluated front to back once per call. Division and
+/// modulo follow affine semantics (floor), with a zero divisor an error.
+enum class ExprKind : uint8_t {
+  Const,    // a: the value
+  ArgDim,   // a: argument index, b: dimension
+  Add,      // a + b (a and b are node indices, as for every binary kind)
+  Sub,      // a - b
+  Mul,      // a * b
+  FloorDiv, // floor(a / b)
+  CeilDiv,  // ceil(a / b)
+  Mod,      // a mod b, in [0, b)
+  Max,      // max(a, b)
+  Min,      // min(a, b)
+};
+
+struct PlanExpr {
+  ExprKind kind = ExprKind::Const;
+  int64_t a = 0;
+  int64_t b = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Signature and guards
+//===----------------------------------------------------------------------===//
+
+/// A tensor argument or result: dtype and rank; a result also has its sizes
+/// (node indices), since the runtime allocates it.
+struct PlanTensor {
+  int32_t dtype = TGC_DTYPE_F32; // tgc_dtype
+  int32_t rank = 0;
+  std::vector<int64_t> sizes; // results only: one node per dim
+};
+
+/// A declarative guard, evaluated by the runtime before a call (the GPU
+/// artifact carries no host code).
+enum class GuardKind : uint8_t {
+  Rank,       // arg: rank must be `value`
+  Dtype,      // arg: dtype must be `value` (tgc_dtype)
+  Device,     // arg: device type must be `value` (tgc_device_type)
+  Contiguous, // arg: dense row-major strides
+  Range,      // node `lhs` in [lo, hi] (hi < 0: unbounded)
+  Equal,      // node `lhs` == node `rhs`
+  Divisible,  // node `lhs` mod `value` == 0
+  Aligned,    // arg: data pointer aligned to `value` bytes
+};
+
+struct PlanGuard {
+  GuardKind kind = GuardKind::Rank;
+  int32_t arg = -1;
+  int64_t value = 0;
+  int64_t lhs = -1, rhs = -1;
+  int64_t lo = 0, hi = -1;
+  std::string text;   // "s0 >= 2"
+  std::string reason; // why the compiler needs it, with its origin
+};
+
+//===----------------------------------------------------------------------===//
+// Buffers and steps
+//===----------------------------------------------------------------------===//
+
+/// A device pointer a step uses.
+enum class BufferKind : uint8_t {
+  Arg,    // index: argument
+  Result, // index: result (allocated by the runtime, or the caller)
+  Arena,  // the call's arena plus `offset` bytes (index unused)
+  View,   // buffer `index` (an earlier one) plus `offset` bytes
+};
+
+struct PlanBuffer {
+  BufferKind kind = BufferKind::Arg;
+  int64_t index = 0;
+  int64_t offset = -1; // node index of the byte offset; -1: 0
+};
+
+/// One kernel parameter. A Buffer parameter is passed as MLIR's descriptor
+/// of a strided memref of rank `rank`: {allocated ptr, aligned ptr, i64
+/// offset, i64 sizes[rank], i64 strides[rank]} (3 + 2 * rank parameters),
+/// offset, sizes and strides in elements, from nodes `offset`, `sizes` and
+/// `strides` (-1 in `offset`: 0). With `rank` = -1 it is the short rank-1
+/// form {allocated, aligned, 0, size, 1}, `size` from node `sizeNode` (-1:
+/// 0). An Int parameter is one i64, node `id`.
+struct KernelParam {
+  enum Kind : uint8_t { Buffer, Int } kind = Int;
+  int64_t id = 0;        // buffer index or node index
+  int64_t sizeNode = -1; // Buffer, rank -1 only
+  int32_t rank = -1;     // Buffer only
+  int64_t offset = -1;   // Buffer, rank >= 0: node index
+  std::vector<int64_t> sizes, strides; // Buffer, rank >= 0: node indices
+};
+
+struct LaunchStep {
+  int32_t kernel = 0; // index into Plan::kernels
+  int64_t grid[3] = {-1, -1, -1};  // node indices
+  int64_t block[3] = {-1, -1, -1}; // node indices
+  int64_t sharedBytes = -1;        // node index; -1: none
+  std::vector<KernelParam> params;
+};
+
+/// Row-major C[m, n] = epilogue(alpha * op(A)[m, k] @ op(B)[k, n] + bias)
+/// over `batch` matrices, through cuBLASLt.
+struct GemmStep {
+  enum Epilogue : uint8_t { None, Bias, Relu, BiasRelu, Gelu, BiasGelu };
+  int32_t dtype = TGC_DTYPE_F32; // of A and B
+  int32_t cDtype = -1;           // of C and the bias; -1: same as A and B
+  int64_t m = -1, n = -1, k = -1, batch = -1; // node indices
+  bool transA = false, transB = false;
+  int64_t a = -1, b = -1, c = -1, bias = -1; // buffer indices (bias: -1)
+  Epilogue epilogue = None;
+  /// Elements between consecutive matrices of a batch (node indices; a
+  /// stride node evaluating to 0 broadcasts one matrix over the batch).
+  int64_t strideA = -1, strideB = -1, strideC = -1;
+};
+
+struct CopyStep {
+  int64_t dst = -1, src = -1; // buffer indices
+  int64_t bytes = -1;         // node index
+};
+
+struct MemsetStep {
+  int64_t dst = -1;   // buffer index
+  int64_t bytes = -1; // node index (a multiple of 4)
+  uint32_t value = 0; // 32-bit pattern
+};
+
+struct PlanStep {
+  enum Kind : uint8_t { Launch, Gemm, Copy, Memset } kind = Launch;
+  LaunchStep launch;
+  GemmStep gemm;
+  CopyStep copy;
+  MemsetStep memset;
+};
+
+//===----------------------------------------------------------------------===//
+// The plan
+//===----------------------------------------------------------------------===//
+
+struct Plan {
+  std::string function;
+  std::vector<PlanTensor> args;
+  std::vector<PlanTensor> results;
+  /// Symbols for messages: name and the node that holds the value.
+  std::vector<std::pair<std::string, int64_t>> symbols;
+  std::vector<PlanExpr> exprs;
+  std::vector<PlanGuard> guards;
+  int64_t arenaBytes = -1; // node index; -1: no arena
+  std::vector<std::string> kernels; // kernel function names in the module
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanStep> steps;
+};
+
+/// The plan as text (one line per item; see docs/gpu-runtime.md) and back.
+/// parsePlan checks every index (nodes refer to earlier nodes, steps to
+/// existing buffers, kernels and nodes) and reports the first problem with
+/// its line number.
+std::string serializePlan(const Plan &plan);
+bool parsePlan(const std::string &text, Plan &plan, std::string &error);
+
+/// Evaluates every node for one call's argument sizes (`argSizes[i]` holds
+/// argument i's sizes). Fails on a missing argument or dim, a zero divisor
+/// or a signed overflow.
+bool evaluatePlan(const Plan &plan,
+                  const std::vector<std::vector<int64_t>> &argSizes,
+                  std::vector<int64_t> &values, std::string &error);
+
+/// Runs the guards on a call's arguments; returns the index of the first
+/// one that fails (and a message naming it, its reason and the actual
+/// values) or -1. Also fails (returning -2) on a wrong argument count.
+int32_t checkPlanGuards(const Plan &plan, const tgc_arg_desc *args,
+                        int32_t numArgs, std::string &message);
+
+//===----------------------------------------------------------------------===//
+// Artifacts
+//===----------------------------------------------------------------------===//
+
+/// A GPU artifact: one file per compiled specialization.
+///   "TGCGPUA\0" magic, u32 format version, u32 section count,
+///   u64 FNV-1a checksum of everything after the header;
+///   then sections {u32 kind, u32 reserved, u64 byte size, bytes}.
+/// Sections: the plan text, the kernels' module (cubin or PTX), a metadata
+/// text (compiler version, target chip, compile times).
+inline constexpr uint32_t kGpuArtifactVersion = 1;
+
+struct GpuArtifact {
+  Plan plan;
+  std::string chip = "sm_90";
+  /// The kernels: a cubin (ELF) or PTX text (then `isPtx`).
+  std::string module;
+  bool isPtx = false;
+  std::string metadata;
+};
+
+std::string writeGpuArtifact(const GpuArtifact &artifact);
+/// Rejects wrong magic, other versions, bad checksums, truncated or
+/// unknown sections and invalid plans, with a message saying which.
+bool readGpuArtifact(const std::string &bytes, GpuArtifact &artifact,
+                     std::string &error);
+
+} // namespace tgc::runtime
+
+#endif // TGC_RUNTIME_GPUPLAN_H

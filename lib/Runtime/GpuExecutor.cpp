@@ -1,0 +1,1251 @@
+//===- GpuExecutor.cpp - Run launch plans on a CUDA device ----------------===//
+//
+// A call evaluates the plan's nodes for the arguments' sizes, allocates the
+// results, resolves every buffer to a device pointer and builds each step's
+// arguments (kernel parameter blocks, GEMM pointers, copy and memset
+// extents) before anything is issued, so a bad plan or bad sizes fail
+// before the stream is touched. Then the steps run on the function's
+// stream, directly or through a CUDA graph kept per set of node values:
+// kernel nodes whose parameters changed (new argument or result pointers)
+// are patched in the instantiated graph, anything else that changed makes
+// the graph be captured again. See docs/gpu-runtime.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Runtime/GpuExecutor.h"
+
+#include "CudaDriver.h"
+
+#include <unordered_map>
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+using namespace tgc::runtime;
+using namespace tgc::runtime::cuda;
+
+namespace {
+
+constexpr size_t kMaxGraphs = 16;
+constexpr uint64_t kGemmWorkspaceBytes = 32ull << 20;
+constexpr int64_t kDefaultSharedLimit = 48 * 1024;
+constexpr uint64_t kArenaGranule = 256;
+
+int64_t dtypeBytes(int32_t dtype) {
+  switch (dtype) {
+  case TGC_DTYPE_F32:
+  case TGC_DTYPE_I32:
+    return 4;
+  case TGC_DTYPE_F16:
+  case TGC_DTYPE_BF16:
+    return 2;
+  case TGC_DTYPE_F64:
+  case TGC_DTYPE_I64:
+    return 8;
+  case TGC_DTYPE_I8:
+  case TGC_DTYPE_I1:
+    return 1;
+  }
+  return 0;
+}
+
+const char *dtypeText(int32_t dtype) {
+  static const char *const names[] = {"f32", "f16", "bf16", "f64",
+                                      "i64", "i32", "i8",   "i1"};
+  return dtype >= 0 && dtype < 8 ? names[dtype] : "unknown dtype";
+}
+
+std::string num(int64_t value) { return std::to_string(value); }
+
+/// The largest power of two (at most 256) dividing `ptr`.
+uint32_t pointerAlignment(uint64_t ptr) {
+  uint32_t alignment = 256;
+  while (alignment > 1 && ptr % alignment != 0)
+    alignment /= 2;
+  return alignment;
+}
+
+/// One launch step's arguments for this call.
+struct LaunchArgs {
+  bool skip = false; // a grid dimension is 0: nothing to run
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  unsigned shared = 0;
+  /// Every kernel parameter is 8 bytes (a pointer or an i64).
+  std::vector<uint64_t> values;
+};
+
+/// One GEMM step's arguments for this call.
+struct GemmArgs {
+  bool skip = false; // m, n or batch is 0
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  uint64_t a = 0, b = 0, c = 0, bias = 0;
+};
+
+/// What a captured graph recorded for one step.
+struct StepRecord {
+  /// Launch steps: the kernel node when it is known (then patchable).
+  CUgraphNode node = nullptr;
+  /// Launch steps: the parameter values; other steps: their pointers and
+  /// extents. A difference on a later call means patch (a known kernel
+  /// node) or capture again (anything else).
+  std::vector<uint64_t> values;
+};
+
+struct Graph {
+  std::vector<int64_t> key;
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  std::vector<StepRecord> steps; // one per plan step
+};
+
+/// cuBLASLt objects for one GEMM step at one set of sizes and alignments.
+struct GemmConfig {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t layoutA = nullptr; // our B (cuBLAS's A)
+  cublasLtMatrixLayout_t layoutB = nullptr; // our A (cuBLAS's B)
+  cublasLtMatrixLayout_t layoutC = nullptr;
+  cublasLtMatmulAlgo_t algo = {};
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Device helpers
+//===----------------------------------------------------------------------===//
+
+bool tgc::runtime::cudaDeviceAvailable(std::string &why) {
+  return driver(why) != nullptr;
+}
+
+namespace {
+
+/// A caching allocator, as PyTorch's: freed blocks are kept per rounded
+/// size and handed out again, because cuMemAlloc and cuMemFree cost tens
+/// of microseconds and cuMemFree synchronizes the device. Blocks are
+/// rounded to 512 bytes (2 MiB above 1 MiB). The cache is never trimmed:
+/// a process that frees memory keeps it for its next allocations.
+struct BlockCache {
+  std::mutex mutex;
+  std::multimap<uint64_t, CUdeviceptr> free;   // rounded size -> block
+  std::unordered_map<CUdeviceptr, uint64_t> live; // block -> rounded size
+};
+
+BlockCache &blockCache() {
+  static BlockCache *cache = new BlockCache();
+  return *cache;
+}
+
+uint64_t roundBlock(uint64_t bytes) {
+  uint64_t unit = bytes > (1u << 20) ? (2u << 20) : 512;
+  return (bytes + unit - 1) / unit * unit;
+}
+
+} // namespace
+
+bool tgc::runtime::deviceAlloc(uint64_t bytes, uint64_t &ptr,
+                               std::string &error) {
+  ptr = 0;
+  const Driver *cu = driver(error);
+  if (!cu)
+    return false;
+  if (bytes == 0)
+    return true;
+  uint64_t rounded = roundBlock(bytes);
+  BlockCache &cache = blockCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto it = cache.free.find(rounded);
+  if (it != cache.free.end()) {
+    ptr = it->second;
+    cache.free.erase(it);
+    cache.live[ptr] = rounded;
+    return true;
+  }
+  CUdeviceptr result = 0;
+  CUresult status = cu->cuMemAlloc(&result, size_t(rounded));
+  if (status == CUDA_ERROR_OUT_OF_MEMORY && !cache.free.empty()) {
+    // Give the cached blocks back and try once more.
+    for (auto &[size, block] : cache.free)
+      cu->cuMemFree(block);
+    cache.free.clear();
+    status = cu->cuMemAlloc(&result, size_t(rounded));
+  }
+  if (status != CUDA_SUCCESS) {
+    error = errorMessage(*cu, "cuMemAlloc", status) + " (" +
+            num(int64_t(bytes)) + " bytes)";
+    return false;
+  }
+  ptr = result;
+  cache.live[ptr] = rounded;
+  return true;
+}
+
+void tgc::runtime::deviceFree(uint64_t ptr) {
+  if (!ptr)
+    return;
+  BlockCache &cache = blockCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto it = cache.live.find(ptr);
+  if (it != cache.live.end()) {
+    cache.free.emplace(it->second, ptr);
+    cache.live.erase(it);
+    return;
+  }
+  std::string error;
+  if (const Driver *cu = driver(error))
+    cu->cuMemFree(ptr);
+}
+
+bool tgc::runtime::copyToDevice(uint64_t dst, const void *src, uint64_t bytes,
+                                std::string &error) {
+  const Driver *cu = driver(error);
+  if (!cu)
+    return false;
+  if (bytes == 0)
+    return true;
+  CUresult status = cu->cuMemcpyHtoD(dst, src, size_t(bytes));
+  if (status != CUDA_SUCCESS) {
+    error = errorMessage(*cu, "cuMemcpyHtoD", status);
+    return false;
+  }
+  // A copy from pageable memory may still be in flight on return, and the
+  // runtime's streams do not wait for the legacy stream: finish it here.
+  status = cu->cuCtxSynchronize();
+  if (status != CUDA_SUCCESS) {
+    error = errorMessage(*cu, "cuCtxSynchronize", status);
+    return false;
+  }
+  return true;
+}
+
+bool tgc::runtime::copyToHost(void *dst, uint64_t src, uint64_t bytes,
+                              std::string &error) {
+  const Driver *cu = driver(error);
+  if (!cu)
+    return false;
+  if (bytes == 0)
+    return true;
+  CUresult status = cu->cuMemcpyDtoH(dst, src, size_t(bytes));
+  if (status != CUDA_SUCCESS) {
+    error = errorMessage(*cu, "cuMemcpyDtoH", status);
+    return false;
+  }
+  return true;
+}
+
+bool tgc::runtime::deviceSynchronize(std::string &error) {
+  const Driver *cu = driver(error);
+  if (!cu)
+    return false;
+  CUresult status = cu->cuCtxSynchronize();
+  if (status != CUDA_SUCCESS) {
+    error = errorMessage(*cu, "cuCtxSynchronize", status);
+    return false;
+  }
+  return true;
+}
+
+std::string tgc::runtime::deviceName() {
+  std::string error;
+  const Driver *cu = driver(error);
+  if (!cu)
+    return "no CUDA device: " + error;
+  char name[256] = {};
+  if (cu->cuDeviceGetName(name, sizeof(name) - 1, cu->device) != CUDA_SUCCESS)
+    std::strcpy(name, "unknown CUDA device");
+  int sms = 0, major = 0, minor = 0;
+  cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                           cu->device);
+  cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                           cu->device);
+  cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                           cu->device);
+  return std::string(name) + " (" + num(sms) + " SMs, sm_" + num(major) +
+         num(minor) + ")";
+}
+
+//===----------------------------------------------------------------------===//
+// GpuFunction
+//===----------------------------------------------------------------------===//
+
+struct GpuFunction::Impl {
+  const Driver *cu = nullptr;
+  const CublasLt *lt = nullptr;
+  Plan plan;
+
+  CUmodule module = nullptr;
+  std::vector<CUfunction> functions;
+  std::vector<int64_t> sharedConfigured; // per kernel
+  CUstream stream = nullptr;
+
+  cublasLtHandle_t ltHandle = nullptr;
+  CUdeviceptr workspace = 0;
+  std::map<std::vector<int64_t>, GemmConfig> gemmConfigs;
+
+  CUdeviceptr arena = 0;
+  uint64_t arenaCapacity = 0;
+
+  std::vector<Graph> graphs; // oldest first
+  GpuRunStats stats;
+  std::mutex mutex;
+
+  // This call's values, buffers and step arguments.
+  std::vector<int64_t> values;
+  std::vector<uint64_t> buffers;
+  std::vector<LaunchArgs> launches;            // per step (launch steps only)
+  std::vector<GemmArgs> gemms;                 // per step (GEMM steps only)
+  std::vector<std::vector<uint64_t>> pointers; // per step (non-launch)
+
+  ~Impl();
+
+  bool fail(std::string &error, const char *call, CUresult result) {
+    error = errorMessage(*cu, call, result);
+    return false;
+  }
+
+  bool prepare(const std::vector<DeviceTensor> &args,
+               std::vector<DeviceTensor> &results, std::string &error);
+  bool ensureArena(uint64_t bytes, std::string &error);
+  bool issue(size_t step, bool capturing, std::string &error);
+  bool issueGemm(size_t step, bool capturing, std::string &error);
+  bool runGraph(std::string &error);
+  bool capture(Graph &graph, std::string &error);
+  void matchCapturedNodes(Graph &graph);
+  KernelNodeParams nodeParams(size_t step, std::vector<void *> &storage);
+  void destroyGraph(Graph &graph);
+  void destroyGraphs();
+};
+
+GpuFunction::Impl::~Impl() {
+  std::string error;
+  if (!cu || !driver(error))
+    return;
+  destroyGraphs();
+  for (auto &entry : gemmConfigs) {
+    GemmConfig &config = entry.second;
+    if (config.layoutA)
+      lt->cublasLtMatrixLayoutDestroy(config.layoutA);
+    if (config.layoutB)
+      lt->cublasLtMatrixLayoutDestroy(config.layoutB);
+    if (config.layoutC)
+      lt->cublasLtMatrixLayoutDestroy(config.layoutC);
+    if (config.desc)
+      lt->cublasLtMatmulDescDestroy(config.desc);
+  }
+  if (stream)
+    cu->cuStreamSynchronize(stream);
+  if (ltHandle)
+    lt->cublasLtDestroy(ltHandle);
+  if (workspace)
+    cu->cuMemFree(workspace);
+  if (arena)
+    cu->cuMemFree(arena);
+  if (stream)
+    cu->cuStreamDestroy(stream);
+  if (module)
+    cu->cuModuleUnload(module);
+}
+
+void GpuFunction::Impl::destroyGraph(Graph &graph) {
+  if (graph.exec)
+    cu->cuGraphExecDestroy(graph.exec);
+  if (graph.graph)
+    cu->cuGraphDestroy(graph.graph);
+  graph.exec = nullptr;
+  graph.graph = nullptr;
+}
+
+void GpuFunction::Impl::destroyGraphs() {
+  for (Graph &graph : graphs)
+    destroyGraph(graph);
+  graphs.clear();
+}
+
+GpuFunction::GpuFunction() : impl(new Impl()) {}
+
+GpuFunction::~GpuFunction() = default;
+
+const Plan &GpuFunction::plan() const { return impl->plan; }
+
+const GpuRunStats &GpuFunction::stats() const { return impl->stats; }
+
+std::unique_ptr<GpuFunction> GpuFunction::load(const GpuArtifact &artifact,
+                                               std::string &error) {
+  // The plan may have been built in memory: check it as the parser would.
+  Plan plan;
+  std::string planError;
+  if (!parsePlan(serializePlan(artifact.plan), plan, planError)) {
+    error = "invalid plan for " + artifact.plan.function + ": " + planError;
+    return nullptr;
+  }
+  const Driver *cu = driver(error);
+  if (!cu)
+    return nullptr;
+
+  std::unique_ptr<GpuFunction> function(new GpuFunction());
+  Impl &impl = *function->impl;
+  impl.cu = cu;
+  impl.plan = std::move(plan);
+  const std::string &name = impl.plan.function;
+
+  if (!impl.plan.kernels.empty()) {
+    if (artifact.module.empty()) {
+      error = name + ": the artifact has no kernel module";
+      return nullptr;
+    }
+    CUresult result;
+    if (artifact.isPtx) {
+      // The JIT's error log says which PTX line it rejected.
+      std::vector<char> log(16384, 0);
+      int options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                       CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+      void *optionValues[] = {log.data(),
+                              reinterpret_cast<void *>(log.size() - 1)};
+      result = cu->cuModuleLoadDataEx(&impl.module, artifact.module.c_str(), 2,
+                                      options, optionValues);
+      if (result != CUDA_SUCCESS) {
+        error = name + ": " + errorMessage(*cu, "cuModuleLoadDataEx", result);
+        std::string text(log.data());
+        if (!text.empty())
+          error += "; PTX JIT log: " + text;
+        return nullptr;
+      }
+    } else {
+      result = cu->cuModuleLoadData(&impl.module, artifact.module.data());
+      if (result != CUDA_SUCCESS) {
+        error = name + ": " + errorMessage(*cu, "cuModuleLoadData", result) +
+                " (cubin for " + artifact.chip + ")";
+        return nullptr;
+      }
+    }
+    for (const std::string &kernel : impl.plan.kernels) {
+      CUfunction handle = nullptr;
+      result = cu->cuModuleGetFunction(&handle, impl.module, kernel.c_str());
+      if (result != CUDA_SUCCESS) {
+        error = name + ": " + errorMessage(*cu, "cuModuleGetFunction", result) +
+                " for kernel '" + kernel + "'";
+        return nullptr;
+      }
+      impl.functions.push_back(handle);
+    }
+    impl.sharedConfigured.assign(impl.functions.size(), kDefaultSharedLimit);
+  }
+
+  CUresult result = cu->cuStreamCreate(&impl.stream, CU_STREAM_NON_BLOCKING);
+  if (result != CUDA_SUCCESS) {
+    error = name + ": " + errorMessage(*cu, "cuStreamCreate", result);
+    return nullptr;
+  }
+
+  bool hasGemm = std::any_of(
+      impl.plan.steps.begin(), impl.plan.steps.end(),
+      [](const PlanStep &step) { return step.kind == PlanStep::Gemm; });
+  if (hasGemm) {
+    impl.lt = cublasLt(error);
+    if (!impl.lt) {
+      error = name + ": " + error;
+      return nullptr;
+    }
+    cublasStatus_t status = impl.lt->cublasLtCreate(&impl.ltHandle);
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      error = name + ": " + errorMessage(*impl.lt, "cublasLtCreate", status);
+      return nullptr;
+    }
+    result = cu->cuMemAlloc(&impl.workspace, size_t(kGemmWorkspaceBytes));
+    if (result != CUDA_SUCCESS) {
+      error = name + ": " + errorMessage(*cu, "cuMemAlloc", result) +
+              " (cuBLASLt workspace)";
+      return nullptr;
+    }
+  }
+  return function;
+}
+
+//===----------------------------------------------------------------------===//
+// Preparing a call
+//===----------------------------------------------------------------------===//
+
+bool GpuFunction::Impl::ensureArena(uint64_t bytes, std::string &error) {
+  if (bytes <= arenaCapacity)
+    return true;
+  // Captured graphs hold the old arena's pointers.
+  destroyGraphs();
+  if (arena) {
+    CUresult result = cu->cuStreamSynchronize(stream);
+    if (result != CUDA_SUCCESS)
+      return fail(error, "cuStreamSynchronize", result);
+    cu->cuMemFree(arena);
+    arena = 0;
+    arenaCapacity = 0;
+  }
+  uint64_t rounded =
+      (bytes + kArenaGranule - 1) / kArenaGranule * kArenaGranule;
+  CUresult result = cu->cuMemAlloc(&arena, size_t(rounded));
+  if (result != CUDA_SUCCESS) {
+    arena = 0;
+    error = errorMessage(*cu, "cuMemAlloc", result) + " (arena of " +
+            num(int64_t(rounded)) + " bytes)";
+    return false;
+  }
+  arenaCapacity = rounded;
+  return true;
+}
+
+bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
+                                std::vector<DeviceTensor> &results,
+                                std::string &error) {
+  const std::string &name = plan.function;
+  if (args.size() != plan.args.size()) {
+    error = name + " takes " + num(int64_t(plan.args.size())) +
+            " arguments, got " + num(int64_t(args.size()));
+    return false;
+  }
+  std::vector<std::vector<int64_t>> argSizes(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const PlanTensor &expected = plan.args[i];
+    if (args[i].dtype != expected.dtype) {
+      error = name + ": argument " + num(int64_t(i)) + " is " +
+              dtypeText(args[i].dtype) + ", the plan expects " +
+              dtypeText(expected.dtype);
+      return false;
+    }
+    if (int64_t(args[i].sizes.size()) != expected.rank) {
+      error = name + ": argument " + num(int64_t(i)) + " has rank " +
+              num(int64_t(args[i].sizes.size())) + ", the plan expects " +
+              num(expected.rank);
+      return false;
+    }
+    argSizes[i] = args[i].sizes;
+  }
+  std::string evalError;
+  if (!evaluatePlan(plan, argSizes, values, evalError)) {
+    error = name + ": " + evalError;
+    return false;
+  }
+  auto value = [&](int64_t node) -> int64_t {
+    return node >= 0 ? values[node] : 0;
+  };
+
+  // Results.
+  for (size_t i = 0; i < plan.results.size(); ++i) {
+    const PlanTensor &result = plan.results[i];
+    DeviceTensor tensor;
+    tensor.dtype = result.dtype;
+    int64_t bytes = dtypeBytes(result.dtype);
+    for (int64_t node : result.sizes) {
+      int64_t size = value(node);
+      if (size < 0) {
+        error = name + ": result " + num(int64_t(i)) +
+                " has a negative size (" + num(size) + ")";
+        return false;
+      }
+      if (__builtin_mul_overflow(bytes, size, &bytes)) {
+        error = name + ": result " + num(int64_t(i)) + " is too large";
+        return false;
+      }
+      tensor.sizes.push_back(size);
+    }
+    if (!deviceAlloc(uint64_t(bytes), tensor.ptr, error)) {
+      error = name + ": result " + num(int64_t(i)) + ": " + error;
+      return false;
+    }
+    results.push_back(std::move(tensor));
+  }
+
+  // The arena.
+  uint64_t arenaBytes = 0;
+  if (plan.arenaBytes >= 0) {
+    int64_t bytes = value(plan.arenaBytes);
+    if (bytes < 0) {
+      error = name + ": negative arena size (" + num(bytes) + ")";
+      return false;
+    }
+    arenaBytes = uint64_t(bytes);
+    if (!ensureArena(arenaBytes, error)) {
+      error = name + ": " + error;
+      return false;
+    }
+  }
+  stats.arenaBytes = int64_t(arenaBytes);
+
+  // Buffers.
+  buffers.assign(plan.buffers.size(), 0);
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const PlanBuffer &buffer = plan.buffers[i];
+    int64_t offset = value(buffer.offset);
+    if (offset < 0) {
+      error = name + ": buffer b" + num(int64_t(i)) +
+              " has a negative offset (" + num(offset) + ")";
+      return false;
+    }
+    switch (buffer.kind) {
+    case BufferKind::Arg:
+      buffers[i] = args[buffer.index].ptr;
+      break;
+    case BufferKind::Result:
+      buffers[i] = results[buffer.index].ptr;
+      break;
+    case BufferKind::Arena:
+      if (uint64_t(offset) > arenaBytes) {
+        error = name + ": buffer b" + num(int64_t(i)) + " starts at byte " +
+                num(offset) + " of an arena of " + num(int64_t(arenaBytes)) +
+                " bytes";
+        return false;
+      }
+      buffers[i] = arena + uint64_t(offset);
+      continue;
+    case BufferKind::View:
+      buffers[i] = buffers[buffer.index] + uint64_t(offset);
+      continue;
+    }
+    buffers[i] += uint64_t(offset);
+  }
+
+  // Step arguments.
+  launches.assign(plan.steps.size(), LaunchArgs());
+  gemms.assign(plan.steps.size(), GemmArgs());
+  pointers.assign(plan.steps.size(), {});
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const PlanStep &step = plan.steps[s];
+    // Only built for a message.
+    auto where = [&]() {
+      std::string text = name + ": step " + num(int64_t(s));
+      if (step.kind == PlanStep::Launch)
+        text += " (launch " + plan.kernels[step.launch.kernel] + ")";
+      return text;
+    };
+    switch (step.kind) {
+    case PlanStep::Launch: {
+      const LaunchStep &launch = step.launch;
+      LaunchArgs &out = launches[s];
+      for (int d = 0; d < 3; ++d) {
+        int64_t grid = value(launch.grid[d]), block = value(launch.block[d]);
+        if (grid < 0 || grid > int64_t(UINT32_MAX) || block < 0 ||
+            block > int64_t(UINT32_MAX)) {
+          error = where() + ": bad launch dimension (grid " + num(grid) +
+                  ", block " + num(block) + " in dimension " + num(d) + ")";
+          return false;
+        }
+        out.skip |= grid == 0;
+        out.grid[d] = unsigned(grid);
+        out.block[d] = unsigned(block);
+      }
+      if (!out.skip &&
+          (out.block[0] == 0 || out.block[1] == 0 || out.block[2] == 0)) {
+        error = where() + ": a block dimension is 0";
+        return false;
+      }
+      int64_t shared = value(launch.sharedBytes);
+      if (shared < 0 || shared > int64_t(UINT32_MAX)) {
+        error = where() + ": bad shared-memory size " + num(shared);
+        return false;
+      }
+      out.shared = unsigned(shared);
+      for (const KernelParam &param : launch.params) {
+        if (param.kind == KernelParam::Int) {
+          out.values.push_back(uint64_t(value(param.id)));
+          continue;
+        }
+        // MLIR's memref descriptor, flattened: allocated, aligned, offset,
+        // sizes, strides.
+        uint64_t ptr = buffers[param.id];
+        out.values.push_back(ptr);
+        out.values.push_back(ptr);
+        if (param.rank < 0) {
+          out.values.push_back(0);
+          out.values.push_back(uint64_t(value(param.sizeNode)));
+          out.values.push_back(1);
+          continue;
+        }
+        out.values.push_back(uint64_t(value(param.offset)));
+        for (int64_t node : param.sizes)
+          out.values.push_back(uint64_t(value(node)));
+        for (int64_t node : param.strides)
+          out.values.push_back(uint64_t(value(node)));
+      }
+      break;
+    }
+    case PlanStep::Gemm: {
+      const GemmStep &gemm = step.gemm;
+      GemmArgs &out = gemms[s];
+      out.m = value(gemm.m);
+      out.n = value(gemm.n);
+      out.k = value(gemm.k);
+      out.batch = gemm.batch >= 0 ? value(gemm.batch) : 1;
+      if (out.m < 0 || out.n < 0 || out.k < 0 || out.batch < 0 ||
+          out.batch > INT32_MAX) {
+        error = where() + " (gemm): bad sizes m " + num(out.m) + ", n " +
+                num(out.n) + ", k " + num(out.k) + ", batch " + num(out.batch);
+        return false;
+      }
+      // Packed batches unless the plan says otherwise.
+      bool overflow = false;
+      int64_t packedA = 0, packedB = 0, packedC = 0;
+      overflow |= __builtin_mul_overflow(out.m, out.k, &packedA);
+      overflow |= __builtin_mul_overflow(out.k, out.n, &packedB);
+      overflow |= __builtin_mul_overflow(out.m, out.n, &packedC);
+      if (overflow) {
+        error = where() + " (gemm): sizes overflow";
+        return false;
+      }
+      out.strideA = gemm.strideA >= 0 ? value(gemm.strideA) : packedA;
+      out.strideB = gemm.strideB >= 0 ? value(gemm.strideB) : packedB;
+      out.strideC = gemm.strideC >= 0 ? value(gemm.strideC) : packedC;
+      if (out.strideA < 0 || out.strideB < 0 || out.strideC < 0) {
+        error = where() + " (gemm): negative batch stride";
+        return false;
+      }
+      out.skip = out.m == 0 || out.n == 0 || out.batch == 0;
+      if (!out.skip && out.k == 0) {
+        error = where() + " (gemm): k = 0 is not supported";
+        return false;
+      }
+      out.a = buffers[gemm.a];
+      out.b = buffers[gemm.b];
+      out.c = buffers[gemm.c];
+      out.bias = gemm.bias >= 0 ? buffers[gemm.bias] : 0;
+      pointers[s] = {out.a, out.b, out.c, out.bias};
+      break;
+    }
+    case PlanStep::Copy: {
+      int64_t bytes = value(step.copy.bytes);
+      if (bytes < 0) {
+        error = where() + " (copy): negative byte count " + num(bytes);
+        return false;
+      }
+      pointers[s] = {buffers[step.copy.dst], buffers[step.copy.src],
+                     uint64_t(bytes)};
+      break;
+    }
+    case PlanStep::Memset: {
+      int64_t bytes = value(step.memset.bytes);
+      if (bytes < 0 || bytes % 4 != 0) {
+        error = where() + " (memset): the byte count " + num(bytes) +
+                " is not a non-negative multiple of 4";
+        return false;
+      }
+      pointers[s] = {buffers[step.memset.dst], uint64_t(bytes)};
+      break;
+    }
+    }
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Issuing steps
+//===----------------------------------------------------------------------===//
+
+KernelNodeParams GpuFunction::Impl::nodeParams(size_t step,
+                                               std::vector<void *> &storage) {
+  LaunchArgs &launch = launches[step];
+  storage.resize(launch.values.size());
+  for (size_t i = 0; i < launch.values.size(); ++i)
+    storage[i] = &launch.values[i];
+  KernelNodeParams params = {};
+  params.func = functions[plan.steps[step].launch.kernel];
+  params.gridDimX = launch.grid[0];
+  params.gridDimY = launch.grid[1];
+  params.gridDimZ = launch.grid[2];
+  params.blockDimX = launch.block[0];
+  params.blockDimY = launch.block[1];
+  params.blockDimZ = launch.block[2];
+  params.sharedMemBytes = launch.shared;
+  params.kernelParams = storage.empty() ? nullptr : storage.data();
+  return params;
+}
+
+bool GpuFunction::Impl::issue(size_t s, bool capturing, std::string &error) {
+  const PlanStep &step = plan.steps[s];
+  switch (step.kind) {
+  case PlanStep::Launch: {
+    const LaunchArgs &launch = launches[s];
+    if (launch.skip)
+      return true;
+    int32_t kernel = step.launch.kernel;
+    if (int64_t(launch.shared) > sharedConfigured[kernel]) {
+      CUresult result = cu->cuFuncSetAttribute(
+          functions[kernel], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          int(launch.shared));
+      if (result != CUDA_SUCCESS)
+        return fail(error, "cuFuncSetAttribute", result);
+      sharedConfigured[kernel] = launch.shared;
+    }
+    std::vector<void *> storage;
+    KernelNodeParams p = nodeParams(s, storage);
+    CUresult result = cu->cuLaunchKernel(
+        p.func, p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, p.blockDimY,
+        p.blockDimZ, p.sharedMemBytes, stream, p.kernelParams, nullptr);
+    if (result != CUDA_SUCCESS) {
+      fail(error, "cuLaunchKernel", result);
+      error += " (step " + num(int64_t(s)) + ", kernel " +
+               plan.kernels[kernel] + ")";
+      return false;
+    }
+    if (!capturing)
+      ++stats.launches;
+    return true;
+  }
+  case PlanStep::Gemm:
+    return issueGemm(s, capturing, error);
+  case PlanStep::Copy: {
+    const std::vector<uint64_t> &p = pointers[s];
+    if (p[2] == 0)
+      return true;
+    CUresult result = cu->cuMemcpyDtoDAsync(p[0], p[1], size_t(p[2]), stream);
+    if (result != CUDA_SUCCESS) {
+      fail(error, "cuMemcpyDtoDAsync", result);
+      error += " (step " + num(int64_t(s)) + ")";
+      return false;
+    }
+    return true;
+  }
+  case PlanStep::Memset: {
+    const std::vector<uint64_t> &p = pointers[s];
+    if (p[1] == 0)
+      return true;
+    CUresult result =
+        cu->cuMemsetD32Async(p[0], step.memset.value, size_t(p[1] / 4), stream);
+    if (result != CUDA_SUCCESS) {
+      fail(error, "cuMemsetD32Async", result);
+      error += " (step " + num(int64_t(s)) + ")";
+      return false;
+    }
+    return true;
+  }
+  }
+  return true;
+}
+
+bool GpuFunction::Impl::issueGemm(size_t s, bool capturing,
+                                  std::string &error) {
+  const GemmStep &gemm = plan.steps[s].gemm;
+  const GemmArgs &args = gemms[s];
+  if (args.skip)
+    return true;
+  // Only built for a message.
+  auto where = [&] {
+    return " (step " + num(int64_t(s)) + ", gemm " + dtypeText(gemm.dtype) +
+           (gemm.cDtype >= 0 && gemm.cDtype != gemm.dtype
+                ? std::string(" -> ") + dtypeText(gemm.cDtype)
+                : std::string()) +
+           " m " + num(args.m) + " n " + num(args.n) + " k " + num(args.k) +
+           " batch " + num(args.batch) + ")";
+  };
+  auto ltFail = [&](const char *call, cublasStatus_t status) {
+    error = errorMessage(*lt, call, status) + where();
+    return false;
+  };
+  auto cudaType = [](int32_t dtype) {
+    return dtype == TGC_DTYPE_F16    ? CUDA_R_16F
+           : dtype == TGC_DTYPE_BF16 ? CUDA_R_16BF
+           : dtype == TGC_DTYPE_F64  ? CUDA_R_64F
+                                     : CUDA_R_32F;
+  };
+  bool isF64 = gemm.dtype == TGC_DTYPE_F64;
+  int dataType = cudaType(gemm.dtype);
+  // C, D and the bias.
+  int outType = cudaType(gemm.cDtype >= 0 ? gemm.cDtype : gemm.dtype);
+  uint32_t alignA = pointerAlignment(args.a), alignB = pointerAlignment(args.b),
+           alignC = pointerAlignment(args.c),
+           alignBias = pointerAlignment(args.bias);
+  std::vector<int64_t> key = {
+      int64_t(s),   args.m,       args.n, args.k, args.batch, args.strideA,
+      args.strideB, args.strideC, alignA, alignB, alignC,     alignBias};
+  auto found = gemmConfigs.find(key);
+  if (found == gemmConfigs.end()) {
+    GemmConfig config;
+    // Row-major C[m,n] = A[m,k] B[k,n] is column-major C^T[n,m] =
+    // B^T[n,k] A^T[k,m]: cuBLAS's A is our B and its B is our A, each read
+    // in place (a row-major matrix is its transpose in column-major).
+    auto release = [&] {
+      if (config.layoutA)
+        lt->cublasLtMatrixLayoutDestroy(config.layoutA);
+      if (config.layoutB)
+        lt->cublasLtMatrixLayoutDestroy(config.layoutB);
+      if (config.layoutC)
+        lt->cublasLtMatrixLayoutDestroy(config.layoutC);
+      if (config.desc)
+        lt->cublasLtMatmulDescDestroy(config.desc);
+    };
+    auto configFail = [&](const char *call, cublasStatus_t status) {
+      release();
+      return ltFail(call, status);
+    };
+    cublasStatus_t status = lt->cublasLtMatmulDescCreate(
+        &config.desc, isF64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
+        isF64 ? CUDA_R_64F : CUDA_R_32F);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return configFail("cublasLtMatmulDescCreate", status);
+    int32_t opA = gemm.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int32_t opB = gemm.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+    uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    switch (gemm.epilogue) {
+    case GemmStep::None:
+      epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+      break;
+    case GemmStep::Bias:
+      epilogue = CUBLASLT_EPILOGUE_BIAS;
+      break;
+    case GemmStep::Relu:
+      epilogue = CUBLASLT_EPILOGUE_RELU;
+      break;
+    case GemmStep::BiasRelu:
+      epilogue = CUBLASLT_EPILOGUE_RELU_BIAS;
+      break;
+    case GemmStep::Gelu:
+      epilogue = CUBLASLT_EPILOGUE_GELU;
+      break;
+    case GemmStep::BiasGelu:
+      epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+      break;
+    }
+    bool hasBias = gemm.bias >= 0;
+    int32_t biasType = outType;
+    if ((status = lt->cublasLtMatmulDescSetAttribute(
+             config.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA))) !=
+            CUBLAS_STATUS_SUCCESS ||
+        (status = lt->cublasLtMatmulDescSetAttribute(
+             config.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB))) !=
+            CUBLAS_STATUS_SUCCESS ||
+        (status = lt->cublasLtMatmulDescSetAttribute(
+             config.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+             sizeof(epilogue))) != CUBLAS_STATUS_SUCCESS)
+      return configFail("cublasLtMatmulDescSetAttribute", status);
+    if (hasBias) {
+      const void *bias = reinterpret_cast<const void *>(args.bias);
+      if ((status = lt->cublasLtMatmulDescSetAttribute(
+               config.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &biasType,
+               sizeof(biasType))) != CUBLAS_STATUS_SUCCESS ||
+          (status = lt->cublasLtMatmulDescSetAttribute(
+               config.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+               sizeof(bias))) != CUBLAS_STATUS_SUCCESS)
+        return configFail("cublasLtMatmulDescSetAttribute", status);
+    }
+    // cuBLAS's A = our B: n x k (stored k x n row-major, or n x k with
+    // transB). cuBLAS's B = our A: k x m. D = C: n x m, ld n.
+    struct LayoutSpec {
+      cublasLtMatrixLayout_t *layout;
+      uint64_t rows, cols;
+      int64_t ld, stride;
+    };
+    LayoutSpec specs[] = {
+        {&config.layoutA, uint64_t(gemm.transB ? args.k : args.n),
+         uint64_t(gemm.transB ? args.n : args.k), gemm.transB ? args.k : args.n,
+         args.strideB},
+        {&config.layoutB, uint64_t(gemm.transA ? args.m : args.k),
+         uint64_t(gemm.transA ? args.k : args.m), gemm.transA ? args.m : args.k,
+         args.strideA},
+        {&config.layoutC, uint64_t(args.n), uint64_t(args.m), args.n,
+         args.strideC},
+    };
+    int32_t batch = int32_t(args.batch);
+    for (LayoutSpec &spec : specs) {
+      status = lt->cublasLtMatrixLayoutCreate(
+          spec.layout, spec.layout == &config.layoutC ? outType : dataType,
+          spec.rows, spec.cols, spec.ld);
+      if (status != CUBLAS_STATUS_SUCCESS)
+        return configFail("cublasLtMatrixLayoutCreate", status);
+      if (batch > 1 &&
+          ((status = lt->cublasLtMatrixLayoutSetAttribute(
+                *spec.layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch,
+                sizeof(batch))) != CUBLAS_STATUS_SUCCESS ||
+           (status = lt->cublasLtMatrixLayoutSetAttribute(
+                *spec.layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                &spec.stride, sizeof(spec.stride))) != CUBLAS_STATUS_SUCCESS))
+        return configFail("cublasLtMatrixLayoutSetAttribute", status);
+    }
+    cublasLtMatmulPreference_t preference = nullptr;
+    status = lt->cublasLtMatmulPreferenceCreate(&preference);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return configFail("cublasLtMatmulPreferenceCreate", status);
+    uint64_t workspaceBytes = kGemmWorkspaceBytes;
+    // cuBLAS's A is our B, its B our A.
+    uint32_t alignments[] = {alignB, alignA, alignC, alignC};
+    int alignmentAttrs[] = {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+                            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    status = lt->cublasLtMatmulPreferenceSetAttribute(
+        preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
+        sizeof(workspaceBytes));
+    for (int i = 0; i < 4 && status == CUBLAS_STATUS_SUCCESS; ++i)
+      status = lt->cublasLtMatmulPreferenceSetAttribute(
+          preference, alignmentAttrs[i], &alignments[i], sizeof(uint32_t));
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      lt->cublasLtMatmulPreferenceDestroy(preference);
+      return configFail("cublasLtMatmulPreferenceSetAttribute", status);
+    }
+    cublasLtMatmulHeuristicResult_t heuristic = {};
+    int algorithms = 0;
+    status = lt->cublasLtMatmulAlgoGetHeuristic(
+        ltHandle, config.desc, config.layoutA, config.layoutB, config.layoutC,
+        config.layoutC, preference, 1, &heuristic, &algorithms);
+    lt->cublasLtMatmulPreferenceDestroy(preference);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return configFail("cublasLtMatmulAlgoGetHeuristic", status);
+    if (algorithms < 1) {
+      release();
+      error = "cublasLtMatmulAlgoGetHeuristic found no algorithm" + where();
+      return false;
+    }
+    config.algo = heuristic.algo;
+    found = gemmConfigs.emplace(std::move(key), config).first;
+  } else if (gemm.bias >= 0) {
+    // The cached descriptor may hold another call's bias pointer.
+    const void *bias = reinterpret_cast<const void *>(args.bias);
+    cublasStatus_t status = lt->cublasLtMatmulDescSetAttribute(
+        found->second.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+        sizeof(bias));
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return ltFail("cublasLtMatmulDescSetAttribute", status);
+  }
+  const GemmConfig &config = found->second;
+  float alpha32 = 1.0f, beta32 = 0.0f;
+  double alpha64 = 1.0, beta64 = 0.0;
+  const void *alpha = isF64 ? static_cast<const void *>(&alpha64)
+                            : static_cast<const void *>(&alpha32);
+  const void *beta = isF64 ? static_cast<const void *>(&beta64)
+                           : static_cast<const void *>(&beta32);
+  void *c = reinterpret_cast<void *>(args.c);
+  cublasStatus_t status = lt->cublasLtMatmul(
+      ltHandle, config.desc, alpha, reinterpret_cast<const void *>(args.b),
+      config.layoutA, reinterpret_cast<const void *>(args.a), config.layoutB,
+      beta, c, config.layoutC, c, config.layoutC, &config.algo,
+      reinterpret_cast<void *>(workspace), size_t(kGemmWorkspaceBytes), stream);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    return ltFail("cublasLtMatmul", status);
+  if (!capturing)
+    ++stats.gemms;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Graphs
+//===----------------------------------------------------------------------===//
+
+void GpuFunction::Impl::matchCapturedNodes(Graph &graph) {
+  size_t count = 0;
+  if (cu->cuGraphGetNodes(graph.graph, nullptr, &count) != CUDA_SUCCESS ||
+      count == 0)
+    return;
+  std::vector<CUgraphNode> nodes(count);
+  if (cu->cuGraphGetNodes(graph.graph, nodes.data(), &count) != CUDA_SUCCESS)
+    return;
+  nodes.resize(count);
+  std::vector<bool> matched(plan.steps.size(), false);
+  for (CUgraphNode node : nodes) {
+    int type = -1;
+    if (cu->cuGraphNodeGetType(node, &type) != CUDA_SUCCESS ||
+        type != CU_GRAPH_NODE_TYPE_KERNEL)
+      continue;
+    KernelNodeParams params = {};
+    if (cu->cuGraphKernelNodeGetParams(node, &params) != CUDA_SUCCESS)
+      continue;
+    // The first launch step not matched yet with the same kernel and the
+    // same parameter values (cuBLASLt's kernels match none of ours).
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+      if (matched[s] || plan.steps[s].kind != PlanStep::Launch ||
+          launches[s].skip ||
+          functions[plan.steps[s].launch.kernel] != params.func)
+        continue;
+      const std::vector<uint64_t> &values = launches[s].values;
+      bool same = true;
+      if (params.kernelParams) {
+        for (size_t i = 0; i < values.size() && same; ++i) {
+          uint64_t captured = 0;
+          std::memcpy(&captured, params.kernelParams[i], sizeof(captured));
+          same = captured == values[i];
+        }
+      }
+      if (!same)
+        continue;
+      matched[s] = true;
+      graph.steps[s].node = node;
+      break;
+    }
+  }
+}
+
+bool GpuFunction::Impl::capture(Graph &graph, std::string &error) {
+  graph.key = values;
+  graph.steps.assign(plan.steps.size(), StepRecord());
+  for (size_t s = 0; s < plan.steps.size(); ++s)
+    graph.steps[s].values = plan.steps[s].kind == PlanStep::Launch
+                                ? launches[s].values
+                                : pointers[s];
+  bool onlyLaunches = std::all_of(
+      plan.steps.begin(), plan.steps.end(),
+      [](const PlanStep &step) { return step.kind == PlanStep::Launch; });
+  CUresult result;
+  if (onlyLaunches) {
+    // Built node by node: the node handles come for free.
+    result = cu->cuGraphCreate(&graph.graph, 0);
+    if (result != CUDA_SUCCESS)
+      return fail(error, "cuGraphCreate", result);
+    CUgraphNode previous = nullptr;
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+      if (launches[s].skip)
+        continue;
+      // Shared-memory limits are function attributes, set outside graphs.
+      int32_t kernel = plan.steps[s].launch.kernel;
+      if (int64_t(launches[s].shared) > sharedConfigured[kernel]) {
+        result = cu->cuFuncSetAttribute(
+            functions[kernel], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            int(launches[s].shared));
+        if (result != CUDA_SUCCESS)
+          return fail(error, "cuFuncSetAttribute", result);
+        sharedConfigured[kernel] = launches[s].shared;
+      }
+      std::vector<void *> storage;
+      KernelNodeParams params = nodeParams(s, storage);
+      CUgraphNode node = nullptr;
+      result = cu->cuGraphAddKernelNode(&node, graph.graph,
+                                        previous ? &previous : nullptr,
+                                        previous ? 1 : 0, &params);
+      if (result != CUDA_SUCCESS) {
+        fail(error, "cuGraphAddKernelNode", result);
+        error += " (step " + num(int64_t(s)) + ", kernel " +
+                 plan.kernels[kernel] + ")";
+        return false;
+      }
+      graph.steps[s].node = node;
+      previous = node;
+    }
+  } else {
+    result = cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED);
+    if (result != CUDA_SUCCESS)
+      return fail(error, "cuStreamBeginCapture", result);
+    bool issued = true;
+    for (size_t s = 0; s < plan.steps.size() && issued; ++s)
+      issued = issue(s, /*capturing=*/true, error);
+    result = cu->cuStreamEndCapture(stream, &graph.graph);
+    if (!issued)
+      return false;
+    if (result != CUDA_SUCCESS)
+      return fail(error, "cuStreamEndCapture", result);
+    matchCapturedNodes(graph);
+  }
+  result = cu->cuGraphInstantiate(&graph.exec, graph.graph, 0);
+  if (result != CUDA_SUCCESS) {
+    graph.exec = nullptr;
+    return fail(error, "cuGraphInstantiate", result);
+  }
+  ++stats.graphCaptures;
+  return true;
+}
+
+bool GpuFunction::Impl::runGraph(std::string &error) {
+  auto found =
+      std::find_if(graphs.begin(), graphs.end(),
+                   [&](const Graph &graph) { return graph.key == values; });
+  if (found != graphs.end()) {
+    // Which steps changed: kernel nodes we know are patched, anything else
+    // needs a new capture.
+    std::vector<size_t> patch;
+    bool recapture = false;
+    for (size_t s = 0; s < plan.steps.size() && !recapture; ++s) {
+      const StepRecord &record = found->steps[s];
+      bool isLaunch = plan.steps[s].kind == PlanStep::Launch;
+      const std::vector<uint64_t> &now =
+          isLaunch ? launches[s].values : pointers[s];
+      if (now == record.values || (isLaunch && launches[s].skip))
+        continue;
+      if (isLaunch && record.node)
+        patch.push_back(s);
+      else
+        recapture = true;
+    }
+    if (recapture) {
+      destroyGraph(*found);
+      graphs.erase(found);
+      found = graphs.end();
+    } else {
+      for (size_t s : patch) {
+        std::vector<void *> storage;
+        KernelNodeParams params = nodeParams(s, storage);
+        CUresult result = cu->cuGraphExecKernelNodeSetParams(
+            found->exec, found->steps[s].node, &params);
+        if (result != CUDA_SUCCESS) {
+          fail(error, "cuGraphExecKernelNodeSetParams", result);
+          error += " (step " + num(int64_t(s)) + ")";
+          return false;
+        }
+        found->steps[s].values = launches[s].values;
+        ++stats.patchedNodes;
+      }
+    }
+  }
+  if (found == graphs.end()) {
+    if (graphs.size() >= kMaxGraphs) {
+      destroyGraph(graphs.front());
+      graphs.erase(graphs.begin());
+    }
+    Graph graph;
+    std::string captureError;
+    if (!capture(graph, captureError)) {
+      destroyGraph(graph);
+      // Run the steps on the stream instead, and say why.
+      stats.graphFallback = "graph capture failed: " + captureError;
+      for (size_t s = 0; s < plan.steps.size(); ++s)
+        if (!issue(s, /*capturing=*/false, error))
+          return false;
+      return true;
+    }
+    graphs.push_back(std::move(graph));
+    found = graphs.end() - 1;
+  }
+  CUresult result = cu->cuGraphLaunch(found->exec, stream);
+  if (result != CUDA_SUCCESS)
+    return fail(error, "cuGraphLaunch", result);
+  ++stats.graphReplays;
+  return true;
+}
+
+bool GpuFunction::run(const std::vector<DeviceTensor> &args,
+                      std::vector<DeviceTensor> &results, bool useGraph,
+                      std::string &error) {
+  Impl &state = *impl;
+  std::lock_guard<std::mutex> lock(state.mutex);
+  results.clear();
+  state.stats.graphFallback.clear();
+  if (!driver(error))
+    return false;
+
+  std::vector<DeviceTensor> outputs;
+  auto failRun = [&]() {
+    // Nothing may still write into the results before they are freed.
+    state.cu->cuStreamSynchronize(state.stream);
+    for (DeviceTensor &tensor : outputs)
+      deviceFree(tensor.ptr);
+    return false;
+  };
+  if (!state.prepare(args, outputs, error))
+    return failRun();
+
+  if (useGraph && !state.cu->hasGraphs) {
+    state.stats.graphFallback = state.cu->graphError;
+    useGraph = false;
+  }
+  bool ok = true;
+  if (useGraph) {
+    ok = state.runGraph(error);
+  } else {
+    for (size_t s = 0; s < state.plan.steps.size() && ok; ++s)
+      ok = state.issue(s, /*capturing=*/false, error);
+  }
+  if (!ok) {
+    error = state.plan.function + ": " + error;
+    return failRun();
+  }
+  CUresult result = state.cu->cuStreamSynchronize(state.stream);
+  if (result != CUDA_SUCCESS) {
+    error = state.plan.function + ": " +
+            errorMessage(*state.cu, "cuStreamSynchronize", result);
+    return failRun();
+  }
+  results = std::move(outputs);
+  return true;
+}

@@ -1,0 +1,505 @@
+//===- tgc-gpu-run.cpp - run compiled GPU artifacts without LLVM ----------===//
+//
+// The runtime half of `tgc-run --device cuda`, for machines with a GPU but
+// no LLVM or MLIR (the compiler writes the case folder elsewhere with
+// `tgc-run --device cuda --compile-only --save-case DIR`):
+//
+//   tgc-gpu-run DIR [--repeat N] [--cuda-graphs] [--fresh-inputs] [--json]
+//
+// DIR holds specK.tgca (artifacts) and callN.case (a call's inputs, the
+// reference interpreter's results and out buffers). Each call is checked
+// against its specialization's guards, run N times (timed, wall clock per
+// call), and its results and out buffers compared with the reference.
+// Exits 1 on a mismatch, 2 on an error. Plain C++17 over lib/Runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Runtime/GpuExecutor.h"
+#include "tgc/Runtime/GpuPlan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace tgc::runtime;
+
+namespace {
+
+struct Tensor {
+  int32_t dtype = 0;
+  std::vector<int64_t> sizes;
+  std::string bytes;
+};
+
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "tgc-gpu-run: error: %s\n", message.c_str());
+  std::exit(2);
+}
+
+size_t elementBytes(int32_t dtype) {
+  switch (dtype) {
+  case TGC_DTYPE_F32:
+  case TGC_DTYPE_I32:
+    return 4;
+  case TGC_DTYPE_F16:
+  case TGC_DTYPE_BF16:
+    return 2;
+  case TGC_DTYPE_F64:
+  case TGC_DTYPE_I64:
+    return 8;
+  default:
+    return 1;
+  }
+}
+
+bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+void fillRandom(Tensor &t, uint64_t n) {
+  t.bytes.resize(n * elementBytes(t.dtype));
+  uint64_t state = 0x9E3779B97F4A7C15ull ^ n;
+  for (uint64_t i = 0; i < n; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    double u = double(state >> 11) / double(1ull << 53) * 2 - 1;
+    char *p = &t.bytes[i * elementBytes(t.dtype)];
+    float f = float(u);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    switch (t.dtype) {
+    case TGC_DTYPE_F32:
+      std::memcpy(p, &f, 4);
+      break;
+    case TGC_DTYPE_F64:
+      std::memcpy(p, &u, 8);
+      break;
+    case TGC_DTYPE_BF16: {
+      uint16_t h = uint16_t(bits >> 16);
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case TGC_DTYPE_F16: {
+      // |u| < 1: a normal half with a 10-bit mantissa (or zero).
+      uint16_t sign = (bits >> 16) & 0x8000;
+      int exp = int((bits >> 23) & 0xff) - 127 + 15;
+      uint16_t h = exp <= 0 ? sign
+                            : uint16_t(sign | (exp << 10) |
+                                       ((bits >> 13) & 0x3ff));
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case TGC_DTYPE_I64: {
+      int64_t v = int64_t((state >> 33) % 10);
+      std::memcpy(p, &v, 8);
+      break;
+    }
+    case TGC_DTYPE_I32: {
+      int32_t v = int32_t((state >> 33) % 10);
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    default:
+      *p = char((state >> 33) % 2);
+    }
+  }
+}
+
+struct Reader {
+  const std::string &data;
+  size_t pos = 0;
+  std::string path;
+  void take(void *dst, size_t n) {
+    if (pos + n > data.size())
+      fail("'" + path + "' is truncated");
+    std::memcpy(dst, data.data() + pos, n);
+    pos += n;
+  }
+  /// A tensor; one written without data (bit 8 of the dtype) gets
+  /// random values in [-1, 1) (integers: 0..9).
+  Tensor tensor() {
+    Tensor t;
+    int32_t rank = 0;
+    take(&t.dtype, 4);
+    take(&rank, 4);
+    bool random = t.dtype & 0x100;
+    t.dtype &= 0xff;
+    if (rank < 0 || rank > 16 || t.dtype < 0 || t.dtype > TGC_DTYPE_I1)
+      fail("'" + path + "' has a bad tensor header");
+    uint64_t n = 1;
+    for (int32_t i = 0; i < rank; ++i) {
+      int64_t d;
+      take(&d, 8);
+      if (d < 0 || (d > 0 && n > (uint64_t(1) << 40) / uint64_t(d)))
+        fail("'" + path + "' has a bad size");
+      t.sizes.push_back(d);
+      n *= uint64_t(d);
+    }
+    size_t bytes = n * elementBytes(t.dtype);
+    if (random) {
+      fillRandom(t, n);
+      return t;
+    }
+    if (pos + bytes > data.size())
+      fail("'" + path + "' is truncated");
+    t.bytes = data.substr(pos, bytes);
+    pos += bytes;
+    return t;
+  }
+};
+
+double toDouble(const Tensor &t, size_t i) {
+  const char *p = t.bytes.data() + i * elementBytes(t.dtype);
+  switch (t.dtype) {
+  case TGC_DTYPE_F32: {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case TGC_DTYPE_F64: {
+    double v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  case TGC_DTYPE_BF16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    uint32_t bits = uint32_t(h) << 16;
+    float v;
+    std::memcpy(&v, &bits, 4);
+    return v;
+  }
+  case TGC_DTYPE_F16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    double v = exp == 0    ? std::ldexp(mant, -24)
+               : exp == 31 ? (mant ? NAN : INFINITY)
+                           : std::ldexp(mant | 0x400, exp - 25);
+    return (h & 0x8000) ? -v : v;
+  }
+  case TGC_DTYPE_I64: {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return double(v);
+  }
+  case TGC_DTYPE_I32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  default:
+    return double(int8_t(*p));
+  }
+}
+
+/// |actual - expected| <= atol + rtol * |expected| per element (NaN where
+/// the reference has NaN), as tgc-run's reference check.
+struct Compare {
+  double maxAbs = 0, maxRel = 0;
+  bool ok = true;
+  std::string message;
+};
+
+Compare compare(const Tensor &actual, const Tensor &want) {
+  Compare c;
+  if (actual.sizes != want.sizes || actual.dtype != want.dtype) {
+    c.ok = false;
+    c.message = "shape or dtype differs";
+    return c;
+  }
+  double rtol = 0, atol = 0;
+  switch (want.dtype) {
+  case TGC_DTYPE_F64:
+    rtol = 1e-9, atol = 1e-12;
+    break;
+  case TGC_DTYPE_F32:
+    rtol = 1e-4, atol = 1e-5;
+    break;
+  case TGC_DTYPE_F16:
+    rtol = 1e-2, atol = 1e-3;
+    break;
+  case TGC_DTYPE_BF16:
+    rtol = 2e-2, atol = 1e-2;
+    break;
+  default:
+    break;
+  }
+  size_t n = want.bytes.size() / elementBytes(want.dtype);
+  for (size_t i = 0; i < n; ++i) {
+    double a = toDouble(actual, i), e = toDouble(want, i);
+    if (std::isnan(e) || std::isnan(a)) {
+      if (std::isnan(e) != std::isnan(a) && c.ok) {
+        c.ok = false;
+        c.message = "element " + std::to_string(i) + ": " +
+                    std::to_string(a) + " vs " + std::to_string(e);
+      }
+      continue;
+    }
+    if (std::isinf(e) || std::isinf(a)) {
+      if (a != e && c.ok) {
+        c.ok = false;
+        c.message = "element " + std::to_string(i) + ": " +
+                    std::to_string(a) + " vs " + std::to_string(e);
+      }
+      continue;
+    }
+    double err = std::fabs(a - e);
+    c.maxAbs = std::max(c.maxAbs, err);
+    if (e != 0)
+      c.maxRel = std::max(c.maxRel, err / std::fabs(e));
+    if (err > atol + rtol * std::fabs(e) && c.ok) {
+      c.ok = false;
+      c.message = "element " + std::to_string(i) + ": " + std::to_string(a) +
+                  " vs " + std::to_string(e);
+    }
+  }
+  return c;
+}
+
+std::vector<int64_t> denseStrides(const std::vector<int64_t> &sizes) {
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (int64_t i = int64_t(sizes.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(sizes[i + 1], 1);
+  return strides;
+}
+
+std::vector<DeviceTensor> upload(const std::vector<Tensor> &host) {
+  std::vector<DeviceTensor> out;
+  for (const Tensor &t : host) {
+    DeviceTensor d;
+    d.sizes = t.sizes;
+    d.dtype = t.dtype;
+    std::string error;
+    if (!deviceAlloc(std::max<uint64_t>(t.bytes.size(), 1), d.ptr, error) ||
+        !copyToDevice(d.ptr, t.bytes.data(), t.bytes.size(), error))
+      fail(error);
+    out.push_back(d);
+  }
+  return out;
+}
+
+Tensor download(const DeviceTensor &d) {
+  Tensor t;
+  t.dtype = d.dtype;
+  t.sizes = d.sizes;
+  size_t n = 1;
+  for (int64_t s : d.sizes)
+    n *= size_t(s);
+  t.bytes.resize(n * elementBytes(d.dtype));
+  std::string error;
+  if (!copyToHost(t.bytes.data(), d.ptr, t.bytes.size(), error))
+    fail(error);
+  return t;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string dir;
+  int repeat = 1;
+  bool graphs = false, fresh = false, json = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--repeat" && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--cuda-graphs")
+      graphs = true;
+    else if (a == "--fresh-inputs")
+      fresh = true;
+    else if (a == "--json")
+      json = true;
+    else if (!a.empty() && a[0] != '-' && dir.empty())
+      dir = a;
+    else
+      fail("usage: tgc-gpu-run DIR [--repeat N] [--cuda-graphs] "
+           "[--fresh-inputs] [--json]");
+  }
+  if (dir.empty())
+    fail("usage: tgc-gpu-run DIR [--repeat N] [--cuda-graphs] "
+         "[--fresh-inputs] [--json]");
+  std::string why;
+  if (!cudaDeviceAvailable(why))
+    fail("no usable CUDA device: " + why);
+
+  std::map<uint32_t, std::unique_ptr<GpuFunction>> functions;
+  bool allOk = true;
+  double maxAbs = 0, maxRel = 0;
+  std::vector<double> medians;
+  std::string perCall;
+  int calls = 0;
+  for (int n = 0;; ++n) {
+    std::string path = dir + "/call" + std::to_string(n) + ".case", data;
+    if (!readFile(path, data))
+      break;
+    ++calls;
+    Reader r{data, 0, path};
+    char magic[8];
+    r.take(magic, 8);
+    if (std::memcmp(magic, "TGCCASE1", 8) != 0)
+      fail("'" + path + "' is not a TGC case file");
+    uint32_t header[3];
+    r.take(header, sizeof(header));
+    // header[2] == ~0u: no reference (a benchmark case).
+    bool reference = header[2] != 0xFFFFFFFFu;
+    std::vector<Tensor> args, expected, expectedArgs;
+    for (uint32_t i = 0; i < header[1]; ++i)
+      args.push_back(r.tensor());
+    for (uint32_t i = 0; reference && i < header[2]; ++i)
+      expected.push_back(r.tensor());
+    for (uint32_t i = 0; reference && i < header[1]; ++i)
+      expectedArgs.push_back(r.tensor());
+
+    std::unique_ptr<GpuFunction> &fn = functions[header[0]];
+    if (!fn) {
+      std::string apath = dir + "/spec" + std::to_string(header[0]) + ".tgca";
+      std::string bytes, error;
+      if (!readFile(apath, bytes))
+        fail("cannot read '" + apath + "'");
+      GpuArtifact artifact;
+      if (!readGpuArtifact(bytes, artifact, error))
+        fail("'" + apath + "': " + error);
+      fn = GpuFunction::load(artifact, error);
+      if (!fn)
+        fail(error);
+    }
+    std::vector<DeviceTensor> dargs = upload(args);
+    // The specialization's guards must accept the call.
+    std::vector<std::vector<int64_t>> strides;
+    std::vector<tgc_arg_desc> descs;
+    for (const DeviceTensor &d : dargs)
+      strides.push_back(denseStrides(d.sizes));
+    for (size_t i = 0; i < dargs.size(); ++i) {
+      tgc_arg_desc d{};
+      d.data = reinterpret_cast<void *>(dargs[i].ptr);
+      d.sizes = dargs[i].sizes.data();
+      d.strides = strides[i].data();
+      d.rank = int64_t(dargs[i].sizes.size());
+      d.dtype = dargs[i].dtype;
+      d.device_type = TGC_DEVICE_CUDA;
+      descs.push_back(d);
+    }
+    std::string message;
+    if (checkPlanGuards(fn->plan(), descs.data(), int32_t(descs.size()),
+                        message) != -1)
+      fail("call " + std::to_string(n) + ": " + message);
+
+    std::vector<double> times;
+    std::vector<DeviceTensor> results;
+    for (int k = 0; k < repeat; ++k) {
+      std::string error;
+      if (k > 0) {
+        for (DeviceTensor &t : results)
+          deviceFree(t.ptr);
+        results.clear();
+        if (fresh) {
+          std::vector<DeviceTensor> next = upload(args);
+          for (DeviceTensor &t : dargs)
+            deviceFree(t.ptr);
+          dargs = next;
+        } else {
+          for (size_t i = 0; i < args.size(); ++i)
+            if (!copyToDevice(dargs[i].ptr, args[i].bytes.data(),
+                              args[i].bytes.size(), error))
+              fail(error);
+        }
+      }
+      auto start = std::chrono::steady_clock::now();
+      bool ok = fn->run(dargs, results, graphs, error);
+      times.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+      if (!ok)
+        fail("call " + std::to_string(n) + ": " + error);
+    }
+    bool ok = !reference || results.size() == expected.size();
+    double callAbs = 0, callRel = 0;
+    std::string first;
+    auto check = [&](const Tensor &got, const Tensor &want,
+                     const std::string &what) {
+      Compare c = compare(got, want);
+      callAbs = std::max(callAbs, c.maxAbs);
+      callRel = std::max(callRel, c.maxRel);
+      if (!c.ok && ok) {
+        ok = false;
+        first = what + ": " + c.message;
+      }
+    };
+    for (size_t i = 0; i < results.size() && i < expected.size(); ++i)
+      check(download(results[i]), expected[i], "result " + std::to_string(i));
+    for (size_t i = 0; reference && i < dargs.size(); ++i)
+      check(download(dargs[i]), expectedArgs[i],
+            "argument " + std::to_string(i));
+    for (DeviceTensor &t : results)
+      deviceFree(t.ptr);
+    for (DeviceTensor &t : dargs)
+      deviceFree(t.ptr);
+    allOk &= ok;
+    maxAbs = std::max(maxAbs, callAbs);
+    maxRel = std::max(maxRel, callRel);
+    double ms = median(times);
+    medians.push_back(ms);
+    char line[512];
+    std::snprintf(line, sizeof(line),
+                  "{\"call\": %d, \"spec\": %u, \"run_ms\": %.4f, "
+                  "\"max_abs_err\": %.3g, \"ok\": %s}",
+                  n, header[0], ms, callAbs, ok ? "true" : "false");
+    perCall += (perCall.empty() ? "" : ",\n    ") + std::string(line);
+    if (!json)
+      std::printf("call %d (spec %u): run %.4f ms (median of %d), max abs "
+                  "err %.3g%s%s\n",
+                  n, header[0], ms, repeat, callAbs, ok ? "" : ", MISMATCH: ",
+                  first.c_str());
+    if (!ok)
+      std::fprintf(stderr, "tgc-gpu-run: mismatch in call %d: %s\n", n,
+                   first.c_str());
+  }
+  if (calls == 0)
+    fail("no call0.case in '" + dir + "'");
+  GpuRunStats total;
+  for (auto &[id, fn] : functions) {
+    total.graphCaptures += fn->stats().graphCaptures;
+    total.graphReplays += fn->stats().graphReplays;
+    total.patchedNodes += fn->stats().patchedNodes;
+    if (!fn->stats().graphFallback.empty())
+      total.graphFallback = fn->stats().graphFallback;
+  }
+  if (json)
+    std::printf("{\n  \"device\": \"%s\",\n  \"calls\": %d,\n  "
+                "\"specializations\": %zu,\n  \"run_ms\": %.4f,\n  "
+                "\"max_abs_err\": %.3g,\n  \"max_rel_err\": %.3g,\n  "
+                "\"reference_ok\": %s,\n  \"cuda_graphs\": %s,\n  "
+                "\"graph_captures\": %lld,\n  \"graph_replays\": %lld,\n  "
+                "\"patched_nodes\": %lld,\n  \"graph_fallback\": \"%s\",\n  "
+                "\"per_call\": [\n    %s\n  ]\n}\n",
+                deviceName().c_str(), calls, functions.size(), median(medians),
+                maxAbs, maxRel, allOk ? "true" : "false",
+                graphs ? "true" : "false", (long long)total.graphCaptures,
+                (long long)total.graphReplays, (long long)total.patchedNodes,
+                total.graphFallback.c_str(), perCall.c_str());
+  else
+    std::printf("%d call(s) on %s: reference check %s (max abs err %.3g); "
+                "graphs: %lld captured, %lld replays, %lld patched nodes\n",
+                calls, deviceName().c_str(), allOk ? "ok" : "MISMATCH", maxAbs,
+                (long long)total.graphCaptures, (long long)total.graphReplays,
+                (long long)total.patchedNodes);
+  return allOk ? 0 : 1;
+}

@@ -1,0 +1,975 @@
+//===- GpuPlanTest.cpp - Launch plans, guards, artifacts, executor --------===//
+//
+// The CPU side of the GPU runtime: the plan's text format (round trip and
+// every kind of error, with line numbers), the evaluation of its nodes
+// (floor semantics, overflow, zero divisors), its guards, and the artifact
+// container (every corruption rejected, never a crash; the parser and the
+// reader are fuzzed with truncations and random mutations). The executor
+// part only checks what holds without a GPU; tgc-gpu-selftest covers the
+// device (docs/gpu-runtime.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Runtime/GpuPlan.h"
+#include "tgc/Runtime/GpuExecutor.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace tgc::runtime;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Every line kind once: a matmul + bias + relu over a tiled elementwise
+/// kernel, an arena with a view, a copy and a memset.
+const char *const kFullPlan = R"plan(# a comment, then a blank line
+
+function "forward pass"
+arg 0 f32 2
+arg 1 f16 2
+arg 2 f32 1
+expr 0 argdim 0 0
+expr 1 argdim 0 1
+expr 2 argdim 1 1
+expr 3 const 256
+expr 4 mul n0 n2
+expr 5 ceildiv n4 n3
+expr 6 const 1
+expr 7 const 4
+expr 8 mul n4 n7
+expr 9 add n8 n8
+expr 10 sub n9 n8
+expr 11 floordiv n9 n7
+expr 12 mod n9 n3
+expr 13 max n0 n1
+expr 14 min n0 n1
+symbol s0 n0
+symbol "s 1" n1
+result 0 f32 2 n0 n2
+result 1 i64 0
+guard rank 0 2 "rank(x) == 2" "x is a matrix"
+guard dtype 1 f16 "dtype(w) == f16" "w: \"half\"\n\ttab\\ \x01"
+guard device 0 cuda "" ""
+guard contiguous 0 "contiguous(x)" "kernels index densely"
+guard range n0 2 -1 "s0 >= 2" "tgc.topk at model.py:12"
+guard range n1 1 4096 "1 <= s1 <= 4096" "tile"
+guard equal n1 n2 "s1 == k" "matmul"
+guard divisible n1 8 "s1 % 8 == 0" "vector loads"
+guard aligned 2 16 "aligned(bias, 16)" "vector loads"
+arena n9
+kernel fused_0
+kernel "odd name"
+buffer arg 0
+buffer arg 1
+buffer arg 2
+buffer result 0
+buffer arena none
+buffer arena n8
+buffer view b5 n7
+buffer result 1
+launch k0 grid n5 n6 n6 block n3 n6 n6 shmem none params b0:n4 b4 i0 i4 b6/2{n7;n0,n2;n2,n6} b7/0{none;;}
+launch k1 grid n5 n6 n6 block n3 n6 n6 shmem n7 params
+gemm f16 out f32 m n0 n n2 k n1 batch none transa 0 transb 1 a b0 b b1 c b3 bias b2 epilogue bias_relu strides none none none
+gemm f32 m n0 n n2 k n1 batch n6 transa 1 transb 0 a b4 b b6 c b5 bias none epilogue gelu strides n4 n10 n8
+copy dst b5 src b4 bytes n8
+memset dst b6 bytes n7 value 0xdeadbeef
+)plan";
+
+Plan parseOrDie(const std::string &text) {
+  Plan plan;
+  std::string error;
+  EXPECT_TRUE(parsePlan(text, plan, error)) << error;
+  return plan;
+}
+
+/// The error parsePlan gives for `text`, "" if it parses.
+std::string parseError(const std::string &text) {
+  Plan plan;
+  std::string error;
+  if (parsePlan(text, plan, error))
+    return "";
+  EXPECT_FALSE(error.empty());
+  return error;
+}
+
+/// A tensor argument descriptor that owns its sizes and strides.
+struct Arg {
+  std::vector<int64_t> sizes, strides;
+  int32_t dtype = TGC_DTYPE_F32;
+  int32_t device = TGC_DEVICE_CUDA;
+  uintptr_t data = 0x10000;
+
+  static Arg dense(std::vector<int64_t> sizes, int32_t dtype = TGC_DTYPE_F32) {
+    Arg arg;
+    arg.strides.assign(sizes.size(), 1);
+    for (size_t i = sizes.size(); i > 1; --i)
+      arg.strides[i - 2] = arg.strides[i - 1] * sizes[i - 1];
+    arg.sizes = std::move(sizes);
+    arg.dtype = dtype;
+    return arg;
+  }
+
+  tgc_arg_desc desc() const {
+    tgc_arg_desc desc = {};
+    desc.data = reinterpret_cast<void *>(data);
+    desc.sizes = sizes.empty() ? nullptr : sizes.data();
+    desc.strides = strides.empty() ? nullptr : strides.data();
+    desc.rank = int64_t(sizes.size());
+    desc.dtype = dtype;
+    desc.device_type = device;
+    return desc;
+  }
+};
+
+std::vector<tgc_arg_desc> descs(const std::vector<Arg> &args) {
+  std::vector<tgc_arg_desc> result;
+  result.reserve(args.size());
+  for (const Arg &arg : args)
+    result.push_back(arg.desc());
+  return result;
+}
+
+int32_t check(const Plan &plan, const std::vector<Arg> &args,
+              std::string &message) {
+  std::vector<tgc_arg_desc> d = descs(args);
+  return checkPlanGuards(plan, d.data(), int32_t(d.size()), message);
+}
+
+/// The arguments kFullPlan's guards accept.
+std::vector<Arg> fullPlanArgs() {
+  Arg x = Arg::dense({4, 64});
+  Arg w = Arg::dense({64, 64}, TGC_DTYPE_F16);
+  Arg bias = Arg::dense({64});
+  bias.data = 0x20010;
+  return {x, w, bias};
+}
+
+uint64_t fnv1a(const std::string &bytes, size_t from) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = from; i < bytes.size(); ++i) {
+    hash ^= uint8_t(bytes[i]);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+void put(std::string &out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    out += char((value >> (8 * i)) & 0xff);
+}
+
+/// An artifact assembled by hand, with a correct checksum.
+std::string
+assemble(const std::vector<std::pair<uint32_t, std::string>> &sections,
+         uint32_t version = kGpuArtifactVersion, uint32_t reserved = 0,
+         const std::string &trailer = "") {
+  std::string body;
+  for (const auto &section : sections) {
+    put(body, section.first, 4);
+    put(body, reserved, 4);
+    put(body, section.second.size(), 8);
+    body += section.second;
+  }
+  body += trailer;
+  std::string out("TGCGPUA\0", 8);
+  put(out, version, 4);
+  put(out, sections.size(), 4);
+  std::string withBody = out + std::string(8, '\0') + body;
+  put(out, fnv1a(withBody, 24), 8);
+  return out + body;
+}
+
+/// `fallback`, or TGC_FUZZ_ITERATIONS for a longer run by hand.
+int fuzzIterations(int fallback) {
+  const char *value = std::getenv("TGC_FUZZ_ITERATIONS");
+  int iterations = value ? std::atoi(value) : 0;
+  return iterations > 0 ? iterations : fallback;
+}
+
+GpuArtifact sampleArtifact() {
+  GpuArtifact artifact;
+  artifact.plan = parseOrDie(kFullPlan);
+  artifact.module = std::string("\x7f"
+                                "ELF\0\1\2\3 cubin bytes",
+                                20);
+  artifact.isPtx = false;
+  artifact.chip = "sm_90a";
+  artifact.metadata = "compiler tgc 0.1\ncompile_ms 12\n";
+  return artifact;
+}
+
+//===----------------------------------------------------------------------===//
+// Text format
+//===----------------------------------------------------------------------===//
+
+TEST(GpuPlanText, RoundTrip) {
+  Plan plan = parseOrDie(kFullPlan);
+  EXPECT_EQ(plan.function, "forward pass");
+  ASSERT_EQ(plan.args.size(), 3u);
+  EXPECT_EQ(plan.args[1].dtype, TGC_DTYPE_F16);
+  ASSERT_EQ(plan.results.size(), 2u);
+  EXPECT_EQ(plan.results[0].sizes, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(plan.results[1].rank, 0);
+  EXPECT_EQ(plan.exprs.size(), 15u);
+  EXPECT_EQ(plan.exprs[5].kind, ExprKind::CeilDiv);
+  EXPECT_EQ(plan.symbols[1].first, "s 1");
+  ASSERT_EQ(plan.guards.size(), 9u);
+  EXPECT_EQ(plan.guards[1].reason, "w: \"half\"\n\ttab\\ \x01");
+  EXPECT_EQ(plan.guards[2].value, TGC_DEVICE_CUDA);
+  EXPECT_EQ(plan.guards[4].hi, -1);
+  EXPECT_EQ(plan.arenaBytes, 9);
+  EXPECT_EQ(plan.kernels, (std::vector<std::string>{"fused_0", "odd name"}));
+  ASSERT_EQ(plan.buffers.size(), 8u);
+  EXPECT_EQ(plan.buffers[4].kind, BufferKind::Arena);
+  EXPECT_EQ(plan.buffers[4].offset, -1);
+  EXPECT_EQ(plan.buffers[6].kind, BufferKind::View);
+  EXPECT_EQ(plan.buffers[6].index, 5);
+  ASSERT_EQ(plan.steps.size(), 6u);
+  const LaunchStep &launch = plan.steps[0].launch;
+  ASSERT_EQ(launch.params.size(), 6u);
+  EXPECT_EQ(launch.params[0].kind, KernelParam::Buffer);
+  EXPECT_EQ(launch.params[0].sizeNode, 4);
+  EXPECT_EQ(launch.params[0].rank, -1);
+  EXPECT_EQ(launch.params[1].sizeNode, -1);
+  EXPECT_EQ(launch.params[2].kind, KernelParam::Int);
+  const KernelParam &ranked = launch.params[4];
+  EXPECT_EQ(ranked.kind, KernelParam::Buffer);
+  EXPECT_EQ(ranked.id, 6);
+  EXPECT_EQ(ranked.rank, 2);
+  EXPECT_EQ(ranked.offset, 7);
+  EXPECT_EQ(ranked.sizes, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(ranked.strides, (std::vector<int64_t>{2, 6}));
+  EXPECT_EQ(launch.params[5].rank, 0);
+  EXPECT_EQ(launch.params[5].offset, -1);
+  EXPECT_TRUE(launch.params[5].sizes.empty());
+  EXPECT_EQ(launch.sharedBytes, -1);
+  EXPECT_TRUE(plan.steps[1].launch.params.empty());
+  const GemmStep &gemm = plan.steps[2].gemm;
+  EXPECT_EQ(gemm.dtype, TGC_DTYPE_F16);
+  EXPECT_EQ(gemm.cDtype, TGC_DTYPE_F32);
+  EXPECT_EQ(plan.steps[3].gemm.cDtype, -1);
+  EXPECT_TRUE(gemm.transB);
+  EXPECT_FALSE(gemm.transA);
+  EXPECT_EQ(gemm.epilogue, GemmStep::BiasRelu);
+  EXPECT_EQ(gemm.bias, 2);
+  EXPECT_EQ(plan.steps[3].gemm.strideB, 10);
+  EXPECT_EQ(plan.steps[5].memset.value, 0xdeadbeefu);
+
+  std::string text = serializePlan(plan);
+  Plan again = parseOrDie(text);
+  EXPECT_EQ(serializePlan(again), text);
+}
+
+TEST(GpuPlanText, SerializesInMemoryPlans) {
+  Plan plan;
+  plan.function = "f";
+  plan.args.push_back({TGC_DTYPE_F32, 1, {}});
+  plan.exprs.push_back({ExprKind::ArgDim, 0, 0});
+  plan.exprs.push_back({ExprKind::Const, -5, 0});
+  plan.exprs.push_back({ExprKind::FloorDiv, 0, 1});
+  plan.symbols.emplace_back("s0", 0);
+  PlanGuard guard;
+  guard.kind = GuardKind::Range;
+  guard.lhs = 0;
+  guard.lo = 2;
+  guard.text = "s0 >= 2";
+  guard.reason = "say \"why\"";
+  plan.guards.push_back(guard);
+  plan.results.push_back({TGC_DTYPE_F32, 1, {0}});
+  plan.kernels.emplace_back("k");
+  plan.buffers.push_back({BufferKind::Arg, 0, -1});
+  plan.buffers.push_back({BufferKind::Result, 0, -1});
+  PlanStep step;
+  step.kind = PlanStep::Launch;
+  step.launch.kernel = 0;
+  for (int i = 0; i < 3; ++i) {
+    step.launch.grid[i] = 0;
+    step.launch.block[i] = 0;
+  }
+  KernelParam buffer;
+  buffer.kind = KernelParam::Buffer;
+  buffer.id = 1;
+  buffer.sizeNode = 0;
+  step.launch.params.push_back(buffer);
+  KernelParam scalar;
+  scalar.kind = KernelParam::Int;
+  scalar.id = 2;
+  step.launch.params.push_back(scalar);
+  KernelParam ranked;
+  ranked.kind = KernelParam::Buffer;
+  ranked.id = 0;
+  ranked.rank = 1;
+  ranked.sizes = {0};
+  ranked.strides = {2};
+  step.launch.params.push_back(ranked);
+  plan.steps.push_back(step);
+
+  std::string text = serializePlan(plan);
+  EXPECT_NE(text.find("guard range n0 2 -1 \"s0 >= 2\" \"say \\\"why\\\"\""),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("launch k0 grid n0 n0 n0 block n0 n0 n0 shmem none "
+                      "params b1:n0 i2 b0/1{none;n0;n2}"),
+            std::string::npos)
+      << text;
+  Plan parsed = parseOrDie(text);
+  EXPECT_EQ(serializePlan(parsed), text);
+
+  // An inconsistent plan built in memory does not survive the round trip.
+  plan.steps[0].launch.params[2].rank = 2;
+  std::string error = parseError(serializePlan(plan));
+  EXPECT_NE(error.find("rank 2 but 1 sizes"), std::string::npos) << error;
+}
+
+/// Plan text with `line` appended to a small valid prefix (lines 1-6).
+std::string withLine(const std::string &line) {
+  return "function f\n"
+         "arg 0 f32 2\n"
+         "expr 0 argdim 0 0\n"
+         "expr 1 const 4\n"
+         "kernel k\n"
+         "buffer arg 0\n" +
+         line + "\n";
+}
+
+TEST(GpuPlanText, ErrorsNameTheLine) {
+  EXPECT_EQ(parseError(withLine("")), "");
+  std::string error = parseError(withLine("expr 2 add n0 n5"));
+  EXPECT_NE(error.find("line 7:"), std::string::npos) << error;
+  EXPECT_NE(error.find("n5 does not exist"), std::string::npos) << error;
+
+  // A node may only use earlier nodes, itself included.
+  error = parseError(withLine("expr 2 mul n2 n0"));
+  EXPECT_NE(error.find("line 7:"), std::string::npos) << error;
+  EXPECT_NE(error.find("n2"), std::string::npos) << error;
+
+  error = parseError(withLine("frobnicate 1 2"));
+  EXPECT_NE(error.find("line 7: unknown keyword 'frobnicate'"),
+            std::string::npos)
+      << error;
+
+  error = parseError(withLine("launch k0 grid n1 n1 n1 block n1 n1 n1 "
+                              "shmem none params b0:n0 b3 i1"));
+  EXPECT_NE(error.find("line 7:"), std::string::npos) << error;
+  EXPECT_NE(error.find("b3 does not exist"), std::string::npos) << error;
+
+  error = parseError(withLine("launch k1 grid n1 n1 n1 block n1 n1 n1 "
+                              "shmem none params"));
+  EXPECT_NE(error.find("k1 does not exist"), std::string::npos) << error;
+
+  const char *const launchPrefix =
+      "launch k0 grid n1 n1 n1 block n1 n1 n1 shmem none params ";
+  EXPECT_EQ(parseError(withLine(std::string(launchPrefix) +
+                                "b0/2{n1;n0,n1;n1,n1} b0/0{none;;} i0")),
+            "");
+  error = parseError(withLine(std::string(launchPrefix) + "b0/2{n1;n0;n1,n1}"));
+  EXPECT_NE(error.find("rank 2 but 1 sizes"), std::string::npos) << error;
+  error = parseError(withLine(std::string(launchPrefix) + "b0/1{n1;n0;n9}"));
+  EXPECT_NE(error.find("n9 does not exist"), std::string::npos) << error;
+  error = parseError(withLine(std::string(launchPrefix) + "b0/1{n1;n0}"));
+  EXPECT_NE(error.find("expected {<offset>;<sizes>;<strides>}"),
+            std::string::npos)
+      << error;
+  error = parseError(withLine(std::string(launchPrefix) + "b0/x{n1;n0;n0}"));
+  EXPECT_NE(error.find("bad rank 'x'"), std::string::npos) << error;
+  error =
+      parseError(withLine(std::string(launchPrefix) + "b0/1{none;none;n0}"));
+  EXPECT_NE(error.find("expected a size node"), std::string::npos) << error;
+  error = parseError(withLine(std::string(launchPrefix) + "x5"));
+  EXPECT_NE(error.find("bad parameter 'x5'"), std::string::npos) << error;
+
+  error = parseError(withLine("buffer view b1 none"));
+  EXPECT_NE(error.find("line 7:"), std::string::npos) << error;
+  EXPECT_NE(error.find("b1 does not exist"), std::string::npos) << error;
+
+  error = parseError(withLine("buffer arena n1"));
+  EXPECT_NE(error.find("without an earlier 'arena' line"), std::string::npos)
+      << error;
+
+  error = parseError(withLine("buffer arg 1"));
+  EXPECT_NE(error.find("arg 1 does not exist"), std::string::npos) << error;
+
+  error = parseError(withLine("expr 2 argdim 0 2"));
+  EXPECT_NE(error.find("argument 0 has rank 2, no dimension 2"),
+            std::string::npos)
+      << error;
+
+  error = parseError(withLine("expr 3 const 1"));
+  EXPECT_NE(error.find("expected expr 2, got expr 3"), std::string::npos)
+      << error;
+
+  error = parseError(withLine("result 0 f32 2 n0"));
+  EXPECT_NE(error.find("rank 2 but 1 size nodes"), std::string::npos) << error;
+
+  error = parseError(withLine("result 0 f33 1 n0"));
+  EXPECT_NE(error.find("unknown dtype 'f33'"), std::string::npos) << error;
+
+  error = parseError(withLine("guard range n0 2 -1 \"unterminated"));
+  EXPECT_NE(error.find("line 7: unterminated string"), std::string::npos)
+      << error;
+
+  error = parseError(withLine("guard range n0 2 -1 s0>=2 \"reason\""));
+  EXPECT_NE(error.find("quoted string"), std::string::npos) << error;
+
+  error = parseError(withLine(R"(guard divisible n0 0 "" "")"));
+  EXPECT_NE(error.find("divisor must be positive"), std::string::npos) << error;
+
+  error = parseError(withLine("gemm f32 m n0 n n0 k n0 batch none transa 0 "
+                              "transb 0 a b0 b b0 c b0 bias none "
+                              "epilogue bias_relu strides none none none"));
+  EXPECT_NE(error.find("without a bias buffer"), std::string::npos) << error;
+
+  error = parseError(withLine("gemm i32 m n0 n n0 k n0 batch none transa 0 "
+                              "transb 0 a b0 b b0 c b0 bias none "
+                              "epilogue none strides none none none"));
+  EXPECT_NE(error.find("must be f32, f16, bf16 or f64"), std::string::npos)
+      << error;
+
+  error = parseError(withLine("memset dst b0 bytes n1 value 0x123456789"));
+  EXPECT_NE(error.find("32-bit value"), std::string::npos) << error;
+
+  error = parseError(withLine("copy dst b0 src b0 bytes n1 extra"));
+  EXPECT_NE(error.find("unexpected 'extra'"), std::string::npos) << error;
+
+  error = parseError(withLine("expr 2 const 99999999999999999999"));
+  EXPECT_NE(error.find("expected a constant"), std::string::npos) << error;
+
+  error = parseError("arg 0 f32 1\n");
+  EXPECT_NE(error.find("line 1: the first line must be 'function"),
+            std::string::npos)
+      << error;
+  error = parseError("# only a comment\n");
+  EXPECT_NE(error.find("without a 'function' line"), std::string::npos)
+      << error;
+  error = parseError("function f\nfunction g\n");
+  EXPECT_NE(error.find("line 2: a second 'function' line"), std::string::npos)
+      << error;
+  const char withNul[] = "function f\nexpr 0 const 1\0\n";
+  error = parseError(std::string(withNul, sizeof(withNul) - 1));
+  EXPECT_NE(error.find("NUL"), std::string::npos) << error;
+}
+
+/// Random truncations and mutations of a valid plan: parsePlan never
+/// crashes, and whatever it accepts serializes back to text it accepts.
+TEST(GpuPlanText, Fuzz) {
+  const std::string base = kFullPlan;
+  std::mt19937 random(1234);
+  const char alphabet[] = "n b k i 0 1 9 - \" \\ \n : x # expr guard none";
+  int accepted = 0;
+  for (size_t length = 0; length <= base.size(); ++length) {
+    Plan plan;
+    std::string error;
+    if (parsePlan(base.substr(0, length), plan, error)) {
+      ++accepted;
+      Plan again;
+      EXPECT_TRUE(parsePlan(serializePlan(plan), again, error)) << error;
+    }
+  }
+  for (int iteration = 0; iteration < fuzzIterations(4000); ++iteration) {
+    std::string text = base;
+    int edits = 1 + int(random() % 4);
+    for (int e = 0; e < edits; ++e) {
+      size_t at = random() % text.size();
+      switch (random() % 4) {
+      case 0:
+        text[at] = char(random() % 256);
+        break;
+      case 1:
+        text[at] = alphabet[random() % (sizeof(alphabet) - 1)];
+        break;
+      case 2:
+        text.erase(at, 1 + random() % 8);
+        break;
+      case 3:
+        text.insert(at, 1, alphabet[random() % (sizeof(alphabet) - 1)]);
+        break;
+      }
+      if (text.empty())
+        text = "x";
+    }
+    Plan plan;
+    std::string error;
+    if (parsePlan(text, plan, error)) {
+      ++accepted;
+      Plan again;
+      std::string serialized = serializePlan(plan);
+      EXPECT_TRUE(parsePlan(serialized, again, error)) << error << "\n" << text;
+      EXPECT_EQ(serializePlan(again), serialized);
+    } else {
+      EXPECT_EQ(error.rfind("line ", 0), 0u) << error;
+    }
+  }
+  EXPECT_GT(accepted, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+/// Evaluates `kind(a, b)` over two constants.
+bool binary(ExprKind kind, int64_t a, int64_t b, int64_t &out,
+            std::string &error) {
+  Plan plan;
+  plan.exprs = {{ExprKind::Const, a, 0}, {ExprKind::Const, b, 0}, {kind, 0, 1}};
+  plan.symbols.emplace_back("q", 2);
+  std::vector<int64_t> values;
+  if (!evaluatePlan(plan, {}, values, error))
+    return false;
+  out = values[2];
+  return true;
+}
+
+int64_t eval(ExprKind kind, int64_t a, int64_t b) {
+  int64_t out = 0;
+  std::string error;
+  EXPECT_TRUE(binary(kind, a, b, out, error)) << error;
+  return out;
+}
+
+TEST(GpuPlanEval, FloorCeilMod) {
+  EXPECT_EQ(eval(ExprKind::FloorDiv, 7, 2), 3);
+  EXPECT_EQ(eval(ExprKind::FloorDiv, -7, 2), -4);
+  EXPECT_EQ(eval(ExprKind::FloorDiv, 7, -2), -4);
+  EXPECT_EQ(eval(ExprKind::FloorDiv, -7, -2), 3);
+  EXPECT_EQ(eval(ExprKind::FloorDiv, -8, 2), -4);
+  EXPECT_EQ(eval(ExprKind::CeilDiv, 7, 2), 4);
+  EXPECT_EQ(eval(ExprKind::CeilDiv, -7, 2), -3);
+  EXPECT_EQ(eval(ExprKind::CeilDiv, 7, -2), -3);
+  EXPECT_EQ(eval(ExprKind::CeilDiv, -7, -2), 4);
+  EXPECT_EQ(eval(ExprKind::CeilDiv, 8, 2), 4);
+  EXPECT_EQ(eval(ExprKind::CeilDiv, 0, 5), 0);
+  EXPECT_EQ(eval(ExprKind::Mod, 7, 3), 1);
+  EXPECT_EQ(eval(ExprKind::Mod, -7, 3), 2);
+  EXPECT_EQ(eval(ExprKind::Mod, -6, 3), 0);
+  EXPECT_EQ(eval(ExprKind::Mod, 7, -3), -2);
+  EXPECT_EQ(eval(ExprKind::Mod, std::numeric_limits<int64_t>::min(), -1), 0);
+  EXPECT_EQ(eval(ExprKind::Max, -3, 2), 2);
+  EXPECT_EQ(eval(ExprKind::Min, -3, 2), -3);
+  EXPECT_EQ(eval(ExprKind::Sub, 3, 5), -2);
+  EXPECT_EQ(eval(ExprKind::FloorDiv, std::numeric_limits<int64_t>::min(), 2),
+            std::numeric_limits<int64_t>::min() / 2);
+}
+
+TEST(GpuPlanEval, OverflowAndZeroDivisor) {
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  int64_t out = 0;
+  std::string error;
+  EXPECT_FALSE(binary(ExprKind::Mul, max, 2, out, error));
+  EXPECT_NE(error.find("overflow"), std::string::npos) << error;
+  EXPECT_FALSE(binary(ExprKind::Add, max, 1, out, error));
+  EXPECT_NE(error.find("overflow"), std::string::npos) << error;
+  EXPECT_FALSE(binary(ExprKind::Sub, min, 1, out, error));
+  EXPECT_NE(error.find("overflow"), std::string::npos) << error;
+  EXPECT_FALSE(binary(ExprKind::FloorDiv, min, -1, out, error));
+  EXPECT_NE(error.find("overflow"), std::string::npos) << error;
+  EXPECT_FALSE(binary(ExprKind::CeilDiv, min, -1, out, error));
+  EXPECT_NE(error.find("overflow"), std::string::npos) << error;
+
+  for (ExprKind kind : {ExprKind::FloorDiv, ExprKind::CeilDiv, ExprKind::Mod}) {
+    error.clear();
+    EXPECT_FALSE(binary(kind, 5, 0, out, error));
+    // The node and its symbol are named.
+    EXPECT_NE(error.find("node n2 (q)"), std::string::npos) << error;
+    EXPECT_NE(error.find("division by zero"), std::string::npos) << error;
+  }
+}
+
+TEST(GpuPlanEval, ArgumentSizes) {
+  Plan plan = parseOrDie(kFullPlan);
+  std::vector<int64_t> values;
+  std::string error;
+  ASSERT_TRUE(evaluatePlan(plan, {{4, 64}, {64, 32}, {32}}, values, error))
+      << error;
+  EXPECT_EQ(values[0], 4);
+  EXPECT_EQ(values[4], 128);
+  EXPECT_EQ(values[5], 1);
+  EXPECT_EQ(values[9], 1024);
+  EXPECT_EQ(values[12], 0);
+
+  EXPECT_FALSE(evaluatePlan(plan, {{4, 64}}, values, error));
+  EXPECT_NE(error.find("argument 1 does not exist"), std::string::npos)
+      << error;
+  EXPECT_FALSE(evaluatePlan(plan, {{4}, {64, 32}, {32}}, values, error));
+  EXPECT_NE(error.find("argument 0 has 1 dims, no dim 1"), std::string::npos)
+      << error;
+
+  // A plan built in memory is checked too.
+  Plan bad;
+  bad.exprs = {{ExprKind::Add, 0, 5}};
+  EXPECT_FALSE(evaluatePlan(bad, {}, values, error));
+  EXPECT_NE(error.find("not earlier nodes"), std::string::npos) << error;
+}
+
+//===----------------------------------------------------------------------===//
+// Guards
+//===----------------------------------------------------------------------===//
+
+TEST(GpuPlanGuards, AllPass) {
+  Plan plan = parseOrDie(kFullPlan);
+  std::string message;
+  EXPECT_EQ(check(plan, fullPlanArgs(), message), -1) << message;
+  EXPECT_TRUE(message.empty());
+}
+
+TEST(GpuPlanGuards, EachKindFails) {
+  Plan plan = parseOrDie(kFullPlan);
+  std::string message;
+
+  std::vector<Arg> args = fullPlanArgs();
+  args[1].dtype = TGC_DTYPE_BF16;
+  EXPECT_EQ(check(plan, args, message), 1);
+  EXPECT_NE(message.find("guard 1 failed: dtype(w) == f16 (dtype = bf16); "
+                         "reason: w:"),
+            std::string::npos)
+      << message;
+
+  args = fullPlanArgs();
+  args[0].device = TGC_DEVICE_CPU;
+  EXPECT_EQ(check(plan, args, message), 2);
+  // No text: a generated one.
+  EXPECT_NE(message.find("guard 2 failed: device(arg 0) == cuda "
+                         "(device = cpu)"),
+            std::string::npos)
+      << message;
+
+  args = fullPlanArgs();
+  args[0].strides = {1, 4};
+  EXPECT_EQ(check(plan, args, message), 3);
+  EXPECT_NE(message.find("sizes [4, 64], strides [1, 4]"), std::string::npos)
+      << message;
+
+  // Size-1 dims ignore their stride.
+  args = fullPlanArgs();
+  args[0] = Arg::dense({1, 64});
+  args[0].strides = {12345, 1};
+  EXPECT_EQ(check(plan, args, message), 4) << message; // s0 = 1 < 2
+  EXPECT_NE(message.find("guard 4 failed: s0 >= 2 (s0 = 1); reason: tgc.topk "
+                         "at model.py:12"),
+            std::string::npos)
+      << message;
+
+  args = fullPlanArgs();
+  args[0] = Arg::dense({4, 8192});
+  args[1] = Arg::dense({8192, 32}, TGC_DTYPE_F16);
+  EXPECT_EQ(check(plan, args, message), 5);
+  EXPECT_NE(message.find("(s 1 = 8192)"), std::string::npos) << message;
+
+  args = fullPlanArgs();
+  args[1] = Arg::dense({48, 32}, TGC_DTYPE_F16);
+  EXPECT_EQ(check(plan, args, message), 6);
+  EXPECT_NE(message.find("(s 1 = 64, n2 = 32)"), std::string::npos) << message;
+
+  args = fullPlanArgs();
+  args[0] = Arg::dense({4, 60});
+  args[1] = Arg::dense({60, 60}, TGC_DTYPE_F16);
+  EXPECT_EQ(check(plan, args, message), 7);
+  EXPECT_NE(message.find("s1 % 8 == 0 (s 1 = 60)"), std::string::npos)
+      << message;
+
+  args = fullPlanArgs();
+  args[2].data = 0x20008;
+  EXPECT_EQ(check(plan, args, message), 8);
+  EXPECT_NE(message.find("data = 0x0000000000020008"), std::string::npos)
+      << message;
+
+  args = fullPlanArgs();
+  args[0] = Arg::dense({4, 64, 1});
+  EXPECT_EQ(check(plan, args, message), 0);
+  EXPECT_NE(message.find("guard 0 failed: rank(x) == 2 (rank = 3); reason: x "
+                         "is a matrix"),
+            std::string::npos)
+      << message;
+
+  args.pop_back();
+  EXPECT_EQ(check(plan, args, message), -2);
+  EXPECT_NE(message.find("takes 3 arguments, got 2"), std::string::npos)
+      << message;
+}
+
+TEST(GpuPlanGuards, RankFailsBeforeSizesAreRead) {
+  // The range guard comes first, but its node reads arg 0's dim 1: the
+  // rank guard after it must be the one reported, and no size read.
+  Plan plan = parseOrDie("function f\n"
+                         "arg 0 f32 2\n"
+                         "expr 0 argdim 0 1\n"
+                         "guard range n0 1 -1 \"s0 >= 1\" \"\"\n"
+                         "guard rank 0 2 \"rank == 2\" \"matrix\"\n");
+  Arg scalarLike;
+  scalarLike.data = 0x1000;
+  tgc_arg_desc desc = scalarLike.desc(); // rank 0, sizes == nullptr
+  std::string message;
+  EXPECT_EQ(checkPlanGuards(plan, &desc, 1, message), 1);
+  EXPECT_NE(message.find("guard 1 failed: rank == 2 (rank = 0)"),
+            std::string::npos)
+      << message;
+
+  // Without a rank guard, a wrong rank is a signature mismatch (-2).
+  Plan noRank = parseOrDie("function f\n"
+                           "arg 0 f32 2\n"
+                           "expr 0 argdim 0 1\n"
+                           "guard range n0 1 -1 \"s0 >= 1\" \"\"\n");
+  EXPECT_EQ(checkPlanGuards(noRank, &desc, 1, message), -2);
+  EXPECT_NE(message.find("argument 0 has rank 0, the plan expects 2"),
+            std::string::npos)
+      << message;
+
+  // An evaluation error fails the guard that needed the values.
+  Plan divide = parseOrDie("function f\n"
+                           "arg 0 f32 1\n"
+                           "expr 0 argdim 0 0\n"
+                           "expr 1 const 10\n"
+                           "expr 2 floordiv n1 n0\n"
+                           "guard range n2 0 -1 \"q >= 0\" \"\"\n");
+  Arg zero = Arg::dense({0});
+  tgc_arg_desc zeroDesc = zero.desc();
+  EXPECT_EQ(checkPlanGuards(divide, &zeroDesc, 1, message), 0);
+  EXPECT_NE(message.find("division by zero"), std::string::npos) << message;
+}
+
+TEST(GpuPlanGuards, EmptyAndScalarTensorsAreContiguous) {
+  Plan plan = parseOrDie("function f\n"
+                         "arg 0 f32 2\n"
+                         "arg 1 f32 0\n"
+                         "guard contiguous 0 \"\" \"\"\n"
+                         "guard contiguous 1 \"\" \"\"\n");
+  Arg empty = Arg::dense({0, 5});
+  empty.strides = {7, 3};
+  Arg scalar;
+  std::string message;
+  EXPECT_EQ(check(plan, {empty, scalar}, message), -1) << message;
+}
+
+//===----------------------------------------------------------------------===//
+// Artifacts
+//===----------------------------------------------------------------------===//
+
+TEST(GpuArtifact, RoundTrip) {
+  GpuArtifact artifact = sampleArtifact();
+  std::string bytes = writeGpuArtifact(artifact);
+  ASSERT_GE(bytes.size(), 24u);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("TGCGPUA\0", 8));
+  EXPECT_EQ(uint8_t(bytes[8]), kGpuArtifactVersion);
+
+  GpuArtifact read;
+  std::string error;
+  ASSERT_TRUE(readGpuArtifact(bytes, read, error)) << error;
+  EXPECT_EQ(serializePlan(read.plan), serializePlan(artifact.plan));
+  EXPECT_EQ(read.module, artifact.module);
+  EXPECT_FALSE(read.isPtx);
+  EXPECT_EQ(read.chip, "sm_90a");
+  EXPECT_EQ(read.metadata, artifact.metadata);
+
+  artifact.isPtx = true;
+  artifact.module = ".version 8.0\n.target sm_90\n";
+  ASSERT_TRUE(readGpuArtifact(writeGpuArtifact(artifact), read, error))
+      << error;
+  EXPECT_TRUE(read.isPtx);
+  EXPECT_EQ(read.module, artifact.module);
+}
+
+TEST(GpuArtifact, HeaderErrors) {
+  std::string bytes = writeGpuArtifact(sampleArtifact());
+  GpuArtifact read;
+  std::string error;
+
+  std::string other = bytes;
+  other[8] = 2;
+  EXPECT_FALSE(readGpuArtifact(other, read, error));
+  EXPECT_NE(error.find("artifact format version 2, this runtime reads 1"),
+            std::string::npos)
+      << error;
+
+  other = bytes;
+  other[0] = 'X';
+  EXPECT_FALSE(readGpuArtifact(other, read, error));
+  EXPECT_NE(error.find("bad magic"), std::string::npos) << error;
+
+  EXPECT_FALSE(readGpuArtifact("", read, error));
+  EXPECT_NE(error.find("bad magic"), std::string::npos) << error;
+
+  other = bytes;
+  other[bytes.size() - 3] ^= 0x40;
+  EXPECT_FALSE(readGpuArtifact(other, read, error));
+  EXPECT_NE(error.find("checksum mismatch"), std::string::npos) << error;
+}
+
+TEST(GpuArtifact, SectionErrors) {
+  std::string plan = serializePlan(parseOrDie(kFullPlan));
+  GpuArtifact read;
+  std::string error;
+  auto reject = [&](const std::string &bytes, const char *expected) {
+    error.clear();
+    EXPECT_FALSE(readGpuArtifact(bytes, read, error)) << expected;
+    EXPECT_NE(error.find(expected), std::string::npos) << error;
+  };
+  EXPECT_TRUE(readGpuArtifact(assemble({{1, plan}, {2, "cubin"}, {5, "sm_90"}}),
+                              read, error))
+      << error;
+  EXPECT_TRUE(read.metadata.empty());
+  reject(assemble({{1, plan}, {2, "cubin"}, {5, "sm_90"}, {9, "?"}}),
+         "unknown kind 9");
+  reject(assemble({{1, plan}, {2, "cubin"}, {5, "sm_90"}, {5, "sm_80"}}),
+         "duplicate chip section");
+  reject(assemble({{2, "cubin"}, {5, "sm_90"}}), "missing plan section");
+  reject(assemble({{1, plan}, {5, "sm_90"}}), "missing module section");
+  reject(assemble({{1, plan}, {2, "cubin"}}), "missing chip section");
+  reject(assemble({{1, plan}, {2, "cubin"}, {3, "ptx"}, {5, "sm_90"}}),
+         "both a cubin and a ptx section");
+  reject(assemble({{1, plan}, {2, "cubin"}, {5, "sm_90"}}, 1, 7),
+         "reserved field");
+  reject(assemble({{1, plan}, {2, "cubin"}, {5, "sm_90"}}, 1, 0, "xx"),
+         "2 trailing bytes");
+  reject(assemble({{1, "function f\nbogus\n"}, {2, "cubin"}, {5, "sm_90"}}),
+         "plan section: line 2: unknown keyword 'bogus'");
+}
+
+TEST(GpuArtifact, EveryFlippedByteIsRejected) {
+  std::string bytes = writeGpuArtifact(sampleArtifact());
+  GpuArtifact read;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (uint8_t mask : {uint8_t(0x01), uint8_t(0x80), uint8_t(0xff)}) {
+      std::string other = bytes;
+      other[i] = char(uint8_t(other[i]) ^ mask);
+      std::string error;
+      EXPECT_FALSE(readGpuArtifact(other, read, error)) << "byte " << i;
+      EXPECT_EQ(error.rfind("invalid GPU artifact: ", 0), 0u) << error;
+      if (i < 8)
+        EXPECT_NE(error.find("bad magic"), std::string::npos) << error;
+      else if (i >= 24 && error.find("checksum") == std::string::npos)
+        // A changed section header may be caught as a structural error
+        // before the checksum is computed.
+        EXPECT_TRUE(error.find("truncated") != std::string::npos ||
+                    error.find("trailing") != std::string::npos ||
+                    error.find("reserved") != std::string::npos)
+            << "byte " << i << ": " << error;
+    }
+  }
+}
+
+TEST(GpuArtifact, EveryTruncationIsRejected) {
+  std::string bytes = writeGpuArtifact(sampleArtifact());
+  GpuArtifact read;
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    std::string error;
+    EXPECT_FALSE(readGpuArtifact(bytes.substr(0, length), read, error))
+        << "length " << length;
+    EXPECT_FALSE(error.empty());
+    if (length >= 24)
+      EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+  }
+}
+
+TEST(GpuArtifact, Fuzz) {
+  std::string base = writeGpuArtifact(sampleArtifact());
+  std::mt19937 random(99);
+  for (int iteration = 0; iteration < fuzzIterations(3000); ++iteration) {
+    std::string bytes = base;
+    int edits = 1 + int(random() % 6);
+    for (int e = 0; e < edits && !bytes.empty(); ++e) {
+      size_t at = random() % bytes.size();
+      switch (random() % 3) {
+      case 0:
+        bytes[at] = char(random() % 256);
+        break;
+      case 1:
+        bytes.erase(at, 1 + random() % 16);
+        break;
+      case 2:
+        bytes.insert(at, 1 + random() % 4, char(random() % 256));
+        break;
+      }
+    }
+    GpuArtifact read;
+    std::string error;
+    if (readGpuArtifact(bytes, read, error)) {
+      // Only a change that left the bytes as they were can be accepted.
+      EXPECT_EQ(bytes, base);
+    } else {
+      EXPECT_FALSE(error.empty());
+    }
+  }
+  // Random sections behind a valid header and checksum, so the section
+  // walk and the plan parser see them.
+  const char *const planLines[] = {"function f\n",
+                                   "arg 0 f32 1\n",
+                                   "expr 0 argdim 0 0\n",
+                                   "kernel k\n",
+                                   "buffer arg 0\n",
+                                   "bogus\n",
+                                   ("launch k0 grid n0 n0 n0 block n0 n0 "
+                                    "n0 shmem none params b0:n0 i0\n")};
+  for (int iteration = 0; iteration < fuzzIterations(2000); ++iteration) {
+    std::vector<std::pair<uint32_t, std::string>> sections;
+    int count = int(random() % 6);
+    for (int i = 0; i < count; ++i) {
+      uint32_t kind = 1 + uint32_t(random() % 6);
+      std::string content;
+      int lines = int(random() % 6);
+      for (int l = 0; l < lines; ++l)
+        content += kind == 1 ? planLines[random() % 7]
+                             : std::string(1, char(random() % 256));
+      sections.emplace_back(kind, content);
+    }
+    GpuArtifact read;
+    std::string error;
+    if (!readGpuArtifact(assemble(sections), read, error))
+      EXPECT_FALSE(error.empty());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Executor without a device
+//===----------------------------------------------------------------------===//
+
+TEST(GpuExecutor, DeviceAvailabilityHasAReason) {
+  std::string why;
+  bool available = cudaDeviceAvailable(why);
+  if (!available)
+    EXPECT_FALSE(why.empty());
+  // The answer is stable.
+  std::string again;
+  EXPECT_EQ(cudaDeviceAvailable(again), available);
+  EXPECT_FALSE(deviceName().empty());
+}
+
+TEST(GpuExecutor, LoadWithoutDeviceNamesTheDriver) {
+  std::string why;
+  if (cudaDeviceAvailable(why))
+    GTEST_SKIP() << "a CUDA device is available: " << deviceName();
+  GpuArtifact artifact = sampleArtifact();
+  std::string error;
+  std::unique_ptr<GpuFunction> function = GpuFunction::load(artifact, error);
+  EXPECT_TRUE(function == nullptr);
+  EXPECT_NE(error.find("libcuda"), std::string::npos) << error;
+
+  uint64_t ptr = 1;
+  error.clear();
+  EXPECT_FALSE(deviceAlloc(64, ptr, error));
+  EXPECT_EQ(ptr, 0u);
+  EXPECT_NE(error.find("libcuda"), std::string::npos) << error;
+  deviceFree(0);
+  EXPECT_FALSE(deviceSynchronize(error));
+  EXPECT_NE(deviceName().find("no CUDA device"), std::string::npos);
+}
+
+TEST(GpuExecutor, LoadRejectsInvalidPlans) {
+  // Checked before the driver is touched, so this holds on any machine.
+  GpuArtifact artifact = sampleArtifact();
+  artifact.plan.steps[0].launch.params[0].id = 42;
+  std::string error;
+  EXPECT_TRUE(GpuFunction::load(artifact, error) == nullptr);
+  EXPECT_NE(error.find("invalid plan for forward pass"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("b42 does not exist"), std::string::npos) << error;
+}
+
+} // namespace
