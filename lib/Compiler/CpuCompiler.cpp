@@ -2,6 +2,8 @@
 
 #include "tgc/Compiler/CpuCompiler.h"
 
+#include "CompilerUtils.h"
+
 #include "tgc/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -36,46 +38,6 @@ CompiledCpuFunction &
 CompiledCpuFunction::operator=(CompiledCpuFunction &&) noexcept = default;
 
 namespace {
-
-/// Collects the diagnostics of a pipeline run into a string.
-class ErrorCollector {
-public:
-  explicit ErrorCollector(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &diag) {
-          llvm::raw_string_ostream os(text);
-          os << diag.getLocation() << ": ";
-          switch (diag.getSeverity()) {
-          case DiagnosticSeverity::Error:
-            os << "error: ";
-            break;
-          case DiagnosticSeverity::Warning:
-            os << "warning: ";
-            break;
-          default:
-            os << "note: ";
-            break;
-          }
-          os << diag << "\n";
-          for (Diagnostic &note : diag.getNotes()) {
-            std::string text = note.str();
-            if (StringRef(text).starts_with("see current operation"))
-              continue;
-            os << "  note: " << text << "\n";
-          }
-          return success();
-        }) {}
-  std::string text;
-
-private:
-  ScopedDiagnosticHandler handler;
-};
-
-std::string formatShape(ArrayRef<int64_t> shape) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, "x");
-  return s;
-}
 
 /// Loop nests at the top level of a function: the kernels.
 int64_t countKernels(func::FuncOp func) {

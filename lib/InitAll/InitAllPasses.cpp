@@ -29,6 +29,7 @@ void mlir::tgc::registerAllTgcPasses() {
   registerTgcConversionPasses();
   registerFrontendPipeline();
   registerCpuPipeline();
+  registerGpuPipeline();
 
   // Upstream: generic transforms, the dialects TGC lowers through, every
   // conversion, and the bufferization and GPU pipelines.

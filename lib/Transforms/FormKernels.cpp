@@ -27,10 +27,9 @@ std::optional<int64_t> groupOf(Operation *op) {
   return std::nullopt;
 }
 
-/// Named linalg ops of a group become linalg.generic with the group's tags
-/// (upstream's generalization drops discardable attributes, which would
-/// leave the op, a fill for instance, outside its group's kernel).
-void generalizeTagged(func::FuncOp func) {
+} // namespace
+
+void mlir::tgc::generalizeTaggedLinalgOps(func::FuncOp func) {
   IRRewriter rewriter(func.getContext());
   SmallVector<linalg::LinalgOp> named;
   func.walk([&](linalg::LinalgOp op) {
@@ -49,6 +48,8 @@ void generalizeTagged(func::FuncOp func) {
         (*generic)->setAttr(a.getName(), a.getValue());
   }
 }
+
+namespace {
 
 /// A fill: a generic over parallel dims that yields its one scalar input.
 bool isFill(Operation *op) {
@@ -131,7 +132,7 @@ struct TgcFormKernelsPass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    generalizeTagged(func);
+    generalizeTaggedLinalgOps(func);
     // Roots: tileable ops whose results leave their group, in program
     // order (a root's consumers are tiled after it).
     SmallVector<TilingInterface> roots;

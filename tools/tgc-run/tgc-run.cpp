@@ -14,11 +14,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Compiler/CpuCompiler.h"
+#include "tgc/Compiler/GpuCompiler.h"
 #include "tgc/InitAllDialects.h"
 #include "tgc/InitAllPasses.h"
 #include "tgc/Reference/HostTensor.h"
 #include "tgc/Reference/Interpreter.h"
 #include "tgc/Runtime/DispatchCache.h"
+#include "tgc/Runtime/GpuExecutor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -50,7 +52,7 @@ static cl::opt<std::string>
     entryName("entry", cl::desc("Function to run (default: the only public "
                                 "function with a body)"),
               cl::init(""), cl::cat(category));
-static cl::opt<std::string> device("device", cl::desc("cpu (cuda: later)"),
+static cl::opt<std::string> device("device", cl::desc("cpu or cuda"),
                                    cl::init("cpu"), cl::cat(category));
 static cl::list<std::string>
     shapeOpts("shape",
@@ -103,6 +105,45 @@ static cl::opt<bool> strictReductions(
     "strict-reductions",
     cl::desc("Add the terms of float reductions in order (no vectorized "
              "partial sums)"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> cudaGraphs(
+    "cuda-graphs",
+    cl::desc("With --device cuda: run through CUDA graphs captured once per "
+             "size set, changed pointers patched (mode reduce-overhead)"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> freshInputs(
+    "fresh-inputs",
+    cl::desc("With --device cuda: copy the inputs to new device buffers for "
+             "every run, so that argument pointers change between runs"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> compileOnly(
+    "compile-only",
+    cl::desc("With --device cuda: compile (kernels and launch plan) without "
+             "running; no GPU needed"),
+    cl::init(false), cl::cat(category));
+static cl::opt<std::string> emitArtifact(
+    "emit-artifact",
+    cl::desc("With --device cuda: write the first specialization's artifact "
+             "to this file"),
+    cl::init(""), cl::cat(category));
+static cl::opt<std::string> emitPlan(
+    "emit-plan",
+    cl::desc("With --device cuda: write the first specialization's launch "
+             "plan (text) to this file ('-': stdout)"),
+    cl::init(""), cl::cat(category));
+static cl::opt<std::string> gpuChip("gpu-chip",
+                                    cl::desc("SM architecture (sm_90)"),
+                                    cl::init("sm_90"), cl::cat(category));
+static cl::opt<std::string> saveCase(
+    "save-case",
+    cl::desc("With --device cuda --compile-only: write the artifacts, every "
+             "call's inputs and the reference interpreter's results to this "
+             "folder, for tgc-gpu-run on a machine without LLVM"),
+    cl::init(""), cl::cat(category));
+static cl::opt<bool> ptxOnly(
+    "ptx-only",
+    cl::desc("With --device cuda: load PTX (the driver compiles it) instead "
+             "of a cubin from ptxas"),
     cl::init(false), cl::cat(category));
 
 namespace {
@@ -361,11 +402,448 @@ std::vector<ref::HostTensor> copyTensors(ArrayRef<ref::HostTensor> in) {
   return out;
 }
 
+struct CheckResult {
+  double maxAbs = 0, maxRel = 0;
+  bool ok = true;
+};
+
+/// Compares a call's results, then its out buffers (arguments the function
+/// wrote), with the reference interpreter's; prints each mismatch.
+CheckResult checkAgainstReference(ArrayRef<ref::HostTensor> results,
+                                  ArrayRef<ref::HostTensor> expected,
+                                  ArrayRef<ref::HostTensor> runArgs,
+                                  ArrayRef<ref::HostTensor> refArgs,
+                                  size_t call) {
+  CheckResult out;
+  auto check = [&](const ref::HostTensor &actual, const ref::HostTensor &want,
+                   const std::string &what) {
+    auto [rtol, atol] = ref::defaultTolerances(want.dtype());
+    if (rtolOpt >= 0)
+      rtol = rtolOpt;
+    if (atolOpt >= 0)
+      atol = atolOpt;
+    ref::Comparison c = ref::compare(actual, want, rtol, atol);
+    out.maxAbs = std::max(out.maxAbs, c.maxAbsErr);
+    out.maxRel = std::max(out.maxRel, c.maxRelErr);
+    if (!c.ok) {
+      out.ok = false;
+      llvm::errs() << "tgc-run: mismatch in " << what << " of call " << call
+                   << ": " << c.message << "\n";
+    }
+  };
+  if (results.size() != expected.size())
+    fail("the compiled function returned " + std::to_string(results.size()) +
+         " results, the reference " + std::to_string(expected.size()));
+  for (size_t i = 0; i < results.size(); ++i)
+    check(results[i], expected[i], "result " + std::to_string(i));
+  for (size_t i = 0; i < runArgs.size(); ++i)
+    check(runArgs[i], refArgs[i], "argument " + std::to_string(i));
+  return out;
+}
+
 double median(std::vector<double> v) {
   if (v.empty())
     return 0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+
+//===----------------------------------------------------------------------===//
+// --device cuda
+//===----------------------------------------------------------------------===//
+
+namespace rt = ::tgc::runtime;
+
+/// Device copies of a call's tensors.
+struct DeviceArgs {
+  std::vector<rt::DeviceTensor> tensors;
+  ~DeviceArgs() { release(); }
+  void release() {
+    for (rt::DeviceTensor &t : tensors)
+      rt::deviceFree(t.ptr);
+    tensors.clear();
+  }
+  void upload(ArrayRef<ref::HostTensor> host) {
+    release();
+    for (const ref::HostTensor &h : host) {
+      rt::DeviceTensor t;
+      t.sizes.assign(h.shape().begin(), h.shape().end());
+      t.dtype = static_cast<int32_t>(h.dtype());
+      std::string error;
+      uint64_t bytes = std::max<uint64_t>(h.byteSize(), 1);
+      if (!rt::deviceAlloc(bytes, t.ptr, error) ||
+          !rt::copyToDevice(t.ptr, h.data(), h.byteSize(), error))
+        fail(error);
+      tensors.push_back(t);
+    }
+  }
+};
+
+/// Row-major strides of `sizes`.
+std::vector<int64_t> denseStrides(ArrayRef<int64_t> sizes) {
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(sizes[i + 1], 1);
+  return strides;
+}
+
+/// Appends a tensor to a case file: i32 dtype, i32 rank, i64 sizes, bytes
+/// (the layout tgc-gpu-run reads; see docs/gpu-pipeline.md).
+/// Without `data`, only the dtype (with bit 8 set) and the sizes: the
+/// runner fills the tensor with random values (benchmarks of large sizes).
+void appendTensor(std::string &out, const ref::HostTensor &t,
+                  bool data = true) {
+  auto put = [&](const void *p, size_t n) {
+    out.append(static_cast<const char *>(p), n);
+  };
+  int32_t dtype = static_cast<int32_t>(t.dtype()) | (data ? 0 : 0x100);
+  int32_t rank = static_cast<int32_t>(t.rank());
+  put(&dtype, 4);
+  put(&rank, 4);
+  for (int64_t d : t.shape())
+    put(&d, 8);
+  if (data)
+    put(t.data(), t.byteSize());
+}
+
+void writeFile(const std::string &path, const std::string &bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    fail("cannot write '" + path + "': " + ec.message());
+  os << bytes;
+}
+
+int runOnCuda(ModuleOp module, func::FuncOp entry,
+              const std::vector<Shapes> &calls,
+              std::vector<std::vector<ref::HostTensor>> &inputs) {
+  std::string why;
+  if (!compileOnly && !rt::cudaDeviceAvailable(why))
+    fail("--device cuda: no usable CUDA device: " + why);
+  GpuCompileOptions options;
+  options.policy = policy;
+  options.fuse = !noFuse;
+  options.chip = gpuChip;
+  options.ptxOnly = ptxOnly;
+  struct Spec {
+    GpuCompileResult compiled;
+    std::unique_ptr<rt::GpuFunction> fn;
+  };
+  std::vector<Spec> specs;
+  std::vector<std::string> reasons;
+  llvm::json::Array callReports;
+  std::vector<double> runMedians;
+  double maxAbs = 0, maxRel = 0;
+  bool mismatch = false;
+  int64_t arenaBytes = 0;
+  for (size_t n = 0; n < calls.size(); ++n) {
+    std::vector<ref::HostTensor> &args = inputs[n];
+    DeviceArgs device;
+    if (!compileOnly)
+      device.upload(args);
+    // Guard dispatch over the plans' declarative guards, newest first.
+    std::vector<std::vector<int64_t>> strides;
+    std::vector<tgc_arg_desc> descs;
+    for (const ref::HostTensor &a : args)
+      strides.push_back(denseStrides(a.shape()));
+    for (auto [i, a] : llvm::enumerate(args)) {
+      tgc_arg_desc d{};
+      d.data = compileOnly ? nullptr
+                           : reinterpret_cast<void *>(device.tensors[i].ptr);
+      d.sizes = a.shape().data();
+      d.strides = strides[i].data();
+      d.rank = a.rank();
+      d.dtype = static_cast<int32_t>(a.dtype());
+      d.device_type = TGC_DEVICE_CUDA;
+      descs.push_back(d);
+    }
+    int chosen = -1;
+    std::string miss;
+    for (int k = static_cast<int>(specs.size()) - 1; k >= 0 && chosen < 0;
+         --k) {
+      std::string message;
+      int32_t failed = rt::checkPlanGuards(
+          specs[k].compiled.artifact.plan, descs.data(),
+          static_cast<int32_t>(descs.size()), message);
+      if (failed == -1)
+        chosen = k;
+      else if (miss.empty())
+        miss = message;
+    }
+    bool compiledNow = false;
+    if (chosen < 0) {
+      if (specs.size() >= TGC_DEFAULT_RECOMPILE_LIMIT)
+        fail("@" + entry.getName() + ": recompile limit (" +
+             llvm::Twine(TGC_DEFAULT_RECOMPILE_LIMIT) + ") reached: " + miss);
+      options.exampleShapes = calls[n];
+      std::string error;
+      FailureOr<GpuCompileResult> compiled =
+          compileGpuFunction(module, entry.getName(), options, error);
+      if (failed(compiled))
+        fail(error);
+      if (!specs.empty())
+        reasons.push_back("call " + std::to_string(n) + ": " + miss);
+      Spec spec;
+      spec.compiled = std::move(*compiled);
+      if (specs.empty()) {
+        if (!emitArtifact.empty()) {
+          std::error_code ec;
+          llvm::raw_fd_ostream os(emitArtifact, ec);
+          if (ec)
+            fail("cannot write '" + emitArtifact + "': " + ec.message());
+          os << rt::writeGpuArtifact(spec.compiled.artifact);
+        }
+        if (!emitPlan.empty()) {
+          std::string text = rt::serializePlan(spec.compiled.artifact.plan);
+          if (emitPlan == "-") {
+            llvm::outs() << text;
+          } else {
+            std::error_code ec;
+            llvm::raw_fd_ostream os(emitPlan, ec);
+            if (ec)
+              fail("cannot write '" + emitPlan + "': " + ec.message());
+            os << text;
+          }
+        }
+      }
+      if (!compileOnly) {
+        std::string error;
+        spec.fn = rt::GpuFunction::load(spec.compiled.artifact, error);
+        if (!spec.fn)
+          fail(error);
+      }
+      specs.push_back(std::move(spec));
+      chosen = static_cast<int>(specs.size()) - 1;
+      compiledNow = true;
+      // The new plan's own guards must accept the call that made it.
+      std::string message;
+      if (rt::checkPlanGuards(specs.back().compiled.artifact.plan,
+                              descs.data(), static_cast<int32_t>(descs.size()),
+                              message) != -1)
+        fail("call " + llvm::Twine(n) + " is invalid: " + message);
+    }
+    Spec &spec = specs[chosen];
+    llvm::json::Object report;
+    llvm::json::Array shapeList;
+    for (auto &sh : calls[n])
+      shapeList.push_back(formatDims(sh));
+    report["shapes"] = std::move(shapeList);
+    report["entry_id"] = chosen;
+    if (compileOnly) {
+      if (!saveCase.empty()) {
+        // Inputs, the reference's results and out buffers, for tgc-gpu-run;
+        // without --check, the input shapes alone (random data there).
+        bool reference = checkOpt == "reference";
+        std::vector<ref::HostTensor> refArgs = copyTensors(args);
+        std::vector<ref::HostTensor> expected;
+        if (reference) {
+          auto r = ref::interpret(entry, refArgs);
+          if (failed(r))
+            fail("the reference interpreter failed on call " +
+                 std::to_string(n));
+          expected = std::move(*r);
+        }
+        std::string bytes = "TGCCASE1";
+        uint32_t header[3] = {static_cast<uint32_t>(chosen),
+                              static_cast<uint32_t>(args.size()),
+                              reference ? static_cast<uint32_t>(expected.size())
+                                        : 0xFFFFFFFFu};
+        bytes.append(reinterpret_cast<const char *>(header), sizeof(header));
+        for (const ref::HostTensor &t : args)
+          appendTensor(bytes, t, reference);
+        for (const ref::HostTensor &t : expected)
+          appendTensor(bytes, t);
+        if (reference)
+          for (const ref::HostTensor &t : refArgs)
+            appendTensor(bytes, t);
+        writeFile(saveCase + "/call" + std::to_string(n) + ".case", bytes);
+        if (compiledNow)
+          writeFile(saveCase + "/spec" + std::to_string(chosen) + ".tgca",
+                    rt::writeGpuArtifact(spec.compiled.artifact));
+      }
+      callReports.push_back(std::move(report));
+      continue;
+    }
+
+    std::vector<ref::HostTensor> refArgs = copyTensors(args);
+    std::vector<ref::HostTensor> expected;
+    if (checkOpt == "reference") {
+      auto r = ref::interpret(entry, refArgs);
+      if (failed(r))
+        fail("the reference interpreter failed on call " + std::to_string(n));
+      expected = std::move(*r);
+    }
+    std::vector<double> times;
+    std::vector<rt::DeviceTensor> results;
+    for (unsigned k = 0; k < repeat; ++k) {
+      // Every run starts from the original inputs (out buffers are
+      // written); with --fresh-inputs in new buffers each time.
+      if (k > 0) {
+        if (freshInputs) {
+          DeviceArgs fresh;
+          fresh.upload(args);
+          std::swap(device.tensors, fresh.tensors);
+        } else {
+          std::string error;
+          for (auto [i, a] : llvm::enumerate(args))
+            if (!rt::copyToDevice(device.tensors[i].ptr, a.data(),
+                                  a.byteSize(), error))
+              fail(error);
+        }
+        for (rt::DeviceTensor &t : results)
+          rt::deviceFree(t.ptr);
+        results.clear();
+      }
+      std::string error;
+      auto start = std::chrono::steady_clock::now();
+      bool ok = spec.fn->run(device.tensors, results, cudaGraphs, error);
+      times.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+      if (!ok)
+        fail(error);
+    }
+    double runMs = median(times);
+    runMedians.push_back(runMs);
+    report["run_ms"] = runMs;
+    const rt::GpuRunStats &stats = spec.fn->stats();
+    report["arena_bytes"] = stats.arenaBytes;
+    arenaBytes = std::max(arenaBytes, stats.arenaBytes);
+    if (!stats.graphFallback.empty())
+      report["graph_fallback"] = stats.graphFallback;
+
+    // Results and out buffers back to the host.
+    std::vector<ref::HostTensor> hostResults, runArgs;
+    std::string error;
+    for (rt::DeviceTensor &t : results) {
+      ref::HostTensor h(static_cast<ref::DType>(t.dtype), t.sizes);
+      if (!rt::copyToHost(h.data(), t.ptr, h.byteSize(), error))
+        fail(error);
+      rt::deviceFree(t.ptr);
+      hostResults.push_back(std::move(h));
+    }
+    for (auto [i, a] : llvm::enumerate(args)) {
+      ref::HostTensor h(a.dtype(), a.shape());
+      if (!rt::copyToHost(h.data(), device.tensors[i].ptr, h.byteSize(),
+                          error))
+        fail(error);
+      runArgs.push_back(std::move(h));
+    }
+    if (checkOpt == "reference") {
+      CheckResult c = checkAgainstReference(hostResults, expected, runArgs,
+                                            refArgs, n);
+      mismatch |= !c.ok;
+      report["max_abs_err"] = c.maxAbs;
+      report["max_rel_err"] = c.maxRel;
+      maxAbs = std::max(maxAbs, c.maxAbs);
+      maxRel = std::max(maxRel, c.maxRel);
+    }
+    if (!json) {
+      std::string shapeText;
+      for (auto [i, dims] : llvm::enumerate(calls[n]))
+        shapeText += (i ? ", " : "") + formatDims(dims);
+      llvm::outs() << "call " << n << " (" << shapeText << "): "
+                   << (compiledNow ? "compiled, " : "cached, ") << "run "
+                   << llvm::format("%.3f", runMs) << " ms"
+                   << (repeat > 1 ? " (median of " + std::to_string(repeat) +
+                                        ")"
+                                  : std::string());
+      if (checkOpt == "reference")
+        llvm::outs() << ", max abs err "
+                     << llvm::format("%.3g", *report.getNumber("max_abs_err"));
+      llvm::outs() << "\n";
+    }
+    if (printResults && !json)
+      for (auto [i, t] : llvm::enumerate(hostResults)) {
+        llvm::outs() << "result " << i << " (call " << n << "): ";
+        ref::print(llvm::outs(), t);
+        llvm::outs() << "\n";
+      }
+    callReports.push_back(std::move(report));
+  }
+
+  const GpuCompileResult &first = specs.front().compiled;
+  std::vector<std::string> guards;
+  for (const rt::PlanGuard &g : first.artifact.plan.guards)
+    guards.push_back(g.text + " (" + g.reason + ")");
+  rt::GpuRunStats total;
+  for (const Spec &spec : specs)
+    if (spec.fn) {
+      const rt::GpuRunStats &st = spec.fn->stats();
+      total.graphCaptures += st.graphCaptures;
+      total.graphReplays += st.graphReplays;
+      total.patchedNodes += st.patchedNodes;
+    }
+  if (json) {
+    llvm::json::Object out;
+    out["function"] = entry.getName().str();
+    out["device"] = compileOnly ? std::string("none (compile only)")
+                                : rt::deviceName();
+    out["compiles"] = static_cast<int64_t>(specs.size());
+    out["calls"] = static_cast<int64_t>(calls.size());
+    out["compile_ms"] = first.compileMs;
+    if (!compileOnly)
+      out["run_ms"] = median(runMedians);
+    if (checkOpt == "reference" && !compileOnly) {
+      out["max_abs_err"] = maxAbs;
+      out["max_rel_err"] = maxRel;
+      out["reference_ok"] = !mismatch;
+    }
+    llvm::json::Array guardList;
+    for (const std::string &g : guards)
+      guardList.push_back(g);
+    out["guards"] = std::move(guardList);
+    out["arena_bytes"] = arenaBytes;
+    out["peak_bytes"] = arenaBytes;
+    out["kernels"] = first.kernels;
+    out["gemms"] = first.gemms;
+    out["module_format"] = first.artifact.isPtx ? "ptx" : "cubin";
+    out["cuda_graphs"] = static_cast<bool>(cudaGraphs);
+    out["graph_captures"] = total.graphCaptures;
+    out["graph_replays"] = total.graphReplays;
+    out["patched_nodes"] = total.patchedNodes;
+    llvm::json::Array reasonList;
+    for (const std::string &r : reasons)
+      reasonList.push_back(r);
+    out["recompile_reasons"] = std::move(reasonList);
+    out["per_call"] = std::move(callReports);
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(out)))
+                 << "\n";
+  } else {
+    llvm::outs() << "compiled @" << entry.getName() << " " << specs.size()
+                 << " time(s) for " << calls.size() << " call(s) on "
+                 << (compileOnly ? "no device (compile only)"
+                                 : rt::deviceName())
+                 << "; compile " << llvm::format("%.1f", first.compileMs)
+                 << " ms, " << first.kernels << " kernel(s), " << first.gemms
+                 << " GEMM(s), " << (first.artifact.isPtx ? "PTX" : "cubin")
+                 << "\n";
+    if (!compileOnly)
+      llvm::outs() << "run " << llvm::format("%.3f", median(runMedians))
+                   << " ms (median); arena " << arenaBytes << " bytes"
+                   << (cudaGraphs ? "; CUDA graphs: " +
+                                        std::to_string(total.graphCaptures) +
+                                        " captured, " +
+                                        std::to_string(total.graphReplays) +
+                                        " replays, " +
+                                        std::to_string(total.patchedNodes) +
+                                        " patched nodes"
+                                  : std::string())
+                   << "\n";
+    for (const std::string &r : reasons)
+      llvm::outs() << "recompiled: " << r << "\n";
+    if (checkOpt == "reference" && !compileOnly)
+      llvm::outs() << "reference check: " << (mismatch ? "MISMATCH" : "ok")
+                   << " (max abs err " << llvm::format("%.3g", maxAbs)
+                   << ", max rel err " << llvm::format("%.3g", maxRel)
+                   << ")\n";
+    llvm::outs() << "guards:\n";
+    for (const std::string &g : guards)
+      llvm::outs() << "  " << g << "\n";
+  }
+  llvm::outs().flush();
+  return mismatch ? 1 : 0;
 }
 
 } // namespace
@@ -380,8 +858,18 @@ int main(int argc, char **argv) {
       "  tgc-run model.mlir --shape 0=8x64 --check reference\n"
       "  tgc-run model.mlir --calls 0=8x64 --calls 0=32x64 --json\n");
 
-  if (device != "cpu")
-    fail("--device " + device + " is not supported yet (cpu only)");
+  if (device != "cpu" && device != "cuda")
+    fail("--device takes cpu or cuda, not '" + device + "'");
+  if (!saveCase.empty() && !compileOnly)
+    fail("--save-case needs --compile-only");
+  if (!saveCase.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(saveCase))
+      fail("cannot create '" + saveCase + "': " + ec.message());
+  if (device != "cuda" &&
+      (cudaGraphs || freshInputs || compileOnly || !emitArtifact.empty() ||
+       !emitPlan.empty() || ptxOnly))
+    fail("--cuda-graphs, --fresh-inputs, --compile-only, --emit-artifact, "
+         "--emit-plan and --ptx-only need --device cuda");
   if (!checkOpt.empty() && checkOpt != "reference")
     fail("--check takes 'reference'");
   if (repeat == 0)
@@ -477,6 +965,9 @@ int main(int argc, char **argv) {
     }
   }
 
+  if (device == "cuda")
+    return runOnCuda(*module, entry, calls, inputs);
+
   // Compile on demand through the runtime's dispatch cache.
   std::vector<std::unique_ptr<CompiledCpuFunction>> compiled;
   std::string compileError;
@@ -564,36 +1055,13 @@ int main(int argc, char **argv) {
     memory.peakBytes = std::max(memory.peakBytes, use.peakBytes);
 
     if (checkOpt == "reference") {
-      // Results, then the out buffers (arguments the function wrote).
-      double callAbs = 0, callRel = 0;
-      auto check = [&](const ref::HostTensor &actual,
-                       const ref::HostTensor &want, const std::string &what) {
-        auto [rtol, atol] = ref::defaultTolerances(want.dtype());
-        if (rtolOpt >= 0)
-          rtol = rtolOpt;
-        if (atolOpt >= 0)
-          atol = atolOpt;
-        ref::Comparison c = ref::compare(actual, want, rtol, atol);
-        callAbs = std::max(callAbs, c.maxAbsErr);
-        callRel = std::max(callRel, c.maxRelErr);
-        if (!c.ok) {
-          mismatch = true;
-          llvm::errs() << "tgc-run: mismatch in " << what << " of call " << n
-                       << ": " << c.message << "\n";
-        }
-      };
-      if (results.size() != expected.size())
-        fail("the compiled function returned " +
-             std::to_string(results.size()) + " results, the reference " +
-             std::to_string(expected.size()));
-      for (size_t i = 0; i < results.size(); ++i)
-        check(results[i], expected[i], "result " + std::to_string(i));
-      for (size_t i = 0; i < runArgs.size(); ++i)
-        check(runArgs[i], refArgs[i], "argument " + std::to_string(i));
-      report["max_abs_err"] = callAbs;
-      report["max_rel_err"] = callRel;
-      maxAbs = std::max(maxAbs, callAbs);
-      maxRel = std::max(maxRel, callRel);
+      CheckResult c = checkAgainstReference(results, expected, runArgs,
+                                            refArgs, n);
+      mismatch |= !c.ok;
+      report["max_abs_err"] = c.maxAbs;
+      report["max_rel_err"] = c.maxRel;
+      maxAbs = std::max(maxAbs, c.maxAbs);
+      maxRel = std::max(maxRel, c.maxRel);
     }
     if (!json) {
       std::string shapeText;

@@ -14,7 +14,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerToLLVMIRTranslation();
-  mlir::tgc::registerNVPTXTranslations();
+  mlir::tgc::registerNVPTXTranslations(mlir::tgc::registerAllTgcDialects);
   mlir::tgc::registerHostTranslations(mlir::tgc::registerAllTgcDialects);
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "TGC translation driver\n"));

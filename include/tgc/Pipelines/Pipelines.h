@@ -60,6 +60,44 @@ void buildCpuLoopsToLLVMPipeline(OpPassManager &pm);
 /// Registers tgc-cpu-pipeline.
 void registerCpuPipeline();
 
+
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> defaultPolicy{
+      *this, "default-policy", llvm::cl::desc("static | dynamic | auto"),
+      llvm::cl::init("dynamic")};
+  Option<bool> specializeZeroOne{*this, "specialize-zero-one",
+                                 llvm::cl::desc("Specialize sizes 0 and 1"),
+                                 llvm::cl::init(true)};
+  Option<bool> duckSizing{
+      *this, "duck-sizing",
+      llvm::cl::desc("Dynamic sizes with equal examples share a symbol"),
+      llvm::cl::init(true)};
+  ListOption<std::string> exampleShapes{
+      *this, "example-shapes",
+      llvm::cl::desc("Example sizes per argument: ARG=D0xD1x...")};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Fusion groups (off: one kernel per op)"),
+                    llvm::cl::init(true)};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+  Option<bool> lowerKernels{
+      *this, "lower-kernels",
+      llvm::cl::desc("Lower the kernels to NVVM (off: stop at the gpu "
+                     "dialect, for inspection)"),
+      llvm::cl::init(true)};
+};
+
+/// tgc to kernels in gpu.modules (NVVM) plus a host function of buffers,
+/// launches and GEMMs that the launch plan is read from.
+void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// The kernels of gpu.modules (gpu, scf, affine, arith, math, memref) to
+/// the NVVM and LLVM dialects.
+void buildGpuKernelsToNVVMPipeline(OpPassManager &pm);
+
+void registerGpuPipeline();
+
 } // namespace mlir::tgc
 
 #endif // TGC_PIPELINES_PIPELINES_H

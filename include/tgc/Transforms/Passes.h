@@ -7,7 +7,9 @@
 #include "tgc/Dialect/TgcSym/IR/TgcSymDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -23,6 +25,12 @@ namespace mlir::tgc {
 
 #define GEN_PASS_REGISTRATION
 #include "tgc/Transforms/Passes.h.inc"
+
+/// Named linalg ops that carry a fusion group (`tgc.group`) become
+/// linalg.generic with the same tags (upstream's generalization drops
+/// discardable attributes, which would leave the op, a fill for instance,
+/// outside its group's kernel).
+void generalizeTaggedLinalgOps(func::FuncOp func);
 
 /// Options of tgc-frontend-pipeline (symbolize, infer, generate and
 /// simplify guards, optionally lower them to native code).

@@ -276,4 +276,65 @@ def TgcPlanMemory : Pass<"tgc-plan-memory", "func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+
+def TgcFuseGroupElementwise : Pass<"tgc-fuse-group-elementwise", "func::FuncOp"> {
+  let summary = "Merge elementwise producers into consumers of their group";
+  let description = [{
+    Runs on linalg on tensors tagged with `tgc.group` (tgc-to-linalg, then
+    tgc's tag-preserving generalization). Each all-parallel
+    `linalg.generic` merges into every consumer of the same group that
+    reads it through a permutation of the consumer's loops, with upstream's
+    elementwise fusion; the fused op keeps the consumer's tags. A producer
+    with several consumers is copied into each and erased once unused, so
+    a GPU kernel of the group recomputes a few operations instead of
+    writing and reading back an intermediate tensor (softmax's `x - max`
+    feeds both the sum and the normalization). Producers of other groups
+    and reads through broadcasts (which would recompute per element) are
+    left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
+  let summary = "One GPU kernel per fusion group, GEMMs for cuBLASLt";
+  let description = [{
+    Runs on bufferized functions (memrefs; intermediates planned into an
+    arena by tgc-plan-memory) whose linalg ops carry the `tgc.group` of
+    their fusion group. Each group becomes `gpu.func` kernels in a
+    `gpu.module` named after the function, launched with
+    `gpu.launch_func`, whose grid and operand sizes are index values
+    computed from the buffers' sizes, so one kernel serves every size:
+
+    - a group of row stages (generics over the same leading parallel
+      loops, each either without the row loop, parallel over it, or
+      reducing it with one combiner such as `addf` or `maximumf`: softmax,
+      layer norm, `sum`/`amax` over the last dim, entropy chains) is one
+      block per row: threads stride over the row, reductions combine
+      across the warp with `gpu.shuffle` and across warps in workgroup
+      memory, stages are separated by `gpu.barrier`;
+    - any other generic is a grid-stride loop with one thread per element
+      of its parallel loops and its reduction loops in the thread
+      (elementwise groups, column and full reductions, convolutions);
+    - a contraction of f32, f16 or bf16 matrices in row-major buffers
+      (matmul, bmm, linear) is tagged `tgc.gemm` and stays on the host for
+      the launch plan to call cuBLASLt; the zero fill of its output is
+      dropped (the GEMM overwrites it).
+
+    `memref.copy` becomes a copy kernel. Ops the GPU path cannot run yet
+    (sequential `scf` loops of topk and cholesky, dense constants, host
+    reads of device memory) are errors at their location.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block">,
+    Option<"maxBlocks", "max-blocks", "int64_t", "4224",
+           "Most blocks of a grid-stride kernel (132 SMs x 32)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // TGC_TRANSFORMS_PASSES_TD

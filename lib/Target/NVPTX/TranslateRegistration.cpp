@@ -110,15 +110,21 @@ collectGPUModules(Operation *root, StringRef selectedName) {
 /// What the translations need, plus the dialects a GPU kernel is written in
 /// before it is lowered: a module that still holds them parses, and gets the
 /// "not lowered" diagnostic rather than "dialect not found".
+static void (*extraInputDialects)(DialectRegistry &) = nullptr;
+
 static void registerInputDialects(DialectRegistry &registry) {
   registerNVPTXTranslationDialects(registry);
+  if (extraInputDialects)
+    extraInputDialects(registry);
   registry
       .insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
               index::IndexDialect, math::MathDialect, memref::MemRefDialect,
               scf::SCFDialect, vector::VectorDialect>();
 }
 
-void mlir::tgc::registerNVPTXTranslations() {
+void mlir::tgc::registerNVPTXTranslations(
+    void (*inputDialects)(DialectRegistry &)) {
+  extraInputDialects = inputDialects;
   // Function-local statics: the options exist only in tools that register
   // these translations.
   static NVPTXTranslationOptions clOptions;

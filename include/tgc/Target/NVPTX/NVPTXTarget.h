@@ -81,7 +81,11 @@ FailureOr<std::string> translateGPUModuleToCubin(gpu::GPUModuleOp module,
 /// `--tgc-gpu-opt-level`, `--tgc-ptxas-path`, `--tgc-libdevice-path`,
 /// `--tgc-gpu-module`) with mlir-translate. Call once, before parsing the
 /// command line.
-void registerNVPTXTranslations();
+/// Registers --tgc-to-ptx and --tgc-to-cubin. `inputDialects` (optional)
+/// registers further dialects the input may hold besides the kernels (the
+/// tgc dialects of a host function next to its gpu.modules).
+void registerNVPTXTranslations(
+    void (*inputDialects)(DialectRegistry &) = nullptr);
 
 } // namespace tgc
 } // namespace mlir

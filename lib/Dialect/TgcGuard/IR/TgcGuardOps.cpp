@@ -122,17 +122,18 @@ getArgumentType(Operation *op, FunctionOpInterface function, int64_t arg) {
   return types[arg];
 }
 
-/// The tensor type of argument `arg`, or an error on `op`.
-static FailureOr<TensorType>
+/// The tensor type of argument `arg` (a memref once the function is
+/// bufferized: guard sets of GPU functions outlive bufferization and become
+/// part of the launch plan), or an error on `op`.
+static FailureOr<ShapedType>
 getTensorArgument(Operation *op, FunctionOpInterface function, int64_t arg) {
   FailureOr<Type> type = getArgumentType(op, function, arg);
   if (failed(type))
     return failure();
-  auto tensorType = dyn_cast<TensorType>(*type);
-  if (!tensorType)
+  if (!isa<TensorType, BaseMemRefType>(*type))
     return op->emitOpError()
            << "arg " << arg << " must be a tensor, got " << *type;
-  return tensorType;
+  return cast<ShapedType>(*type);
 }
 
 //===----------------------------------------------------------------------===//
@@ -199,7 +200,7 @@ LogicalResult GuardSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DtypeOp::verifyAgainstFunction(FunctionOpInterface function) {
-  FailureOr<TensorType> type = getTensorArgument(*this, function, getArg());
+  FailureOr<ShapedType> type = getTensorArgument(*this, function, getArg());
   if (failed(type))
     return failure();
   if (type->getElementType() != getDtype())
@@ -221,7 +222,7 @@ std::string DtypeOp::describe() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult RankOp::verifyAgainstFunction(FunctionOpInterface function) {
-  FailureOr<TensorType> type = getTensorArgument(*this, function, getArg());
+  FailureOr<ShapedType> type = getTensorArgument(*this, function, getArg());
   if (failed(type))
     return failure();
   if (type->hasRank() && type->getRank() != getRank())

@@ -692,8 +692,10 @@ LogicalResult mlir::tgc::sym::verifyArgumentDim(Operation *op,
     return op->emitOpError() << "arg " << arg << " is out of range: @"
                              << SymbolTable::getSymbolName(function).getValue()
                              << " has " << argTypes.size() << " arguments";
-  auto tensorType = dyn_cast<RankedTensorType>(argTypes[arg]);
-  if (!tensorType)
+  // A memref once the function is bufferized (the guard sets of GPU
+  // functions outlive bufferization).
+  auto tensorType = dyn_cast<ShapedType>(argTypes[arg]);
+  if (!isa<RankedTensorType, MemRefType>(argTypes[arg]))
     return op->emitOpError()
            << "arg " << arg << " must be a ranked tensor, got "
            << argTypes[arg];

@@ -1,0 +1,59 @@
+//===- GpuCompiler.h - compile a tgc function for a CUDA GPU ----*- C++ -*-===//
+//
+// Compiles one tgc function with tgc-gpu-pipeline into a GPU artifact: the
+// kernels as a cubin (ptxas) or PTX (when no ptxas is found; the driver
+// then compiles it at load), and the launch plan read from the host
+// function (buffers, launches, GEMMs) and the guard set. The artifact needs
+// no MLIR or LLVM to run (lib/Runtime's GpuFunction).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_COMPILER_GPUCOMPILER_H
+#define TGC_COMPILER_GPUCOMPILER_H
+
+#include "tgc/Runtime/GpuPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tgc {
+
+struct GpuCompileOptions {
+  std::string policy = "dynamic";
+  bool specializeZeroOne = true;
+  bool duckSizing = true;
+  std::vector<std::vector<int64_t>> exampleShapes;
+  bool fuse = true;
+  int64_t blockSize = 256;
+  /// The SM architecture for PTX and the cubin.
+  std::string chip = "sm_90";
+  /// PTX only (no ptxas), as when no CUDA toolkit is installed.
+  bool ptxOnly = false;
+};
+
+struct GpuCompileResult {
+  ::tgc::runtime::GpuArtifact artifact;
+  double compileMs = 0;
+  int64_t kernels = 0; // kernel launches in the plan
+  int64_t gemms = 0;   // cuBLASLt calls in the plan
+};
+
+/// Compiles `entry` of `module` (cloned, not changed). Errors (diagnostics
+/// with locations) go to `error`.
+FailureOr<GpuCompileResult> compileGpuFunction(ModuleOp module,
+                                               StringRef entry,
+                                               const GpuCompileOptions &options,
+                                               std::string &error);
+
+/// Builds the launch plan of the host function `func` (after
+/// tgc-gpu-pipeline) and its guard set; errors are emitted at the op that
+/// cannot be expressed.
+FailureOr<::tgc::runtime::Plan> buildLaunchPlan(ModuleOp module,
+                                              func::FuncOp func);
+
+} // namespace mlir::tgc
+
+#endif // TGC_COMPILER_GPUCOMPILER_H

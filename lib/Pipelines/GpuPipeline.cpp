@@ -1,0 +1,90 @@
+//===- GpuPipeline.cpp - tgc to GPU kernels and a host launch plan --------===//
+
+#include "tgc/Pipelines/Pipelines.h"
+
+#include "tgc/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
+                                 const GpuPipelineOptions &options) {
+  // Frontend: symbolic shapes and guards. The guard set stays declarative:
+  // the launch plan carries it and the runtime checks it.
+  FrontendPipelineOptions frontend;
+  frontend.defaultPolicy = options.defaultPolicy;
+  frontend.specializeZeroOne = options.specializeZeroOne;
+  frontend.duckSizing = options.duckSizing;
+  frontend.exampleShapes = SmallVector<std::string>(
+      options.exampleShapes.begin(), options.exampleShapes.end());
+  frontend.device = "cuda";
+  frontend.lowerGuards = false;
+  buildFrontendPipeline(pm, frontend);
+
+  // Fusion groups, linalg on tensors, elementwise producers merged into
+  // their group's consumers (a kernel's intermediates stay in registers).
+  pm.addPass(createCanonicalizerPass());
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createTgcFuse());
+  pm.addPass(createTgcToLinalg());
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createTgcFuseGroupElementwise());
+  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Bufferization and the arena, as on the CPU.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createTgcPlanMemory());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Bufferization writes tensor.generate and tensor.pad as linalg.map.
+  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+
+  // Kernels and launches; the host function keeps only sizes, buffers,
+  // launches and GEMMs, which the launch plan is read from.
+  TgcGpuFormKernelsOptions kernels;
+  kernels.blockSize = options.blockSize;
+  pm.addPass(createTgcGpuFormKernels(kernels));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.lowerKernels)
+    buildGpuKernelsToNVVMPipeline(pm);
+}
+
+void mlir::tgc::buildGpuKernelsToNVVMPipeline(OpPassManager &pm) {
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(arith::createArithExpandOpsPass());
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // Math ops without a libdevice function (trunc, ...) as LLVM intrinsics.
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::tgc::registerGpuPipeline() {
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "tgc-gpu-pipeline",
+      "tgc to GPU kernels (NVVM) and a host function of launches, GEMMs and "
+      "buffers for the launch plan: symbolic shapes, declarative guards, "
+      "fusion, bufferization, arena planning, one kernel per fusion group",
+      buildGpuPipeline);
+}

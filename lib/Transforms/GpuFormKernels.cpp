@@ -1,0 +1,941 @@
+//===- GpuFormKernels.cpp - one GPU kernel per fusion group ---------------===//
+//
+// Runs on bufferized functions whose linalg ops carry their fusion group.
+// Each group becomes kernels in a gpu.module (one block per row for row
+// groups, a grid-stride loop with one thread per output element for the
+// rest), launched with gpu.launch_func; contractions that cuBLASLt can run
+// are tagged for the launch plan. Sizes are kernel operands, so a kernel
+// serves every size of the specialization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir::tgc {
+#define GEN_PASS_DEF_TGCGPUFORMKERNELS
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace mlir::tgc
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+
+std::optional<int64_t> groupOf(Operation *op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>("tgc.group"))
+    return a.getInt();
+  return std::nullopt;
+}
+
+bool isAllParallel(linalg::GenericOp op) {
+  return op.getNumParallelLoops() == op.getNumLoops();
+}
+
+/// A generic that writes one scalar (an input that is not a shaped value,
+/// or a rank-0 one) to every element of its output.
+bool isFill(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      !isAllParallel(op))
+    return false;
+  Value in = op.getDpsInputOperand(0)->get();
+  if (auto shaped = dyn_cast<ShapedType>(in.getType()))
+    if (shaped.getRank() != 0)
+      return false;
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == op.getBody()->getArgument(0);
+}
+
+bool isZeroFill(linalg::GenericOp op) {
+  if (!isFill(op))
+    return false;
+  Attribute value;
+  if (!matchPattern(op.getDpsInputOperand(0)->get(), m_Constant(&value)))
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(value))
+    return f.getValue().isZero() && !f.getValue().isNegative();
+  if (auto i = dyn_cast<IntegerAttr>(value))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// The value of a splat constant tensor (a scalar such as softmax's
+/// epsilon, after bufferization a memref.get_global), if `v` is one.
+std::optional<TypedAttr> splatGlobal(Value v) {
+  auto get = v.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return std::nullopt;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  auto init = global ? dyn_cast_or_null<DenseElementsAttr>(
+                           global.getInitialValueAttr())
+                     : DenseElementsAttr();
+  if (!init || !init.isSplat())
+    return std::nullopt;
+  return init.getSplatValue<TypedAttr>();
+}
+
+//===----------------------------------------------------------------------===//
+// GEMMs for cuBLASLt
+//===----------------------------------------------------------------------===//
+
+bool isIdentityMemRef(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getLayout().isIdentity();
+}
+
+/// Whether `exprs` are the dims `dims`, in order.
+bool areDims(ArrayRef<AffineExpr> exprs, ArrayRef<unsigned> dims) {
+  if (exprs.size() != dims.size())
+    return false;
+  for (auto [e, d] : llvm::zip(exprs, dims)) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || dim.getPosition() != d)
+      return false;
+  }
+  return true;
+}
+
+/// A contraction cuBLASLt runs: [batch] x M... x K times [batch] x K x N
+/// (either operand possibly transposed, A only with one M dim) into a
+/// row-major [batch] x M... x N, of f32, f16 or bf16 matrices in
+/// identity-layout buffers. Sets the transposes.
+bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureBufferSemantics() ||
+      !linalg::isaContractionOpInterface(op))
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->batch.size() > 1 || dims->m.empty() ||
+      dims->n.size() != 1 || dims->k.size() != 1)
+    return false;
+  Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get();
+  Value c = op.getDpsInitOperand(0)->get();
+  if (!isIdentityMemRef(a) || !isIdentityMemRef(b) || !isIdentityMemRef(c))
+    return false;
+  Type ta = cast<MemRefType>(a.getType()).getElementType();
+  Type tb = cast<MemRefType>(b.getType()).getElementType();
+  Type tc = cast<MemRefType>(c.getType()).getElementType();
+  if (ta != tb || !(ta.isF32() || ta.isF16() || ta.isBF16()) ||
+      !(tc == ta || tc.isF32()))
+    return false;
+  // Batch dims lead every operand that has them (an operand without the
+  // batch dim is broadcast over the batch).
+  SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+  SmallVector<unsigned> m(dims->m.begin(), dims->m.end());
+  unsigned n = dims->n.front(), k = dims->k.front();
+  auto split = [&](AffineMap map, ArrayRef<AffineExpr> &rest) {
+    ArrayRef<AffineExpr> exprs = map.getResults();
+    if (!batch.empty() && !exprs.empty() &&
+        areDims(exprs.take_front(1), batch))
+      exprs = exprs.drop_front();
+    rest = exprs;
+  };
+  ArrayRef<AffineExpr> ea, eb, ec;
+  split(op.getMatchingIndexingMap(op.getDpsInputOperand(0)), ea);
+  split(op.getMatchingIndexingMap(op.getDpsInputOperand(1)), eb);
+  split(op.getMatchingIndexingMap(op.getDpsInitOperand(0)), ec);
+  // C must have the batch dim when there is one.
+  if (!batch.empty() &&
+      op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getNumResults() !=
+          m.size() + 2)
+    return false;
+  SmallVector<unsigned> mk(m), km{k};
+  mk.push_back(k);
+  km.append(m.begin(), m.end());
+  if (areDims(ea, mk))
+    transA = false;
+  else if (m.size() == 1 && areDims(ea, km))
+    transA = true;
+  else
+    return false;
+  if (areDims(eb, {k, n}))
+    transB = false;
+  else if (areDims(eb, {n, k}))
+    transB = true;
+  else
+    return false;
+  SmallVector<unsigned> mn(m);
+  mn.push_back(n);
+  return areDims(ec, mn);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel emission
+//===----------------------------------------------------------------------===//
+
+/// The single combiner of a reduction generic (`out = combine(out, f(in))`)
+/// and its neutral element, if it has one.
+struct Combiner {
+  Operation *op = nullptr;
+  TypedAttr neutral;
+};
+
+std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return std::nullopt;
+  SmallVector<Operation *> combiners;
+  SmallVector<BlockArgument> outs(op.getRegionOutputArgs());
+  if (!matchReduction(outs, 0, combiners) || combiners.size() != 1)
+    return std::nullopt;
+  Operation *c = combiners.front();
+  if (c->getNumOperands() != 2 || c->getNumResults() != 1)
+    return std::nullopt;
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(c);
+  if (!neutral)
+    return std::nullopt;
+  return Combiner{c, *neutral};
+}
+
+class KernelEmitter {
+public:
+  KernelEmitter(func::FuncOp func, gpu::GPUModuleOp gpuModule,
+                int64_t blockSize, int64_t maxBlocks)
+      : func(func), gpuModule(gpuModule), blockSize(blockSize),
+        maxBlocks(maxBlocks) {}
+
+  /// Emits the ops of one group segment (no GEMMs) as kernels and erases
+  /// them.
+  LogicalResult emit(ArrayRef<linalg::GenericOp> ops) {
+    if (ops.empty())
+      return success();
+    if (isRowGroup(ops)) {
+      if (failed(emitRowKernel(ops)))
+        return failure();
+    } else {
+      for (linalg::GenericOp op : ops)
+        if (failed(emitElementKernel(op)))
+          return failure();
+    }
+    for (linalg::GenericOp op : llvm::reverse(ops))
+      op->erase();
+    return success();
+  }
+
+private:
+  func::FuncOp func;
+  gpu::GPUModuleOp gpuModule;
+  int64_t blockSize, maxBlocks;
+  int64_t counter = 0;
+
+  // Per kernel.
+  SmallVector<Value> hostOperands;
+  IRMapping toKernel;
+  gpu::GPUFuncOp kernel;
+  /// Values kval rematerializes go before this op at the top of the
+  /// kernel, so that they dominate every use.
+  Operation *anchor = nullptr;
+
+  //--- Classification -----------------------------------------------------
+
+  /// Row stages: every op has R or R+1 loops, the first R parallel, and the
+  /// last loop of an R+1-loop op is parallel or a reduction with one
+  /// combiner; at least one op reduces its row.
+  bool isRowGroup(ArrayRef<linalg::GenericOp> ops) {
+    unsigned loops = 0;
+    for (linalg::GenericOp op : ops)
+      loops = std::max(loops, op.getNumLoops());
+    if (loops == 0)
+      return false;
+    unsigned rows = loops - 1;
+    bool reduces = false;
+    for (linalg::GenericOp op : ops) {
+      unsigned n = op.getNumLoops();
+      if (n != rows && n != loops)
+        return false;
+      SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
+      for (unsigned i = 0; i < rows; ++i)
+        if (it[i] != utils::IteratorType::parallel)
+          return false;
+      if (n == loops && it.back() == utils::IteratorType::reduction) {
+        if (!matchCombiner(op))
+          return false;
+        reduces = true;
+      }
+    }
+    return reduces;
+  }
+
+  //--- Kernel operands ----------------------------------------------------
+
+  /// Registers a host value the kernel reads; constants are rematerialized
+  /// inside the kernel instead.
+  LogicalResult addOperand(Value v, Operation *user) {
+    if (llvm::is_contained(hostOperands, v) || splatGlobal(v))
+      return success();
+    if (isa<MemRefType>(v.getType()) || v.getType().isIndex()) {
+      if (v.getType().isIndex() && getConstantIntValue(v))
+        return success();
+      hostOperands.push_back(v);
+      return success();
+    }
+    if (matchPattern(v, m_Constant()))
+      return success();
+    // A scalar computed from sizes on the host (a mean's element count as
+    // a float): the kernel recomputes it from the sizes.
+    Operation *def = v.getDefiningOp();
+    if (def && def->getDialect() &&
+        def->getDialect()->getNamespace() == "arith" && isPure(def) &&
+        def->getNumRegions() == 0) {
+      for (Value operand : def->getOperands())
+        if (failed(addOperand(operand, user)))
+          return failure();
+      return success();
+    }
+    return user->emitOpError()
+           << "reads a scalar computed on the host, which the GPU path does "
+              "not support yet";
+  }
+
+  /// Registers the operands of `op` and the values its body captures.
+  LogicalResult addOperands(linalg::GenericOp op) {
+    for (Value v : op->getOperands())
+      if (failed(addOperand(v, op)))
+        return failure();
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op.getRegion(), captured);
+    for (Value v : captured)
+      if (failed(addOperand(v, op)))
+        return failure();
+    return success();
+  }
+
+  /// The loop sizes of `op` as host index values (before `op`).
+  SmallVector<Value> hostLoopSizes(OpBuilder &b, linalg::GenericOp op) {
+    SmallVector<Value> sizes;
+    for (Range r : cast<linalg::LinalgOp>(op.getOperation())
+                       .createLoopRanges(b, op.getLoc()))
+      sizes.push_back(getValueOrCreateConstantIndexOp(b, op.getLoc(), r.size));
+    return sizes;
+  }
+
+  /// Creates the kernel for the registered operands and maps them to its
+  /// arguments. The caller builds the body at the returned builder.
+  OpBuilder startKernel(Location loc, StringRef kind) {
+    SmallVector<Type> types;
+    for (Value v : hostOperands)
+      types.push_back(v.getType());
+    OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
+    std::string name =
+        (func.getSymName() + "_" + kind + "_" + Twine(counter++)).str();
+    kernel = gpu::GPUFuncOp::create(mb, loc, name,
+                                    mb.getFunctionType(types, {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                    mb.getUnitAttr());
+    toKernel.clear();
+    for (auto [host, arg] :
+         llvm::zip(hostOperands, kernel.getBody().front().getArguments()))
+      toKernel.map(host, arg);
+    OpBuilder kb = OpBuilder::atBlockEnd(&kernel.getBody().front());
+    anchor = arith::ConstantIndexOp::create(kb, loc, 0);
+    return kb;
+  }
+
+  /// The kernel's value of a host value (`b` is unused: rematerialized
+  /// values go to the top of the kernel).
+  Value kval(OpBuilder &, Value host) {
+    if (Value v = toKernel.lookupOrNull(host))
+      return v;
+    OpBuilder b(anchor);
+    if (std::optional<int64_t> c = getConstantIntValue(host);
+        c && host.getType().isIndex()) {
+      Value v = arith::ConstantIndexOp::create(b, host.getLoc(), *c);
+      toKernel.map(host, v);
+      return v;
+    }
+    // A constant or an arith op over sizes (see addOperand): cloned.
+    Operation *def = host.getDefiningOp();
+    assert(def && "unregistered operand");
+    IRMapping operands;
+    for (Value operand : def->getOperands())
+      operands.map(operand, kval(b, operand));
+    Operation *copy = b.clone(*def, operands);
+    for (auto [from, to] : llvm::zip(def->getResults(), copy->getResults()))
+      toKernel.map(from, to);
+    return toKernel.lookup(host);
+  }
+
+  void finishKernel(OpBuilder &kb, OpBuilder &hb, Location loc, Value grid,
+                    int64_t threads) {
+    gpu::ReturnOp::create(kb, loc);
+    anchor->erase();
+    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+    Value block = arith::ConstantIndexOp::create(hb, loc, threads);
+    gpu::LaunchFuncOp::create(hb, loc, kernel, gpu::KernelDim3{grid, one, one},
+                              gpu::KernelDim3{block, one, one},
+                              /*dynamicSharedMemorySize=*/Value(),
+                              hostOperands);
+    hostOperands.clear();
+  }
+
+  //--- Body emission ------------------------------------------------------
+
+  SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                              ValueRange ivs) {
+    SmallVector<Value> idx;
+    for (AffineExpr e : map.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e)) {
+        idx.push_back(ivs[d.getPosition()]);
+      } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        idx.push_back(arith::ConstantIndexOp::create(b, loc, c.getValue()));
+      } else {
+        idx.push_back(affine::AffineApplyOp::create(
+            b, loc, AffineMap::get(map.getNumDims(), 0, e), ivs));
+      }
+    }
+    return idx;
+  }
+
+  /// The values `op`'s body yields at loop indices `ivs`; `accs` (when not
+  /// empty) replace the reads of the outputs they are set for.
+  SmallVector<Value> emitBody(OpBuilder &b, linalg::GenericOp op,
+                              ValueRange ivs, ValueRange accs = {}) {
+    Location loc = op.getLoc();
+    Block *body = op.getBody();
+    IRMapping map;
+    unsigned numInputs = op.getNumDpsInputs();
+    for (OpOperand &operand : op->getOpOperands()) {
+      BlockArgument arg = body->getArgument(operand.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      unsigned number = operand.getOperandNumber();
+      if (number >= numInputs && !accs.empty() && accs[number - numInputs]) {
+        map.map(arg, accs[number - numInputs]);
+        continue;
+      }
+      if (std::optional<TypedAttr> splat = splatGlobal(operand.get())) {
+        map.map(arg, arith::ConstantOp::create(b, loc, *splat));
+        continue;
+      }
+      Value buffer = kval(b, operand.get());
+      if (!isa<MemRefType>(buffer.getType())) {
+        map.map(arg, buffer);
+        continue;
+      }
+      SmallVector<Value> idx =
+          applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs);
+      map.map(arg, memref::LoadOp::create(b, loc, buffer, idx));
+    }
+    for (Operation &inner : body->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        map.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      for (Value v : inner.getOperands())
+        if (!map.contains(v) && !op.getRegion().isAncestor(v.getParentRegion()))
+          map.map(v, kval(b, v));
+      b.clone(inner, map);
+    }
+    SmallVector<Value> results;
+    for (Value v : body->getTerminator()->getOperands())
+      results.push_back(map.lookupOrDefault(v));
+    return results;
+  }
+
+  /// Stores `values` into the outputs (those selected by `only`, if set).
+  void storeOutputs(OpBuilder &b, linalg::GenericOp op, ValueRange ivs,
+                    ArrayRef<Value> values, ArrayRef<bool> only = {}) {
+    for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+      if (!only.empty() && !only[i])
+        continue;
+      Value value = values[i];
+      SmallVector<Value> idx =
+          applyMap(b, op.getLoc(), op.getMatchingIndexingMap(&init), ivs);
+      memref::StoreOp::create(b, op.getLoc(), value, kval(b, init.get()),
+                              idx);
+    }
+  }
+
+  /// Row-major indices of `linear` in `sizes`.
+  SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                                 ArrayRef<Value> sizes) {
+    SmallVector<Value> ivs(sizes.size());
+    for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+      if (i == 0) {
+        ivs[i] = linear;
+        break;
+      }
+      ivs[i] = arith::RemUIOp::create(b, loc, linear, sizes[i]);
+      linear = arith::DivUIOp::create(b, loc, linear, sizes[i]);
+    }
+    return ivs;
+  }
+
+  Value product(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+    Value p = arith::ConstantIndexOp::create(b, loc, 1);
+    for (Value v : values)
+      p = arith::MulIOp::create(b, loc, p, v);
+    return p;
+  }
+
+  //--- Thread-per-element kernels -----------------------------------------
+
+  /// One thread per point of the parallel loops (grid-stride); reduction
+  /// loops run inside the thread with the outputs in registers.
+  LogicalResult emitElementKernel(linalg::GenericOp op) {
+    Location loc = op.getLoc();
+    OpBuilder hb(op);
+    SmallVector<Value> hostSizes = hostLoopSizes(hb, op);
+    for (Value s : hostSizes)
+      if (failed(addOperand(s, op)))
+        return failure();
+    if (failed(addOperands(op)))
+      return failure();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<unsigned> par, red;
+    for (auto [i, t] : llvm::enumerate(iterators))
+      (t == utils::IteratorType::parallel ? par : red).push_back(i);
+
+    OpBuilder kb = startKernel(loc, red.empty() ? "elementwise" : "loops");
+    SmallVector<Value> sizes;
+    for (Value s : hostSizes)
+      sizes.push_back(kval(kb, s));
+    SmallVector<Value> parSizes, hostParSizes;
+    for (unsigned d : par) {
+      parSizes.push_back(sizes[d]);
+      hostParSizes.push_back(hostSizes[d]);
+    }
+    Value total = product(kb, loc, parSizes);
+    Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+    Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+    Value bdim = arith::ConstantIndexOp::create(kb, loc, blockSize);
+    Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
+    Value start = arith::AddIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
+    Value step = arith::MulIOp::create(kb, loc, gdim, bdim);
+    auto loop = scf::ForOp::create(kb, loc, start, total, step);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      SmallVector<Value> pivs =
+          delinearize(lb, loc, loop.getInductionVar(), parSizes);
+      Value zero = arith::ConstantIndexOp::create(lb, loc, 0);
+      SmallVector<Value> ivs(iterators.size(), zero);
+      for (auto [d, iv] : llvm::zip(par, pivs))
+        ivs[d] = iv;
+      if (red.empty()) {
+        storeOutputs(lb, op, ivs, emitBody(lb, op, ivs));
+      } else {
+        // Outputs indexed by the parallel loops alone stay in registers
+        // across the reduction loops; the others (a fused producer's
+        // value) are read and written per iteration.
+        SmallVector<bool> carried;
+        SmallVector<Value> accs;
+        for (OpOperand &init : op.getDpsInitsMutable()) {
+          AffineMap m = op.getMatchingIndexingMap(&init);
+          bool invariant = llvm::none_of(
+              red, [&](unsigned d) { return m.isFunctionOfDim(d); });
+          carried.push_back(invariant);
+          if (!invariant)
+            continue;
+          SmallVector<Value> idx = applyMap(lb, loc, m, ivs);
+          accs.push_back(
+              memref::LoadOp::create(lb, loc, kval(lb, init.get()), idx));
+        }
+        SmallVector<Value> result =
+            emitReductionLoops(lb, op, ivs, red, sizes, 0, accs, carried);
+        storeOutputs(lb, op, ivs, result, carried);
+      }
+    }
+    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+    Value hostTotal = product(hb, loc, hostParSizes);
+    Value blocks = arith::CeilDivSIOp::create(
+        hb, loc, hostTotal, arith::ConstantIndexOp::create(hb, loc, blockSize));
+    blocks = arith::MinSIOp::create(
+        hb, loc, blocks, arith::ConstantIndexOp::create(hb, loc, maxBlocks));
+    blocks = arith::MaxSIOp::create(hb, loc, blocks, one);
+    finishKernel(kb, hb, loc, blocks, blockSize);
+    return success();
+  }
+
+  /// The reduction loops `red[level:]` around `op`'s body; `accs` are the
+  /// carried outputs (`carried`), the rest are stored per iteration.
+  SmallVector<Value> emitReductionLoops(OpBuilder &b, linalg::GenericOp op,
+                                        SmallVector<Value> ivs,
+                                        ArrayRef<unsigned> red,
+                                        ArrayRef<Value> sizes, size_t level,
+                                        ValueRange accs,
+                                        ArrayRef<bool> carried) {
+    Location loc = op.getLoc();
+    if (level == red.size()) {
+      SmallVector<Value> all;
+      auto it = accs.begin();
+      for (bool c : carried)
+        all.push_back(c ? *it++ : Value());
+      SmallVector<Value> values = emitBody(b, op, ivs, all);
+      SmallVector<bool> perIteration;
+      for (bool c : carried)
+        perIteration.push_back(!c);
+      storeOutputs(b, op, ivs, values, perIteration);
+      SmallVector<Value> next;
+      for (auto [v, c] : llvm::zip(values, carried))
+        if (c)
+          next.push_back(v);
+      return next;
+    }
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto loop = scf::ForOp::create(b, loc, zero, sizes[red[level]], one, accs);
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    ivs[red[level]] = loop.getInductionVar();
+    SmallVector<Value> inner =
+        emitReductionLoops(lb, op, ivs, red, sizes, level + 1,
+                           loop.getRegionIterArgs(), carried);
+    scf::YieldOp::create(lb, loc, inner);
+    if (level > 0)
+      return SmallVector<Value>(loop.getResults());
+    // Back to one value per output (null for those stored in the loop).
+    SmallVector<Value> all;
+    auto it = loop.getResults().begin();
+    for (bool c : carried)
+      all.push_back(c ? *it++ : Value());
+    return all;
+  }
+
+  //--- Row kernels --------------------------------------------------------
+
+  Value combine(OpBuilder &b, Operation *combiner, Value x, Value y) {
+    Operation *c = b.clone(*combiner);
+    c->setOperands({x, y});
+    return c->getResult(0);
+  }
+
+  /// A butterfly shuffle of `v` (32-bit lanes; narrower values travel
+  /// widened, 64-bit ones split by the shuffle rewrite patterns).
+  Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
+    Type type = v.getType();
+    Value x = v;
+    if (type.isIndex())
+      x = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+    else if (auto f = dyn_cast<FloatType>(type); f && f.getWidth() < 32)
+      x = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    else if (auto i = dyn_cast<IntegerType>(type); i && i.getWidth() < 32)
+      x = arith::ExtSIOp::create(b, loc, b.getI32Type(), v);
+    Value off = arith::ConstantIntOp::create(b, loc, offset, 32);
+    Value width = arith::ConstantIntOp::create(b, loc, kWarpSize, 32);
+    Value s = gpu::ShuffleOp::create(b, loc, x, off, width,
+                                     gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+    if (type.isIndex())
+      return arith::IndexCastOp::create(b, loc, type, s);
+    if (auto f = dyn_cast<FloatType>(type); f && f.getWidth() < 32)
+      return arith::TruncFOp::create(b, loc, type, s);
+    if (auto i = dyn_cast<IntegerType>(type); i && i.getWidth() < 32)
+      return arith::TruncIOp::create(b, loc, type, s);
+    return s;
+  }
+
+  Value warpReduce(OpBuilder &b, Location loc, Operation *combiner, Value v) {
+    for (int64_t off = kWarpSize / 2; off > 0; off /= 2)
+      v = combine(b, combiner, v, shuffleXor(b, loc, v, off));
+    return v;
+  }
+
+  /// Every thread's partial `v` combined over the block; every thread gets
+  /// the total. `scratch` holds one value per warp.
+  Value blockReduce(OpBuilder &b, Location loc, const Combiner &c, Value v,
+                    Value tid, Value scratch) {
+    v = warpReduce(b, loc, c.op, v);
+    int64_t warps = blockSize / kWarpSize;
+    if (warps == 1)
+      return v;
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarpSize);
+    Value lane = arith::RemUIOp::create(b, loc, tid, warpSize);
+    Value warp = arith::DivUIOp::create(b, loc, tid, warpSize);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           lane, zero);
+    auto store = scf::IfOp::create(b, loc, isLeader, /*withElse=*/false);
+    {
+      OpBuilder sb = store.getThenBodyBuilder();
+      memref::StoreOp::create(sb, loc, v, scratch, ValueRange{warp});
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value numWarps = arith::ConstantIndexOp::create(b, loc, warps);
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        lane, numWarps);
+    Value last = arith::ConstantIndexOp::create(b, loc, warps - 1);
+    Value slot = arith::MinUIOp::create(b, loc, lane, last);
+    Value partial = memref::LoadOp::create(b, loc, scratch, ValueRange{slot});
+    Value neutral = arith::ConstantOp::create(b, loc, c.neutral);
+    Value w = arith::SelectOp::create(b, loc, valid, partial, neutral);
+    return warpReduce(b, loc, c.op, w);
+  }
+
+  /// One block per row (the points of the first R loops); threads stride
+  /// over the row loop of each stage; stages are separated by barriers.
+  LogicalResult emitRowKernel(ArrayRef<linalg::GenericOp> ops) {
+    linalg::GenericOp first = ops.front();
+    Location loc = first.getLoc();
+    // Host code goes before the last stage: every operand (arena views
+    // included) is defined by then, and only host ops lie in between.
+    OpBuilder hb(ops.back());
+    unsigned loops = 0;
+    for (linalg::GenericOp op : ops)
+      loops = std::max(loops, op.getNumLoops());
+    unsigned rows = loops - 1;
+    SmallVector<SmallVector<Value>> hostSizes;
+    for (linalg::GenericOp op : ops) {
+      hostSizes.push_back(hostLoopSizes(hb, op));
+      for (Value s : hostSizes.back())
+        if (failed(addOperand(s, op)))
+          return failure();
+      if (failed(addOperands(op)))
+        return failure();
+    }
+    // The row sizes: from the first op with the row loop.
+    size_t rowSource = 0;
+    for (size_t i = 0; i < ops.size(); ++i)
+      if (linalg::GenericOp(ops[i]).getNumLoops() == loops) {
+        rowSource = i;
+        break;
+      }
+    SmallVector<Value> hostRowSizes(hostSizes[rowSource].begin(),
+                                    hostSizes[rowSource].begin() + rows);
+
+    OpBuilder kb = startKernel(loc, "rows");
+    // One scratch slot per warp for each accumulator type.
+    DenseMap<Type, Value> scratch;
+    for (linalg::GenericOp op : ops) {
+      if (op.getNumLoops() != loops ||
+          op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+        continue;
+      Type t = matchCombiner(op)->op->getResult(0).getType();
+      if (scratch.count(t))
+        continue;
+      auto space = gpu::AddressSpaceAttr::get(
+          kb.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+      auto type = MemRefType::get({std::max<int64_t>(blockSize / kWarpSize, 1)},
+                                  t, MemRefLayoutAttrInterface(), space);
+      scratch[t] = kernel.addWorkgroupAttribution(type, loc);
+    }
+    SmallVector<Value> rowSizes;
+    for (Value s : hostRowSizes)
+      rowSizes.push_back(kval(kb, s));
+    Value numRows = product(kb, loc, rowSizes);
+    Value row = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+    Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+    Value bdim = arith::ConstantIndexOp::create(kb, loc, blockSize);
+    Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
+    Value inRange = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                          row, numRows);
+    auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+    OpBuilder b = guard.getThenBodyBuilder();
+    SmallVector<Value> rivs = delinearize(b, loc, row, rowSizes);
+    Value isFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      linalg::GenericOp op = ops[i];
+      SmallVector<Value> ivs(rivs);
+      if (op.getNumLoops() == rows) {
+        auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+        OpBuilder ob = once.getThenBodyBuilder();
+        storeOutputs(ob, op, ivs, emitBody(ob, op, ivs));
+        gpu::BarrierOp::create(b, loc);
+        continue;
+      }
+      Value length = kval(b, hostSizes[i].back());
+      if (op.getIteratorTypesArray().back() == utils::IteratorType::parallel) {
+        auto loop = scf::ForOp::create(b, loc, tid, length, bdim);
+        OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+        ivs.push_back(loop.getInductionVar());
+        storeOutputs(lb, op, ivs, emitBody(lb, op, ivs));
+        gpu::BarrierOp::create(b, loc);
+        continue;
+      }
+      Combiner c = *matchCombiner(op);
+      Value neutral = arith::ConstantOp::create(b, loc, c.neutral);
+      auto loop = scf::ForOp::create(b, loc, tid, length, bdim,
+                                     ValueRange{neutral});
+      {
+        OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+        SmallVector<Value> livs(ivs);
+        livs.push_back(loop.getInductionVar());
+        SmallVector<Value> next =
+            emitBody(lb, op, livs, loop.getRegionIterArgs());
+        scf::YieldOp::create(lb, loc, next);
+      }
+      Value total = blockReduce(b, loc, c, loop.getResult(0), tid,
+                                scratch[c.op->getResult(0).getType()]);
+      auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+      {
+        OpBuilder ob = once.getThenBodyBuilder();
+        SmallVector<Value> oivs(ivs);
+        oivs.push_back(zero);
+        OpOperand &init = op.getDpsInitsMutable()[0];
+        SmallVector<Value> idx =
+            applyMap(ob, loc, op.getMatchingIndexingMap(&init), oivs);
+        Value buffer = kval(ob, init.get());
+        Value start = memref::LoadOp::create(ob, loc, buffer, idx);
+        memref::StoreOp::create(ob, loc, combine(ob, c.op, start, total),
+                                buffer, idx);
+      }
+      gpu::BarrierOp::create(b, loc);
+    }
+    Value hostRows = product(hb, loc, hostRowSizes);
+    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+    hostRows = arith::MaxSIOp::create(hb, loc, hostRows, one);
+    finishKernel(kb, hb, loc, hostRows, blockSize);
+    return success();
+  }
+};
+
+/// memref.copy as an elementwise generic (a copy kernel).
+void copiesToGenerics(func::FuncOp func) {
+  SmallVector<memref::CopyOp> copies;
+  func.walk([&](memref::CopyOp op) { copies.push_back(op); });
+  for (memref::CopyOp copy : copies) {
+    OpBuilder b(copy);
+    auto type = cast<MemRefType>(copy.getTarget().getType());
+    SmallVector<AffineMap> maps(
+        2, b.getMultiDimIdentityMap(type.getRank()));
+    SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                               utils::IteratorType::parallel);
+    linalg::GenericOp::create(
+        b, copy.getLoc(), ValueRange{copy.getSource()},
+        ValueRange{copy.getTarget()}, maps, iterators,
+        [](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(nb, l, args[0]);
+        });
+    copy->erase();
+  }
+}
+
+bool isHostOp(Operation *op) {
+  // Size checks (cf.assert on sizes) become guards of the launch plan.
+  if (op->getName().getStringRef() == "cf.assert")
+    return true;
+  if (isa<func::ReturnOp, gpu::LaunchFuncOp, memref::AllocOp,
+          memref::DeallocOp, memref::ViewOp, memref::SubViewOp,
+          memref::DimOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
+          memref::CastOp, affine::AffineApplyOp, affine::AffineMinOp,
+          affine::AffineMaxOp>(op))
+    return true;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return generic->hasAttr("tgc.gemm");
+  // Index and scalar arithmetic (sizes, offsets, constants).
+  return op->getDialect() && op->getDialect()->getNamespace() == "arith";
+}
+
+struct TgcGpuFormKernelsPass
+    : tgc::impl::TgcGpuFormKernelsBase<TgcGpuFormKernelsPass> {
+  using TgcGpuFormKernelsBase::TgcGpuFormKernelsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (blockSize <= 0 || blockSize % kWarpSize != 0 || blockSize > 1024) {
+      module.emitError() << "block-size must be a multiple of 32 in [32, "
+                            "1024], got "
+                         << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs)
+      if (!func.isExternal() && failed(runOnFunction(module, func)))
+        return signalPassFailure();
+    // 64-bit shuffles (f64 sums of f32 rows) become pairs of 32-bit ones.
+    RewritePatternSet patterns(&getContext());
+    populateGpuShufflePatterns(patterns);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+      if (failed(applyPatternsGreedily(gpuModule, frozen)))
+        return signalPassFailure();
+  }
+
+  LogicalResult runOnFunction(ModuleOp module, func::FuncOp func) {
+    if (!func.getBody().hasOneBlock())
+      return func.emitOpError() << "has control flow; the GPU path needs a "
+                                   "straight-line function";
+    copiesToGenerics(func);
+    // Ops that must stay on the host but cannot: reject before building.
+    for (Operation &op : func.getBody().front()) {
+      if (isa<memref::GetGlobalOp>(op)) {
+        bool scalarUse =
+            splatGlobal(op.getResult(0)) &&
+            llvm::all_of(op.getResult(0).getUses(), [](OpOperand &use) {
+              auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
+              return g && g.isDpsInput(&use);
+            });
+        if (!scalarUse)
+          return op.emitOpError() << "dense constant tensors are not "
+                                     "supported on the GPU yet";
+      }
+      if (op.getNumRegions() != 0 && !isa<linalg::GenericOp>(op))
+        return op.emitOpError()
+               << "runs sequential loops on the host (topk, sort, cholesky "
+                  "lower this way); not supported on the GPU yet";
+      if (isa<memref::LoadOp, memref::StoreOp>(op))
+        return op.emitOpError()
+               << "reads or writes device memory from the host; not "
+                  "supported on the GPU";
+    }
+
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(
+        mb, func.getLoc(), (func.getSymName() + "_kernels").str());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    mb.getUnitAttr());
+
+    // Segments: runs of consecutive generics of one group, cut at GEMMs.
+    SmallVector<SmallVector<linalg::GenericOp>> segments;
+    std::optional<int64_t> current;
+    bool open = false;
+    SmallVector<linalg::GenericOp> generics;
+    for (Operation &op : func.getBody().front())
+      if (auto g = dyn_cast<linalg::GenericOp>(op))
+        generics.push_back(g);
+    for (auto [i, op] : llvm::enumerate(generics)) {
+      bool transA = false, transB = false;
+      if (matchGemm(op, transA, transB)) {
+        op->setAttr("tgc.gemm", UnitAttr::get(op.getContext()));
+        op->setAttr("tgc.gemm_trans_a", BoolAttr::get(op.getContext(), transA));
+        op->setAttr("tgc.gemm_trans_b", BoolAttr::get(op.getContext(), transB));
+        // The GEMM overwrites its output: a zero fill right before it is
+        // dead.
+        if (i > 0 && !segments.empty() && !segments.back().empty() &&
+            segments.back().back() == generics[i - 1]) {
+          linalg::GenericOp prev = segments.back().back();
+          if (isZeroFill(prev) && prev.getDpsInitOperand(0)->get() ==
+                                      op.getDpsInitOperand(0)->get()) {
+            segments.back().pop_back();
+            prev->erase();
+          }
+        }
+        open = false;
+        continue;
+      }
+      std::optional<int64_t> group = groupOf(op);
+      if (!open || !group || group != current) {
+        segments.emplace_back();
+        open = group.has_value();
+      }
+      current = group;
+      segments.back().push_back(op);
+    }
+    KernelEmitter emitter(func, gpuModule, blockSize, maxBlocks);
+    for (ArrayRef<linalg::GenericOp> segment : segments)
+      if (failed(emitter.emit(segment)))
+        return failure();
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+      if (isa<memref::GetGlobalOp>(op) && op.use_empty())
+        op.erase(); // splat constants, now inside the kernels
+    for (Operation &op : func.getBody().front())
+      if (!isHostOp(&op))
+        return op.emitOpError() << "cannot run on the GPU path";
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,42 @@
+// The GPU path without a GPU: kernels, launch plan and artifact. Runs
+// everywhere (CI has no GPU).
+
+// RUN: tgc-run %s --entry softmax --device cuda --compile-only --ptx-only --calls 0=8x1024 \
+// RUN:   --emit-plan - --emit-artifact %t.tgca | FileCheck %s
+// CHECK:      function softmax
+// CHECK:      arg 0 f32 2
+// CHECK:      result 0 f32 2
+// CHECK:      guard rank 0 2
+// CHECK:      guard device 0 cuda
+// CHECK:      kernel softmax_rows_0
+// CHECK:      launch k0 grid
+// CHECK:      compiled @softmax 1 time(s) for 1 call(s) on no device (compile only)
+// CHECK-SAME: 1 kernel(s), 0 GEMM(s), PTX
+
+// RUN: tgc-run %s --entry linear --device cuda --compile-only --ptx-only --calls 0=8x64 --json \
+// RUN:   | FileCheck %s --check-prefix=LINEAR
+// LINEAR: "gemms": 1,
+// LINEAR: "kernels": 1,
+// LINEAR: "module_format": "ptx"
+
+// RUN: not tgc-run %s --entry topk --device cuda --compile-only --calls 0=50 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TOPK
+// TOPK: not supported on the GPU yet
+
+// RUN: not tgc-run %s --entry softmax --cuda-graphs --calls 0=8x1024 2>&1 | FileCheck %s --check-prefix=FLAGS
+// FLAGS: need --device cuda
+
+func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
+  %h = tgc.linear %x, %w, %b : tensor<?x64xf32>, tensor<32x64xf32>, tensor<32xf32> -> tensor<?x32xf32>
+  return %h : tensor<?x32xf32>
+}
+
+func.func @topk(%x: tensor<?xf32>) -> (tensor<5xf32>, tensor<5xi64>) {
+  %v, %i = tgc.topk %x k = 5 dim = 0 : tensor<?xf32> -> tensor<5xf32>, tensor<5xi64>
+  return %v, %i : tensor<5xf32>, tensor<5xi64>
+}

@@ -1,0 +1,44 @@
+// REQUIRES: cuda-gpu
+// Row kernels (one block per row, shuffle reductions) against the
+// reference interpreter: softmax, log-softmax, layer norm, RMS norm, the
+// seed's entropy scorer, row sums and maxima; rows shorter and longer than
+// a block, and several sizes through one compile.
+
+// RUN: tgc-run %s --entry softmax --device cuda --calls 0=5x7 --calls 0=512x1024 --calls 0=3x5000 \
+// RUN:   --check reference --json | grep -q '"compiles": 1,'
+// RUN: tgc-run %s --entry norms --device cuda --calls 0=64x3x16 --calls 0=9x3x16 --check reference --json \
+// RUN:   | grep -q '"reference_ok": true'
+// RUN: tgc-run %s --entry entropy --device cuda --calls 0=100x1000 --calls 0=7x33 --check reference --json \
+// RUN:   | grep -q '"reference_ok": true'
+// RUN: tgc-run %s --entry rowstats --device cuda --calls 0=300x777 --check reference --json \
+// RUN:   | grep -q '"reference_ok": true'
+
+func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+func.func @norms(%x: tensor<?x3x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<?x3x16xf32>, tensor<?x3x16xf32>, tensor<?x3x16xf32>) {
+  %l = tgc.layer_norm %x weight(%w : tensor<16xf32>) bias(%b : tensor<16xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x3x16xf32>
+  %r = tgc.rms_norm %x weight(%w : tensor<16xf32>) normalized_rank = 1 eps = 1.0e-06 : tensor<?x3x16xf32>
+  %ls = tgc.log_softmax %x dim = 2 : tensor<?x3x16xf32>
+  return %l, %r, %ls : tensor<?x3x16xf32>, tensor<?x3x16xf32>, tensor<?x3x16xf32>
+}
+
+func.func @entropy(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %p = tgc.softmax %x dim = 1 : tensor<?x?xf32>
+  %eps = tgc.constant dense<1.0e-08> : tensor<f32>
+  %q = tgc.add %p, %eps : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %l = tgc.log %q : tensor<?x?xf32>
+  %m = tgc.mul %p, %l : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %s = tgc.sum %m dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %n = tgc.neg %s : tensor<?xf32>
+  return %n : tensor<?xf32>
+}
+
+func.func @rowstats(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>) {
+  %s = tgc.sum %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %m = tgc.amax %x dims [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  %v = tgc.mean %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  return %s, %m, %v : tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>
+}

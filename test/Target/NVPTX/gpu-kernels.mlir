@@ -1,0 +1,38 @@
+// RUN: tgc-opt %s --tgc-gpu-pipeline --split-input-file \
+// RUN:   | tgc-translate --tgc-to-ptx --split-input-file | FileCheck %s
+
+// The PTX of each kernel family of tgc-gpu-pipeline. Runs everywhere (no
+// ptxas, no GPU).
+
+// Elementwise: a grid-stride loop of global loads and stores, sizes as
+// 64-bit parameters.
+// CHECK-LABEL: .visible .entry pointwise_elementwise_0(
+// CHECK: .param .u64
+// CHECK: mov.u32 %r{{[0-9]+}}, %ctaid.x
+// CHECK: mov.u32 %r{{[0-9]+}}, %nctaid.x
+// CHECK: ld.global.b32
+// CHECK: ld.global.b32
+// CHECK: st.global.b32
+func.func @pointwise(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %a = tgc.add %x, %y : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %r = tgc.relu %a : tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// Row reductions: butterfly shuffles within the warp, shared memory across
+// warps, block barriers; exp through libdevice.
+// CHECK-LABEL: .visible .entry softmax_rows_0(
+// CHECK: .shared .align {{[0-9]+}} .b8 __wg_softmax_rows_0_0[32]
+// CHECK: ld.global.b32
+// CHECK: shfl.sync.bfly.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 16, 31, -1
+// CHECK: st.shared.b32
+// CHECK: bar.sync 0
+// CHECK: ld.shared.b32
+// CHECK: shfl.sync.bfly.b32
+// CHECK: ex2.approx
+func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}

@@ -1,0 +1,114 @@
+// RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0" -split-input-file | FileCheck %s
+// RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 block-size=128" -split-input-file | FileCheck %s --check-prefix=B128
+// RUN: not tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 block-size=100" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+
+// (tgc-gpu-form-kernels runs on bufferized IR; the GPU pipeline without
+// the NVVM lowering shows its output.)
+
+// An elementwise group: one grid-stride kernel; the grid is
+// max(min(ceildiv(rows * cols, 256), 4224), 1), sizes are operands.
+
+// CHECK-LABEL: func.func @pointwise
+// CHECK:   %[[N:.*]] = arith.muli %[[D0:.*]], %[[D1:.*]] : index
+// CHECK:   %[[B:.*]] = arith.ceildivsi %[[N]], %c256
+// CHECK:   %[[M:.*]] = arith.minsi %[[B]], %c4224
+// CHECK:   %[[G:.*]] = arith.maxsi %[[M]], %c1
+// CHECK:   gpu.launch_func  @pointwise_kernels::@pointwise_elementwise_0 blocks in (%[[G]], %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK: gpu.module @pointwise_kernels
+// CHECK:   gpu.func @pointwise_elementwise_0
+// CHECK-SAME: kernel
+// CHECK:     gpu.block_id  x
+// CHECK:     gpu.grid_dim  x
+// CHECK:     scf.for
+// CHECK:       arith.remui
+// CHECK:       arith.divui
+// CHECK:       memref.load
+// CHECK:       arith.addf
+// CHECK:       memref.store
+// B128-LABEL: func.func @pointwise
+// B128: threads in (%c128, %c1, %c1)
+// BAD: block-size must be a multiple of 32 in [32, 1024], got 100
+func.func @pointwise(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %a = tgc.add %x, %y : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %r = tgc.relu %a : tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// A row group (softmax): one block per row; each reduction is a strided
+// loop, a butterfly of shuffles, one slot per warp in workgroup memory and
+// a second butterfly; stages are separated by barriers.
+
+// CHECK-LABEL: func.func @softmax
+// CHECK:   gpu.launch_func  @softmax_kernels::@softmax_rows_0 blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK:   gpu.func @softmax_rows_0
+// CHECK-SAME: workgroup(%{{.*}} : memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK:     gpu.block_id  x
+// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 iter_args
+// CHECK:       arith.maximumf
+// CHECK:     gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK:     gpu.barrier
+// CHECK:     gpu.shuffle  xor
+// CHECK:     gpu.barrier
+// CHECK:     scf.for %{{.*}} iter_args(%{{.*}}) -> (f32)
+// CHECK:       math.exp
+// CHECK:       arith.addf
+// CHECK:     gpu.shuffle  xor
+// CHECK:     gpu.barrier
+// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 {
+// CHECK:       arith.divf
+// CHECK:       memref.store
+// CHECK:     gpu.barrier
+func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+// -----
+
+// A linear layer: the contraction is tagged for cuBLASLt (B transposed)
+// and stays on the host; its zero fill is gone; the bias add is a kernel.
+
+// CHECK-LABEL: func.func @linear
+// CHECK-NOT: gpu.launch_func
+// CHECK:   linalg.generic
+// CHECK-SAME: tgc.gemm, tgc.gemm_trans_a = false, tgc.gemm_trans_b = true
+// CHECK:   gpu.launch_func  @linear_kernels::@linear_elementwise_0
+// CHECK-NOT: gpu.launch_func
+func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
+  %h = tgc.linear %x, %w, %b : tensor<?x64xf32>, tensor<32x64xf32>, tensor<32xf32> -> tensor<?x32xf32>
+  return %h : tensor<?x32xf32>
+}
+
+// -----
+
+// A column sum: not a row group, so one thread per output column with the
+// reduction loop inside the thread, the output in a register.
+
+// CHECK-LABEL: func.func @column_sum
+// CHECK:   gpu.func @column_sum_loops_
+// CHECK:     scf.for
+// CHECK:       memref.load
+// CHECK:       scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
+// CHECK:       memref.store
+func.func @column_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %s = tgc.sum %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+// -----
+
+// A row sum of f32 accumulates in f64: its shuffles travel as two 32-bit
+// halves.
+
+// CHECK-LABEL: func.func @row_sum
+// CHECK:   gpu.func @row_sum_rows_0
+// CHECK-SAME: workgroup(%{{.*}} : memref<8xf64, #gpu.address_space<workgroup>>
+// CHECK:     scf.for %{{.*}} iter_args(%{{.*}}) -> (f64)
+// CHECK:     arith.bitcast %{{.*}} : f64 to i64
+// CHECK:     gpu.shuffle  xor %{{.*}} : i32
+func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %s = tgc.sum %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}

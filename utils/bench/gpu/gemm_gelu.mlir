@@ -1,0 +1,6 @@
+// gelu(x W^T + b) in bf16
+func.func @gemm_gelu(%x: tensor<?x4096xbf16>, %w: tensor<4096x4096xbf16>, %b: tensor<4096xbf16>) -> tensor<?x4096xbf16> {
+  %h = tgc.linear %x, %w, %b : tensor<?x4096xbf16>, tensor<4096x4096xbf16>, tensor<4096xbf16> -> tensor<?x4096xbf16>
+  %g = tgc.gelu %h : tensor<?x4096xbf16>
+  return %g : tensor<?x4096xbf16>
+}
