@@ -666,12 +666,36 @@ LogicalResult addLaunch(PlanBuilder &b, gpu::LaunchFuncOp launch) {
       return failure();
     l.sharedBytes = *n;
   }
+  auto align = launch->getAttrOfType<IntegerAttr>("tgc.vector_align");
   for (Value v : launch.getKernelOperands()) {
     rt::KernelParam p;
     if (isa<MemRefType>(v.getType())) {
       FailureOr<Layout> layout = b.layout(v);
       if (failed(layout))
         return failure();
+      // Vector accesses need aligned argument buffers (results and the
+      // arena are allocated aligned): a guard, as Inductor's alignment
+      // guards.
+      const rt::PlanBuffer &buffer = b.plan.buffers[layout->buffer];
+      if (align && buffer.kind == rt::BufferKind::Arg) {
+        int32_t arg = static_cast<int32_t>(buffer.index);
+        bool present = llvm::any_of(b.plan.guards, [&](const rt::PlanGuard &g) {
+          return g.kind == rt::GuardKind::Aligned && g.arg == arg &&
+                 g.value >= align.getInt();
+        });
+        if (!present) {
+          rt::PlanGuard g;
+          g.kind = rt::GuardKind::Aligned;
+          g.arg = arg;
+          g.value = align.getInt();
+          g.text = "arg" + std::to_string(arg) + " aligned to " +
+                   std::to_string(align.getInt()) + " bytes";
+          g.reason = "kernel " + name.str() + " reads and writes arg " +
+                     std::to_string(arg) + " with " +
+                     std::to_string(align.getInt()) + "-byte vector accesses";
+          b.plan.guards.push_back(g);
+        }
+      }
       p.kind = rt::KernelParam::Buffer;
       p.id = layout->buffer;
       p.rank = static_cast<int32_t>(layout->sizes.size());
@@ -795,6 +819,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.duckSizing = options.duckSizing;
   pipeline.fuse = options.fuse;
   pipeline.blockSize = options.blockSize;
+  pipeline.vectorize = options.vectorize;
   SmallVector<std::string> examples;
   for (auto [i, shape] : llvm::enumerate(options.exampleShapes))
     if (!shape.empty())

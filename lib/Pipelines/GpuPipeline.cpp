@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -59,6 +60,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   // launches and GEMMs, which the launch plan is read from.
   TgcGpuFormKernelsOptions kernels;
   kernels.blockSize = options.blockSize;
+  kernels.vectorize = options.vectorize;
   pm.addPass(createTgcGpuFormKernels(kernels));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -68,6 +70,8 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
 
 void mlir::tgc::buildGpuKernelsToNVVMPipeline(OpPassManager &pm) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Views (the flat 1-D views of vectorized kernels) as descriptor math.
+  kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(arith::createArithExpandOpsPass());
   kernels.addPass(createSCFToControlFlowPass());

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -203,9 +205,9 @@ std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
 class KernelEmitter {
 public:
   KernelEmitter(func::FuncOp func, gpu::GPUModuleOp gpuModule,
-                int64_t blockSize, int64_t maxBlocks)
+                int64_t blockSize, int64_t maxBlocks, bool vectorize)
       : func(func), gpuModule(gpuModule), blockSize(blockSize),
-        maxBlocks(maxBlocks) {}
+        maxBlocks(maxBlocks), vectorize(vectorize) {}
 
   /// Emits the ops of one group segment (no GEMMs) as kernels and erases
   /// them.
@@ -216,9 +218,11 @@ public:
       if (failed(emitRowKernel(ops)))
         return failure();
     } else {
-      for (linalg::GenericOp op : ops)
-        if (failed(emitElementKernel(op)))
+      for (linalg::GenericOp op : ops) {
+        unsigned width = vectorize ? flatVectorWidth(op) : 0;
+        if (failed(width ? emitFlatKernel(op, width) : emitElementKernel(op)))
           return failure();
+      }
     }
     for (linalg::GenericOp op : llvm::reverse(ops))
       op->erase();
@@ -229,6 +233,7 @@ private:
   func::FuncOp func;
   gpu::GPUModuleOp gpuModule;
   int64_t blockSize, maxBlocks;
+  bool vectorize;
   int64_t counter = 0;
 
   // Per kernel.
@@ -238,6 +243,8 @@ private:
   /// Values kval rematerializes go before this op at the top of the
   /// kernel, so that they dominate every use.
   Operation *anchor = nullptr;
+  gpu::LaunchFuncOp lastLaunch;
+  SmallVector<scf::ForOp> rowLoops;
 
   //--- Classification -----------------------------------------------------
 
@@ -374,10 +381,10 @@ private:
     anchor->erase();
     Value one = arith::ConstantIndexOp::create(hb, loc, 1);
     Value block = arith::ConstantIndexOp::create(hb, loc, threads);
-    gpu::LaunchFuncOp::create(hb, loc, kernel, gpu::KernelDim3{grid, one, one},
-                              gpu::KernelDim3{block, one, one},
-                              /*dynamicSharedMemorySize=*/Value(),
-                              hostOperands);
+    lastLaunch = gpu::LaunchFuncOp::create(
+        hb, loc, kernel, gpu::KernelDim3{grid, one, one},
+        gpu::KernelDim3{block, one, one},
+        /*dynamicSharedMemorySize=*/Value(), hostOperands);
     hostOperands.clear();
   }
 
@@ -402,7 +409,8 @@ private:
   /// The values `op`'s body yields at loop indices `ivs`; `accs` (when not
   /// empty) replace the reads of the outputs they are set for.
   SmallVector<Value> emitBody(OpBuilder &b, linalg::GenericOp op,
-                              ValueRange ivs, ValueRange accs = {}) {
+                              ValueRange ivs, ValueRange accs = {},
+                              ArrayRef<Value> given = {}) {
     Location loc = op.getLoc();
     Block *body = op.getBody();
     IRMapping map;
@@ -414,6 +422,10 @@ private:
       unsigned number = operand.getOperandNumber();
       if (number >= numInputs && !accs.empty() && accs[number - numInputs]) {
         map.map(arg, accs[number - numInputs]);
+        continue;
+      }
+      if (number < given.size() && given[number]) {
+        map.map(arg, given[number]);
         continue;
       }
       if (std::optional<TypedAttr> splat = splatGlobal(operand.get())) {
@@ -479,6 +491,170 @@ private:
     for (Value v : values)
       p = arith::MulIOp::create(b, loc, p, v);
     return p;
+  }
+
+  //--- Flat vectorized elementwise kernels ---------------------------------
+
+  /// Elements per 16-byte access when `op` is elementwise over contiguous
+  /// buffers that all index its loops directly (no broadcast, no
+  /// transpose, no linalg.index), all of one element width; else 0.
+  unsigned flatVectorWidth(linalg::GenericOp op) {
+    if (!isAllParallel(op) || op.getNumLoops() == 0)
+      return 0;
+    bool usesIndex = false;
+    op.getBody()->walk([&](linalg::IndexOp) { usesIndex = true; });
+    if (usesIndex)
+      return 0;
+    unsigned bytes = 0;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type) {
+        if (isa<ShapedType>(operand.get().getType()))
+          return 0;
+        continue; // a scalar
+      }
+      if (splatGlobal(operand.get()))
+        continue;
+      if (!type.getLayout().isIdentity() ||
+          !op.getMatchingIndexingMap(&operand).isIdentity())
+        return 0;
+      Type element = type.getElementType();
+      if (!element.isIntOrFloat() || element.isInteger(1))
+        return 0;
+      unsigned b = element.getIntOrFloatBitWidth() / 8;
+      if (bytes && b != bytes)
+        return 0;
+      bytes = b;
+    }
+    if (bytes != 2 && bytes != 4 && bytes != 8)
+      return 0;
+    return 16 / bytes;
+  }
+
+  /// One grid-stride loop over chunks of `width` elements, read and written
+  /// with 16-byte vector accesses (the body runs once per lane), then the
+  /// remainder element by element. The launch carries `tgc.vector_align`:
+  /// the launch plan guards the argument buffers' alignment.
+  LogicalResult emitFlatKernel(linalg::GenericOp op, unsigned width) {
+    Location loc = op.getLoc();
+    OpBuilder hb(op);
+    SmallVector<Value> hostSizes = hostLoopSizes(hb, op);
+    for (Value s : hostSizes)
+      if (failed(addOperand(s, op)))
+        return failure();
+    if (failed(addOperands(op)))
+      return failure();
+    OpBuilder kb = startKernel(loc, "elementwise");
+    SmallVector<Value> sizes;
+    for (Value s : hostSizes)
+      sizes.push_back(kval(kb, s));
+    Value total = product(kb, loc, sizes);
+    // 1-D views of the buffers.
+    DenseMap<Value, Value> flat;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      if (!isa<MemRefType>(v.getType()) || splatGlobal(v) || flat.count(v))
+        continue;
+      Value k = kval(kb, v);
+      auto type = cast<MemRefType>(k.getType());
+      ReassociationIndices all;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all.push_back(d);
+      flat[v] = type.getRank() == 1
+                    ? k
+                    : memref::CollapseShapeOp::create(
+                          kb, loc, k, ArrayRef<ReassociationIndices>{all});
+    }
+    Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+    Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+    Value bdim = arith::ConstantIndexOp::create(kb, loc, blockSize);
+    Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
+    Value start = arith::AddIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
+    Value step = arith::MulIOp::create(kb, loc, gdim, bdim);
+    Value w = arith::ConstantIndexOp::create(kb, loc, width);
+    Value chunks = arith::DivUIOp::create(kb, loc, total, w);
+    unsigned numInputs = op.getNumDpsInputs();
+    Block *body = op.getBody();
+    auto used = [&](unsigned number) {
+      return !body->getArgument(number).use_empty();
+    };
+    int64_t align = 16;
+    // Vector chunks.
+    auto vloop = scf::ForOp::create(kb, loc, start, chunks, step);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(vloop.getBody());
+      Value base = arith::MulIOp::create(lb, loc, vloop.getInductionVar(), w);
+      SmallVector<Value> vectors(op->getNumOperands());
+      for (OpOperand &operand : op->getOpOperands()) {
+        unsigned number = operand.getOperandNumber();
+        Value v = operand.get();
+        if (!flat.count(v) || !used(number))
+          continue;
+        auto vt = VectorType::get(
+            {int64_t(width)}, cast<MemRefType>(v.getType()).getElementType());
+        vectors[number] = vector::LoadOp::create(
+            lb, loc, vt, flat[v], ValueRange{base}, /*nontemporal=*/false,
+            llvm::MaybeAlign(align));
+      }
+      SmallVector<SmallVector<Value>> lanes(op.getNumDpsInits());
+      for (unsigned lane = 0; lane < width; ++lane) {
+        SmallVector<Value> given(op->getNumOperands());
+        for (unsigned i = 0; i < op->getNumOperands(); ++i)
+          if (vectors[i])
+            given[i] = vector::ExtractOp::create(lb, loc, vectors[i],
+                                                 ArrayRef<int64_t>{lane});
+        SmallVector<Value> accs(given.begin() + numInputs, given.end());
+        bool anyAcc = llvm::any_of(accs, [](Value a) { return bool(a); });
+        SmallVector<Value> values =
+            emitBody(lb, op, {}, anyAcc ? ValueRange(accs) : ValueRange(),
+                     ArrayRef<Value>(given).take_front(numInputs));
+        for (auto [i, value] : llvm::enumerate(values))
+          lanes[i].push_back(value);
+      }
+      for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+        auto vt = VectorType::get({int64_t(width)},
+                                  lanes[i].front().getType());
+        Value vec = vector::FromElementsOp::create(lb, loc, vt, lanes[i]);
+        vector::StoreOp::create(lb, loc, vec, flat[init.get()],
+                                ValueRange{base}, /*nontemporal=*/false,
+                                llvm::MaybeAlign(align));
+      }
+    }
+    // The remainder: total mod width elements.
+    Value tailStart = arith::AddIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, chunks, w), start);
+    auto sloop = scf::ForOp::create(kb, loc, tailStart, total, step);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(sloop.getBody());
+      Value i = sloop.getInductionVar();
+      SmallVector<Value> given(op->getNumOperands());
+      for (OpOperand &operand : op->getOpOperands()) {
+        unsigned number = operand.getOperandNumber();
+        if (flat.count(operand.get()) && used(number))
+          given[number] = memref::LoadOp::create(lb, loc, flat[operand.get()],
+                                                 ValueRange{i});
+      }
+      SmallVector<Value> accs(given.begin() + numInputs, given.end());
+      bool anyAcc = llvm::any_of(accs, [](Value a) { return bool(a); });
+      SmallVector<Value> values =
+          emitBody(lb, op, {}, anyAcc ? ValueRange(accs) : ValueRange(),
+                   ArrayRef<Value>(given).take_front(numInputs));
+      for (auto [k, init] : llvm::enumerate(op.getDpsInitsMutable()))
+        memref::StoreOp::create(lb, loc, values[k], flat[init.get()],
+                                ValueRange{i});
+    }
+    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+    Value hostTotal = product(hb, loc, hostSizes);
+    Value blocks = arith::CeilDivSIOp::create(
+        hb, loc, hostTotal,
+        arith::ConstantIndexOp::create(hb, loc, blockSize * width));
+    blocks = arith::MinSIOp::create(
+        hb, loc, blocks, arith::ConstantIndexOp::create(hb, loc, maxBlocks));
+    blocks = arith::MaxSIOp::create(hb, loc, blocks, one);
+    finishKernel(kb, hb, loc, blocks, blockSize);
+    lastLaunch->setAttr("tgc.vector_align", hb.getI64IntegerAttr(align));
+    return success();
   }
 
   //--- Thread-per-element kernels -----------------------------------------
@@ -752,6 +928,7 @@ private:
         OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
         ivs.push_back(loop.getInductionVar());
         storeOutputs(lb, op, ivs, emitBody(lb, op, ivs));
+        rowLoops.push_back(loop);
         gpu::BarrierOp::create(b, loc);
         continue;
       }
@@ -766,6 +943,7 @@ private:
         SmallVector<Value> next =
             emitBody(lb, op, livs, loop.getRegionIterArgs());
         scf::YieldOp::create(lb, loc, next);
+        rowLoops.push_back(loop);
       }
       Value total = blockReduce(b, loc, c, loop.getResult(0), tid,
                                 scratch[c.op->getResult(0).getType()]);
@@ -784,6 +962,12 @@ private:
       }
       gpu::BarrierOp::create(b, loc);
     }
+    // Four row elements per thread and iteration: their loads are
+    // independent, so more of them are in flight (one load per thread at
+    // a time leaves the memory system mostly idle).
+    for (scf::ForOp loop : rowLoops)
+      (void)loopUnrollByFactor(loop, 4);
+    rowLoops.clear();
     Value hostRows = product(hb, loc, hostRowSizes);
     Value one = arith::ConstantIndexOp::create(hb, loc, 1);
     hostRows = arith::MaxSIOp::create(hb, loc, hostRows, one);
@@ -803,12 +987,24 @@ void copiesToGenerics(func::FuncOp func) {
         2, b.getMultiDimIdentityMap(type.getRank()));
     SmallVector<utils::IteratorType> iterators(type.getRank(),
                                                utils::IteratorType::parallel);
-    linalg::GenericOp::create(
+    auto generic = linalg::GenericOp::create(
         b, copy.getLoc(), ValueRange{copy.getSource()},
         ValueRange{copy.getTarget()}, maps, iterators,
         [](OpBuilder &nb, Location l, ValueRange args) {
           linalg::YieldOp::create(nb, l, args[0]);
         });
+    // A copy bufferization put inside a group (an accumulator's init read
+    // by two reductions) belongs to the group of the op after it, so that
+    // it does not split the group's kernel.
+    for (Operation *next = copy->getNextNode(); next;
+         next = next->getNextNode()) {
+      if (!isa<linalg::GenericOp>(next))
+        continue;
+      for (StringRef name : {"tgc.group", "tgc.group_kind"})
+        if (Attribute a = next->getAttr(name))
+          generic->setAttr(name, a);
+      break;
+    }
     copy->erase();
   }
 }
@@ -924,7 +1120,7 @@ struct TgcGpuFormKernelsPass
       current = group;
       segments.back().push_back(op);
     }
-    KernelEmitter emitter(func, gpuModule, blockSize, maxBlocks);
+    KernelEmitter emitter(func, gpuModule, blockSize, maxBlocks, vectorize);
     for (ArrayRef<linalg::GenericOp> segment : segments)
       if (failed(emitter.emit(segment)))
         return failure();

@@ -5,23 +5,31 @@
 // (tgc-gpu-form-kernels runs on bufferized IR; the GPU pipeline without
 // the NVVM lowering shows its output.)
 
-// An elementwise group: one grid-stride kernel; the grid is
-// max(min(ceildiv(rows * cols, 256), 4224), 1), sizes are operands.
+// An elementwise group over contiguous buffers of one shape: one
+// grid-stride kernel over chunks of 4 f32 (16-byte vector accesses; the
+// body runs once per lane), then the remainder element by element. The
+// grid is max(min(ceildiv(rows * cols, 256 * 4), 4224), 1); sizes are
+// operands; the launch asks for aligned argument buffers.
 
 // CHECK-LABEL: func.func @pointwise
 // CHECK:   %[[N:.*]] = arith.muli %[[D0:.*]], %[[D1:.*]] : index
-// CHECK:   %[[B:.*]] = arith.ceildivsi %[[N]], %c256
+// CHECK:   %[[B:.*]] = arith.ceildivsi %[[N]], %c1024
 // CHECK:   %[[M:.*]] = arith.minsi %[[B]], %c4224
 // CHECK:   %[[G:.*]] = arith.maxsi %[[M]], %c1
 // CHECK:   gpu.launch_func  @pointwise_kernels::@pointwise_elementwise_0 blocks in (%[[G]], %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK-SAME: {tgc.vector_align = 16 : i64}
 // CHECK: gpu.module @pointwise_kernels
 // CHECK:   gpu.func @pointwise_elementwise_0
 // CHECK-SAME: kernel
+// CHECK:     memref.collapse_shape
 // CHECK:     gpu.block_id  x
 // CHECK:     gpu.grid_dim  x
 // CHECK:     scf.for
-// CHECK:       arith.remui
-// CHECK:       arith.divui
+// CHECK:       vector.load %{{.*}} {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK-COUNT-4: arith.addf
+// CHECK:       vector.from_elements
+// CHECK:       vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK:     scf.for
 // CHECK:       memref.load
 // CHECK:       arith.addf
 // CHECK:       memref.store
@@ -32,6 +40,26 @@ func.func @pointwise(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32
   %a = tgc.add %x, %y : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
   %r = tgc.relu %a : tensor<?x?xf32>
   return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// With a broadcast operand: one thread per element, indices recovered
+// from the linear index, no vector accesses.
+
+// CHECK-LABEL: func.func @broadcast
+// CHECK:   gpu.launch_func  @broadcast_kernels::@broadcast_elementwise_0
+// CHECK-NOT: tgc.vector_align
+// CHECK:   gpu.func @broadcast_elementwise_0
+// CHECK:     scf.for
+// CHECK:       arith.remui
+// CHECK:       arith.divui
+// CHECK:       memref.load
+// CHECK:       arith.addf
+// CHECK:       memref.store
+func.func @broadcast(%x: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %a = tgc.add %x, %b : tensor<?x?xf32>, tensor<?xf32> -> tensor<?x?xf32>
+  return %a : tensor<?x?xf32>
 }
 
 // -----

@@ -577,11 +577,25 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
         fail("@" + entry.getName() + ": recompile limit (" +
              llvm::Twine(TGC_DEFAULT_RECOMPILE_LIMIT) + ") reached: " + miss);
       options.exampleShapes = calls[n];
+      options.vectorize = true;
       std::string error;
       FailureOr<GpuCompileResult> compiled =
           compileGpuFunction(module, entry.getName(), options, error);
       if (failed(compiled))
         fail(error);
+      // Arguments not aligned for vector accesses (a view at an odd
+      // offset): the same code without them.
+      std::string alignment;
+      int32_t rejected = rt::checkPlanGuards(
+          compiled->artifact.plan, descs.data(),
+          static_cast<int32_t>(descs.size()), alignment);
+      if (rejected >= 0 && compiled->artifact.plan.guards[rejected].kind ==
+                               rt::GuardKind::Aligned) {
+        options.vectorize = false;
+        compiled = compileGpuFunction(module, entry.getName(), options, error);
+        if (failed(compiled))
+          fail(error);
+      }
       if (!specs.empty())
         reasons.push_back("call " + std::to_string(n) + ": " + miss);
       Spec spec;

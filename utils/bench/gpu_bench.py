@@ -139,7 +139,11 @@ def run_cases(args):
         if out.returncode:
             print(f"{name}: tgc-gpu-run failed:\n{out.stdout}{out.stderr}")
             continue
-        tgc = json.loads(out.stdout)["run_ms"]
+        report = json.loads(out.stdout)
+        tgc = report["run_ms"]
+        graphs = (f" [graphs: {report['graph_captures']} captured, "
+                  f"{report['graph_replays']} replays{', ' + report['graph_fallback'] if report['graph_fallback'] else ''}]"
+                  if "--cuda-graphs" in flags else "")
         eager = wall_per_call(torch, fn, targs, args.iters)
         eager_dev = device_time(torch, fn, targs, args.iters)
         compiled = torch.compile(fn)
@@ -158,7 +162,7 @@ def run_cases(args):
         print(f"{name}: TGC {tgc * 1e3:.1f} us | eager {eager * 1e3:.1f} us "
               f"(device {eager_dev * 1e3:.1f}) | inductor {inductor * 1e3:.1f} us "
               f"(device {inductor_dev * 1e3:.1f}) | reduce-overhead "
-              f"{reduce_overhead * 1e3:.1f} us | {rate}", flush=True)
+              f"{reduce_overhead * 1e3:.1f} us | {rate}{graphs}", flush=True)
     print("\n| case | TGC compile ms | TGC us/call | eager us | x eager | "
           "inductor us | x inductor | reduce-overhead us | x r-o | "
           "eager device us | inductor device us | TGC rate |")

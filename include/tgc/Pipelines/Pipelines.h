@@ -81,6 +81,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("16-byte vector accesses in elementwise kernels"),
+      llvm::cl::init(true)};
   Option<bool> lowerKernels{
       *this, "lower-kernels",
       llvm::cl::desc("Lower the kernels to NVVM (off: stop at the gpu "

@@ -329,12 +329,16 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
            "Threads per block">,
     Option<"maxBlocks", "max-blocks", "int64_t", "4224",
            "Most blocks of a grid-stride kernel (132 SMs x 32)">,
+    Option<"vectorize", "vectorize", "bool", "true",
+           "16-byte vector accesses in elementwise kernels over contiguous "
+           "buffers (argument buffers then carry alignment guards)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 #endif // TGC_TRANSFORMS_PASSES_TD

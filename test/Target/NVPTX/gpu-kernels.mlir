@@ -4,13 +4,16 @@
 // The PTX of each kernel family of tgc-gpu-pipeline. Runs everywhere (no
 // ptxas, no GPU).
 
-// Elementwise: a grid-stride loop of global loads and stores, sizes as
-// 64-bit parameters.
+// Elementwise over contiguous buffers: a grid-stride loop of 16-byte
+// vector loads and stores, then a scalar remainder; sizes as 64-bit
+// parameters.
 // CHECK-LABEL: .visible .entry pointwise_elementwise_0(
 // CHECK: .param .u64
 // CHECK: mov.u32 %r{{[0-9]+}}, %ctaid.x
 // CHECK: mov.u32 %r{{[0-9]+}}, %nctaid.x
-// CHECK: ld.global.b32
+// CHECK: ld.global.v4.b32
+// CHECK: ld.global.v4.b32
+// CHECK: st.global.v4.b32
 // CHECK: ld.global.b32
 // CHECK: st.global.b32
 func.func @pointwise(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
