@@ -286,7 +286,7 @@ private:
       return applyMap(op, max.getAffineMap(), max.getMapOperands(),
                       rt::ExprKind::Max);
     return op->emitOpError() << "computes a size the launch plan cannot "
-                                "express";
+                                "express; not supported on the GPU yet";
   }
 
   /// A map's results combined with `combine` (one result: itself).
@@ -337,8 +337,9 @@ private:
       auto it = resultOf.find(v);
       if (it == resultOf.end())
         return op->emitOpError()
-               << "is a buffer outside the memory plan; the GPU launch plan "
-                  "needs every intermediate in the arena";
+               << "is a buffer outside the memory plan (the GPU launch plan "
+                  "needs every intermediate in the arena); not supported on "
+                  "the GPU yet";
       Layout l;
       l.buffer = addBuffer({rt::BufferKind::Result, it->second, -1});
       l.offset = constant(0);

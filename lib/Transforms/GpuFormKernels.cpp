@@ -452,8 +452,12 @@ private:
       b.clone(inner, map);
     }
     SmallVector<Value> results;
-    for (Value v : body->getTerminator()->getOperands())
+    for (Value v : body->getTerminator()->getOperands()) {
+      // A yielded value from outside the body (a fill's constant).
+      if (!map.contains(v) && !op.getRegion().isAncestor(v.getParentRegion()))
+        map.map(v, kval(b, v));
       results.push_back(map.lookupOrDefault(v));
+    }
     return results;
   }
 
@@ -621,6 +625,8 @@ private:
                                 llvm::MaybeAlign(align));
       }
     }
+    // Several chunks per thread and iteration, for loads in flight.
+    (void)loopUnrollByFactor(vloop, 4);
     // The remainder: total mod width elements.
     Value tailStart = arith::AddIOp::create(
         kb, loc, arith::MulIOp::create(kb, loc, chunks, w), start);
