@@ -140,3 +140,27 @@ func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   %s = tgc.sum %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
   return %s : tensor<?xf32>
 }
+
+// -----
+
+// Rows of a static length up to 256 get a warp each: 8 rows per block of
+// 256 threads, the grid ceildiv(rows, 8), reductions within the warp (no
+// workgroup memory); spare warps of the last block skip the work but reach
+// the barriers.
+
+// CHECK-LABEL: func.func @warp_softmax
+// CHECK:   %[[R:.*]] = arith.ceildivsi %{{.*}}, %c8
+// CHECK:   %[[G:.*]] = arith.maxsi %[[R]], %c1
+// CHECK:   gpu.launch_func  @warp_softmax_kernels::@warp_softmax_warp_rows_0 blocks in (%[[G]], %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK:   gpu.func @warp_softmax_warp_rows_0
+// CHECK-NOT: workgroup
+// CHECK-SAME: kernel
+// CHECK:     arith.remui %{{.*}}, %c32
+// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
+// CHECK:     gpu.shuffle  xor
+// CHECK-NOT: memref<8x
+// CHECK:     gpu.barrier
+func.func @warp_softmax(%x: tensor<?x200xf32>) -> tensor<?x200xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x200xf32>
+  return %s : tensor<?x200xf32>
+}

@@ -12,6 +12,10 @@
 // RUN:   | grep -q '"reference_ok": true'
 // RUN: tgc-run %s --entry rowstats --device cuda --calls 0=300x777 --check reference --json \
 // RUN:   | grep -q '"reference_ok": true'
+// Static rows of up to 256 elements: a warp per row (8 rows per block; a
+// row count that is not a multiple of 8 leaves spare warps).
+// RUN: tgc-run %s --entry warp_rows --device cuda --calls 0=13x200,1=200,2=200 --calls 0=1000x200,1=200,2=200 \
+// RUN:   --check reference --json | grep -q '"reference_ok": true'
 
 func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x?xf32>
@@ -41,4 +45,11 @@ func.func @rowstats(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x1xf32>, ten
   %m = tgc.amax %x dims [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
   %v = tgc.mean %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
   return %s, %m, %v : tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>
+}
+
+func.func @warp_rows(%x: tensor<?x200xf32>, %w: tensor<200xf32>, %b: tensor<200xf32>) -> (tensor<?x200xf32>, tensor<?x200xf32>, tensor<?xf32>) {
+  %s = tgc.softmax %x dim = 1 : tensor<?x200xf32>
+  %l = tgc.layer_norm %x weight(%w : tensor<200xf32>) bias(%b : tensor<200xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x200xf32>
+  %m = tgc.amax %x dims [1] : tensor<?x200xf32> -> tensor<?xf32>
+  return %s, %l, %m : tensor<?x200xf32>, tensor<?x200xf32>, tensor<?xf32>
 }
