@@ -277,7 +277,29 @@ private:
         reduces = true;
       }
     }
-    return reduces;
+    if (!reduces)
+      return false;
+    // A stage that reads what an earlier stage wrote must read the same
+    // row (its map starts with the row loops, in order): other rows belong
+    // to other blocks, which may not have written them yet.
+    DenseSet<Value> written;
+    for (linalg::GenericOp op : ops) {
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!written.contains(operand.get()))
+          continue;
+        AffineMap map = op.getMatchingIndexingMap(&operand);
+        if (map.getNumResults() < rows)
+          return false;
+        for (unsigned d = 0; d < rows; ++d) {
+          auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+          if (!dim || dim.getPosition() != d)
+            return false;
+        }
+      }
+      for (Value init : op.getDpsInits())
+        written.insert(init);
+    }
+    return true;
   }
 
   //--- Kernel operands ----------------------------------------------------
