@@ -821,6 +821,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.fuse = options.fuse;
   pipeline.blockSize = options.blockSize;
   pipeline.vectorize = options.vectorize;
+  pipeline.maxBlocks = options.maxBlocks;
   SmallVector<std::string> examples;
   for (auto [i, shape] : llvm::enumerate(options.exampleShapes))
     if (!shape.empty())

@@ -61,6 +61,8 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   TgcGpuFormKernelsOptions kernels;
   kernels.blockSize = options.blockSize;
   kernels.vectorize = options.vectorize;
+  kernels.maxBlocks = options.maxBlocks;
+  kernels.rowBlockSize = options.rowBlockSize;
   pm.addPass(createTgcGpuFormKernels(kernels));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -209,9 +209,11 @@ std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
 class KernelEmitter {
 public:
   KernelEmitter(func::FuncOp func, gpu::GPUModuleOp gpuModule,
-                int64_t blockSize, int64_t maxBlocks, bool vectorize)
+                int64_t blockSize, int64_t rowBlockSize, int64_t maxBlocks,
+                bool vectorize)
       : func(func), gpuModule(gpuModule), blockSize(blockSize),
-        maxBlocks(maxBlocks), vectorize(vectorize) {}
+        rowBlockSize(rowBlockSize), maxBlocks(maxBlocks),
+        vectorize(vectorize) {}
 
   /// Emits the ops of one group segment (no GEMMs) as kernels and erases
   /// them.
@@ -219,7 +221,11 @@ public:
     if (ops.empty())
       return success();
     if (isRowGroup(ops)) {
-      if (failed(emitRowKernel(ops)))
+      int64_t saved = blockSize;
+      blockSize = rowBlockSize;
+      LogicalResult built = emitRowKernel(ops);
+      blockSize = saved;
+      if (failed(built))
         return failure();
     } else {
       for (linalg::GenericOp op : ops) {
@@ -236,7 +242,9 @@ public:
 private:
   func::FuncOp func;
   gpu::GPUModuleOp gpuModule;
-  int64_t blockSize, maxBlocks;
+  /// Threads per block: grid-stride kernels use `blockSize`; row kernels
+  /// set it to `rowBlockSize` while they are built.
+  int64_t blockSize, rowBlockSize, maxBlocks;
   bool vectorize;
   int64_t counter = 0;
 
@@ -1097,12 +1105,15 @@ struct TgcGpuFormKernelsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (blockSize <= 0 || blockSize % kWarpSize != 0 || blockSize > 1024) {
-      module.emitError() << "block-size must be a multiple of 32 in [32, "
-                            "1024], got "
-                         << static_cast<int64_t>(blockSize);
-      return signalPassFailure();
-    }
+    for (auto [name, size] : {std::make_pair("block-size", int64_t(blockSize)),
+                              std::make_pair("row-block-size",
+                                             int64_t(rowBlockSize))})
+      if (size <= 0 || size % kWarpSize != 0 || size > 1024) {
+        module.emitError() << name
+                           << " must be a multiple of 32 in [32, 1024], got "
+                           << size;
+        return signalPassFailure();
+      }
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs)
       if (!func.isExternal() && failed(runOnFunction(module, func)))
@@ -1186,7 +1197,8 @@ struct TgcGpuFormKernelsPass
       current = group;
       segments.back().push_back(op);
     }
-    KernelEmitter emitter(func, gpuModule, blockSize, maxBlocks, vectorize);
+    KernelEmitter emitter(func, gpuModule, blockSize, rowBlockSize, maxBlocks,
+                          vectorize);
     for (ArrayRef<linalg::GenericOp> segment : segments)
       if (failed(emitter.emit(segment)))
         return failure();

@@ -64,16 +64,17 @@ func.func @broadcast(%x: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> 
 
 // -----
 
-// A row group (softmax): one block per row; each reduction is a strided
-// loop, a butterfly of shuffles, one slot per warp in workgroup memory and
-// a second butterfly; stages are separated by barriers.
+// A row group (softmax): one block of 128 threads (row-block-size) per
+// row; each reduction is a strided loop, a butterfly of shuffles, one slot
+// per warp in workgroup memory and a second butterfly; stages are
+// separated by barriers.
 
 // CHECK-LABEL: func.func @softmax
-// CHECK:   gpu.launch_func  @softmax_kernels::@softmax_rows_0 blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK:   gpu.launch_func  @softmax_kernels::@softmax_rows_0 blocks in (%{{.*}}, %c1, %c1) threads in (%c128, %c1, %c1)
 // CHECK:   gpu.func @softmax_rows_0
-// CHECK-SAME: workgroup(%{{.*}} : memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK-SAME: workgroup(%{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK:     gpu.block_id  x
-// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 iter_args
+// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 iter_args
 // CHECK:       arith.maximumf
 // CHECK:     gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
 // CHECK:     gpu.barrier
@@ -84,7 +85,7 @@ func.func @broadcast(%x: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> 
 // CHECK:       arith.addf
 // CHECK:     gpu.shuffle  xor
 // CHECK:     gpu.barrier
-// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 {
+// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 {
 // CHECK:       arith.divf
 // CHECK:       memref.store
 // CHECK:     gpu.barrier
@@ -132,7 +133,7 @@ func.func @column_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // CHECK-LABEL: func.func @row_sum
 // CHECK:   gpu.func @row_sum_rows_0
-// CHECK-SAME: workgroup(%{{.*}} : memref<8xf64, #gpu.address_space<workgroup>>
+// CHECK-SAME: workgroup(%{{.*}} : memref<4xf64, #gpu.address_space<workgroup>>
 // CHECK:     scf.for %{{.*}} iter_args(%{{.*}}) -> (f64)
 // CHECK:     arith.bitcast %{{.*}} : f64 to i64
 // CHECK:     gpu.shuffle  xor %{{.*}} : i32
@@ -143,22 +144,22 @@ func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// Rows of a static length up to 256 get a warp each: 8 rows per block of
-// 256 threads, the grid ceildiv(rows, 8), reductions within the warp (no
+// Rows of a static length up to 256 get a warp each: 4 rows per block of
+// 128 threads, the grid ceildiv(rows, 4), reductions within the warp (no
 // workgroup memory); spare warps of the last block skip the work but reach
 // the barriers.
 
 // CHECK-LABEL: func.func @warp_softmax
-// CHECK:   %[[R:.*]] = arith.ceildivsi %{{.*}}, %c8
+// CHECK:   %[[R:.*]] = arith.ceildivsi %{{.*}}, %c4
 // CHECK:   %[[G:.*]] = arith.maxsi %[[R]], %c1
-// CHECK:   gpu.launch_func  @warp_softmax_kernels::@warp_softmax_warp_rows_0 blocks in (%[[G]], %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK:   gpu.launch_func  @warp_softmax_kernels::@warp_softmax_warp_rows_0 blocks in (%[[G]], %c1, %c1) threads in (%c128, %c1, %c1)
 // CHECK:   gpu.func @warp_softmax_warp_rows_0
 // CHECK-NOT: workgroup
 // CHECK-SAME: kernel
 // CHECK:     arith.remui %{{.*}}, %c32
 // CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
 // CHECK:     gpu.shuffle  xor
-// CHECK-NOT: memref<8x
+// CHECK-NOT: memref<4x
 // CHECK:     gpu.barrier
 func.func @warp_softmax(%x: tensor<?x200xf32>) -> tensor<?x200xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x200xf32>

@@ -140,6 +140,13 @@ static cl::opt<std::string> saveCase(
              "call's inputs and the reference interpreter's results to this "
              "folder, for tgc-gpu-run on a machine without LLVM"),
     cl::init(""), cl::cat(category));
+static cl::opt<int64_t> gpuBlockSize(
+    "gpu-block-size", cl::desc("With --device cuda: threads per block (256)"),
+    cl::init(256), cl::cat(category));
+static cl::opt<int64_t> gpuMaxBlocks(
+    "gpu-max-blocks",
+    cl::desc("With --device cuda: most blocks of a grid-stride kernel (4224)"),
+    cl::init(4224), cl::cat(category));
 static cl::opt<bool> ptxOnly(
     "ptx-only",
     cl::desc("With --device cuda: load PTX (the driver compiles it) instead "
@@ -526,6 +533,8 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.fuse = !noFuse;
   options.chip = gpuChip;
   options.ptxOnly = ptxOnly;
+  options.blockSize = gpuBlockSize;
+  options.maxBlocks = gpuMaxBlocks;
   struct Spec {
     GpuCompileResult compiled;
     std::unique_ptr<rt::GpuFunction> fn;

@@ -81,6 +81,13 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
+  Option<int64_t> rowBlockSize{*this, "row-block-size",
+                               llvm::cl::desc("Threads per block of row kernels"),
+                               llvm::cl::init(128)};
+  Option<int64_t> maxBlocks{
+      *this, "max-blocks",
+      llvm::cl::desc("Most blocks of a grid-stride kernel"),
+      llvm::cl::init(4224)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("16-byte vector accesses in elementwise kernels"),

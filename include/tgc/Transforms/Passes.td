@@ -327,6 +327,9 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
            "Threads per block">,
+    Option<"rowBlockSize", "row-block-size", "int64_t", "128",
+           "Threads per block of row kernels (measured on an H100: 128 "
+           "beats 256 for rows of 1024; 512 and 1024 are much slower)">,
     Option<"maxBlocks", "max-blocks", "int64_t", "4224",
            "Most blocks of a grid-stride kernel (132 SMs x 32)">,
     Option<"vectorize", "vectorize", "bool", "true",

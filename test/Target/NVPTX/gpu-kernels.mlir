@@ -27,7 +27,7 @@ func.func @pointwise(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32
 // Row reductions: butterfly shuffles within the warp, shared memory across
 // warps, block barriers; exp through libdevice.
 // CHECK-LABEL: .visible .entry softmax_rows_0(
-// CHECK: .shared .align {{[0-9]+}} .b8 __wg_softmax_rows_0_0[32]
+// CHECK: .shared .align {{[0-9]+}} .b8 __wg_softmax_rows_0_0[16]
 // CHECK: ld.global.b32
 // CHECK: shfl.sync.bfly.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 16, 31, -1
 // CHECK: st.shared.b32
