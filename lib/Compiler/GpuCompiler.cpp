@@ -822,6 +822,8 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.blockSize = options.blockSize;
   pipeline.vectorize = options.vectorize;
   pipeline.maxBlocks = options.maxBlocks;
+  pipeline.rowBlockSize = options.rowBlockSize;
+  pipeline.rowRegisters = options.rowRegisters;
   SmallVector<std::string> examples;
   for (auto [i, shape] : llvm::enumerate(options.exampleShapes))
     if (!shape.empty())

@@ -63,6 +63,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   kernels.vectorize = options.vectorize;
   kernels.maxBlocks = options.maxBlocks;
   kernels.rowBlockSize = options.rowBlockSize;
+  kernels.rowRegisters = options.rowRegisters;
   pm.addPass(createTgcGpuFormKernels(kernels));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -38,6 +38,8 @@ constexpr int64_t kWarpSize = 32;
 /// threads would leave most idle). Measured on an H100: rows of 1024 f32
 /// are faster with a block per row (softmax 62 us) than a warp (68 us).
 constexpr int64_t kWarpRowLimit = 256;
+/// Row elements per thread that a row kernel keeps in registers.
+constexpr int64_t kRegisterRowSlots = 16;
 
 std::optional<int64_t> groupOf(Operation *op) {
   if (auto a = op->getAttrOfType<IntegerAttr>("tgc.group"))
@@ -210,10 +212,10 @@ class KernelEmitter {
 public:
   KernelEmitter(func::FuncOp func, gpu::GPUModuleOp gpuModule,
                 int64_t blockSize, int64_t rowBlockSize, int64_t maxBlocks,
-                bool vectorize)
+                bool vectorize, bool rowRegisters)
       : func(func), gpuModule(gpuModule), blockSize(blockSize),
         rowBlockSize(rowBlockSize), maxBlocks(maxBlocks),
-        vectorize(vectorize) {}
+        vectorize(vectorize), rowRegisters(rowRegisters) {}
 
   /// Emits the ops of one group segment (no GEMMs) as kernels and erases
   /// them.
@@ -245,7 +247,7 @@ private:
   /// Threads per block: grid-stride kernels use `blockSize`; row kernels
   /// set it to `rowBlockSize` while they are built.
   int64_t blockSize, rowBlockSize, maxBlocks;
-  bool vectorize;
+  bool vectorize, rowRegisters;
   int64_t counter = 0;
 
   // Per kernel.
@@ -979,9 +981,132 @@ private:
     Value isFirst = arith::AndIOp::create(
         b, loc, inRange,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero));
+
+    // Rows of one static length of at most kRegisterRowSlots elements per
+    // thread: each thread's elements are positions lane + k * stride, and
+    // the row's elements of buffers the kernel only reads are loaded once
+    // and kept in registers for every stage (softmax reads its input once
+    // instead of three times).
+    int64_t strideValue = warpPerRow ? kWarpSize : blockSize;
+    std::optional<int64_t> slots;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (linalg::GenericOp(ops[i]).getNumLoops() != loops)
+        continue;
+      std::optional<int64_t> len = getConstantIntValue(hostSizes[i].back());
+      if (!len || (slots && *len != *rowLength)) {
+        slots.reset();
+        break;
+      }
+      slots = (*len + strideValue - 1) / strideValue;
+    }
+    if (slots && (!rowRegisters || *slots < 1 || *slots > kRegisterRowSlots))
+      slots.reset();
+    DenseSet<Value> writtenInKernel;
+    for (linalg::GenericOp op : ops)
+      for (Value init : op.getDpsInits())
+        writtenInKernel.insert(init);
+    SmallVector<Value> positions, valid;
+    DenseMap<std::pair<Value, int64_t>, Value> cached;
+    if (slots) {
+      Value len = arith::ConstantIndexOp::create(b, loc, *rowLength);
+      for (int64_t k = 0; k < *slots; ++k) {
+        Value c = arith::AddIOp::create(
+            b, loc, lane,
+            arith::ConstantIndexOp::create(b, loc, k * strideValue));
+        positions.push_back(c);
+        valid.push_back(arith::AndIOp::create(
+            b, loc, inRange,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, len)));
+      }
+    }
+    // The element at slot k of a read-only operand read through the
+    // stage's own loops (cached), or null.
+    auto cachedElement = [&](linalg::GenericOp op, OpOperand &operand,
+                             int64_t k) -> Value {
+      Value buffer = operand.get();
+      if (!isa<MemRefType>(buffer.getType()) ||
+          writtenInKernel.contains(buffer) || splatGlobal(buffer) ||
+          !op.getMatchingIndexingMap(&operand).isIdentity())
+        return Value();
+      auto key = std::make_pair(buffer, k);
+      if (Value v = cached.lookup(key))
+        return v;
+      Type element = cast<MemRefType>(buffer.getType()).getElementType();
+      auto guarded = scf::IfOp::create(b, loc, TypeRange{element}, valid[k],
+                                       /*withElseRegion=*/true);
+      {
+        OpBuilder tb = guarded.getThenBodyBuilder();
+        SmallVector<Value> idx(rivs);
+        idx.push_back(positions[k]);
+        scf::YieldOp::create(
+            tb, loc,
+            ValueRange{memref::LoadOp::create(tb, loc, kval(tb, buffer), idx)});
+        OpBuilder eb = guarded.getElseBodyBuilder();
+        // Never used: slots past the row end feed no stage.
+        Value none = arith::ConstantOp::create(
+            eb, loc, cast<TypedAttr>(eb.getZeroAttr(element)));
+        scf::YieldOp::create(eb, loc, ValueRange{none});
+      }
+      cached[key] = guarded.getResult(0);
+      return guarded.getResult(0);
+    };
     for (size_t i = 0; i < ops.size(); ++i) {
       linalg::GenericOp op = ops[i];
       SmallVector<Value> ivs(rivs);
+      if (slots && op.getNumLoops() == loops) {
+        // Each thread's slots, unrolled; inputs from registers when cached.
+        bool reduction =
+            op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+        std::optional<Combiner> c;
+        Value acc;
+        if (reduction) {
+          c = matchCombiner(op);
+          acc = arith::ConstantOp::create(b, loc, c->neutral);
+        }
+        for (int64_t k = 0; k < *slots; ++k) {
+          SmallVector<Value> given(op.getNumDpsInputs());
+          for (OpOperand *in : op.getDpsInputOperands())
+            if (!op.getBody()->getArgument(in->getOperandNumber()).use_empty())
+              given[in->getOperandNumber()] = cachedElement(op, *in, k);
+          SmallVector<Value> kivs(rivs);
+          kivs.push_back(positions[k]);
+          if (reduction) {
+            auto step = scf::IfOp::create(b, loc, TypeRange{acc.getType()},
+                                          valid[k], /*withElseRegion=*/true);
+            OpBuilder tb = step.getThenBodyBuilder();
+            SmallVector<Value> next = emitBody(tb, op, kivs, ValueRange{acc},
+                                               given);
+            scf::YieldOp::create(tb, loc, ValueRange{next.front()});
+            OpBuilder eb = step.getElseBodyBuilder();
+            scf::YieldOp::create(eb, loc, ValueRange{acc});
+            acc = step.getResult(0);
+          } else {
+            auto step = scf::IfOp::create(b, loc, valid[k],
+                                          /*withElseRegion=*/false);
+            OpBuilder tb = step.getThenBodyBuilder();
+            storeOutputs(tb, op, kivs, emitBody(tb, op, kivs, {}, given));
+          }
+        }
+        if (reduction) {
+          Value total =
+              warpPerRow ? warpReduce(b, loc, c->op, acc)
+                         : blockReduce(b, loc, *c, acc, tid,
+                                       scratch[c->op->getResult(0).getType()]);
+          auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+          OpBuilder ob = once.getThenBodyBuilder();
+          SmallVector<Value> oivs(ivs);
+          oivs.push_back(zero);
+          OpOperand &init = op.getDpsInitsMutable()[0];
+          SmallVector<Value> idx =
+              applyMap(ob, loc, op.getMatchingIndexingMap(&init), oivs);
+          Value buffer = kval(ob, init.get());
+          Value start = memref::LoadOp::create(ob, loc, buffer, idx);
+          memref::StoreOp::create(ob, loc, combine(ob, c->op, start, total),
+                                  buffer, idx);
+        }
+        gpu::BarrierOp::create(b, loc);
+        continue;
+      }
       if (op.getNumLoops() == rows) {
         auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
         OpBuilder ob = once.getThenBodyBuilder();
@@ -1198,7 +1323,7 @@ struct TgcGpuFormKernelsPass
       segments.back().push_back(op);
     }
     KernelEmitter emitter(func, gpuModule, blockSize, rowBlockSize, maxBlocks,
-                          vectorize);
+                          vectorize, rowRegisters);
     for (ArrayRef<linalg::GenericOp> segment : segments)
       if (failed(emitter.emit(segment)))
         return failure();

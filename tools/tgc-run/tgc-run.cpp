@@ -147,6 +147,14 @@ static cl::opt<int64_t> gpuMaxBlocks(
     "gpu-max-blocks",
     cl::desc("With --device cuda: most blocks of a grid-stride kernel (4224)"),
     cl::init(4224), cl::cat(category));
+static cl::opt<int64_t> gpuRowBlockSize(
+    "gpu-row-block-size",
+    cl::desc("With --device cuda: threads per block of row kernels (128)"),
+    cl::init(128), cl::cat(category));
+static cl::opt<bool> gpuRowRegisters(
+    "gpu-row-registers",
+    cl::desc("With --device cuda: row kernels keep static rows in registers"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> ptxOnly(
     "ptx-only",
     cl::desc("With --device cuda: load PTX (the driver compiles it) instead "
@@ -535,6 +543,8 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.ptxOnly = ptxOnly;
   options.blockSize = gpuBlockSize;
   options.maxBlocks = gpuMaxBlocks;
+  options.rowBlockSize = gpuRowBlockSize;
+  options.rowRegisters = gpuRowRegisters;
   struct Spec {
     GpuCompileResult compiled;
     std::unique_ptr<rt::GpuFunction> fn;

@@ -28,6 +28,9 @@ struct GpuCompileOptions {
   std::vector<std::vector<int64_t>> exampleShapes;
   bool fuse = true;
   int64_t blockSize = 256;
+  /// Row kernels keep static rows in registers.
+  bool rowRegisters = true;
+  int64_t rowBlockSize = 128;
   /// Most blocks of a grid-stride kernel.
   int64_t maxBlocks = 4224;
   /// 16-byte vector accesses (argument buffers then get alignment guards).

@@ -88,6 +88,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "max-blocks",
       llvm::cl::desc("Most blocks of a grid-stride kernel"),
       llvm::cl::init(4224)};
+  Option<bool> rowRegisters{
+      *this, "row-registers",
+      llvm::cl::desc("Row kernels keep static rows in registers"),
+      llvm::cl::init(true)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("16-byte vector accesses in elementwise kernels"),

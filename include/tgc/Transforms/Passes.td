@@ -332,6 +332,9 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
            "beats 256 for rows of 1024; 512 and 1024 are much slower)">,
     Option<"maxBlocks", "max-blocks", "int64_t", "4224",
            "Most blocks of a grid-stride kernel (132 SMs x 32)">,
+    Option<"rowRegisters", "row-registers", "bool", "true",
+           "Row kernels over rows of one static length keep each thread's "
+           "elements of read-only buffers in registers across stages">,
     Option<"vectorize", "vectorize", "bool", "true",
            "16-byte vector accesses in elementwise kernels over contiguous "
            "buffers (argument buffers then carry alignment guards)">,

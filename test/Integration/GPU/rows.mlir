@@ -14,6 +14,11 @@
 // RUN:   | grep -q '"reference_ok": true'
 // Static rows of up to 256 elements: a warp per row (8 rows per block; a
 // row count that is not a multiple of 8 leaves spare warps).
+// Static rows up to 16 elements per thread keep the row in registers
+// (1024 and 1000: 8 slots of 128 threads, the last partly past the end);
+// 3000 needs more slots and strides through memory.
+// RUN: tgc-run %s --entry static_rows --device cuda --calls 0=37x1024,1=37x1000,2=5x3000 \
+// RUN:   --calls 0=300x1024,1=2x1000,2=64x3000 --check reference --json | grep -q '"reference_ok": true'
 // RUN: tgc-run %s --entry warp_rows --device cuda --calls 0=13x200,1=200,2=200 --calls 0=1000x200,1=200,2=200 \
 // RUN:   --check reference --json | grep -q '"reference_ok": true'
 
@@ -52,4 +57,11 @@ func.func @warp_rows(%x: tensor<?x200xf32>, %w: tensor<200xf32>, %b: tensor<200x
   %l = tgc.layer_norm %x weight(%w : tensor<200xf32>) bias(%b : tensor<200xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x200xf32>
   %m = tgc.amax %x dims [1] : tensor<?x200xf32> -> tensor<?xf32>
   return %s, %l, %m : tensor<?x200xf32>, tensor<?x200xf32>, tensor<?xf32>
+}
+
+func.func @static_rows(%a: tensor<?x1024xf32>, %b: tensor<?x1000xf32>, %c: tensor<?x3000xf32>) -> (tensor<?x1024xf32>, tensor<?x1000xf32>, tensor<?x3000xf32>) {
+  %0 = tgc.softmax %a dim = 1 : tensor<?x1024xf32>
+  %1 = tgc.log_softmax %b dim = 1 : tensor<?x1000xf32>
+  %2 = tgc.softmax %c dim = 1 : tensor<?x3000xf32>
+  return %0, %1, %2 : tensor<?x1024xf32>, tensor<?x1000xf32>, tensor<?x3000xf32>
 }
