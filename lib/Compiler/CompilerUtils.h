@@ -3,6 +3,8 @@
 #ifndef TGC_LIB_COMPILER_COMPILERUTILS_H
 #define TGC_LIB_COMPILER_COMPILERUTILS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLExtras.h"
@@ -50,6 +52,40 @@ inline std::string formatShape(ArrayRef<int64_t> shape) {
   llvm::raw_string_ostream os(s);
   llvm::interleave(shape, os, "x");
   return s;
+}
+
+/// A copy of `source` with `entry` as its only function with a body (the
+/// compile options, example shapes for instance, are the entry's), or null
+/// with `error` set when there is no such function.
+inline OwningOpRef<ModuleOp> cloneEntryModule(ModuleOp source, StringRef entry,
+                                              std::string &error) {
+  OwningOpRef<ModuleOp> module = cast<ModuleOp>(source->clone());
+  auto func = module->lookupSymbol<func::FuncOp>(entry);
+  if (!func || func.isExternal()) {
+    error = ("no function @" + entry + " with a body in the module").str();
+    return nullptr;
+  }
+  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (other != func && !other.isExternal())
+      other.erase();
+  return module;
+}
+
+/// The shape-policy options of a compile request (`policy`,
+/// `specializeZeroOne`, `duckSizing`, `fuse`, `exampleShapes`) set on a
+/// pipeline's options.
+template <typename PipelineOptions, typename CompileOptions>
+void setShapePolicyOptions(PipelineOptions &pipeline,
+                           const CompileOptions &options) {
+  pipeline.defaultPolicy = options.policy;
+  pipeline.specializeZeroOne = options.specializeZeroOne;
+  pipeline.duckSizing = options.duckSizing;
+  pipeline.fuse = options.fuse;
+  SmallVector<std::string> examples;
+  for (auto [i, shape] : llvm::enumerate(options.exampleShapes))
+    if (!shape.empty())
+      examples.push_back(std::to_string(i) + "=" + formatShape(shape));
+  pipeline.exampleShapes = examples;
 }
 
 } // namespace mlir::tgc

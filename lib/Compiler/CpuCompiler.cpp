@@ -119,16 +119,10 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   });
   auto start = std::chrono::steady_clock::now();
   MLIRContext *ctx = source.getContext();
-  OwningOpRef<ModuleOp> module = cast<ModuleOp>(source->clone());
-  auto func = module->lookupSymbol<func::FuncOp>(entry);
-  if (!func || func.isExternal()) {
-    error = ("no function @" + entry + " with a body in the module").str();
+  OwningOpRef<ModuleOp> module = cloneEntryModule(source, entry, error);
+  if (!module)
     return nullptr;
-  }
-  // Only the entry is compiled (options such as example shapes are its).
-  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-    if (other != func && !other.isExternal())
-      other.erase();
+  auto func = module->lookupSymbol<func::FuncOp>(entry);
   std::unique_ptr<CompiledCpuFunction> result(new CompiledCpuFunction());
   result->entryName = entry.str();
   for (Type t : func.getArgumentTypes()) {
@@ -150,19 +144,11 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   }
 
   CpuPipelineOptions pipeline;
-  pipeline.defaultPolicy = options.policy;
-  pipeline.specializeZeroOne = options.specializeZeroOne;
-  pipeline.duckSizing = options.duckSizing;
-  pipeline.fuse = options.fuse;
+  setShapePolicyOptions(pipeline, options);
   pipeline.openmp = options.openmp;
   pipeline.approximateMath = options.approximateMath;
   pipeline.reassociate = options.reassociate;
   pipeline.lowerToLLVM = false;
-  SmallVector<std::string> examples;
-  for (auto [i, shape] : llvm::enumerate(options.exampleShapes))
-    if (!shape.empty())
-      examples.push_back(std::to_string(i) + "=" + formatShape(shape));
-  pipeline.exampleShapes = examples;
 
   ErrorCollector diagnostics(ctx);
   PassManager toLoops(ctx);

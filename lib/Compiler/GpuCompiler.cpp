@@ -18,6 +18,7 @@
 #include "tgc/Dialect/TgcGuard/IR/TgcGuardOps.h"
 #include "tgc/Dialect/TgcSym/IR/TgcSymOps.h"
 #include "tgc/Pipelines/Pipelines.h"
+#include "tgc/Reference/HostTensor.h"
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
 #include "tgc/Transforms/GuardUtils.h"
 
@@ -39,28 +40,12 @@ namespace rt = ::tgc::runtime;
 
 namespace {
 
+/// The runtime's dtype of an element type (the reference interpreter's
+/// DType, whose values are tgc_dtype's).
 std::optional<int32_t> dtypeOf(Type t) {
-  if (t.isF32())
-    return TGC_DTYPE_F32;
-  if (t.isF16())
-    return TGC_DTYPE_F16;
-  if (t.isBF16())
-    return TGC_DTYPE_BF16;
-  if (t.isF64())
-    return TGC_DTYPE_F64;
-  if (t.isInteger(64))
-    return TGC_DTYPE_I64;
-  if (t.isInteger(32))
-    return TGC_DTYPE_I32;
-  if (t.isInteger(8))
-    return TGC_DTYPE_I8;
-  if (t.isInteger(1))
-    return TGC_DTYPE_I1;
+  if (std::optional<ref::DType> d = ref::dtypeOf(t))
+    return static_cast<int32_t>(*d);
   return std::nullopt;
-}
-
-int64_t byteWidth(Type t) {
-  return t.isInteger(1) ? 1 : (t.getIntOrFloatBitWidth() + 7) / 8;
 }
 
 /// Where a memref's elements are: a plan buffer (base pointer) plus an
@@ -169,7 +154,7 @@ public:
     if (matchConstant(l.offset, 0))
       return l.buffer;
     int64_t bytes = binary(rt::ExprKind::Mul, l.offset,
-                           constant(byteWidth(element)));
+                           constant(int64_t(ref::elementBytes(*ref::dtypeOf(element)))));
     return addBuffer({rt::BufferKind::View, l.buffer, bytes});
   }
 
@@ -804,31 +789,17 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
                               std::string &error) {
   auto start = std::chrono::steady_clock::now();
   MLIRContext *ctx = source.getContext();
-  OwningOpRef<ModuleOp> module = cast<ModuleOp>(source->clone());
-  auto func = module->lookupSymbol<func::FuncOp>(entry);
-  if (!func || func.isExternal()) {
-    error = ("no function @" + entry + " with a body in the module").str();
+  OwningOpRef<ModuleOp> module = cloneEntryModule(source, entry, error);
+  if (!module)
     return failure();
-  }
-  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-    if (other != func && !other.isExternal())
-      other.erase();
 
   GpuPipelineOptions pipeline;
-  pipeline.defaultPolicy = options.policy;
-  pipeline.specializeZeroOne = options.specializeZeroOne;
-  pipeline.duckSizing = options.duckSizing;
-  pipeline.fuse = options.fuse;
+  setShapePolicyOptions(pipeline, options);
   pipeline.blockSize = options.blockSize;
   pipeline.vectorize = options.vectorize;
   pipeline.maxBlocks = options.maxBlocks;
   pipeline.rowBlockSize = options.rowBlockSize;
   pipeline.rowRegisters = options.rowRegisters;
-  SmallVector<std::string> examples;
-  for (auto [i, shape] : llvm::enumerate(options.exampleShapes))
-    if (!shape.empty())
-      examples.push_back(std::to_string(i) + "=" + formatShape(shape));
-  pipeline.exampleShapes = examples;
 
   ErrorCollector diagnostics(ctx);
   PassManager pm(ctx);
@@ -837,7 +808,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
     error = "compilation failed:\n" + diagnostics.text;
     return failure();
   }
-  func = module->lookupSymbol<func::FuncOp>(entry);
+  auto func = module->lookupSymbol<func::FuncOp>(entry);
   FailureOr<rt::Plan> plan = buildLaunchPlan(*module, func);
   if (failed(plan)) {
     error = "launch plan failed:\n" + diagnostics.text;

@@ -23,15 +23,9 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
                                  const CpuPipelineOptions &options) {
   // Frontend: symbolic shapes and guards (kept as guard sets, lowered last).
   FrontendPipelineOptions frontend;
-  frontend.defaultPolicy = options.defaultPolicy;
-  frontend.specializeZeroOne = options.specializeZeroOne;
-  frontend.duckSizing = options.duckSizing;
-  frontend.exampleShapes = SmallVector<std::string>(
-      options.exampleShapes.begin(), options.exampleShapes.end());
-  frontend.device = "cpu";
   // Guards are lowered right away: they check the tensor signature, which
   // bufferization turns into memrefs.
-  frontend.lowerGuards = true;
+  options.setFrontendOptions(frontend, "cpu", /*lowerGuards=*/true);
   buildFrontendPipeline(pm, frontend);
 
   // Fusion groups, then linalg on tensors with one parallel loop nest per
@@ -51,16 +45,9 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
 
   // Bufferization: out buffers are written in place (empty tensors whose
   // value lands in an out buffer become that buffer).
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addPass(createCanonicalizerPass());
   // Intermediate buffers become views of one arena per call; the small
   // per-iteration temporaries of a kernel go on the stack.
-  pm.addNestedPass<func::FuncOp>(createTgcPlanMemory());
+  buildBufferizeAndPlanMemory(pm);
   bufferization::PromoteBuffersToStackPassOptions stack;
   stack.maxAllocSizeInBytes = 64 * 1024;
   pm.addNestedPass<func::FuncOp>(
@@ -107,6 +94,17 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm) {
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createTgcPlanMemory());
 }
 
 void mlir::tgc::registerCpuPipeline() {

@@ -22,13 +22,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   // Frontend: symbolic shapes and guards. The guard set stays declarative:
   // the launch plan carries it and the runtime checks it.
   FrontendPipelineOptions frontend;
-  frontend.defaultPolicy = options.defaultPolicy;
-  frontend.specializeZeroOne = options.specializeZeroOne;
-  frontend.duckSizing = options.duckSizing;
-  frontend.exampleShapes = SmallVector<std::string>(
-      options.exampleShapes.begin(), options.exampleShapes.end());
-  frontend.device = "cuda";
-  frontend.lowerGuards = false;
+  options.setFrontendOptions(frontend, "cuda", /*lowerGuards=*/false);
   buildFrontendPipeline(pm, frontend);
 
   // Fusion groups, linalg on tensors, elementwise producers merged into
@@ -44,14 +38,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 
   // Bufferization and the arena, as on the CPU.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createTgcPlanMemory());
+  buildBufferizeAndPlanMemory(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Bufferization writes tensor.generate and tensor.pad as linalg.map.
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());

@@ -32,23 +32,6 @@ constexpr uint64_t kGemmWorkspaceBytes = 32ull << 20;
 constexpr int64_t kDefaultSharedLimit = 48 * 1024;
 constexpr uint64_t kArenaGranule = 256;
 
-int64_t dtypeBytes(int32_t dtype) {
-  switch (dtype) {
-  case TGC_DTYPE_F32:
-  case TGC_DTYPE_I32:
-    return 4;
-  case TGC_DTYPE_F16:
-  case TGC_DTYPE_BF16:
-    return 2;
-  case TGC_DTYPE_F64:
-  case TGC_DTYPE_I64:
-    return 8;
-  case TGC_DTYPE_I8:
-  case TGC_DTYPE_I1:
-    return 1;
-  }
-  return 0;
-}
 
 const char *dtypeText(int32_t dtype) {
   static const char *const names[] = {"f32", "f16", "bf16", "f64",
@@ -111,6 +94,24 @@ struct GemmConfig {
 };
 
 } // namespace
+
+int64_t tgc::runtime::dtypeBytes(int32_t dtype) {
+  switch (dtype) {
+  case TGC_DTYPE_F32:
+  case TGC_DTYPE_I32:
+    return 4;
+  case TGC_DTYPE_F16:
+  case TGC_DTYPE_BF16:
+    return 2;
+  case TGC_DTYPE_F64:
+  case TGC_DTYPE_I64:
+    return 8;
+  case TGC_DTYPE_I8:
+  case TGC_DTYPE_I1:
+    return 1;
+  }
+  return 0;
+}
 
 //===----------------------------------------------------------------------===//
 // Device helpers

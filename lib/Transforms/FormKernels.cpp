@@ -19,21 +19,17 @@ namespace mlir::tgc {
 using namespace mlir;
 using namespace mlir::tgc;
 
-namespace {
-
-std::optional<int64_t> groupOf(Operation *op) {
+std::optional<int64_t> mlir::tgc::getFusionGroup(Operation *op) {
   if (auto a = op->getAttrOfType<IntegerAttr>("tgc.group"))
     return a.getInt();
   return std::nullopt;
 }
 
-} // namespace
-
 void mlir::tgc::generalizeTaggedLinalgOps(func::FuncOp func) {
   IRRewriter rewriter(func.getContext());
   SmallVector<linalg::LinalgOp> named;
   func.walk([&](linalg::LinalgOp op) {
-    if (!isa<linalg::GenericOp>(op) && groupOf(op))
+    if (!isa<linalg::GenericOp>(op) && getFusionGroup(op))
       named.push_back(op);
   });
   for (linalg::LinalgOp op : named) {
@@ -138,11 +134,11 @@ struct TgcFormKernelsPass
     SmallVector<TilingInterface> roots;
     for (Operation &op : func.getBody().getOps()) {
       auto tileable = dyn_cast<TilingInterface>(op);
-      std::optional<int64_t> group = groupOf(&op);
+      std::optional<int64_t> group = getFusionGroup(&op);
       if (!tileable || !group || op.getNumResults() == 0)
         continue;
       bool leaves = llvm::any_of(op.getUsers(), [&](Operation *user) {
-        return groupOf(user) != group;
+        return getFusionGroup(user) != group;
       });
       if (leaves)
         roots.push_back(tileable);
@@ -162,7 +158,7 @@ struct TgcFormKernelsPass
 
   LogicalResult tileAndFuse(IRRewriter &rewriter, TilingInterface root) {
     Operation *op = root.getOperation();
-    std::optional<int64_t> group = groupOf(op);
+    std::optional<int64_t> group = getFusionGroup(op);
     SmallVector<utils::IteratorType> iterators = root.getLoopIteratorTypes();
     SmallVector<int64_t> parallel;
     for (auto [i, t] : llvm::enumerate(iterators))
@@ -202,7 +198,7 @@ struct TgcFormKernelsPass
           Operation *p = producer.getOwner();
           // Fuse only the group's own producers (and the tensor.empty /
           // linalg.fill inits the lowering made for them).
-          if (groupOf(p) != group)
+          if (getFusionGroup(p) != group)
             return std::nullopt;
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         });

@@ -28,20 +28,14 @@ using namespace mlir::tgc;
 
 namespace {
 
-std::optional<int64_t> groupOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>("tgc.group"))
-    return a.getInt();
-  return std::nullopt;
-}
-
 /// The operand of `consumer` whose producer can merge into it, if any.
 OpOperand *findFusableOperand(linalg::GenericOp consumer) {
-  std::optional<int64_t> group = groupOf(consumer);
+  std::optional<int64_t> group = getFusionGroup(consumer);
   if (!group || !consumer.hasPureTensorSemantics())
     return nullptr;
   for (OpOperand *use : consumer.getDpsInputOperands()) {
     auto producer = use->get().getDefiningOp<linalg::GenericOp>();
-    if (!producer || groupOf(producer) != group ||
+    if (!producer || getFusionGroup(producer) != group ||
         producer.getNumParallelLoops() != producer.getNumLoops())
       continue;
     if (!consumer.getMatchingIndexingMap(use).isPermutation() ||

@@ -41,12 +41,6 @@ constexpr int64_t kWarpRowLimit = 256;
 /// Row elements per thread that a row kernel keeps in registers.
 constexpr int64_t kRegisterRowSlots = 16;
 
-std::optional<int64_t> groupOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>("tgc.group"))
-    return a.getInt();
-  return std::nullopt;
-}
-
 bool isAllParallel(linalg::GenericOp op) {
   return op.getNumParallelLoops() == op.getNumLoops();
 }
@@ -365,6 +359,19 @@ private:
     return sizes;
   }
 
+  /// The loop sizes of `op` (host values before `hb`'s point), registered
+  /// as kernel operands with `op`'s operands and captured values.
+  FailureOr<SmallVector<Value>> addLoopSizesAndOperands(OpBuilder &hb,
+                                                        linalg::GenericOp op) {
+    SmallVector<Value> sizes = hostLoopSizes(hb, op);
+    for (Value s : sizes)
+      if (failed(addOperand(s, op)))
+        return failure();
+    if (failed(addOperands(op)))
+      return failure();
+    return sizes;
+  }
+
   /// Creates the kernel for the registered operands and maps them to its
   /// arguments. The caller builds the body at the returned builder.
   OpBuilder startKernel(Location loc, StringRef kind) {
@@ -533,6 +540,20 @@ private:
     return p;
   }
 
+  /// Blocks for `total` items of work, `perBlock` per block:
+  /// max(min(ceildiv(total, perBlock), cap), 1) (no cap when 0). A grid of
+  /// at least one block: a launch of none is invalid.
+  Value gridSize(OpBuilder &hb, Location loc, Value total, int64_t perBlock,
+                 int64_t cap = 0) {
+    Value blocks = arith::CeilDivSIOp::create(
+        hb, loc, total, arith::ConstantIndexOp::create(hb, loc, perBlock));
+    if (cap)
+      blocks = arith::MinSIOp::create(
+          hb, loc, blocks, arith::ConstantIndexOp::create(hb, loc, cap));
+    return arith::MaxSIOp::create(hb, loc, blocks,
+                                  arith::ConstantIndexOp::create(hb, loc, 1));
+  }
+
   //--- Flat vectorized elementwise kernels ---------------------------------
 
   /// Elements per 16-byte access when `op` is elementwise over contiguous
@@ -578,12 +599,10 @@ private:
   LogicalResult emitFlatKernel(linalg::GenericOp op, unsigned width) {
     Location loc = op.getLoc();
     OpBuilder hb(op);
-    SmallVector<Value> hostSizes = hostLoopSizes(hb, op);
-    for (Value s : hostSizes)
-      if (failed(addOperand(s, op)))
-        return failure();
-    if (failed(addOperands(op)))
+    FailureOr<SmallVector<Value>> registered = addLoopSizesAndOperands(hb, op);
+    if (failed(registered))
       return failure();
+    SmallVector<Value> hostSizes = *registered;
     OpBuilder kb = startKernel(loc, "elementwise");
     SmallVector<Value> sizes;
     for (Value s : hostSizes)
@@ -686,15 +705,10 @@ private:
         memref::StoreOp::create(lb, loc, values[k], flat[init.get()],
                                 ValueRange{i});
     }
-    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
-    Value hostTotal = product(hb, loc, hostSizes);
-    Value blocks = arith::CeilDivSIOp::create(
-        hb, loc, hostTotal,
-        arith::ConstantIndexOp::create(hb, loc, blockSize * width));
-    blocks = arith::MinSIOp::create(
-        hb, loc, blocks, arith::ConstantIndexOp::create(hb, loc, maxBlocks));
-    blocks = arith::MaxSIOp::create(hb, loc, blocks, one);
-    finishKernel(kb, hb, loc, blocks, blockSize);
+    finishKernel(kb, hb, loc,
+                 gridSize(hb, loc, product(hb, loc, hostSizes),
+                          blockSize * width, maxBlocks),
+                 blockSize);
     lastLaunch->setAttr("tgc.vector_align", hb.getI64IntegerAttr(align));
     return success();
   }
@@ -706,12 +720,10 @@ private:
   LogicalResult emitElementKernel(linalg::GenericOp op) {
     Location loc = op.getLoc();
     OpBuilder hb(op);
-    SmallVector<Value> hostSizes = hostLoopSizes(hb, op);
-    for (Value s : hostSizes)
-      if (failed(addOperand(s, op)))
-        return failure();
-    if (failed(addOperands(op)))
+    FailureOr<SmallVector<Value>> registered = addLoopSizesAndOperands(hb, op);
+    if (failed(registered))
       return failure();
+    SmallVector<Value> hostSizes = *registered;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     SmallVector<unsigned> par, red;
     for (auto [i, t] : llvm::enumerate(iterators))
@@ -767,14 +779,10 @@ private:
         storeOutputs(lb, op, ivs, result, carried);
       }
     }
-    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
-    Value hostTotal = product(hb, loc, hostParSizes);
-    Value blocks = arith::CeilDivSIOp::create(
-        hb, loc, hostTotal, arith::ConstantIndexOp::create(hb, loc, blockSize));
-    blocks = arith::MinSIOp::create(
-        hb, loc, blocks, arith::ConstantIndexOp::create(hb, loc, maxBlocks));
-    blocks = arith::MaxSIOp::create(hb, loc, blocks, one);
-    finishKernel(kb, hb, loc, blocks, blockSize);
+    finishKernel(kb, hb, loc,
+                 gridSize(hb, loc, product(hb, loc, hostParSizes), blockSize,
+                          maxBlocks),
+                 blockSize);
     return success();
   }
 
@@ -906,12 +914,11 @@ private:
     unsigned rows = loops - 1;
     SmallVector<SmallVector<Value>> hostSizes;
     for (linalg::GenericOp op : ops) {
-      hostSizes.push_back(hostLoopSizes(hb, op));
-      for (Value s : hostSizes.back())
-        if (failed(addOperand(s, op)))
-          return failure();
-      if (failed(addOperands(op)))
+      FailureOr<SmallVector<Value>> registered =
+          addLoopSizesAndOperands(hb, op);
+      if (failed(registered))
         return failure();
+      hostSizes.push_back(*registered);
     }
     // The row sizes: from the first op with the row loop.
     size_t rowSource = 0;
@@ -1019,6 +1026,26 @@ private:
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, len)));
       }
     }
+    // A thread's partial of a reducing stage combined over the row (warp
+    // or block), then into the row's output by its first thread.
+    auto finishReduction = [&](linalg::GenericOp op, const Combiner &c,
+                               Value partial, ArrayRef<Value> rowIvs) {
+      Value total =
+          warpPerRow ? warpReduce(b, loc, c.op, partial)
+                     : blockReduce(b, loc, c, partial, tid,
+                                   scratch[c.op->getResult(0).getType()]);
+      auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+      OpBuilder ob = once.getThenBodyBuilder();
+      SmallVector<Value> oivs(rowIvs);
+      oivs.push_back(zero);
+      OpOperand &init = op.getDpsInitsMutable()[0];
+      SmallVector<Value> idx =
+          applyMap(ob, loc, op.getMatchingIndexingMap(&init), oivs);
+      Value buffer = kval(ob, init.get());
+      Value start = memref::LoadOp::create(ob, loc, buffer, idx);
+      memref::StoreOp::create(ob, loc, combine(ob, c.op, start, total), buffer,
+                              idx);
+    };
     // The element at slot k of a read-only operand read through the
     // stage's own loops (cached), or null.
     auto cachedElement = [&](linalg::GenericOp op, OpOperand &operand,
@@ -1087,23 +1114,8 @@ private:
             storeOutputs(tb, op, kivs, emitBody(tb, op, kivs, {}, given));
           }
         }
-        if (reduction) {
-          Value total =
-              warpPerRow ? warpReduce(b, loc, c->op, acc)
-                         : blockReduce(b, loc, *c, acc, tid,
-                                       scratch[c->op->getResult(0).getType()]);
-          auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
-          OpBuilder ob = once.getThenBodyBuilder();
-          SmallVector<Value> oivs(ivs);
-          oivs.push_back(zero);
-          OpOperand &init = op.getDpsInitsMutable()[0];
-          SmallVector<Value> idx =
-              applyMap(ob, loc, op.getMatchingIndexingMap(&init), oivs);
-          Value buffer = kval(ob, init.get());
-          Value start = memref::LoadOp::create(ob, loc, buffer, idx);
-          memref::StoreOp::create(ob, loc, combine(ob, c->op, start, total),
-                                  buffer, idx);
-        }
+        if (reduction)
+          finishReduction(op, *c, acc, ivs);
         gpu::BarrierOp::create(b, loc);
         continue;
       }
@@ -1139,24 +1151,7 @@ private:
         scf::YieldOp::create(lb, loc, next);
         rowLoops.push_back(loop);
       }
-      Value total =
-          warpPerRow
-              ? warpReduce(b, loc, c.op, loop.getResult(0))
-              : blockReduce(b, loc, c, loop.getResult(0), tid,
-                            scratch[c.op->getResult(0).getType()]);
-      auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
-      {
-        OpBuilder ob = once.getThenBodyBuilder();
-        SmallVector<Value> oivs(ivs);
-        oivs.push_back(zero);
-        OpOperand &init = op.getDpsInitsMutable()[0];
-        SmallVector<Value> idx =
-            applyMap(ob, loc, op.getMatchingIndexingMap(&init), oivs);
-        Value buffer = kval(ob, init.get());
-        Value start = memref::LoadOp::create(ob, loc, buffer, idx);
-        memref::StoreOp::create(ob, loc, combine(ob, c.op, start, total),
-                                buffer, idx);
-      }
+      finishReduction(op, c, loop.getResult(0), ivs);
       gpu::BarrierOp::create(b, loc);
     }
     // Four row elements per thread and iteration: their loads are
@@ -1165,12 +1160,10 @@ private:
     for (scf::ForOp loop : rowLoops)
       (void)loopUnrollByFactor(loop, 4);
     rowLoops.clear();
-    Value hostRows = product(hb, loc, hostRowSizes);
-    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
-    hostRows = arith::CeilDivSIOp::create(
-        hb, loc, hostRows, arith::ConstantIndexOp::create(hb, loc, rowsPerBlock));
-    hostRows = arith::MaxSIOp::create(hb, loc, hostRows, one);
-    finishKernel(kb, hb, loc, hostRows, blockSize);
+    finishKernel(kb, hb, loc,
+                 gridSize(hb, loc, product(hb, loc, hostRowSizes),
+                          rowsPerBlock),
+                 blockSize);
     return success();
   }
 };
@@ -1314,7 +1307,7 @@ struct TgcGpuFormKernelsPass
         open = false;
         continue;
       }
-      std::optional<int64_t> group = groupOf(op);
+      std::optional<int64_t> group = getFusionGroup(op);
       if (!open || !group || group != current) {
         segments.emplace_back();
         open = group.has_value();

@@ -463,6 +463,92 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// What both devices record, print and report per call and in total.
+struct RunReport {
+  double maxAbs = 0, maxRel = 0;
+  bool mismatch = false;
+  llvm::json::Array callReports;
+  std::vector<double> runMedians;
+
+  /// With --check reference: compares a call with the reference into its
+  /// report and the totals.
+  void check(ArrayRef<ref::HostTensor> results,
+             ArrayRef<ref::HostTensor> expected,
+             ArrayRef<ref::HostTensor> runArgs,
+             ArrayRef<ref::HostTensor> refArgs, size_t call,
+             llvm::json::Object &report) {
+    if (checkOpt != "reference")
+      return;
+    CheckResult c =
+        checkAgainstReference(results, expected, runArgs, refArgs, call);
+    mismatch |= !c.ok;
+    report["max_abs_err"] = c.maxAbs;
+    report["max_rel_err"] = c.maxRel;
+    maxAbs = std::max(maxAbs, c.maxAbs);
+    maxRel = std::max(maxRel, c.maxRel);
+  }
+
+  /// A timed call: its line and (--print-results) results unless --json,
+  /// and its report. `detail` goes after the run time.
+  void finishCall(size_t call, const Shapes &shapes, bool compiled,
+                  double runMs, const std::string &detail,
+                  ArrayRef<ref::HostTensor> results,
+                  llvm::json::Object report) {
+    runMedians.push_back(runMs);
+    report["run_ms"] = runMs;
+    if (!json) {
+      std::string shapeText;
+      for (auto [i, dims] : llvm::enumerate(shapes))
+        shapeText += (i ? ", " : "") + formatDims(dims);
+      llvm::outs() << "call " << call << " (" << shapeText << "): "
+                   << (compiled ? "compiled, " : "cached, ") << "run "
+                   << llvm::format("%.3f", runMs) << " ms"
+                   << (repeat > 1 ? " (median of " + std::to_string(repeat) +
+                                        ")"
+                                  : std::string())
+                   << detail;
+      if (checkOpt == "reference")
+        llvm::outs() << ", max abs err "
+                     << llvm::format("%.3g", *report.getNumber("max_abs_err"));
+      llvm::outs() << "\n";
+      if (printResults)
+        for (auto [i, t] : llvm::enumerate(results)) {
+          llvm::outs() << "result " << i << " (call " << call << "): ";
+          ref::print(llvm::outs(), t);
+          llvm::outs() << "\n";
+        }
+    }
+    callReports.push_back(std::move(report));
+  }
+
+  /// The totals of the JSON report.
+  void addTotals(llvm::json::Object &out) const {
+    out["run_ms"] = median(runMedians);
+    if (checkOpt == "reference") {
+      out["max_abs_err"] = maxAbs;
+      out["max_rel_err"] = maxRel;
+      out["reference_ok"] = !mismatch;
+    }
+  }
+
+  /// The summary's reference line.
+  void printReference() const {
+    if (checkOpt == "reference")
+      llvm::outs() << "reference check: " << (mismatch ? "MISMATCH" : "ok")
+                   << " (max abs err " << llvm::format("%.3g", maxAbs)
+                   << ", max rel err " << llvm::format("%.3g", maxRel)
+                   << ")\n";
+  }
+};
+
+llvm::json::Array toJson(ArrayRef<std::string> strings) {
+  llvm::json::Array array;
+  for (const std::string &s : strings)
+    array.push_back(s);
+  return array;
+}
+
+
 
 //===----------------------------------------------------------------------===//
 // --device cuda
@@ -551,10 +637,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   };
   std::vector<Spec> specs;
   std::vector<std::string> reasons;
-  llvm::json::Array callReports;
-  std::vector<double> runMedians;
-  double maxAbs = 0, maxRel = 0;
-  bool mismatch = false;
+  RunReport run;
   int64_t arenaBytes = 0;
   for (size_t n = 0; n < calls.size(); ++n) {
     std::vector<ref::HostTensor> &args = inputs[n];
@@ -602,42 +685,38 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
           compileGpuFunction(module, entry.getName(), options, error);
       if (failed(compiled))
         fail(error);
-      // Arguments not aligned for vector accesses (a view at an odd
-      // offset): the same code without them.
-      std::string alignment;
+      // The new plan's own guards must accept the call that made it; when
+      // only an alignment guard refuses (a view at an odd offset), the same
+      // code without vector accesses does.
+      std::string message;
       int32_t rejected = rt::checkPlanGuards(
           compiled->artifact.plan, descs.data(),
-          static_cast<int32_t>(descs.size()), alignment);
+          static_cast<int32_t>(descs.size()), message);
       if (rejected >= 0 && compiled->artifact.plan.guards[rejected].kind ==
                                rt::GuardKind::Aligned) {
         options.vectorize = false;
         compiled = compileGpuFunction(module, entry.getName(), options, error);
         if (failed(compiled))
           fail(error);
+        rejected = rt::checkPlanGuards(compiled->artifact.plan, descs.data(),
+                                       static_cast<int32_t>(descs.size()),
+                                       message);
       }
+      if (rejected != -1)
+        fail("call " + llvm::Twine(n) + " is invalid: " + message);
       if (!specs.empty())
         reasons.push_back("call " + std::to_string(n) + ": " + miss);
       Spec spec;
       spec.compiled = std::move(*compiled);
       if (specs.empty()) {
-        if (!emitArtifact.empty()) {
-          std::error_code ec;
-          llvm::raw_fd_ostream os(emitArtifact, ec);
-          if (ec)
-            fail("cannot write '" + emitArtifact + "': " + ec.message());
-          os << rt::writeGpuArtifact(spec.compiled.artifact);
-        }
+        if (!emitArtifact.empty())
+          writeFile(emitArtifact, rt::writeGpuArtifact(spec.compiled.artifact));
         if (!emitPlan.empty()) {
           std::string text = rt::serializePlan(spec.compiled.artifact.plan);
-          if (emitPlan == "-") {
+          if (emitPlan == "-")
             llvm::outs() << text;
-          } else {
-            std::error_code ec;
-            llvm::raw_fd_ostream os(emitPlan, ec);
-            if (ec)
-              fail("cannot write '" + emitPlan + "': " + ec.message());
-            os << text;
-          }
+          else
+            writeFile(emitPlan, text);
         }
       }
       if (!compileOnly) {
@@ -649,12 +728,6 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
       specs.push_back(std::move(spec));
       chosen = static_cast<int>(specs.size()) - 1;
       compiledNow = true;
-      // The new plan's own guards must accept the call that made it.
-      std::string message;
-      if (rt::checkPlanGuards(specs.back().compiled.artifact.plan,
-                              descs.data(), static_cast<int32_t>(descs.size()),
-                              message) != -1)
-        fail("call " + llvm::Twine(n) + " is invalid: " + message);
     }
     Spec &spec = specs[chosen];
     llvm::json::Object report;
@@ -695,7 +768,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
           writeFile(saveCase + "/spec" + std::to_string(chosen) + ".tgca",
                     rt::writeGpuArtifact(spec.compiled.artifact));
       }
-      callReports.push_back(std::move(report));
+      run.callReports.push_back(std::move(report));
       continue;
     }
 
@@ -738,8 +811,6 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
         fail(error);
     }
     double runMs = median(times);
-    runMedians.push_back(runMs);
-    report["run_ms"] = runMs;
     const rt::GpuRunStats &stats = spec.fn->stats();
     report["arena_bytes"] = stats.arenaBytes;
     arenaBytes = std::max(arenaBytes, stats.arenaBytes);
@@ -763,37 +834,9 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
         fail(error);
       runArgs.push_back(std::move(h));
     }
-    if (checkOpt == "reference") {
-      CheckResult c = checkAgainstReference(hostResults, expected, runArgs,
-                                            refArgs, n);
-      mismatch |= !c.ok;
-      report["max_abs_err"] = c.maxAbs;
-      report["max_rel_err"] = c.maxRel;
-      maxAbs = std::max(maxAbs, c.maxAbs);
-      maxRel = std::max(maxRel, c.maxRel);
-    }
-    if (!json) {
-      std::string shapeText;
-      for (auto [i, dims] : llvm::enumerate(calls[n]))
-        shapeText += (i ? ", " : "") + formatDims(dims);
-      llvm::outs() << "call " << n << " (" << shapeText << "): "
-                   << (compiledNow ? "compiled, " : "cached, ") << "run "
-                   << llvm::format("%.3f", runMs) << " ms"
-                   << (repeat > 1 ? " (median of " + std::to_string(repeat) +
-                                        ")"
-                                  : std::string());
-      if (checkOpt == "reference")
-        llvm::outs() << ", max abs err "
-                     << llvm::format("%.3g", *report.getNumber("max_abs_err"));
-      llvm::outs() << "\n";
-    }
-    if (printResults && !json)
-      for (auto [i, t] : llvm::enumerate(hostResults)) {
-        llvm::outs() << "result " << i << " (call " << n << "): ";
-        ref::print(llvm::outs(), t);
-        llvm::outs() << "\n";
-      }
-    callReports.push_back(std::move(report));
+    run.check(hostResults, expected, runArgs, refArgs, n, report);
+    run.finishCall(n, calls[n], compiledNow, runMs, "", hostResults,
+                   std::move(report));
   }
 
   const GpuCompileResult &first = specs.front().compiled;
@@ -817,16 +860,8 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     out["calls"] = static_cast<int64_t>(calls.size());
     out["compile_ms"] = first.compileMs;
     if (!compileOnly)
-      out["run_ms"] = median(runMedians);
-    if (checkOpt == "reference" && !compileOnly) {
-      out["max_abs_err"] = maxAbs;
-      out["max_rel_err"] = maxRel;
-      out["reference_ok"] = !mismatch;
-    }
-    llvm::json::Array guardList;
-    for (const std::string &g : guards)
-      guardList.push_back(g);
-    out["guards"] = std::move(guardList);
+      run.addTotals(out);
+    out["guards"] = toJson(guards);
     out["arena_bytes"] = arenaBytes;
     out["peak_bytes"] = arenaBytes;
     out["kernels"] = first.kernels;
@@ -836,11 +871,8 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     out["graph_captures"] = total.graphCaptures;
     out["graph_replays"] = total.graphReplays;
     out["patched_nodes"] = total.patchedNodes;
-    llvm::json::Array reasonList;
-    for (const std::string &r : reasons)
-      reasonList.push_back(r);
-    out["recompile_reasons"] = std::move(reasonList);
-    out["per_call"] = std::move(callReports);
+    out["recompile_reasons"] = toJson(reasons);
+    out["per_call"] = std::move(run.callReports);
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(out)))
                  << "\n";
   } else {
@@ -853,7 +885,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
                  << " GEMM(s), " << (first.artifact.isPtx ? "PTX" : "cubin")
                  << "\n";
     if (!compileOnly)
-      llvm::outs() << "run " << llvm::format("%.3f", median(runMedians))
+      llvm::outs() << "run " << llvm::format("%.3f", median(run.runMedians))
                    << " ms (median); arena " << arenaBytes << " bytes"
                    << (cudaGraphs ? "; CUDA graphs: " +
                                         std::to_string(total.graphCaptures) +
@@ -866,17 +898,14 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
                    << "\n";
     for (const std::string &r : reasons)
       llvm::outs() << "recompiled: " << r << "\n";
-    if (checkOpt == "reference" && !compileOnly)
-      llvm::outs() << "reference check: " << (mismatch ? "MISMATCH" : "ok")
-                   << " (max abs err " << llvm::format("%.3g", maxAbs)
-                   << ", max rel err " << llvm::format("%.3g", maxRel)
-                   << ")\n";
+    if (!compileOnly)
+      run.printReference();
     llvm::outs() << "guards:\n";
     for (const std::string &g : guards)
       llvm::outs() << "  " << g << "\n";
   }
   llvm::outs().flush();
-  return mismatch ? 1 : 0;
+  return run.mismatch ? 1 : 0;
 }
 
 } // namespace
@@ -1027,10 +1056,7 @@ int main(int argc, char **argv) {
              compiled.back().get(), nullptr});
       });
 
-  llvm::json::Array callReports;
-  double maxAbs = 0, maxRel = 0;
-  bool mismatch = false;
-  std::vector<double> runMedians;
+  RunReport run;
   CpuMemoryUse memory; // the largest over the calls
   for (size_t n = 0; n < calls.size(); ++n) {
     currentCall = n;
@@ -1072,14 +1098,12 @@ int main(int argc, char **argv) {
       results = std::move(*out);
     }
     double runMs = median(times);
-    runMedians.push_back(runMs);
 
     llvm::json::Object report;
     llvm::json::Array shapeList;
     for (auto &s : calls[n])
       shapeList.push_back(formatDims(s));
     report["shapes"] = std::move(shapeList);
-    report["run_ms"] = runMs;
     report["entry_id"] = r.entryId;
     CpuMemoryUse use = fn->memoryUse(calls[n]);
     report["arena_bytes"] = use.arenaBytes;
@@ -1087,43 +1111,11 @@ int main(int argc, char **argv) {
     memory.arenaBytes = std::max(memory.arenaBytes, use.arenaBytes);
     memory.peakBytes = std::max(memory.peakBytes, use.peakBytes);
 
-    if (checkOpt == "reference") {
-      CheckResult c = checkAgainstReference(results, expected, runArgs,
-                                            refArgs, n);
-      mismatch |= !c.ok;
-      report["max_abs_err"] = c.maxAbs;
-      report["max_rel_err"] = c.maxRel;
-      maxAbs = std::max(maxAbs, c.maxAbs);
-      maxRel = std::max(maxRel, c.maxRel);
-    }
-    if (!json) {
-      std::string shapeText;
-      for (auto [i, dims] : llvm::enumerate(calls[n]))
-        shapeText += (i ? ", " : "") + formatDims(dims);
-      llvm::outs() << "call " << n << " (" << shapeText << "): "
-                   << (r.status == ::tgc::runtime::DispatchStatus::Compiled
-                           ? "compiled, "
-                           : "cached, ")
-                   << "run "
-                   << llvm::format("%.3f", runMs) << " ms"
-                   << (repeat > 1 ? " (median of " + std::to_string(repeat) +
-                                        ")"
-                                  : std::string())
-                   << ", arena " << use.arenaBytes << " bytes";
-      if (checkOpt == "reference")
-        llvm::outs() << ", max abs err "
-                     << llvm::format("%.3g", *report.getNumber("max_abs_err"));
-      llvm::outs() << "\n";
-    }
-    callReports.push_back(std::move(report));
-
-    if (printResults && !json) {
-      for (auto [i, t] : llvm::enumerate(results)) {
-        llvm::outs() << "result " << i << " (call " << n << "): ";
-        ref::print(llvm::outs(), t);
-        llvm::outs() << "\n";
-      }
-    }
+    run.check(results, expected, runArgs, refArgs, n, report);
+    run.finishCall(n, calls[n],
+                   r.status == ::tgc::runtime::DispatchStatus::Compiled, runMs,
+                   ", arena " + std::to_string(use.arenaBytes) + " bytes",
+                   results, std::move(report));
   }
 
   const CpuCompileStats &stats = compiled.front()->stats();
@@ -1134,32 +1126,21 @@ int main(int argc, char **argv) {
     out["compiles"] = static_cast<int64_t>(dispatchStats.compiles);
     out["calls"] = static_cast<int64_t>(calls.size());
     out["compile_ms"] = compileMs.empty() ? 0.0 : compileMs.front();
-    out["run_ms"] = median(runMedians);
-    if (checkOpt == "reference") {
-      out["max_abs_err"] = maxAbs;
-      out["max_rel_err"] = maxRel;
-      out["reference_ok"] = !mismatch;
-    }
-    llvm::json::Array guards;
-    for (const std::string &g : compiled.front()->guardDescriptions())
-      guards.push_back(g);
-    out["guards"] = std::move(guards);
+    run.addTotals(out);
+    out["guards"] = toJson(compiled.front()->guardDescriptions());
     out["arena_bytes"] = memory.arenaBytes;
     out["peak_bytes"] = memory.peakBytes;
     out["planned_buffers"] = stats.plannedBuffers;
     out["kernels"] = stats.kernels;
-    llvm::json::Array reasons;
-    for (const std::string &r : dispatchStats.recompileReasons)
-      reasons.push_back(r);
-    out["recompile_reasons"] = std::move(reasons);
-    out["per_call"] = std::move(callReports);
+    out["recompile_reasons"] = toJson(dispatchStats.recompileReasons);
+    out["per_call"] = std::move(run.callReports);
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(out)))
                  << "\n";
   } else {
     llvm::outs() << "compiled @" << entry.getName() << " "
                  << dispatchStats.compiles << " time(s) for " << calls.size()
                  << " call(s); compile " << llvm::format("%.1f", stats.compileMs)
-                 << " ms, run " << llvm::format("%.3f", median(runMedians))
+                 << " ms, run " << llvm::format("%.3f", median(run.runMedians))
                  << " ms (median), " << stats.kernels << " kernel(s)\n"
                  << "memory: " << stats.plannedBuffers
                  << " intermediate buffer(s) in an arena of "
@@ -1167,15 +1148,11 @@ int main(int argc, char **argv) {
                  << memory.peakBytes << " bytes)\n";
     for (const std::string &reason : dispatchStats.recompileReasons)
       llvm::outs() << "recompiled: " << reason << "\n";
-    if (checkOpt == "reference")
-      llvm::outs() << "reference check: " << (mismatch ? "MISMATCH" : "ok")
-                   << " (max abs err " << llvm::format("%.3g", maxAbs)
-                   << ", max rel err " << llvm::format("%.3g", maxRel)
-                   << ")\n";
+    run.printReference();
     llvm::outs() << "guards:\n";
     for (const std::string &g : compiled.front()->guardDescriptions())
       llvm::outs() << "  " << g << "\n";
   }
   llvm::outs().flush();
-  return mismatch ? 1 : 0;
+  return run.mismatch ? 1 : 0;
 }

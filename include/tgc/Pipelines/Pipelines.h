@@ -10,8 +10,15 @@
 
 namespace mlir::tgc {
 
-/// Options of tgc-cpu-pipeline: the frontend's plus code generation.
-struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+/// The frontend options the CPU and GPU pipelines share (`Derived` is the
+/// pipeline's options struct), and the frontend pipeline's options they
+/// stand for.
+template <typename Derived>
+struct ShapePolicyOptions : public PassPipelineOptions<Derived> {
+  template <typename T>
+  using Option = detail::PassOptions::Option<T>;
+  template <typename T>
+  using ListOption = detail::PassOptions::ListOption<T>;
   Option<std::string> defaultPolicy{
       *this, "default-policy", llvm::cl::desc("static | dynamic | auto"),
       llvm::cl::init("dynamic")};
@@ -25,6 +32,21 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   ListOption<std::string> exampleShapes{
       *this, "example-shapes",
       llvm::cl::desc("Example sizes per argument: ARG=D0xD1x...")};
+
+  void setFrontendOptions(FrontendPipelineOptions &frontend, StringRef device,
+                          bool lowerGuards) const {
+    frontend.defaultPolicy = defaultPolicy;
+    frontend.specializeZeroOne = specializeZeroOne;
+    frontend.duckSizing = duckSizing;
+    frontend.exampleShapes =
+        SmallVector<std::string>(exampleShapes.begin(), exampleShapes.end());
+    frontend.device = device.str();
+    frontend.lowerGuards = lowerGuards;
+  }
+};
+
+/// Options of tgc-cpu-pipeline: the frontend's plus code generation.
+struct CpuPipelineOptions : public ShapePolicyOptions<CpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse elementwise producers into consumers"),
                     llvm::cl::init(true)};
@@ -57,24 +79,17 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 /// LLVM dialect (used separately by tools that inspect the loops first).
 void buildCpuLoopsToLLVMPipeline(OpPassManager &pm);
 
+/// One-shot bufferization with function boundaries (identity layouts, out
+/// buffers in place) and the arena plan: shared by the CPU and GPU
+/// pipelines.
+void buildBufferizeAndPlanMemory(OpPassManager &pm);
+
 /// Registers tgc-cpu-pipeline.
 void registerCpuPipeline();
 
 
-struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
-  Option<std::string> defaultPolicy{
-      *this, "default-policy", llvm::cl::desc("static | dynamic | auto"),
-      llvm::cl::init("dynamic")};
-  Option<bool> specializeZeroOne{*this, "specialize-zero-one",
-                                 llvm::cl::desc("Specialize sizes 0 and 1"),
-                                 llvm::cl::init(true)};
-  Option<bool> duckSizing{
-      *this, "duck-sizing",
-      llvm::cl::desc("Dynamic sizes with equal examples share a symbol"),
-      llvm::cl::init(true)};
-  ListOption<std::string> exampleShapes{
-      *this, "example-shapes",
-      llvm::cl::desc("Example sizes per argument: ARG=D0xD1x...")};
+/// Options of tgc-gpu-pipeline: the frontend's plus kernel generation.
+struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fusion groups (off: one kernel per op)"),
                     llvm::cl::init(true)};

@@ -10,6 +10,7 @@
 #ifndef TGC_REFERENCE_HOSTTENSOR_H
 #define TGC_REFERENCE_HOSTTENSOR_H
 
+#include "tgc/Runtime/tgc_runtime.h"
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -35,6 +36,16 @@ namespace tgc::ref {
 /// Element types, in the order (and with the codes) of `tgc_dtype` in
 /// tgc/Runtime/tgc_runtime.h.
 enum class DType { F32, F16, BF16, F64, I64, I32, I8, I1 };
+// The values are the runtime's tgc_dtype (tgc-run and the GPU compiler pass
+// them to the runtime as they are).
+static_assert(int(DType::F32) == TGC_DTYPE_F32 &&
+                  int(DType::F16) == TGC_DTYPE_F16 &&
+                  int(DType::BF16) == TGC_DTYPE_BF16 &&
+                  int(DType::F64) == TGC_DTYPE_F64 &&
+                  int(DType::I64) == TGC_DTYPE_I64 &&
+                  int(DType::I32) == TGC_DTYPE_I32 &&
+                  int(DType::I8) == TGC_DTYPE_I8 && int(DType::I1) == TGC_DTYPE_I1,
+              "DType must match tgc_dtype");
 
 /// The DType of an MLIR element type (f32, f16, bf16, f64, i64, i32, i8,
 /// i1), or nullopt for any other type.

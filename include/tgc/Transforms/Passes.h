@@ -27,6 +27,9 @@ namespace mlir::tgc {
 #define GEN_PASS_REGISTRATION
 #include "tgc/Transforms/Passes.h.inc"
 
+/// The fusion group tgc-to-linalg tagged `op` with (`tgc.group`), if any.
+std::optional<int64_t> getFusionGroup(Operation *op);
+
 /// Named linalg ops that carry a fusion group (`tgc.group`) become
 /// linalg.generic with the same tags (upstream's generalization drops
 /// discardable attributes, which would leave the op, a fill for instance,

@@ -44,21 +44,7 @@ struct Tensor {
   std::exit(2);
 }
 
-size_t elementBytes(int32_t dtype) {
-  switch (dtype) {
-  case TGC_DTYPE_F32:
-  case TGC_DTYPE_I32:
-    return 4;
-  case TGC_DTYPE_F16:
-  case TGC_DTYPE_BF16:
-    return 2;
-  case TGC_DTYPE_F64:
-  case TGC_DTYPE_I64:
-    return 8;
-  default:
-    return 1;
-  }
-}
+size_t elementBytes(int32_t dtype) { return size_t(dtypeBytes(dtype)); }
 
 bool readFile(const std::string &path, std::string &out) {
   std::ifstream in(path, std::ios::binary);
