@@ -40,7 +40,10 @@ namespace {
 
 /// `tgc.write_out %v into %out` lands %v in the caller's buffer: the
 /// argument's buffer, written in place (one-shot bufferization with
-/// function boundaries makes %out a memref argument).
+/// function boundaries makes %out a memref argument). `restrict` promises
+/// that no other tensor aliases that buffer, which lets empty-tensor
+/// elimination compute %v straight into it; readOutArgumentsFromCopies
+/// makes the promise true.
 struct WriteOutLowering : OpRewritePattern<WriteOutOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(WriteOutOp op,
@@ -129,10 +132,37 @@ void inlineGroups(func::FuncOp func, int64_t &nextId) {
   }
 }
 
+/// An out argument the function also reads (`x.add_(y)` is a read of x and
+/// a write_out into it) is read from a copy taken on entry, so that the
+/// reads never alias the buffer the results are written into.
+void readOutArgumentsFromCopies(func::FuncOp func) {
+  llvm::SetVector<Value> outs;
+  func.walk([&](WriteOutOp w) { outs.insert(w.getOut()); });
+  for (Value out : outs) {
+    bool read = llvm::any_of(out.getUsers(), [](Operation *u) {
+      return !isa<WriteOutOp>(u);
+    });
+    if (!read)
+      continue;
+    OpBuilder b(func.getContext());
+    if (auto arg = dyn_cast<BlockArgument>(out))
+      b.setInsertionPointToStart(arg.getOwner());
+    else
+      b.setInsertionPointAfterValue(out);
+    auto copy = bufferization::AllocTensorOp::create(
+        b, out.getLoc(), cast<RankedTensorType>(out.getType()),
+        /*dynamicSizes=*/ValueRange{}, /*copy=*/out);
+    out.replaceUsesWithIf(copy.getResult(), [&](OpOperand &use) {
+      return !isa<WriteOutOp>(use.getOwner()) && use.getOwner() != copy;
+    });
+  }
+}
+
 struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : module.getOps<func::FuncOp>()) {
+      readOutArgumentsFromCopies(func);
       stripSymbolicShapes(func);
       wrapUngroupedOps(func);
     }
