@@ -157,6 +157,10 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     error = "compilation failed:\n" + diagnostics.text;
     return nullptr;
   }
+  if (options.keepLoopsIR) {
+    llvm::raw_string_ostream os(result->loopsText);
+    module->print(os);
+  }
   if (auto f = module->lookupSymbol<func::FuncOp>(entry)) {
     result->compileStats.kernels = countKernels(f);
     if (auto plan = f->getAttrOfType<DictionaryAttr>("tgc.memory_plan")) {
@@ -242,6 +246,27 @@ std::vector<std::string> CompiledCpuFunction::guardDescriptions() const {
 FailureOr<std::vector<ref::HostTensor>>
 CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
                          std::string &error) const {
+  std::vector<std::vector<int64_t>> strides;
+  std::vector<tgc_arg_desc> descs = describeArguments(args, strides);
+  std::vector<ref::HostTensor> results;
+  LogicalResult ok = runDescriptors(
+      descs,
+      [&](int32_t, ref::DType dtype, ArrayRef<int64_t> shape,
+          std::string &) -> void * {
+        results.emplace_back(dtype, shape);
+        // A zero-size tensor has no storage; any non-null pointer will do.
+        return results.back().data() ? results.back().data()
+                                     : static_cast<void *>(&results);
+      },
+      error);
+  if (failed(ok))
+    return failure();
+  return results;
+}
+
+LogicalResult CompiledCpuFunction::runDescriptors(
+    ArrayRef<tgc_arg_desc> args, ResultAllocator allocate,
+    std::string &error) const {
   if (args.size() != argTypes.size()) {
     error = "@" + entryName + " takes " + std::to_string(argTypes.size()) +
             " arguments, got " + std::to_string(args.size());
@@ -252,7 +277,7 @@ CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
   std::vector<std::vector<int64_t>> fields(args.size());
   std::vector<void *> packed;
   for (auto [i, t] : llvm::enumerate(args)) {
-    int64_t rank = t.rank();
+    int64_t rank = t.rank;
     if (rank != argTypes[i].getRank()) {
       error = "argument " + std::to_string(i) + " has rank " +
               std::to_string(rank) + ", the function expects " +
@@ -261,15 +286,16 @@ CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
     }
     std::vector<int64_t> &f = fields[i];
     f.resize(descriptorFields(rank));
-    void *data = t.data();
+    void *data = t.data;
     std::memcpy(&f[0], &data, sizeof(void *));
     std::memcpy(&f[1], &data, sizeof(void *));
     f[2] = 0;
+    // The guards checked that the argument is dense row-major.
     int64_t stride = 1;
     for (int64_t d = rank - 1; d >= 0; --d) {
-      f[3 + d] = t.shape()[d];
+      f[3 + d] = t.sizes[d];
       f[3 + rank + d] = stride;
-      stride *= t.shape()[d];
+      stride *= t.sizes[d];
     }
   }
   for (std::vector<int64_t> &f : fields)
@@ -286,25 +312,42 @@ CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
   // Copy the results out, then free the buffers the function allocated
   // (not the caller's: a result may be an argument's buffer).
   std::set<const void *> argData;
-  for (ref::HostTensor &t : args)
-    argData.insert(t.data());
+  for (const tgc_arg_desc &t : args)
+    argData.insert(t.data);
   std::set<void *> freed;
-  std::vector<ref::HostTensor> results;
   int64_t word = 0;
-  for (RankedTensorType type : resultTypes) {
+  bool ok = true;
+  for (auto [index, type] : llvm::enumerate(resultTypes)) {
     int64_t rank = type.getRank();
     int64_t *f = &resultStorage[word];
+    word += descriptorFields(rank);
     void *allocated, *aligned;
     std::memcpy(&allocated, &f[0], sizeof(void *));
     std::memcpy(&aligned, &f[1], sizeof(void *));
+    // Two results may be one buffer (CSE merges identical computations):
+    // free each buffer once, after every result has been copied.
+    if (allocated && !argData.count(allocated))
+      freed.insert(allocated);
+    if (!ok)
+      continue;
     int64_t offset = f[2];
     std::optional<ref::DType> dtype = ref::dtypeOf(type.getElementType());
     if (!dtype) {
       error = "unsupported result element type";
-      return failure();
+      ok = false;
+      continue;
     }
     std::vector<int64_t> shape(f + 3, f + 3 + rank);
-    ref::HostTensor out(*dtype, shape);
+    int64_t numel = 1;
+    for (int64_t s : shape)
+      numel *= s;
+    void *out = allocate(static_cast<int32_t>(index), *dtype, shape, error);
+    if (!out) {
+      if (error.empty())
+        error = "no memory for result " + std::to_string(index);
+      ok = false;
+      continue;
+    }
     size_t elem = ref::elementBytes(*dtype);
     const char *base = static_cast<const char *>(aligned) + offset * elem;
     // Results are dense row-major after bufferization with identity
@@ -315,29 +358,23 @@ CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
         dense = false;
       expected *= shape[d];
     }
-    std::vector<int64_t> index(rank, 0);
-    if (dense && out.numel() > 0)
-      std::memcpy(out.data(), base, out.numel() * elem);
-    for (int64_t n = 0; !dense && n < out.numel(); ++n) {
+    std::vector<int64_t> position(rank, 0);
+    if (dense && numel > 0 && out != base)
+      std::memmove(out, base, numel * elem);
+    for (int64_t n = 0; !dense && n < numel; ++n) {
       int64_t off = 0;
       for (int64_t d = 0; d < rank; ++d)
-        off += index[d] * f[3 + rank + d];
-      std::memcpy(static_cast<char *>(out.data()) + n * elem,
-                  base + off * elem, elem);
+        off += position[d] * f[3 + rank + d];
+      std::memcpy(static_cast<char *>(out) + n * elem, base + off * elem,
+                  elem);
       for (int64_t d = rank - 1; d >= 0; --d) {
-        if (++index[d] < shape[d])
+        if (++position[d] < shape[d])
           break;
-        index[d] = 0;
+        position[d] = 0;
       }
     }
-    results.push_back(std::move(out));
-    // Two results may be one buffer (CSE merges identical computations):
-    // free each buffer once, after every result has been copied.
-    if (allocated && !argData.count(allocated))
-      freed.insert(allocated);
-    word += descriptorFields(rank);
   }
   for (void *buffer : freed)
     std::free(buffer);
-  return results;
+  return success(ok);
 }

@@ -236,6 +236,26 @@ bool tgc::runtime::copyToHost(void *dst, uint64_t src, uint64_t bytes,
   return true;
 }
 
+bool tgc::runtime::copyOnDevice(uint64_t dst, uint64_t src, uint64_t bytes,
+                                std::string &error) {
+  const Driver *cu = driver(error);
+  if (!cu)
+    return false;
+  if (bytes == 0)
+    return true;
+  CUresult status = cu->cuMemcpyDtoDAsync(dst, src, size_t(bytes), nullptr);
+  if (status != CUDA_SUCCESS) {
+    error = errorMessage(*cu, "cuMemcpyDtoDAsync", status);
+    return false;
+  }
+  status = cu->cuCtxSynchronize();
+  if (status != CUDA_SUCCESS) {
+    error = errorMessage(*cu, "cuCtxSynchronize", status);
+    return false;
+  }
+  return true;
+}
+
 bool tgc::runtime::deviceSynchronize(std::string &error) {
   const Driver *cu = driver(error);
   if (!cu)

@@ -16,8 +16,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
-#include <memory>
 #include "mlir/IR/AffineMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <memory>
 
 #include <string>
 #include <vector>
@@ -42,8 +44,12 @@ struct CpuCompileOptions {
   /// Reorderable float reductions (tgc-reassociate-reductions).
   bool reassociate = true;
   unsigned optLevel = 3;
-  /// Shared libraries the JIT resolves symbols from (libomp by default).
+  /// Shared libraries the JIT resolves symbols from (libomp and MLIR's C
+  /// runner utils where the build found them, by default).
   std::vector<std::string> sharedLibs;
+  /// Keep the module after tgc-cpu-pipeline (loops, before LLVM) as text,
+  /// for loopsIR().
+  bool keepLoopsIR = false;
 };
 
 struct CpuCompileStats {
@@ -83,6 +89,13 @@ public:
 
   const CpuCompileStats &stats() const { return compileStats; }
 
+  /// The module after tgc-cpu-pipeline (with CpuCompileOptions::keepLoopsIR;
+  /// empty otherwise).
+  const std::string &loopsIR() const { return loopsText; }
+  /// The entry point's argument and result types.
+  ArrayRef<RankedTensorType> argumentTypes() const { return argTypes; }
+  ArrayRef<RankedTensorType> resultTypesOf() const { return resultTypes; }
+
   /// Evaluates the memory plan (`tgc.memory_plan` of tgc-plan-memory, whose
   /// sizes are expressions over argument sizes) for one call's argument
   /// shapes. Functions without intermediates use no arena.
@@ -93,6 +106,20 @@ public:
   /// The caller runs the guards first: the compiled code assumes them.
   FailureOr<std::vector<ref::HostTensor>>
   run(MutableArrayRef<ref::HostTensor> args, std::string &error) const;
+
+  /// Returns the memory for result `index` of `dtype` and `shape` (dense
+  /// row-major), or null with a message in `error`.
+  using ResultAllocator = llvm::function_ref<void *(
+      int32_t index, ref::DType dtype, ArrayRef<int64_t> shape,
+      std::string &error)>;
+
+  /// Runs the entry point on dense row-major arguments described by
+  /// `args` (data pointers used in place; the caller ran the guards) and
+  /// copies each result into the memory `allocate` returns for it. Used by
+  /// the C API, which hands the caller's tensors through without copies.
+  LogicalResult runDescriptors(ArrayRef<tgc_arg_desc> args,
+                               ResultAllocator allocate,
+                               std::string &error) const;
 
 private:
   CompiledCpuFunction();
@@ -105,6 +132,7 @@ private:
   tgc_guard_fn guardFn = nullptr;
   const tgc_guard_set_info *guardSetInfo = nullptr;
   CpuCompileStats compileStats;
+  std::string loopsText;
   /// The plan's maps (owned by the module's context, which must outlive
   /// this object, as for every other use of the compiled function) and the
   /// (argument, dim) pair of each of their symbols.

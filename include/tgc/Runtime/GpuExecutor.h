@@ -43,6 +43,9 @@ void deviceFree(uint64_t ptr);
 bool copyToDevice(uint64_t dst, const void *src, uint64_t bytes,
                   std::string &error);
 bool copyToHost(void *dst, uint64_t src, uint64_t bytes, std::string &error);
+/// Device-to-device copy on the null stream; waits for it.
+bool copyOnDevice(uint64_t dst, uint64_t src, uint64_t bytes,
+                  std::string &error);
 bool deviceSynchronize(std::string &error);
 /// The device's name and its multiprocessor count, for reports.
 std::string deviceName();

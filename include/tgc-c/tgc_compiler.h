@@ -1,0 +1,120 @@
+/*===- tgc_compiler.h - TGC compiler C API --------------------------------===*\
+|*                                                                            *|
+|* The C API of libtgc_capi: compile a function written in the `tgc`          *|
+|* dialect (MLIR text) for the CPU or a CUDA GPU, check a call's arguments    *|
+|* against its guards, and run it on caller-owned memory. The library also    *|
+|* exports the runtime C API (tgc_runtime.h: argument descriptors, the guard  *|
+|* dispatch cache, logging). Plain C99; Python uses it through ctypes, so one *|
+|* build serves every Python version. See docs/python.md.                     *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TGC_C_TGC_COMPILER_H
+#define TGC_C_TGC_COMPILER_H
+
+#include "tgc/Runtime/tgc_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a function below changes its signature or meaning. */
+#define TGC_CAPI_VERSION 1
+
+int32_t tgc_capi_version(void);
+
+/* The message of the last failed call on this thread ("" when none). Valid
+ * until the thread's next call into the library. */
+const char *tgc_last_error(void);
+
+/* Whether a CUDA device can be used; when not, copies why into `why`
+ * (NUL-terminated, truncated to `size`). Returns 1 or 0. */
+int32_t tgc_cuda_available(char *why, size_t size);
+
+/* One compiled specialization of one function. */
+typedef struct tgc_compiled tgc_compiled;
+
+/* Compiles function `entry` (NULL or "": the module's only function with a
+ * body) of `module_text`. `options` is a space-separated list of key=value
+ * (NULL or "" for the defaults):
+ *   device=cpu|cuda        target (cpu)
+ *   policy=dynamic|static|auto   what `?` sizes become (dynamic)
+ *   zero-one=0|1           specialize sizes 0 and 1 (1)
+ *   duck=0|1               equal example sizes share a symbol (1)
+ *   fuse=0|1               fusion groups (1)
+ *   example=ARG:D0xD1x...  the example shape of argument ARG (repeatable)
+ *   keep-code=0|1          keep the generated code for tgc_compiled_code (0)
+ *   openmp=0|1, approximate-math=0|1, opt-level=0..3   CPU code generation
+ *   shared-libs=A:B:...    libraries the CPU JIT resolves symbols from
+ *                          (default: libomp and MLIR's C runner utils where
+ *                          the build found them)
+ *   chip=sm_90, ptx-only=0|1, vectorize=0|1, cuda-graphs=0|1   CUDA
+ * Returns NULL on failure; tgc_last_error() then holds the diagnostics,
+ * each with its location. */
+tgc_compiled *tgc_compile(const char *module_text, const char *entry,
+                          const char *options);
+
+/* NULL is allowed. */
+void tgc_compiled_destroy(tgc_compiled *compiled);
+
+int32_t tgc_compiled_device(const tgc_compiled *compiled); /* tgc_device_type */
+int32_t tgc_compiled_num_args(const tgc_compiled *compiled);
+int32_t tgc_compiled_num_results(const tgc_compiled *compiled);
+double tgc_compiled_compile_ms(const tgc_compiled *compiled);
+/* Fused loop nests (CPU) or kernel launches plus GEMM calls (CUDA). */
+int64_t tgc_compiled_kernels(const tgc_compiled *compiled);
+
+/* The guard set: readable text ("s0 >= 10") and reason of guard `index`;
+ * NULL when out of range. */
+int32_t tgc_compiled_num_guards(const tgc_compiled *compiled);
+const char *tgc_compiled_guard_text(const tgc_compiled *compiled,
+                                    int32_t index);
+const char *tgc_compiled_guard_reason(const tgc_compiled *compiled,
+                                      int32_t index);
+
+/* Runs the guards on a call's arguments: -1 when all pass, else the index
+ * of the first that fails; -2 for a wrong argument count. Never reads
+ * outside the descriptors. */
+int32_t tgc_compiled_check_guards(const tgc_compiled *compiled,
+                                  const tgc_arg_desc *args, int32_t num_args);
+
+/* Copies "guard 3 failed: s0 >= 10 (reason): s0 = 7" for guard `guard` and
+ * these arguments into `buffer` like snprintf; returns the full length. */
+int64_t tgc_compiled_describe_failure(const tgc_compiled *compiled,
+                                      int32_t guard, const tgc_arg_desc *args,
+                                      int32_t num_args, char *buffer,
+                                      size_t size);
+
+/* Bytes of the intermediate arena for these arguments (CPU), or of the
+ * last run (CUDA); -1 when unknown. */
+int64_t tgc_compiled_arena_bytes(const tgc_compiled *compiled,
+                                 const tgc_arg_desc *args, int32_t num_args);
+
+/* Generated code kept with keep-code=1: "loops" (CPU: the module after
+ * tgc-cpu-pipeline), "plan" (CUDA: the launch plan), "ptx" (CUDA, with
+ * ptx-only=1). "" when there is none. */
+const char *tgc_compiled_code(const tgc_compiled *compiled, const char *what);
+
+/* Returns the memory for result `index` (dense row-major, on the compiled
+ * function's device), or NULL to fail the run. */
+typedef void *(*tgc_result_alloc_fn)(void *user, int32_t index, int32_t dtype,
+                                     int64_t rank, const int64_t *sizes);
+
+/* Runs the compiled function on dense row-major arguments whose data
+ * pointers are on its device (the caller ran the guards first: the code
+ * assumes them). Out arguments are written in place; each result is
+ * copied into the memory `alloc` returns for it. CUDA runs are synchronous
+ * with respect to the host. Returns 0, or -1 with tgc_last_error(). */
+int32_t tgc_compiled_run(tgc_compiled *compiled, const tgc_arg_desc *args,
+                         int32_t num_args, tgc_result_alloc_fn alloc,
+                         void *user);
+
+/* CUDA runs: kernel launches, cuBLASLt calls, graph captures and replays,
+ * patched graph nodes so far; zeros on the CPU. `out` holds 5 values. */
+void tgc_compiled_gpu_stats(const tgc_compiled *compiled, int64_t *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TGC_C_TGC_COMPILER_H */

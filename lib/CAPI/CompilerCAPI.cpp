@@ -1,0 +1,517 @@
+//===- CompilerCAPI.cpp - The C API of tgc_compiler.h ---------------------===//
+//
+// Wraps CompiledCpuFunction (JIT-compiled CPU code) and the GPU compiler
+// plus runtime (artifact, launch plan, GpuFunction) behind one handle type.
+// Every handle owns its MLIRContext: compiled code and plans refer to
+// attributes the context owns, and separate contexts keep concurrent
+// compiles and long-lived handles independent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc-c/tgc_compiler.h"
+
+#include "tgc/Compiler/CpuCompiler.h"
+#include "tgc/Compiler/GpuCompiler.h"
+#include "tgc/InitAllDialects.h"
+#include "tgc/InitAllPasses.h"
+#include "tgc/Runtime/DispatchCache.h"
+#include "tgc/Runtime/GpuExecutor.h"
+#include "tgc/Runtime/GpuPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace mlir::tgc;
+namespace rt = ::tgc::runtime;
+
+namespace {
+thread_local std::string lastError;
+
+void setError(std::string message) { lastError = std::move(message); }
+
+int64_t copyOut(const std::string &text, char *buffer, size_t size) {
+  if (buffer && size > 0) {
+    size_t n = std::min(size - 1, text.size());
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+  }
+  return static_cast<int64_t>(text.size());
+}
+
+struct Options {
+  bool cuda = false;
+  std::string policy = "dynamic";
+  bool zeroOne = true, duck = true, fuse = true, keepCode = false;
+  bool openmp = true, approximateMath = false, cudaGraphs = false;
+  bool ptxOnly = false, vectorize = true;
+  unsigned optLevel = 3;
+  std::string chip = "sm_90";
+  std::vector<std::string> sharedLibs;
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> examples;
+};
+
+bool parseBool(StringRef key, StringRef value, bool &out, std::string &error) {
+  if (value == "1" || value == "true") {
+    out = true;
+    return true;
+  }
+  if (value == "0" || value == "false") {
+    out = false;
+    return true;
+  }
+  error = ("option " + key + "=" + value + ": expected 0 or 1").str();
+  return false;
+}
+
+bool parseOptions(StringRef text, Options &o, std::string &error) {
+  SmallVector<StringRef> words;
+  text.split(words, ' ', -1, /*KeepEmpty=*/false);
+  for (StringRef word : words) {
+    auto [key, value] = word.split('=');
+    if (!word.contains('=')) {
+      error = ("option '" + word + "' is not key=value").str();
+      return false;
+    }
+    if (key == "device") {
+      if (value != "cpu" && value != "cuda") {
+        error = ("unknown device '" + value + "' (cpu or cuda)").str();
+        return false;
+      }
+      o.cuda = value == "cuda";
+    } else if (key == "policy") {
+      if (value != "dynamic" && value != "static" && value != "auto") {
+        error = ("unknown policy '" + value + "' (dynamic, static or auto)")
+                    .str();
+        return false;
+      }
+      o.policy = value.str();
+    } else if (key == "zero-one") {
+      if (!parseBool(key, value, o.zeroOne, error))
+        return false;
+    } else if (key == "duck") {
+      if (!parseBool(key, value, o.duck, error))
+        return false;
+    } else if (key == "fuse") {
+      if (!parseBool(key, value, o.fuse, error))
+        return false;
+    } else if (key == "keep-code") {
+      if (!parseBool(key, value, o.keepCode, error))
+        return false;
+    } else if (key == "openmp") {
+      if (!parseBool(key, value, o.openmp, error))
+        return false;
+    } else if (key == "approximate-math") {
+      if (!parseBool(key, value, o.approximateMath, error))
+        return false;
+    } else if (key == "cuda-graphs") {
+      if (!parseBool(key, value, o.cudaGraphs, error))
+        return false;
+    } else if (key == "ptx-only") {
+      if (!parseBool(key, value, o.ptxOnly, error))
+        return false;
+    } else if (key == "vectorize") {
+      if (!parseBool(key, value, o.vectorize, error))
+        return false;
+    } else if (key == "opt-level") {
+      if (value.getAsInteger(10, o.optLevel) || o.optLevel > 3) {
+        error = ("option opt-level=" + value + ": expected 0..3").str();
+        return false;
+      }
+    } else if (key == "chip") {
+      o.chip = value.str();
+    } else if (key == "shared-libs") {
+      SmallVector<StringRef> libs;
+      value.split(libs, ':', -1, /*KeepEmpty=*/false);
+      for (StringRef lib : libs)
+        o.sharedLibs.push_back(lib.str());
+    } else if (key == "example") {
+      auto [arg, dims] = value.split(':');
+      int64_t index;
+      std::vector<int64_t> shape;
+      if (arg.getAsInteger(10, index) || index < 0 || !value.contains(':')) {
+        error = ("option example=" + value + ": expected ARG:D0xD1...").str();
+        return false;
+      }
+      SmallVector<StringRef> parts;
+      dims.split(parts, 'x', -1, /*KeepEmpty=*/false);
+      for (StringRef p : parts) {
+        int64_t d;
+        if (p.getAsInteger(10, d) || d < 0) {
+          error = ("option example=" + value + ": bad size '" + p + "'").str();
+          return false;
+        }
+        shape.push_back(d);
+      }
+      o.examples.emplace_back(index, std::move(shape));
+    } else {
+      error = ("unknown option '" + key + "'").str();
+      return false;
+    }
+  }
+  return true;
+}
+
+std::once_flag registerOnce;
+} // namespace
+
+struct tgc_compiled {
+  std::unique_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+  bool cuda = false;
+  bool cudaGraphs = false;
+  int32_t numArgs = 0, numResults = 0;
+  double compileMs = 0;
+  int64_t kernels = 0;
+  std::vector<std::string> guardTexts, guardReasons;
+  std::string loops, plan, ptx;
+  // CPU
+  std::unique_ptr<CompiledCpuFunction> cpu;
+  // CUDA
+  rt::GpuArtifact artifact;
+  std::unique_ptr<rt::GpuFunction> gpu;
+  std::mutex runMutex;
+};
+
+extern "C" {
+
+int32_t tgc_capi_version(void) { return TGC_CAPI_VERSION; }
+
+const char *tgc_last_error(void) { return lastError.c_str(); }
+
+int32_t tgc_cuda_available(char *why, size_t size) {
+  std::string reason;
+  if (rt::cudaDeviceAvailable(reason))
+    return 1;
+  copyOut(reason, why, size);
+  return 0;
+}
+
+tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
+                          const char *optionText) {
+  lastError.clear();
+  if (!moduleText) {
+    setError("tgc_compile: module text is NULL");
+    return nullptr;
+  }
+  Options o;
+  std::string error;
+  if (!parseOptions(optionText ? optionText : "", o, error)) {
+    setError("tgc_compile: " + error);
+    return nullptr;
+  }
+  std::call_once(registerOnce, [] { registerAllTgcPasses(); });
+
+  auto result = std::make_unique<tgc_compiled>();
+  DialectRegistry registry;
+  registerAllTgcDialects(registry);
+  result->context = std::make_unique<MLIRContext>(
+      registry, MLIRContext::Threading::DISABLED);
+  MLIRContext *ctx = result->context.get();
+  ctx->loadAllAvailableDialects();
+
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      llvm::raw_string_ostream os(diagnostics);
+      os << diag.getLocation() << ": "
+         << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
+                                                              : "note: ")
+         << diag << "\n";
+      return success();
+    });
+    result->module = parseSourceString<ModuleOp>(moduleText, ctx, "<input>");
+  }
+  if (!result->module) {
+    setError("tgc_compile: the module does not parse:\n" + diagnostics);
+    return nullptr;
+  }
+  func::FuncOp entry;
+  std::string entryStr = entryName ? entryName : "";
+  for (auto f : result->module->getOps<func::FuncOp>()) {
+    if (f.isExternal())
+      continue;
+    if (entryStr.empty() ? !entry : f.getName() == entryStr) {
+      if (entryStr.empty() && entry) {
+        setError("tgc_compile: the module has several functions; name one");
+        return nullptr;
+      }
+      entry = f;
+    } else if (entryStr.empty()) {
+      setError("tgc_compile: the module has several functions; name one");
+      return nullptr;
+    }
+  }
+  if (!entry) {
+    setError(entryStr.empty()
+                 ? std::string("tgc_compile: the module has no function")
+                 : "tgc_compile: no function @" + entryStr + " in the module");
+    return nullptr;
+  }
+  result->numArgs = static_cast<int32_t>(entry.getNumArguments());
+  result->numResults = static_cast<int32_t>(entry.getNumResults());
+  std::vector<std::vector<int64_t>> examples(entry.getNumArguments());
+  for (auto &[index, shape] : o.examples) {
+    if (index >= result->numArgs) {
+      setError("tgc_compile: example for argument " + std::to_string(index) +
+               ", but @" + entry.getName().str() + " has " +
+               std::to_string(result->numArgs) + " arguments");
+      return nullptr;
+    }
+    examples[index] = shape;
+  }
+  std::string name = entry.getName().str();
+
+  if (!o.cuda) {
+    CpuCompileOptions options;
+    options.policy = o.policy;
+    options.specializeZeroOne = o.zeroOne;
+    options.duckSizing = o.duck;
+    options.exampleShapes = examples;
+    options.fuse = o.fuse;
+    options.openmp = o.openmp;
+    options.approximateMath = o.approximateMath;
+    options.optLevel = o.optLevel;
+    options.sharedLibs = o.sharedLibs;
+    options.keepLoopsIR = o.keepCode;
+    result->cpu = CompiledCpuFunction::compile(*result->module, name, options,
+                                               error);
+    if (!result->cpu) {
+      setError(error);
+      return nullptr;
+    }
+    result->compileMs = result->cpu->stats().compileMs;
+    result->kernels = result->cpu->stats().kernels;
+    result->loops = result->cpu->loopsIR();
+    if (const tgc_guard_set_info *info = result->cpu->guardInfo())
+      for (int32_t i = 0; i < info->num_guards; ++i) {
+        result->guardTexts.push_back(info->guards[i].text);
+        result->guardReasons.push_back(info->guards[i].reason);
+      }
+    return result.release();
+  }
+
+  GpuCompileOptions options;
+  options.policy = o.policy;
+  options.specializeZeroOne = o.zeroOne;
+  options.duckSizing = o.duck;
+  options.exampleShapes = examples;
+  options.fuse = o.fuse;
+  options.chip = o.chip;
+  options.ptxOnly = o.ptxOnly;
+  options.vectorize = o.vectorize;
+  FailureOr<GpuCompileResult> compiled =
+      compileGpuFunction(*result->module, name, options, error);
+  if (failed(compiled)) {
+    setError(error);
+    return nullptr;
+  }
+  result->cuda = true;
+  result->cudaGraphs = o.cudaGraphs;
+  result->artifact = std::move(compiled->artifact);
+  result->compileMs = compiled->compileMs;
+  result->kernels = compiled->kernels + compiled->gemms;
+  for (const rt::PlanGuard &g : result->artifact.plan.guards) {
+    result->guardTexts.push_back(g.text);
+    result->guardReasons.push_back(g.reason);
+  }
+  if (o.keepCode) {
+    result->plan = rt::serializePlan(result->artifact.plan);
+    if (result->artifact.isPtx)
+      result->ptx = result->artifact.module;
+  }
+  return result.release();
+}
+
+void tgc_compiled_destroy(tgc_compiled *compiled) { delete compiled; }
+
+int32_t tgc_compiled_device(const tgc_compiled *c) {
+  return c && c->cuda ? TGC_DEVICE_CUDA : TGC_DEVICE_CPU;
+}
+int32_t tgc_compiled_num_args(const tgc_compiled *c) {
+  return c ? c->numArgs : -1;
+}
+int32_t tgc_compiled_num_results(const tgc_compiled *c) {
+  return c ? c->numResults : -1;
+}
+double tgc_compiled_compile_ms(const tgc_compiled *c) {
+  return c ? c->compileMs : 0;
+}
+int64_t tgc_compiled_kernels(const tgc_compiled *c) {
+  return c ? c->kernels : 0;
+}
+int32_t tgc_compiled_num_guards(const tgc_compiled *c) {
+  return c ? static_cast<int32_t>(c->guardTexts.size()) : 0;
+}
+const char *tgc_compiled_guard_text(const tgc_compiled *c, int32_t i) {
+  if (!c || i < 0 || i >= static_cast<int32_t>(c->guardTexts.size()))
+    return nullptr;
+  return c->guardTexts[i].c_str();
+}
+const char *tgc_compiled_guard_reason(const tgc_compiled *c, int32_t i) {
+  if (!c || i < 0 || i >= static_cast<int32_t>(c->guardReasons.size()))
+    return nullptr;
+  return c->guardReasons[i].c_str();
+}
+
+int32_t tgc_compiled_check_guards(const tgc_compiled *c,
+                                  const tgc_arg_desc *args, int32_t n) {
+  if (!c || (n > 0 && !args) || n != c->numArgs)
+    return -2;
+  if (!c->cuda)
+    return c->cpu->guard()(args, n);
+  std::string message;
+  return rt::checkPlanGuards(c->artifact.plan, args, n, message);
+}
+
+int64_t tgc_compiled_describe_failure(const tgc_compiled *c, int32_t guard,
+                                      const tgc_arg_desc *args, int32_t n,
+                                      char *buffer, size_t size) {
+  std::string text;
+  if (!c)
+    text = "no compiled function";
+  else if (n != c->numArgs)
+    text = "the function takes " + std::to_string(c->numArgs) +
+           " arguments, got " + std::to_string(n);
+  else if (!c->cuda)
+    text = rt::describeGuardFailure(c->cpu->guardInfo(), guard, args, n);
+  else if (rt::checkPlanGuards(c->artifact.plan, args, n, text) == -1)
+    text = "every guard passes";
+  return copyOut(text, buffer, size);
+}
+
+int64_t tgc_compiled_arena_bytes(const tgc_compiled *c,
+                                 const tgc_arg_desc *args, int32_t n) {
+  if (!c)
+    return -1;
+  if (c->cuda)
+    return c->gpu ? c->gpu->stats().arenaBytes : -1;
+  if (n != c->numArgs || (n > 0 && !args))
+    return -1;
+  std::vector<std::vector<int64_t>> shapes;
+  for (int32_t i = 0; i < n; ++i)
+    shapes.emplace_back(args[i].sizes,
+                        args[i].sizes + std::max<int64_t>(args[i].rank, 0));
+  return c->cpu->memoryUse(shapes).arenaBytes;
+}
+
+const char *tgc_compiled_code(const tgc_compiled *c, const char *what) {
+  if (!c || !what)
+    return "";
+  StringRef w(what);
+  if (w == "loops")
+    return c->loops.c_str();
+  if (w == "plan")
+    return c->plan.c_str();
+  if (w == "ptx")
+    return c->ptx.c_str();
+  return "";
+}
+
+int32_t tgc_compiled_run(tgc_compiled *c, const tgc_arg_desc *args,
+                         int32_t n, tgc_result_alloc_fn alloc, void *user) {
+  lastError.clear();
+  if (!c || !alloc || (n > 0 && !args)) {
+    setError("tgc_compiled_run: invalid arguments");
+    return -1;
+  }
+  if (n != c->numArgs) {
+    setError("tgc_compiled_run: the function takes " +
+             std::to_string(c->numArgs) + " arguments, got " +
+             std::to_string(n));
+    return -1;
+  }
+  for (int32_t i = 0; i < n; ++i)
+    if (args[i].device_type != (c->cuda ? TGC_DEVICE_CUDA : TGC_DEVICE_CPU) ||
+        args[i].rank < 0) {
+      setError("tgc_compiled_run: argument " + std::to_string(i) +
+               (args[i].rank < 0 ? " is not a tensor"
+                                 : " is on the wrong device"));
+      return -1;
+    }
+  std::string error;
+  if (!c->cuda) {
+    LogicalResult ok = c->cpu->runDescriptors(
+        ArrayRef<tgc_arg_desc>(args, n),
+        [&](int32_t index, ref::DType dtype, ArrayRef<int64_t> shape,
+            std::string &) -> void * {
+          return alloc(user, index, static_cast<int32_t>(dtype),
+                       static_cast<int64_t>(shape.size()), shape.data());
+        },
+        error);
+    if (failed(ok)) {
+      setError("tgc_compiled_run: " + error);
+      return -1;
+    }
+    return 0;
+  }
+
+  std::lock_guard<std::mutex> lock(c->runMutex);
+  if (!c->gpu) {
+    c->gpu = rt::GpuFunction::load(c->artifact, error);
+    if (!c->gpu) {
+      setError("tgc_compiled_run: " + error);
+      return -1;
+    }
+  }
+  std::vector<rt::DeviceTensor> inputs(n), results;
+  for (int32_t i = 0; i < n; ++i) {
+    inputs[i].ptr = reinterpret_cast<uint64_t>(args[i].data);
+    inputs[i].sizes.assign(args[i].sizes, args[i].sizes + args[i].rank);
+    inputs[i].dtype = args[i].dtype;
+  }
+  if (!c->gpu->run(inputs, results, c->cudaGraphs, error)) {
+    setError("tgc_compiled_run: " + error);
+    return -1;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < results.size(); ++i) {
+    rt::DeviceTensor &r = results[i];
+    if (ok) {
+      int64_t bytes = rt::dtypeBytes(r.dtype);
+      for (int64_t s : r.sizes)
+        bytes *= s;
+      void *out = alloc(user, static_cast<int32_t>(i), r.dtype,
+                        static_cast<int64_t>(r.sizes.size()), r.sizes.data());
+      if (!out) {
+        error = "no memory for result " + std::to_string(i);
+        ok = false;
+      } else if (!rt::copyOnDevice(reinterpret_cast<uint64_t>(out), r.ptr,
+                                   static_cast<uint64_t>(bytes), error)) {
+        ok = false;
+      }
+    }
+    rt::deviceFree(r.ptr);
+  }
+  if (!ok) {
+    setError("tgc_compiled_run: " + error);
+    return -1;
+  }
+  return 0;
+}
+
+void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
+  if (!out)
+    return;
+  for (int i = 0; i < 5; ++i)
+    out[i] = 0;
+  if (!c || !c->gpu)
+    return;
+  const rt::GpuRunStats &s = c->gpu->stats();
+  out[0] = s.launches;
+  out[1] = s.gemms;
+  out[2] = s.graphCaptures;
+  out[3] = s.graphReplays;
+  out[4] = s.patchedNodes;
+}
+
+} // extern "C"
