@@ -1,0 +1,185 @@
+"""Numerics of each supported operator against eager PyTorch (CPU)."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from conftest import assert_same, check
+
+torch.manual_seed(0)
+X = torch.randn(6, 10)
+Y = torch.randn(10)
+P = torch.rand(6, 10) + 0.1
+
+UNARY = [
+    torch.neg, torch.abs, torch.relu, torch.exp, torch.exp2, torch.expm1,
+    torch.sin, torch.cos, torch.tanh, torch.sigmoid, torch.erf, torch.floor,
+    torch.ceil, torch.round, F.silu, F.gelu, torch.reciprocal,
+    lambda x: F.gelu(x, approximate="tanh"),
+    lambda x: torch.clamp(x, -0.5, 0.5), lambda x: x.clamp(min=0.1),
+    lambda x: F.relu6(x * 4), lambda x: F.leaky_relu(x, 0.2),
+    lambda x: F.hardtanh(x), lambda x: x.square(),
+]
+
+
+@pytest.mark.parametrize("fn", UNARY, ids=lambda f: getattr(f, "__name__", "lambda"))
+def test_unary(fn):
+    check(fn, X)
+
+
+@pytest.mark.parametrize(
+    "fn", [torch.log, torch.log2, torch.log1p, torch.sqrt, torch.rsqrt],
+    ids=lambda f: f.__name__,
+)
+def test_unary_positive(fn):
+    check(fn, P)
+
+
+BINARY = [
+    lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y,
+    lambda x, y: x / (y.abs() + 1), lambda x, y: torch.maximum(x, y),
+    lambda x, y: torch.minimum(x, y), lambda x, y: torch.atan2(x, y),
+    lambda x, y: torch.add(x, y, alpha=2), lambda x, y: torch.sub(x, y, alpha=0.5),
+    lambda x, y: x + 1, lambda x, y: 1 - x, lambda x, y: 2 * x, lambda x, y: x / 4,
+    lambda x, y: 3 / (x.abs() + 1), lambda x, y: x ** 2, lambda x, y: (x.abs() + 1) ** 0.5,
+    lambda x, y: (x.abs() + 1) ** y, lambda x, y: 2 ** x,
+    lambda x, y: torch.where(x > y, x, y), lambda x, y: torch.where(x > 0, x, 0.0),
+    lambda x, y: x.masked_fill(x < 0, -1.0), lambda x, y: x // 0.3,
+    lambda x, y: torch.remainder(x, 0.7),
+    lambda x, y: (x > y) & (x > 0), lambda x, y: (x > y) | (x > 0), lambda x, y: ~(x > y),
+    lambda x, y: x == y, lambda x, y: x != 0, lambda x, y: x <= y, lambda x, y: x >= 0.5,
+    lambda x, y: torch.logical_not(x > 0),
+]
+
+
+@pytest.mark.parametrize("fn", BINARY)
+def test_binary(fn):
+    check(fn, X, Y)
+
+
+def test_type_promotion():
+    i = torch.arange(10)
+    check(lambda x, i: x * i, X, i)
+    check(lambda i: i + 1, i)
+    check(lambda i: i * 2.5, i)
+    check(lambda i: i // 3, i)
+    check(lambda i: i.float() / 3, i)
+    check(lambda x: x.half().float(), X)
+    check(lambda x: x.double() * 2, X)
+    check(lambda x: (x > 0).long().sum(1), X)
+    check(lambda x: x.to(torch.bfloat16), X)
+
+
+REDUCTIONS = [
+    lambda x: x.sum(), lambda x: x.sum(1), lambda x: x.sum(-1, keepdim=True),
+    lambda x: x.mean(0), lambda x: torch.mean(x, dim=(0, 1)), lambda x: x.amax(1),
+    lambda x: x.amin(0, keepdim=True), lambda x: x.max(), lambda x: x.min(),
+    lambda x: x.max(1), lambda x: x.min(0, keepdim=True), lambda x: x.argmax(1),
+    lambda x: x.argmin(0), lambda x: x.var(1), lambda x: x.var(1, unbiased=False),
+    lambda x: x.std(0), lambda x: x.norm(dim=1), lambda x: torch.linalg.norm(x, dim=1),
+    lambda x: torch.softmax(x, 1), lambda x: F.log_softmax(x, dim=-1),
+    lambda x: x.softmax(0), lambda x: torch.topk(x, 3), lambda x: torch.topk(x, 2, dim=0),
+]
+
+
+@pytest.mark.parametrize("fn", REDUCTIONS)
+def test_reduction(fn):
+    check(fn, X)
+
+
+SHAPES = [
+    lambda x: x.reshape(-1), lambda x: x.view(3, 20), lambda x: x.view(-1, 5),
+    lambda x: x.flatten(), lambda x: x.t(), lambda x: x.T, lambda x: x.transpose(0, 1),
+    lambda x: x.permute(1, 0), lambda x: x.unsqueeze(1), lambda x: x[None],
+    lambda x: x.unsqueeze(0).squeeze(0), lambda x: x[:, 2:5], lambda x: x[1:4],
+    lambda x: x[::2], lambda x: x[..., 3], lambda x: x[2], lambda x: x[-1],
+    lambda x: x.select(1, 4), lambda x: x.narrow(1, 2, 3),
+    lambda x: torch.cat([x, x * 2], 0), lambda x: torch.cat((x, x), dim=1),
+    lambda x: torch.stack([x, x + 1], 0), lambda x: x[:1].expand(4, 10),
+    lambda x: x.sum(0, keepdim=True).expand_as(x), lambda x: F.pad(x, (1, 2)),
+    lambda x: F.pad(x, (0, 0, 2, 1), value=3.0), lambda x: x.contiguous().clone(),
+    lambda x: x.flatten(0, 1).view(6, 10), lambda x: x.movedim(0, 1),
+]
+
+
+@pytest.mark.parametrize("fn", SHAPES)
+def test_shape(fn):
+    check(fn, X)
+
+
+def test_indexing():
+    idx = torch.tensor([0, 3, 5])
+    check(lambda x, i: x.index_select(0, i), X, idx)
+    check(lambda x, i: x[i], X, idx)
+    g = torch.randint(0, 10, (6, 3))
+    check(lambda x, i: torch.gather(x, 1, i), X, g)
+    w = torch.randn(20, 4)
+    ids = torch.randint(0, 20, (3, 5))
+    check(lambda w, i: F.embedding(i, w), w, ids)
+
+
+def test_factories():
+    check(lambda x: x + torch.ones(10), X)
+    check(lambda x: x * torch.full((6, 10), 0.5), X)
+    check(lambda x: x + torch.zeros_like(x), X, dynamic=True)
+    check(lambda x: x + torch.arange(10), X)
+    check(lambda x: x + torch.tensor([1.0, 2.0] * 5), X)
+
+
+def test_linear_algebra():
+    a, b = torch.randn(4, 6), torch.randn(6, 3)
+    check(lambda a, b: a @ b, a, b, rtol=1e-4, atol=1e-4)
+    check(torch.mm, a, b, rtol=1e-4, atol=1e-4)
+    check(lambda a: a @ torch.ones(6), a, rtol=1e-4, atol=1e-4)
+    ba, bb = torch.randn(3, 4, 6), torch.randn(3, 6, 5)
+    check(torch.bmm, ba, bb, rtol=1e-4, atol=1e-4)
+    check(torch.matmul, ba, torch.randn(6, 2), rtol=1e-4, atol=1e-4)
+    w, bias = torch.randn(5, 6), torch.randn(5)
+    check(F.linear, a, w, bias, rtol=1e-4, atol=1e-4)
+    check(lambda b, a, w: torch.addmm(b, a, w), torch.randn(3), a, b, rtol=1e-4, atol=1e-4)
+    m = torch.randn(3, 4, 4, dtype=torch.float64)
+    spd = m @ m.transpose(1, 2) + 4 * torch.eye(4, dtype=torch.float64)
+    check(torch.linalg.cholesky, spd, rtol=1e-9, atol=1e-9)
+
+
+def test_nn_ops():
+    img = torch.randn(2, 3, 9, 9)
+    w = torch.randn(4, 3, 3, 3)
+    b = torch.randn(4)
+    check(lambda x: F.conv2d(x, w, b, padding=1), img, rtol=1e-4, atol=1e-4)
+    check(lambda x: F.conv2d(x, w, stride=2), img, rtol=1e-4, atol=1e-4)
+    check(lambda x: F.max_pool2d(x, 2), img)
+    check(lambda x: F.max_pool2d(x, 3, stride=2, padding=1), img)
+    check(lambda x: F.avg_pool2d(x, 3, stride=3), img)
+    check(lambda x: F.adaptive_avg_pool2d(x, 1), img)
+    ln_w, ln_b = torch.randn(10), torch.randn(10)
+    check(lambda x: F.layer_norm(x, (10,), ln_w, ln_b), X, rtol=1e-4, atol=1e-4)
+    check(lambda x: F.layer_norm(x, (10,)), X, rtol=1e-4, atol=1e-4)
+    check(lambda x: F.dropout(x, 0.5, training=False), X)
+
+
+def test_inplace_and_out():
+    def f(x, y):
+        x.add_(y)
+        x.mul_(2)
+        return x
+
+    x = torch.randn(6, 10)
+    expected = f(x.clone(), Y)
+    cf = __import__("tgc").compile(f)
+    got = cf(x, Y)
+    assert got is x
+    assert_same(x, expected)
+
+    def g(x, out):
+        torch.exp(x, out=out)
+
+    out = torch.empty(6, 10)
+    __import__("tgc").compile(g)(X, out)
+    assert_same(out, torch.exp(X))
+
+
+def test_inputs_not_mutated():
+    x = X.clone()
+    check(lambda x: torch.relu(x) + 1, x)
+    assert torch.equal(x, X)

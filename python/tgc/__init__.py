@@ -1,0 +1,119 @@
+"""TGC from Python: compile PyTorch functions and modules with TGC.
+
+    import tgc
+    fast = tgc.compile(model)            # or torch.compile(model, backend="tgc")
+    y = fast(x)
+    print(tgc.explain(fast))
+
+See docs/python.md.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from ._capi import TgcError, cuda_available
+from ._compile import (
+    CompiledFunction,
+    Explanation,
+    RecompileError,
+    explain,
+    get_stance,
+    set_logs,
+    set_stance,
+)
+from ._graph import Unsupported
+
+__all__ = [
+    "compile",
+    "explain",
+    "set_stance",
+    "get_stance",
+    "set_logs",
+    "trace_to_mlir",
+    "CompiledFunction",
+    "Explanation",
+    "RecompileError",
+    "TgcError",
+    "Unsupported",
+    "cuda_available",
+]
+
+__version__ = "0.1.0"
+
+
+def compile(
+    fn_or_module: Optional[Callable] = None,
+    *,
+    dynamic: Optional[bool] = None,
+    mode: str = "default",
+    device: Optional[str] = None,
+    fullgraph: bool = True,
+    fallback: bool = False,
+    recompile_limit: int = 8,
+    options: str = "",
+):
+    """Compiles a function, an ``nn.Module`` or a ``torch.export``
+    ExportedProgram with TGC; returns a callable.
+
+    dynamic: None (PyTorch's automatic mode: static first, sizes that
+      change become dynamic on the first recompile), True (every size
+      dynamic), False (every size static).
+    mode: "default" or "reduce-overhead" (CUDA graphs on the GPU).
+    device: None (the inputs' device), "cpu" or "cuda".
+    fallback: run eagerly, with a warning, what TGC cannot compile (and
+      after the recompile limit) instead of raising.
+    options: extra compiler options (see tgc_compiler.h), e.g. "fuse=0".
+    Usable as a decorator, with or without arguments.
+    """
+    if fn_or_module is None:
+        return lambda f: compile(
+            f, dynamic=dynamic, mode=mode, device=device, fullgraph=fullgraph,
+            fallback=fallback, recompile_limit=recompile_limit, options=options,
+        )
+    from .fx import compile_exported, is_exported_program
+
+    if is_exported_program(fn_or_module):
+        return compile_exported(
+            fn_or_module, mode=mode, device=device, fallback=fallback,
+            recompile_limit=recompile_limit, options=options,
+        )
+    compiled = CompiledFunction(
+        fn_or_module, dynamic=dynamic, mode=mode, device=device,
+        fullgraph=fullgraph, fallback=fallback,
+        recompile_limit=recompile_limit, options=options,
+    )
+    try:
+        import functools
+
+        functools.update_wrapper(compiled, fn_or_module)
+    except (AttributeError, TypeError):
+        pass
+    return compiled
+
+
+def trace_to_mlir(fn: Callable, *args, dynamic: Optional[bool] = False) -> str:
+    """The tgc dialect text TGC records for ``fn(*args)``."""
+    import torch
+
+    from ._trace import trace
+
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    dims = [set(range(t.dim())) if dynamic else set() for t in tensors]
+    positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+
+    def run(*ts):
+        full = list(args)
+        for p, t in zip(positions, ts):
+            full[p] = t
+        with torch.no_grad():
+            return fn(*full)
+
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    return trace(run, [t.detach().clone() for t in tensors], dims, name=name).text
+
+
+try:  # the torch.compile backend (PyTorch 2.x)
+    from . import backend as _backend  # noqa: F401
+except Exception:  # pragma: no cover - PyTorch 1.x has no Dynamo
+    pass

@@ -1,0 +1,244 @@
+"""ctypes bindings of libtgc_capi (include/tgc-c/tgc_compiler.h).
+
+The library is found, in order, at ``$TGC_CAPI_LIBRARY``, in the package's
+``_lib`` folder (the relocatable bundle of utils/build-python-bundle.sh),
+or in the build tree of the checkout the package lives in
+(``$TGC_BUILD_DIR/lib``, ``build/lib``, ``build-release/lib``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import threading
+from typing import List, Optional, Sequence
+
+import torch
+
+from ._graph import CODE_DTYPES, DTYPE_CODES
+
+CAPI_VERSION = 1
+
+
+class TgcError(RuntimeError):
+    """A compile or run error reported by the TGC library."""
+
+
+class ArgDesc(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("sizes", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("rank", ctypes.c_int64),
+        ("scalar", ctypes.c_int64),
+        ("dtype", ctypes.c_int32),
+        ("device_type", ctypes.c_int32),
+        ("device_index", ctypes.c_int32),
+        ("reserved", ctypes.c_int32),
+    ]
+
+
+assert ctypes.sizeof(ArgDesc) == 56
+
+ALLOC_FN = ctypes.CFUNCTYPE(
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_int32,
+    ctypes.c_int32,
+    ctypes.c_int64,
+    ctypes.POINTER(ctypes.c_int64),
+)
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_lib: Optional[ctypes.CDLL] = None
+_lock = threading.Lock()
+
+
+def library_path() -> str:
+    env = os.environ.get("TGC_CAPI_LIBRARY")
+    if env:
+        return env
+    bundled = os.path.join(_here, "_lib", "libtgc_capi.so")
+    if os.path.exists(bundled):
+        return bundled
+    root = os.path.dirname(os.path.dirname(_here))
+    builds = ["build", "build-release"]
+    if os.environ.get("TGC_BUILD_DIR"):
+        builds.insert(0, os.environ["TGC_BUILD_DIR"])
+    for build in builds:
+        p = os.path.join(root, build, "lib", "libtgc_capi.so")
+        if os.path.exists(p):
+            return p
+    raise TgcError(
+        "libtgc_capi.so not found: build TGC (utils/setup.sh), set "
+        "TGC_CAPI_LIBRARY, or use the bundle of utils/build-python-bundle.sh"
+    )
+
+
+def bundled_shared_libs() -> List[str]:
+    """Runtime libraries the CPU JIT needs, when the package carries them."""
+    libdir = os.path.join(_here, "_lib")
+    libs = []
+    for pattern in ("libomp.so*", "libmlir_c_runner_utils.so*"):
+        found = sorted(glob.glob(os.path.join(libdir, pattern)))
+        if found:
+            libs.append(found[0])
+    return libs
+
+
+def lib() -> ctypes.CDLL:
+    global _lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        l = ctypes.CDLL(library_path())
+        c = ctypes
+        P = c.c_void_p
+        sig = {
+            "tgc_capi_version": (c.c_int32, []),
+            "tgc_last_error": (c.c_char_p, []),
+            "tgc_cuda_available": (c.c_int32, [c.c_char_p, c.c_size_t]),
+            "tgc_compile": (P, [c.c_char_p, c.c_char_p, c.c_char_p]),
+            "tgc_compiled_destroy": (None, [P]),
+            "tgc_compiled_device": (c.c_int32, [P]),
+            "tgc_compiled_num_args": (c.c_int32, [P]),
+            "tgc_compiled_num_results": (c.c_int32, [P]),
+            "tgc_compiled_compile_ms": (c.c_double, [P]),
+            "tgc_compiled_kernels": (c.c_int64, [P]),
+            "tgc_compiled_num_guards": (c.c_int32, [P]),
+            "tgc_compiled_guard_text": (c.c_char_p, [P, c.c_int32]),
+            "tgc_compiled_guard_reason": (c.c_char_p, [P, c.c_int32]),
+            "tgc_compiled_check_guards": (c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32]),
+            "tgc_compiled_describe_failure": (
+                c.c_int64,
+                [P, c.c_int32, c.POINTER(ArgDesc), c.c_int32, c.c_char_p, c.c_size_t],
+            ),
+            "tgc_compiled_arena_bytes": (c.c_int64, [P, c.POINTER(ArgDesc), c.c_int32]),
+            "tgc_compiled_code": (c.c_char_p, [P, c.c_char_p]),
+            "tgc_compiled_run": (c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P]),
+            "tgc_compiled_gpu_stats": (None, [P, c.POINTER(c.c_int64)]),
+            "tgc_set_logs": (c.c_int32, [c.c_char_p]),
+        }
+        for name, (res, args) in sig.items():
+            f = getattr(l, name)
+            f.restype = res
+            f.argtypes = args
+        if l.tgc_capi_version() != CAPI_VERSION:
+            raise TgcError(
+                f"libtgc_capi has C API version {l.tgc_capi_version()}, this "
+                f"package expects {CAPI_VERSION}: rebuild or reinstall"
+            )
+        _lib = l
+        return l
+
+
+def last_error() -> str:
+    return lib().tgc_last_error().decode("utf-8", "replace")
+
+
+def cuda_available() -> tuple:
+    buf = ctypes.create_string_buffer(512)
+    ok = lib().tgc_cuda_available(buf, 512)
+    return bool(ok), buf.value.decode()
+
+
+class Args:
+    """Descriptors of a call's tensors (kept alive with their size arrays)."""
+
+    __slots__ = ("descs", "keep", "count")
+
+    def __init__(self, tensors: Sequence[torch.Tensor]):
+        n = len(tensors)
+        self.descs = (ArgDesc * max(n, 1))()
+        self.keep = []
+        self.count = n
+        for i, t in enumerate(tensors):
+            d = self.descs[i]
+            rank = t.dim()
+            sizes = (ctypes.c_int64 * max(rank, 1))(*t.shape)
+            strides = (ctypes.c_int64 * max(rank, 1))(*t.stride())
+            self.keep.append((sizes, strides))
+            d.data = t.data_ptr() or None
+            d.sizes = sizes
+            d.strides = strides
+            d.rank = rank
+            d.dtype = DTYPE_CODES.get(t.dtype, 99)
+            if t.device.type == "cuda":
+                d.device_type = 1
+                d.device_index = t.device.index or 0
+            else:
+                d.device_type = 0 if t.device.type == "cpu" else 99
+
+
+class Compiled:
+    """One compiled specialization (owns the library handle)."""
+
+    def __init__(self, text: str, entry: str, options: str):
+        l = lib()
+        h = l.tgc_compile(text.encode(), entry.encode(), options.encode())
+        if not h:
+            raise TgcError(last_error())
+        self.handle = h
+        self.device = "cuda" if l.tgc_compiled_device(h) == 1 else "cpu"
+        self.num_args = l.tgc_compiled_num_args(h)
+        self.num_results = l.tgc_compiled_num_results(h)
+        self.compile_ms = l.tgc_compiled_compile_ms(h)
+        self.kernels = l.tgc_compiled_kernels(h)
+        self.guards = []
+        for i in range(l.tgc_compiled_num_guards(h)):
+            text_i = l.tgc_compiled_guard_text(h, i).decode()
+            reason = l.tgc_compiled_guard_reason(h, i).decode()
+            self.guards.append((text_i, reason))
+        self._alloc_error: Optional[BaseException] = None
+
+    def __del__(self):
+        h = getattr(self, "handle", None)
+        if h and _lib is not None:
+            _lib.tgc_compiled_destroy(h)
+            self.handle = None
+
+    def check(self, args: Args) -> int:
+        return _lib.tgc_compiled_check_guards(self.handle, args.descs, args.count)
+
+    def describe(self, guard: int, args: Args) -> str:
+        buf = ctypes.create_string_buffer(1024)
+        _lib.tgc_compiled_describe_failure(self.handle, guard, args.descs, args.count, buf, 1024)
+        return buf.value.decode("utf-8", "replace")
+
+    def arena_bytes(self, args: Args) -> int:
+        return _lib.tgc_compiled_arena_bytes(self.handle, args.descs, args.count)
+
+    def code(self, what: str) -> str:
+        return _lib.tgc_compiled_code(self.handle, what.encode()).decode()
+
+    def gpu_stats(self) -> dict:
+        out = (ctypes.c_int64 * 5)()
+        _lib.tgc_compiled_gpu_stats(self.handle, out)
+        keys = ("launches", "gemms", "graph_captures", "graph_replays", "patched_nodes")
+        return dict(zip(keys, list(out)))
+
+    def run(self, args: Args, device: torch.device) -> List[torch.Tensor]:
+        results: List[Optional[torch.Tensor]] = [None] * self.num_results
+
+        def alloc(user, index, dtype, rank, sizes):
+            try:
+                shape = [sizes[i] for i in range(rank)]
+                t = torch.empty(shape, dtype=CODE_DTYPES[dtype], device=device)
+                results[index] = t
+                ptr = t.data_ptr()
+                if ptr == 0:  # zero elements: any non-null pointer
+                    return ctypes.addressof(args.descs)
+                return ptr
+            except BaseException as e:  # reported after the call
+                self._alloc_error = e
+                return None
+
+        cb = ALLOC_FN(alloc)
+        rc = _lib.tgc_compiled_run(self.handle, args.descs, args.count, cb, None)
+        if self._alloc_error is not None:
+            e, self._alloc_error = self._alloc_error, None
+            raise e
+        if rc != 0:
+            raise TgcError(last_error())
+        return results  # type: ignore[return-value]

@@ -1,0 +1,430 @@
+"""``tgc.compile``: a guard-dispatched cache of compiled specializations.
+
+Each call runs the compiled guards of the cached specializations (most
+recently used first); the first that accepts the arguments runs. A miss
+traces the function again on the new arguments and compiles a new
+specialization, with a logged reason naming the guard that failed and, for
+sizes that Python code read, the file and line of the read. The recompile
+limit and the stances follow the runtime's dispatch cache (docs/runtime.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+import torch
+
+from . import _capi
+from ._graph import Unsupported
+from ._trace import Specialization, TraceResult, rebuild, trace
+
+DEFAULT_RECOMPILE_LIMIT = 8
+
+_STANCES = ("default", "fail_on_recompile", "eager_on_recompile", "force_eager")
+_stance = "default"
+_LOG_NAMES = ("recompiles", "guards", "graph", "output_code")
+_logs: Set[str] = set()
+
+
+class RecompileError(RuntimeError):
+    """A recompile was needed under the fail_on_recompile stance, or the
+    recompile limit was reached with fallback disabled."""
+
+
+def set_stance(stance: str) -> None:
+    """What a guard miss after the first compile does: "default" (compile),
+    "fail_on_recompile" (raise RecompileError), "eager_on_recompile" (run
+    eagerly), "force_eager" (never compile)."""
+    global _stance
+    if stance not in _STANCES:
+        raise ValueError(f"unknown stance {stance!r}; expected one of {_STANCES}")
+    _stance = stance
+
+
+def get_stance() -> str:
+    return _stance
+
+
+def set_logs(spec: str) -> None:
+    """Enables log categories, TGC_LOGS syntax: "recompiles,guards",
+    "graph", "output_code", "all", "" (none)."""
+    global _logs
+    names = {n.strip().lstrip("+") for n in spec.split(",") if n.strip()}
+    if "all" in names:
+        names = set(_LOG_NAMES)
+    unknown = names - set(_LOG_NAMES)
+    if unknown:
+        warnings.warn(f"TGC_LOGS: unknown categories {sorted(unknown)}; known: {_LOG_NAMES}")
+    _logs = names & set(_LOG_NAMES)
+
+
+set_logs(os.environ.get("TGC_LOGS", ""))
+
+
+def _log(category: str, text: str) -> None:
+    if category in _logs:
+        for line in text.rstrip("\n").split("\n"):
+            print(f"[tgc] {line}", file=sys.stderr)
+
+
+@dataclass
+class Specialized:
+    compiled: _capi.Compiled
+    trace: TraceResult
+    keys: Tuple[Any, ...]  # non-tensor arguments, by value
+    example_shapes: List[Optional[List[int]]]
+    dynamic: List[Set[int]]
+    hits: int = 0
+
+    def guard_strings(self) -> List[str]:
+        out = [f"{t}  ({r})" for t, r in self.compiled.guards]
+        for s in self.trace.specializations:
+            out.append(f"arg{s.arg}_dim{s.dim} == {s.value}  ({s.reason})")
+        return out
+
+
+@dataclass
+class Explanation:
+    compiles: int
+    graphs: List[str]
+    guards: List[List[str]]
+    recompile_reasons: List[str]
+    compile_ms: List[float]
+    hits: List[int]
+    fallbacks: int
+    output_code: List[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        lines = [f"{self.compiles} compile(s), {self.fallbacks} eager fallback(s)"]
+        for i, (g, gs) in enumerate(zip(self.graphs, self.guards)):
+            lines.append(f"specialization {i} ({self.compile_ms[i]:.1f} ms, {self.hits[i]} hits):")
+            lines += ["  guard: " + s for s in gs]
+        lines += ["recompile: " + r for r in self.recompile_reasons]
+        return "\n".join(lines)
+
+
+def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
+    """The tensors of a call's arguments and a hashable key of the rest
+    (numbers, strings and None by value; tuples, lists and dicts by
+    structure)."""
+    tensors: List[torch.Tensor] = []
+
+    def walk(o):
+        if isinstance(o, torch.Tensor):
+            tensors.append(o)
+            return ("T",)
+        if o is None or isinstance(o, (bool, int, float, str, torch.dtype, torch.device)):
+            return ("c", type(o).__name__, o)
+        if isinstance(o, (tuple, list)):
+            return (type(o).__name__, tuple(walk(e) for e in o))
+        if isinstance(o, dict):
+            return ("dict", tuple((k, walk(v)) for k, v in o.items()))
+        raise Unsupported(
+            f"an argument of type {type(o).__name__} (tensors, numbers, strings "
+            "and tuples, lists and dicts of them are supported)"
+        )
+
+    key = walk(obj)
+    return tensors, key
+
+
+def unflatten(key, tensors: List[torch.Tensor]):
+    it = iter(tensors)
+
+    def build(k):
+        tag = k[0]
+        if tag == "T":
+            return next(it)
+        if tag == "c":
+            return k[2]
+        if tag == "dict":
+            return {name: build(v) for name, v in k[1]}
+        items = [build(e) for e in k[1]]
+        return tuple(items) if tag == "tuple" else items
+
+    return build(key)
+
+
+def describe_key(key) -> str:
+    def show(k):
+        tag = k[0]
+        if tag == "T":
+            return "<tensor>"
+        if tag == "c":
+            return repr(k[2])
+        if tag == "dict":
+            return "{" + ", ".join(f"{n}: {show(v)}" for n, v in k[1]) + "}"
+        inner = ", ".join(show(e) for e in k[1])
+        return f"({inner})" if tag == "tuple" else f"[{inner}]"
+
+    return show(key)
+
+
+def _entry_name(fn) -> str:
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    name = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return name if name and not name[0].isdigit() else "f_" + name
+
+
+class CompiledFunction:
+    """What tgc.compile returns: call it like the original."""
+
+    def __init__(
+        self,
+        fn: Callable,
+        dynamic: Optional[bool] = None,
+        mode: str = "default",
+        device: Optional[str] = None,
+        fullgraph: bool = True,
+        fallback: bool = False,
+        recompile_limit: int = DEFAULT_RECOMPILE_LIMIT,
+        options: str = "",
+    ):
+        if mode not in ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"):
+            raise ValueError(f"unknown mode {mode!r}")
+        if dynamic not in (None, True, False):
+            raise ValueError("dynamic must be None, True or False")
+        self.fn = fn
+        self.dynamic = dynamic
+        self.mode = mode
+        self.device = device
+        self.fullgraph = fullgraph
+        self.fallback = fallback
+        self.recompile_limit = recompile_limit
+        self.extra_options = options
+        self.name = _entry_name(fn)
+        self.specs: List[Specialized] = []
+        self.recompile_reasons: List[str] = []
+        self.auto_dynamic: Dict[int, Set[int]] = {}
+        self.fallbacks = 0
+        self.eager_reason: Optional[str] = None
+        self.declared_dynamic: Dict[int, Set[int]] = {}
+        self.ranges: Dict[Tuple[int, int], Tuple[int, Optional[int]]] = {}
+
+    # -- dispatch ------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        if _stance == "force_eager" or self.eager_reason is not None:
+            return self.fn(*args, **kwargs)
+        originals, keys = flatten((args, kwargs))
+        self._check_ranges(originals)
+        # The compiled code reads dense row-major tensors (a guard checks it).
+        tensors = [t if t.is_contiguous() else t.contiguous() for t in originals]
+        failures: List[str] = []
+        for i in range(len(self.specs) - 1, -1, -1):
+            spec = self.specs[i]
+            if spec.keys != keys:
+                failures.append(
+                    f"specialization {i}: the non-tensor arguments differ "
+                    f"({describe_key(spec.keys)} vs {describe_key(keys)})"
+                )
+                continue
+            full = _capi.Args(tensors + spec.trace.captured)
+            failed = spec.compiled.check(full)
+            if failed == -1:
+                spec.hits += 1
+                if i != len(self.specs) - 1:  # most recently used last
+                    self.specs.append(self.specs.pop(i))
+                return self._run(spec, originals, tensors, full)
+            failures.append(self._why(spec, failed, full))
+        return self._miss(args, kwargs, originals, tensors, keys, failures)
+
+    def _why(self, spec: Specialized, failed: int, call: _capi.Args) -> str:
+        text = spec.compiled.describe(failed, call)
+        m = re.search(r"arg(\d+)_dim(\d+) ==", text)
+        if m:
+            arg, dim = int(m.group(1)), int(m.group(2))
+            for s in spec.trace.specializations:
+                if s.arg == arg and s.dim == dim:
+                    text += f"; the size was specialized by a {s.reason}"
+        return f"specialization {self.specs.index(spec)}: {text}"
+
+    def _miss(self, args, kwargs, originals, tensors, keys, failures: List[str]):
+        first = not self.specs
+        reason = (
+            f"compiling {self.name} (first call)"
+            if first
+            else f"recompiling {self.name}: " + "; ".join(failures[:3])
+        )
+        if not first:
+            if _stance == "fail_on_recompile":
+                raise RecompileError(reason)
+            if _stance == "eager_on_recompile":
+                self.fallbacks += 1
+                _log("recompiles", reason + " -> running eagerly (stance eager_on_recompile)")
+                return self.fn(*args, **kwargs)
+            if len(self.specs) > self.recompile_limit:
+                self.fallbacks += 1
+                msg = f"{reason}: recompile limit ({self.recompile_limit}) reached"
+                if not self.fallback:
+                    raise RecompileError(msg + "; raise it with recompile_limit=")
+                warnings.warn(msg + "; running eagerly")
+                return self.fn(*args, **kwargs)
+            self.recompile_reasons.append(reason)
+        _log("recompiles", reason)
+        try:
+            spec = self._compile(tensors, keys)
+        except Unsupported as e:
+            if not self.fallback:
+                raise
+            self.eager_reason = str(e)
+            warnings.warn(f"tgc: {self.name} runs eagerly: {e}")
+            return self.fn(*args, **kwargs)
+        self.specs.append(spec)
+        full = _capi.Args(tensors + spec.trace.captured)
+        return self._run(spec, originals, tensors, full)
+
+    # -- compile -------------------------------------------------------------
+
+    def _dynamic_dims(self, tensors: Sequence[torch.Tensor]) -> List[Set[int]]:
+        out: List[Set[int]] = []
+        for i, t in enumerate(tensors):
+            if self.dynamic is True:
+                dims = set(range(t.dim()))
+            elif self.dynamic is False:
+                dims = set()
+            else:
+                dims = set(self.auto_dynamic.get(i, set()))
+            dims |= self.declared_dynamic.get(i, set())
+            out.append(dims)
+        return out
+
+    def _compile(self, tensors, keys) -> Specialized:
+        # Automatic dynamic: a size that differs from an earlier
+        # specialization's example becomes dynamic.
+        if self.dynamic is None:
+            for spec in self.specs:
+                for i, t in enumerate(tensors):
+                    ex = spec.example_shapes[i] if i < len(spec.example_shapes) else None
+                    if ex is not None and len(ex) == t.dim():
+                        for d, (a, b) in enumerate(zip(ex, t.shape)):
+                            if a != b:
+                                self.auto_dynamic.setdefault(i, set()).add(d)
+        dynamic = self._dynamic_dims(tensors)
+        # Trace on copies: the function may update its inputs in place.
+        tensor_clones = [t.detach().clone() for t in tensors]
+
+        def run(*tensor_args):
+            args, kwargs = unflatten(keys, list(tensor_args))
+            with torch.no_grad():
+                return self.fn(*args, **kwargs)
+
+        start = time.perf_counter()
+        tr = trace(run, tensor_clones, dynamic, name=self.name)
+        trace_ms = (time.perf_counter() - start) * 1e3
+        _log("graph", f"graph of {self.name} ({tr.ops} ops, traced in {trace_ms:.1f} ms):\n{tr.text}")
+        device = self._device(tensors + tr.captured)
+        opts = [f"device={device}", "keep-code=1" if "output_code" in _logs else ""]
+        if device == "cuda" and self.mode == "reduce-overhead":
+            opts.append("cuda-graphs=1")
+        if device == "cpu":
+            libs = _capi.bundled_shared_libs()
+            if libs:
+                opts.append("shared-libs=" + ":".join(libs))
+        for i, t in enumerate(tensors + tr.captured):
+            if t.dim():
+                opts.append(f"example={i}:" + "x".join(str(s) for s in t.shape))
+        opts.append(self.extra_options)
+        options = " ".join(o for o in opts if o)
+        compiled = _capi.Compiled(tr.text, self.name, options)
+        call = _capi.Args([t.contiguous() for t in tensors] + tr.captured)
+        if compiled.check(call) != -1 and device == "cuda":
+            # Misaligned views: the same code without vector accesses.
+            compiled = _capi.Compiled(tr.text, self.name, options + " vectorize=0")
+        failed = compiled.check(call)
+        if failed != -1:
+            raise _capi.TgcError(
+                f"internal error: the new specialization of {self.name} rejects the "
+                f"arguments it was compiled for: {compiled.describe(failed, call)}"
+            )
+        spec = Specialized(
+            compiled=compiled,
+            trace=tr,
+            keys=keys,
+            example_shapes=[list(t.shape) for t in tensors],
+            dynamic=dynamic,
+        )
+        _log(
+            "guards",
+            f"guards of {self.name} specialization {len(self.specs)} "
+            f"(compiled in {compiled.compile_ms:.1f} ms):\n"
+            + "\n".join("  " + g for g in spec.guard_strings()),
+        )
+        if "output_code" in _logs:
+            code = compiled.code("loops") or compiled.code("plan")
+            _log("output_code", f"output code of {self.name}:\n{code}")
+        return spec
+
+    def _device(self, tensors: Sequence[torch.Tensor]) -> str:
+        devices = {t.device.type for t in tensors}
+        if self.device is not None:
+            want = torch.device(self.device).type
+            if devices - {want}:
+                raise Unsupported(f"inputs on {sorted(devices)} but device={self.device!r}")
+            devices = {want}
+        if len(devices) > 1:
+            raise Unsupported(f"inputs on several devices: {sorted(devices)}")
+        dev = devices.pop() if devices else "cpu"
+        if dev not in ("cpu", "cuda"):
+            raise Unsupported(f"device {dev}")
+        return dev
+
+    # -- run -------------------------------------------------------------------
+
+    def _run(self, spec: Specialized, originals, tensors, call: _capi.Args):
+        # The guards checked contiguity; inputs are used in place.
+        device = torch.device(spec.compiled.device)
+        if spec.compiled.device == "cuda":
+            torch.cuda.current_stream().synchronize()
+        results = spec.compiled.run(call, device)
+        for i in spec.trace.mutated_args:
+            if originals[i] is not tensors[i]:  # a non-contiguous input
+                originals[i].copy_(tensors[i])
+        leaves = []
+        for kind, payload in spec.trace.outputs:
+            if kind == "result":
+                leaves.append(results[payload])
+            elif kind == "arg":
+                leaves.append(originals[payload])
+            else:
+                leaves.append(payload)
+        return rebuild(spec.trace.output_tree, leaves)
+
+    def _check_ranges(self, tensors) -> None:
+        if not self.ranges:
+            return
+        for (i, d), (lo, hi) in self.ranges.items():
+            s = int(tensors[i].shape[d])
+            if s < lo or (hi is not None and s > hi):
+                raise ValueError(
+                    f"input {i} dim {d} is {s}, outside the range [{lo}, {hi}] "
+                    "the program was exported with"
+                )
+
+    # -- introspection ---------------------------------------------------------
+
+    def explain(self) -> Explanation:
+        return Explanation(
+            compiles=len(self.specs),
+            graphs=[s.trace.text for s in self.specs],
+            guards=[s.guard_strings() for s in self.specs],
+            recompile_reasons=list(self.recompile_reasons),
+            compile_ms=[s.compiled.compile_ms for s in self.specs],
+            hits=[s.hits for s in self.specs],
+            fallbacks=self.fallbacks,
+        )
+
+
+def explain(compiled: CompiledFunction) -> Explanation:
+    """Compiles, graphs, guards and recompile reasons of a compiled function."""
+    if not isinstance(compiled, CompiledFunction):
+        compiled = getattr(compiled, "_tgc_compiled", compiled)
+    if not isinstance(compiled, CompiledFunction):
+        raise TypeError("tgc.explain expects what tgc.compile returned")
+    return compiled.explain()

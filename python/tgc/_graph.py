@@ -1,0 +1,188 @@
+"""The graph being recorded: values with symbolic shapes, ops as MLIR text.
+
+A traced function becomes one ``func.func`` in the ``tgc`` dialect. Every
+value knows its dtype and its shape, whose sizes are either ints (static)
+or :class:`Dyn` objects (dynamic, printed ``?``). A ``Dyn`` remembers which
+input sizes it was computed from, so that a Python read of the size can
+specialize exactly those inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
+
+import torch
+
+__all__ = ["Dyn", "Value", "Graph", "Unsupported", "mlir_dtype", "format_type"]
+
+
+class Unsupported(Exception):
+    """An op, argument or Python construct TGC cannot compile (yet)."""
+
+    def __init__(self, message: str, where: str = "", fatal: bool = False):
+        super().__init__(message + (f" (at {where})" if where else ""))
+        self.message = message
+        self.where = where
+        self.fatal = fatal
+
+
+class Dyn:
+    """A dynamic size. ``sources`` are the (argument, dim) input sizes it is
+    computed from; ``value`` is its size in the traced call."""
+
+    __slots__ = ("sources", "value")
+
+    def __init__(self, sources: Iterable[Tuple[int, int]], value: int):
+        self.sources = frozenset(sources)
+        self.value = int(value)
+
+    def __repr__(self) -> str:
+        return f"Dyn({sorted(self.sources)}={self.value})"
+
+
+Size = Union[int, Dyn]
+
+_DTYPES = {
+    torch.float32: "f32",
+    torch.float16: "f16",
+    torch.bfloat16: "bf16",
+    torch.float64: "f64",
+    torch.int64: "i64",
+    torch.int32: "i32",
+    torch.int8: "i8",
+    torch.bool: "i1",
+}
+
+# tgc_dtype codes of the runtime ABI (tgc_runtime.h).
+DTYPE_CODES = {
+    torch.float32: 0,
+    torch.float16: 1,
+    torch.bfloat16: 2,
+    torch.float64: 3,
+    torch.int64: 4,
+    torch.int32: 5,
+    torch.int8: 6,
+    torch.bool: 7,
+}
+CODE_DTYPES = {v: k for k, v in DTYPE_CODES.items()}
+
+
+def mlir_dtype(dtype: torch.dtype) -> str:
+    try:
+        return _DTYPES[dtype]
+    except KeyError:
+        raise Unsupported(f"dtype {dtype} is not supported by TGC") from None
+
+
+def size_value(s: Size) -> int:
+    return s.value if isinstance(s, Dyn) else s
+
+
+def format_type(dtype: torch.dtype, shape: Sequence[Size]) -> str:
+    dims = "".join(("?" if isinstance(s, Dyn) else str(s)) + "x" for s in shape)
+    return f"tensor<{dims}{mlir_dtype(dtype)}>"
+
+
+@dataclass(eq=False)
+class Value:
+    """An SSA value of the graph."""
+
+    name: str
+    dtype: torch.dtype
+    shape: List[Size]
+
+    @property
+    def type(self) -> str:
+        return format_type(self.dtype, self.shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def concrete(self) -> List[int]:
+        return [size_value(s) for s in self.shape]
+
+
+def float_literal(value: float, dtype: torch.dtype) -> str:
+    """An exact MLIR literal: the bit pattern of `value` rounded to `dtype`
+    as PyTorch rounds it."""
+    t = torch.tensor([value], dtype=torch.float64).to(dtype)
+    bits = {
+        torch.float32: torch.int32,
+        torch.float16: torch.int16,
+        torch.bfloat16: torch.int16,
+        torch.float64: torch.int64,
+    }[dtype]
+    width = {torch.int32: 8, torch.int16: 4, torch.int64: 16}[bits]
+    raw = int(t.view(bits).item()) & ((1 << (width * 4)) - 1)
+    return f"0x{raw:0{width}X}"
+
+
+def scalar_literal(value, dtype: torch.dtype) -> str:
+    if dtype == torch.bool:
+        return "true" if value else "false"
+    if dtype.is_floating_point:
+        return float_literal(float(value), dtype)
+    return str(int(value))
+
+
+def attr_float(value: float) -> str:
+    """An f64 attribute literal that round-trips (MLIR needs the '.')."""
+    if math.isnan(value) or math.isinf(value):
+        return float_literal(value, torch.float64)
+    return "%.17e" % float(value)
+
+
+@dataclass
+class Graph:
+    """Ops in the order they were recorded, then the function around them."""
+
+    name: str = "traced"
+    args: List[Value] = field(default_factory=list)
+    arg_locs: List[str] = field(default_factory=list)
+    lines: List[str] = field(default_factory=list)
+    counter: int = 0
+
+    def fresh(self) -> str:
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def add_arg(self, dtype: torch.dtype, shape: Sequence[Size], loc: str) -> Value:
+        v = Value(f"%arg{len(self.args)}", dtype, list(shape))
+        mlir_dtype(dtype)
+        self.args.append(v)
+        self.arg_locs.append(loc)
+        return v
+
+    def emit(
+        self,
+        text: str,
+        results: Sequence[Tuple[torch.dtype, Sequence[Size]]],
+        loc: str = "",
+    ) -> List[Value]:
+        """Adds one op; `text` is everything after "= " (or the whole op
+        when it has no results)."""
+        values = [Value(self.fresh(), d, list(s)) for d, s in results]
+        prefix = ", ".join(v.name for v in values)
+        line = f"{prefix} = {text}" if values else text
+        if loc:
+            line += f" loc({loc})"
+        self.lines.append(line)
+        return values
+
+    def to_mlir(self, outputs: Sequence[Value]) -> str:
+        params = ", ".join(
+            f"{a.name}: {a.type} loc({loc})" if loc else f"{a.name}: {a.type}"
+            for a, loc in zip(self.args, self.arg_locs)
+        )
+        rtypes = ", ".join(o.type for o in outputs)
+        ret = f" -> ({rtypes})" if outputs else ""
+        body = "\n".join("  " + l for l in self.lines)
+        if outputs:
+            names = ", ".join(o.name for o in outputs)
+            body += f"\n  return {names} : {rtypes}"
+        else:
+            body += "\n  return"
+        return f"func.func @{self.name}({params}){ret} {{\n{body}\n}}\n"

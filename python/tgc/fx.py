@@ -1,0 +1,145 @@
+"""FX importer: ``torch.fx.GraphModule`` and ``torch.export`` programs.
+
+A GraphModule is interpreted node by node on the call's real inputs; every
+node goes through the recorder the tracer uses, so torch-level graphs
+(``symbolic_trace``, what Dynamo hands a backend: ``torch.add``,
+``operator.add``, tensor methods, submodules) and aten-level graphs
+(``torch.ops.aten.*`` overloads, as in an ExportedProgram) map through one
+operator table. ``compile_exported`` compiles an ExportedProgram: its user
+inputs become the callable's arguments, its parameters and buffers are
+passed by reference, and the dims declared with ``torch.export.Dim`` are
+dynamic, with their ranges checked on every call.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+import torch
+import torch.fx
+
+from . import _ops
+from ._compile import CompiledFunction
+from ._graph import Unsupported
+
+
+def _has_tensor(x) -> bool:
+    if isinstance(x, torch.Tensor):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_has_tensor(e) for e in x)
+    if isinstance(x, dict):
+        return any(_has_tensor(e) for e in x.values())
+    return False
+
+
+class _Recorder(torch.fx.Interpreter):
+    """Interprets a GraphModule, recording each node with the tracer that
+    is active (the caller enters the TorchFunctionMode)."""
+
+    def __init__(self, gm: torch.fx.GraphModule, tracer):
+        super().__init__(gm)
+        self.tracer = tracer
+
+    def call_function(self, target, args, kwargs):
+        if target is operator.getitem and not isinstance(args[0], torch.Tensor):
+            return target(*args, **kwargs)
+        if not _has_tensor(args) and not _has_tensor(kwargs):
+            if not isinstance(target, torch._ops.OpOverload if hasattr(torch, "_ops") else ()):
+                return target(*args, **kwargs)
+        if hasattr(torch, "_ops") and isinstance(
+            target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
+        ):
+            # aten overloads: recorded explicitly, run with the mode off.
+            with _mode_off(self.tracer):
+                return _ops.dispatch(self.tracer, target, tuple(args), dict(kwargs))
+        name = getattr(target, "__name__", None)
+        if target in (operator.getitem,):
+            name = "__getitem__"
+        if name in ("add", "sub", "mul", "truediv", "floordiv", "pow", "matmul",
+                    "neg", "lt", "le", "gt", "ge", "eq", "ne", "and_", "or_",
+                    "mod") and getattr(target, "__module__", "") in ("_operator", "operator"):
+            return target(*args, **kwargs)  # Tensor dunders: intercepted
+        return target(*args, **kwargs)
+
+
+class _mode_off:
+    def __init__(self, tracer):
+        self.tracer = tracer
+
+    def __enter__(self):
+        self.tracer.__exit__(None, None, None)
+
+    def __exit__(self, *exc):
+        self.tracer.__enter__()
+        return False
+
+
+def is_exported_program(obj) -> bool:
+    return type(obj).__name__ == "ExportedProgram" and hasattr(obj, "graph_signature")
+
+
+def graph_module_runner(gm: torch.fx.GraphModule):
+    """A function running `gm` through the recorder (for tgc.compile)."""
+
+    def run(*args):
+        from ._trace import current_tracer
+
+        tracer = current_tracer()
+        if tracer is None:
+            return gm(*args)
+        return _Recorder(gm, tracer).run(*args)
+
+    run.__name__ = "graph_module"
+    return run
+
+
+def compile_graph_module(gm: torch.fx.GraphModule, **kwargs) -> CompiledFunction:
+    """tgc.compile for a GraphModule (torch-level or aten-level)."""
+    fn = graph_module_runner(gm)
+    return CompiledFunction(fn, **kwargs)
+
+
+def compile_exported(ep, mode="default", device=None, fallback=False,
+                     recompile_limit=8, options="") -> CompiledFunction:
+    """Compiles an ExportedProgram; dims declared dynamic with
+    torch.export.Dim stay dynamic (one compile for their whole range)."""
+    gm = ep.module()
+    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
+    sig = ep.graph_signature
+    user_names = list(sig.user_inputs)
+    dynamic: Dict[int, Set[int]] = {}
+    ranges: Dict[Tuple[int, int], Tuple[int, Optional[int]]] = {}
+    constraints = getattr(ep, "range_constraints", {}) or {}
+    by_name = {n.name: n for n in placeholders}
+    for i, name in enumerate(user_names):
+        node = by_name.get(name)
+        val = node.meta.get("val") if node is not None else None
+        if val is None or not isinstance(val, torch.Tensor):
+            continue
+        for d, s in enumerate(val.shape):
+            if isinstance(s, int):
+                continue
+            dynamic.setdefault(i, set()).add(d)
+            expr = getattr(s, "node", None)
+            expr = getattr(expr, "expr", None)
+            vr = constraints.get(expr)
+            if vr is not None:
+                lo = int(vr.lower)
+                try:
+                    hi: Optional[int] = int(vr.upper)
+                except (TypeError, OverflowError, ValueError):
+                    hi = None
+                if hi is not None and hi > 2**62:
+                    hi = None
+                ranges[(i, d)] = (lo, hi)
+    run = graph_module_runner(gm)
+    run.__name__ = "exported"
+    compiled = CompiledFunction(
+        run, dynamic=False, mode=mode, device=device, fallback=fallback,
+        recompile_limit=recompile_limit, options=options,
+    )
+    compiled.declared_dynamic = dynamic
+    compiled.ranges = ranges
+    return compiled
