@@ -71,8 +71,16 @@ def compile(
             f, dynamic=dynamic, mode=mode, device=device, fullgraph=fullgraph,
             fallback=fallback, recompile_limit=recompile_limit, options=options,
         )
-    from .fx import compile_exported, is_exported_program
+    import torch.fx
 
+    from .fx import compile_exported, compile_graph_module, is_exported_program
+
+    if isinstance(fn_or_module, torch.fx.GraphModule):
+        return compile_graph_module(
+            fn_or_module, dynamic=dynamic, mode=mode, device=device,
+            fullgraph=fullgraph, fallback=fallback,
+            recompile_limit=recompile_limit, options=options,
+        )
     if is_exported_program(fn_or_module):
         return compile_exported(
             fn_or_module, mode=mode, device=device, fallback=fallback,

@@ -226,13 +226,7 @@ def _assign(tr: Tracer, t: torch.Tensor, v: Value) -> None:
         raise Unsupported("an in-place update of a tensor from outside the function")
     if arg is not None:
         tr.mutated[id(t)] = arg
-        # Keep the argument's type: the written value is the same size.
-        v = Value(v.name, v.dtype, list(old.shape) if _same_static(old, v) else v.shape)
     tr.bind(t, v)
-
-
-def _same_static(a: Value, b: Value) -> bool:
-    return a.concrete() == b.concrete()
 
 
 def _bind_result(tr: Tracer, real, result):
@@ -802,14 +796,73 @@ def _sizes_arg(args) -> List[int]:
     return [int(a) for a in args]
 
 
-def _reshape_to(tr: Tracer, v: Value, shape: List[Any]) -> Value:
+def _index_value(tr: Tracer, v: Value, dim: int) -> str:
+    """An index SSA value holding the size of `dim` of `v`."""
+    c = tr.graph.fresh()
+    s = v.shape[dim]
+    if isinstance(s, int):
+        tr.graph.lines.append(f"{c} = arith.constant {s} : index")
+        return c
+    tr.graph.lines.append(f"{c} = arith.constant {dim} : index")
+    d = tr.graph.fresh()
+    tr.graph.lines.append(f"{d} = tensor.dim {v.name}, {c} : {v.type}")
+    return d
+
+
+def _index_op(tr: Tracer, op: str, a: str, b: str) -> str:
+    r = tr.graph.fresh()
+    tr.graph.lines.append(f"{r} = arith.{op} {a}, {b} : index")
+    return r
+
+
+def _reshape_to(tr: Tracer, v: Value, shape: List[Any], merged=None) -> Value:
+    """Reshapes `v`. With several dynamic result sizes, each is passed as
+    an index value: a size of `v` it keeps, the product of the sizes it
+    merges (`merged`: result position -> input dims), or the element count
+    divided by the other sizes."""
     if [s for s in shape] == v.shape:
         return v
-    dyn = [s for s in shape if isinstance(s, Dyn)]
-    if len(dyn) > 1:
-        raise Unsupported("a reshape with more than one dynamic size")
     rt = format_type(v.dtype, shape)
-    return tr.graph.emit(f"tgc.reshape {v.name} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+    dyn = [i for i, s in enumerate(shape) if isinstance(s, Dyn)]
+    if len(dyn) <= 1:
+        return tr.graph.emit(f"tgc.reshape {v.name} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+    merged = merged or {}
+    sizes: Dict[int, str] = {}
+    unknown = []
+    for p in dyn:
+        if p in merged:
+            acc = None
+            for j in merged[p]:
+                x = _index_value(tr, v, j)
+                acc = x if acc is None else _index_op(tr, "muli", acc, x)
+            sizes[p] = acc
+            continue
+        j = next((j for j, s in enumerate(v.shape) if s is shape[p]), None)
+        if j is None:
+            unknown.append(p)
+        else:
+            sizes[p] = _index_value(tr, v, j)
+    if len(unknown) > 1:
+        raise Unsupported("a reshape with several new dynamic sizes")
+    if unknown:
+        total = None
+        for j in range(v.rank):
+            x = _index_value(tr, v, j)
+            total = x if total is None else _index_op(tr, "muli", total, x)
+        for p, s in enumerate(shape):
+            if p == unknown[0]:
+                continue
+            if isinstance(s, int):
+                c = tr.graph.fresh()
+                tr.graph.lines.append(f"{c} = arith.constant {s} : index")
+                total = _index_op(tr, "divsi", total, c)
+            else:
+                total = _index_op(tr, "divsi", total, sizes[p])
+        sizes[unknown[0]] = total
+    operands = ", ".join(sizes[p] for p in dyn)
+    return tr.graph.emit(
+        f"tgc.reshape {v.name} [{operands}] : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc()
+    )[0]
 
 
 @op("reshape", "view", "_unsafe_view", "_reshape_alias")
@@ -836,7 +889,9 @@ def _flatten(tr, real, x, start_dim=0, end_dim=-1):
         return _reshape_to(tr, v, [1])
     s, e = norm_dim(start_dim, v.rank), norm_dim(end_dim, v.rank)
     merged = derived(v.shape[s : e + 1], real.shape[s])
-    return _reshape_to(tr, v, v.shape[:s] + [merged] + v.shape[e + 1 :])
+    return _reshape_to(
+        tr, v, v.shape[:s] + [merged] + v.shape[e + 1 :], {s: list(range(s, e + 1))}
+    )
 
 
 @op("unflatten")

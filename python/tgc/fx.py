@@ -13,67 +13,25 @@ dynamic, with their ranges checked on every call.
 
 from __future__ import annotations
 
-import operator
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 import torch.fx
 
-from . import _ops
 from ._compile import CompiledFunction
 from ._graph import Unsupported
 
 
-def _has_tensor(x) -> bool:
-    if isinstance(x, torch.Tensor):
-        return True
-    if isinstance(x, (list, tuple)):
-        return any(_has_tensor(e) for e in x)
-    if isinstance(x, dict):
-        return any(_has_tensor(e) for e in x.values())
-    return False
-
-
 class _Recorder(torch.fx.Interpreter):
-    """Interprets a GraphModule, recording each node with the tracer that
-    is active (the caller enters the TorchFunctionMode)."""
+    """Interprets a GraphModule node by node under the active tracer: every
+    torch function, tensor method, submodule call and ``torch.ops.aten``
+    overload a node runs is intercepted by the tracer's TorchFunctionMode
+    (PyTorch 1.13 and 2.x route aten overloads through it too) and
+    recorded through the operator table."""
 
     def __init__(self, gm: torch.fx.GraphModule, tracer):
         super().__init__(gm)
         self.tracer = tracer
-
-    def call_function(self, target, args, kwargs):
-        if target is operator.getitem and not isinstance(args[0], torch.Tensor):
-            return target(*args, **kwargs)
-        if not _has_tensor(args) and not _has_tensor(kwargs):
-            if not isinstance(target, torch._ops.OpOverload if hasattr(torch, "_ops") else ()):
-                return target(*args, **kwargs)
-        if hasattr(torch, "_ops") and isinstance(
-            target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
-        ):
-            # aten overloads: recorded explicitly, run with the mode off.
-            with _mode_off(self.tracer):
-                return _ops.dispatch(self.tracer, target, tuple(args), dict(kwargs))
-        name = getattr(target, "__name__", None)
-        if target in (operator.getitem,):
-            name = "__getitem__"
-        if name in ("add", "sub", "mul", "truediv", "floordiv", "pow", "matmul",
-                    "neg", "lt", "le", "gt", "ge", "eq", "ne", "and_", "or_",
-                    "mod") and getattr(target, "__module__", "") in ("_operator", "operator"):
-            return target(*args, **kwargs)  # Tensor dunders: intercepted
-        return target(*args, **kwargs)
-
-
-class _mode_off:
-    def __init__(self, tracer):
-        self.tracer = tracer
-
-    def __enter__(self):
-        self.tracer.__exit__(None, None, None)
-
-    def __exit__(self, *exc):
-        self.tracer.__enter__()
-        return False
 
 
 def is_exported_program(obj) -> bool:

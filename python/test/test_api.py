@@ -1,0 +1,186 @@
+"""tgc.compile's dispatch, guards, recompiles, stances, logs and errors."""
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+import torch
+
+import tgc
+from conftest import assert_same
+
+
+def reads_size(x):
+    n = x.shape[0]
+    return x.sum(0) * n
+
+
+def test_size_read_recompiles_and_says_where():
+    f = tgc.compile(reads_size, dynamic=True)
+    for n in (4, 5):
+        x = torch.randn(n, 3)
+        assert_same(f(x), reads_size(x))
+    e = tgc.explain(f)
+    assert e.compiles == 2
+    assert len(e.recompile_reasons) == 1
+    reason = e.recompile_reasons[0]
+    assert "arg0_dim0 == 4" in reason and "test_api.py" in reason, reason
+    assert any("size read at" in g and "test_api.py" in g for g in e.guards[0])
+
+
+def test_explain_fields():
+    f = tgc.compile(lambda x: torch.relu(x) + 1, dynamic=True)
+    for n in (3, 9):
+        f(torch.randn(n, 4))
+    e = tgc.explain(f)
+    assert e.compiles == 1 and e.recompile_reasons == []
+    assert "tgc.relu" in e.graphs[0]
+    assert any(g.startswith("s0 >= 2") for g in e.guards[0]), e.guards[0]
+    assert e.hits == [1]
+    assert "1 compile(s)" in str(e)
+
+
+def test_automatic_dynamic():
+    f = tgc.compile(lambda x: x * 2)
+    for n in (3, 4, 5, 6):
+        x = torch.randn(n)
+        assert_same(f(x), x * 2)
+    e = tgc.explain(f)
+    assert e.compiles == 2  # static 3, then dynamic
+    assert "tensor<3xf32>" in e.graphs[0] and "tensor<?xf32>" in e.graphs[1]
+
+
+def test_static_recompiles_per_size():
+    f = tgc.compile(lambda x: x + 1, dynamic=False)
+    for n in (3, 4, 5):
+        f(torch.randn(n))
+    assert tgc.explain(f).compiles == 3
+
+
+def test_dtype_change_recompiles():
+    f = tgc.compile(lambda x: x + 1, dynamic=True)
+    f(torch.randn(4))
+    y = f(torch.arange(4))
+    assert y.dtype == torch.int64 and torch.equal(y, torch.arange(1, 5))
+    e = tgc.explain(f)
+    assert e.compiles == 2 and "dtype(arg0) == f32" in e.recompile_reasons[0]
+
+
+def test_stances():
+    f = tgc.compile(lambda x: x + 1, dynamic=False)
+    f(torch.randn(3))
+    tgc.set_stance("fail_on_recompile")
+    with pytest.raises(tgc.RecompileError, match="recompiling"):
+        f(torch.randn(4))
+    f(torch.randn(3))  # a hit is fine
+    tgc.set_stance("eager_on_recompile")
+    assert_same(f(torch.ones(5)), torch.full((5,), 2.0))
+    assert tgc.explain(f).compiles == 1 and tgc.explain(f).fallbacks == 1
+    tgc.set_stance("default")
+    f(torch.randn(5))
+    assert tgc.explain(f).compiles == 2
+    with pytest.raises(ValueError):
+        tgc.set_stance("nonsense")
+
+
+def test_recompile_limit():
+    f = tgc.compile(lambda x: x + 1, dynamic=False, recompile_limit=2)
+    for n in (1 + 1, 3, 4):
+        f(torch.randn(n))
+    with pytest.raises(tgc.RecompileError, match="recompile limit"):
+        f(torch.randn(5))
+    g = tgc.compile(lambda x: x + 1, dynamic=False, recompile_limit=0, fallback=True)
+    g(torch.randn(2))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert_same(g(torch.ones(3)), torch.full((3,), 2.0))
+    assert any("recompile limit" in str(x.message) for x in w)
+
+
+def uses_unsupported(x):
+    y = torch.cumsum(x, 0)
+    z = torch.flip(y, [0])
+    return z + 1
+
+
+def test_unsupported_lists_every_op_with_location():
+    f = tgc.compile(uses_unsupported)
+    with pytest.raises(tgc.Unsupported) as info:
+        f(torch.randn(4))
+    text = str(info.value)
+    assert "cumsum" in text and "flip" in text and "test_api.py" in text, text
+    assert "2 unsupported" in text
+
+
+def test_fallback_runs_eagerly_with_a_warning():
+    f = tgc.compile(uses_unsupported, fallback=True)
+    x = torch.randn(4)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert_same(f(x), uses_unsupported(x))
+    assert any("runs eagerly" in str(m.message) for m in w)
+
+
+def test_data_dependent_control_flow_is_reported():
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    with pytest.raises(tgc.Unsupported, match="data-dependent"):
+        tgc.compile(f)(torch.randn(4))
+
+
+def test_wrong_dtype_out_buffer_raises():
+    def f(x, out):
+        torch.exp(x, out=out)
+
+    with pytest.raises(RuntimeError):
+        tgc.compile(f)(torch.randn(4), torch.empty(4, dtype=torch.int64))
+
+
+def test_mismatched_out_buffer_raises():
+    def f(x, out):
+        torch.exp(x, out=out)
+
+    with pytest.raises(tgc.Unsupported, match="out= tensor of a different shape"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tgc.compile(f)(torch.randn(4), torch.empty(3))
+
+
+def test_non_contiguous_inputs():
+    x = torch.randn(6, 4).t()
+    f = tgc.compile(lambda x: x * 2)
+    assert_same(f(x), x * 2)
+
+
+def test_kwargs_and_structures():
+    def f(x, scale=1.0, pair=None):
+        a, b = pair
+        return {"y": x * scale + a, "z": (b,)}
+
+    g = tgc.compile(f)
+    x, a, b = torch.randn(3), torch.randn(3), torch.randn(3)
+    out = g(x, scale=2.0, pair=(a, b))
+    assert_same(out["y"], x * 2.0 + a)
+    assert out["z"][0] is b
+
+
+def test_logs(tmp_path):
+    script = tmp_path / "logs.py"
+    script.write_text(
+        "import sys; sys.path.insert(0, %r)\n"
+        "import torch, tgc\n"
+        "f = tgc.compile(lambda x: x + 1, dynamic=False)\n"
+        "f(torch.randn(3)); f(torch.randn(4))\n" % (str(__import__('os').path.dirname(tgc.__path__[0])),)
+    )
+    env = dict(__import__("os").environ, TGC_LOGS="recompiles,guards,graph,output_code")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    err = r.stderr
+    assert "[tgc] compiling <lambda> (first call)" in err.replace("_lambda_", "<lambda>") or "compiling _lambda_" in err
+    assert "[tgc] recompiling" in err
+    assert "[tgc] guards of" in err and "[tgc] graph of" in err
+    assert "scf." in err or "omp." in err  # output code: the loops

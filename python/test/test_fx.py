@@ -1,0 +1,74 @@
+"""FX importer: torch-level GraphModules (symbolic_trace), aten-level ones
+(make_fx, torch.export) and the torch.compile backend."""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import tgc
+from conftest import assert_same, requires_torch2
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.ln = nn.LayerNorm(8)
+
+    def forward(self, x):
+        return torch.softmax(self.ln(F.gelu(self.fc(x)) + x), dim=-1)
+
+
+def test_symbolic_trace_graph_module():
+    model = Block().eval()
+    gm = torch.fx.symbolic_trace(model)
+    f = tgc.compile(gm, dynamic=True)
+    with torch.no_grad():
+        for b in (2, 5, 9):
+            x = torch.randn(b, 8)
+            assert_same(f(x), model(x), rtol=1e-4, atol=1e-5)
+    assert tgc.explain(f).compiles == 1
+    assert "tgc.layer_norm" in tgc.explain(f).graphs[0]
+
+
+def test_aten_graph_module():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def fn(x, w, b):
+        h = torch.relu(x @ w + b)
+        return torch.softmax(h, dim=-1).sum(0)
+
+    x, w, b = torch.randn(4, 8), torch.randn(8, 3), torch.randn(3)
+    gm = make_fx(fn)(x, w, b)
+    assert "aten" in gm.code
+    f = tgc.compile(gm, dynamic=True)
+    for n in (4, 7):
+        x = torch.randn(n, 8)
+        assert_same(f(x, w, b), fn(x, w, b), rtol=1e-4, atol=1e-5)
+    assert tgc.explain(f).compiles == 1
+
+
+@requires_torch2
+def test_exported_program_with_dynamic_dim():
+    model = Block().eval()
+    batch = torch.export.Dim("batch", min=2, max=64)
+    ep = torch.export.export(model, (torch.randn(4, 8),), dynamic_shapes={"x": {0: batch}})
+    f = tgc.compile(ep)
+    with torch.no_grad():
+        for b in (2, 3, 17, 64):
+            x = torch.randn(b, 8)
+            assert_same(f(x), model(x), rtol=1e-4, atol=1e-5)
+    assert tgc.explain(f).compiles == 1
+    with pytest.raises(ValueError, match="outside the range"):
+        f(torch.randn(65, 8))
+
+
+@requires_torch2
+def test_torch_compile_backend():
+    model = Block().eval()
+    compiled = torch.compile(model, backend="tgc", dynamic=True)
+    with torch.no_grad():
+        for b in (3, 5, 11):
+            x = torch.randn(b, 8)
+            assert_same(compiled(x), model(x), rtol=1e-4, atol=1e-5)

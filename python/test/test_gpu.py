@@ -1,0 +1,82 @@
+"""The CUDA path (skipped without a GPU): TGC kernels and cuBLASLt through
+tgc.compile, with and without CUDA graphs, against eager PyTorch."""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import tgc
+from conftest import assert_same, requires_cuda, requires_torch2
+
+pytestmark = requires_cuda
+
+
+def test_elementwise_dynamic():
+    f = tgc.compile(lambda x, y: torch.relu(x + y) * 2, dynamic=True)
+    y = torch.randn(64, device="cuda")
+    for n in (3, 100, 4097):
+        x = torch.randn(n, 64, device="cuda")
+        assert_same(f(x, y), torch.relu(x + y) * 2)
+    assert tgc.explain(f).compiles == 1
+
+
+def test_rows():
+    def f(x, w, b):
+        return F.layer_norm(torch.softmax(x, -1), (x.shape[-1],), w, b)
+
+    w, b = torch.randn(1024, device="cuda"), torch.randn(1024, device="cuda")
+    g = tgc.compile(f, dynamic=True)
+    for n in (8, 33):
+        x = torch.randn(n, 1024, device="cuda")
+        assert_same(g(x, w, b), f(x, w, b), rtol=1e-4, atol=1e-4)
+
+
+def test_entropy():
+    def f(x):
+        p = torch.softmax(x, -1)
+        return -(p * torch.log(p + 1e-8)).sum(-1)
+
+    g = tgc.compile(f, dynamic=True)
+    for n in (5, 300):
+        x = torch.randn(n, 1000, device="cuda")
+        assert_same(g(x), f(x), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+def test_mlp(mode):
+    model = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.Linear(128, 10)).cuda().eval()
+    g = tgc.compile(model, dynamic=True, mode=mode)
+    with torch.no_grad():
+        for b in (4, 4, 19, 19):
+            x = torch.randn(b, 64, device="cuda")
+            assert_same(g(x), model(x), rtol=2e-3, atol=2e-3)
+
+
+def test_reduce_overhead_fresh_pointers():
+    g = tgc.compile(lambda x: x * 3 + 1, mode="reduce-overhead", dynamic=True)
+    for _ in range(5):
+        x = torch.randn(1000, device="cuda")  # a new buffer each call
+        assert_same(g(x), x * 3 + 1)
+
+
+def test_topk_out_cuda():
+    def f(x, out):
+        torch.topk(x, 10, out=out)
+
+    g = tgc.compile(f, dynamic=True, fallback=False)
+    v = torch.empty(10, device="cuda")
+    i = torch.empty(10, dtype=torch.long, device="cuda")
+    try:
+        g(torch.randn(100, device="cuda"), (v, i))
+    except tgc.TgcError as e:
+        pytest.skip(f"topk not supported on the GPU yet: {e}")
+
+
+@requires_torch2
+def test_torch_compile_backend_cuda():
+    model = nn.Sequential(nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4)).cuda().eval()
+    c = torch.compile(model, backend="tgc")
+    with torch.no_grad():
+        x = torch.randn(8, 32, device="cuda")
+        assert_same(c(x), model(x), rtol=2e-3, atol=2e-3)
