@@ -66,9 +66,25 @@ def test_exported_program_with_dynamic_dim():
 
 @requires_torch2
 def test_torch_compile_backend():
+    from tgc.backend import tgc_backend
+
+    made = []
+
+    def spy(gm, example_inputs, **kw):
+        made.append(tgc_backend(gm, example_inputs, **kw))
+        return made[-1]
+
     model = Block().eval()
-    compiled = torch.compile(model, backend="tgc", dynamic=True)
+    compiled = torch.compile(model, backend=spy, dynamic=True)
     with torch.no_grad():
         for b in (3, 5, 11):
             x = torch.randn(b, 8)
             assert_same(compiled(x), model(x), rtol=1e-4, atol=1e-5)
+    assert len(made) == 1
+    inner = made[0]._tgc_compiled
+    assert inner.eager_reason is None, inner.eager_reason
+    assert tgc.explain(inner).compiles == 1  # the batch stays dynamic
+    # The registered name works too.
+    c2 = torch.compile(Block().eval(), backend="tgc")
+    with torch.no_grad():
+        c2(torch.randn(4, 8))

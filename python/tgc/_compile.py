@@ -84,6 +84,8 @@ class Specialized:
 
     def guard_strings(self) -> List[str]:
         out = [f"{t}  ({r})" for t, r in self.compiled.guards]
+        for a, v in self.trace.value_specs:
+            out.append(f"value(arg{a}) == {v!r}  (read as a Python number)")
         for s in self.trace.specializations:
             out.append(f"arg{s.arg}_dim{s.dim} == {s.value}  ({s.reason})")
         return out
@@ -223,6 +225,15 @@ class CompiledFunction:
                 failures.append(
                     f"specialization {i}: the non-tensor arguments differ "
                     f"({describe_key(spec.keys)} vs {describe_key(keys)})"
+                )
+                continue
+            bad = next(
+                ((a, v) for a, v in spec.trace.value_specs if tensors[a].item() != v), None
+            )
+            if bad is not None:
+                failures.append(
+                    f"specialization {i}: input {bad[0]} was read as the number {bad[1]!r}, "
+                    f"now {tensors[bad[0]].item()!r}"
                 )
                 continue
             full = _capi.Args(tensors + spec.trace.captured)

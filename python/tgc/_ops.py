@@ -115,6 +115,16 @@ def dispatch(tr: Tracer, func, args, kwargs, name: Optional[str] = None):
         return real
 
 
+def _has_tensor(x) -> bool:
+    if isinstance(x, torch.Tensor):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_has_tensor(e) for e in x)
+    if isinstance(x, dict):
+        return any(_has_tensor(e) for e in x.values())
+    return False
+
+
 def _poison_outputs(tr: Tracer, real) -> None:
     if isinstance(real, torch.Tensor):
         tr.poison(real)
@@ -145,6 +155,17 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             raise TypeError("len() of a 0-d tensor")
         tr.specialize(v.shape[0], "len()")
         return func(*args, **kwargs)
+    if name in ("item", "_local_scalar_dense", "__float__", "__int__") and isinstance(
+        args[0], torch.Tensor
+    ):
+        # A one-element input read as a Python number (Dynamo lifts module
+        # constants such as LayerNorm's eps this way): specialized on its
+        # value, checked before the guards on every call.
+        arg = next((i for i, x in enumerate(tr.inputs) if x is args[0]), None)
+        if arg is not None and args[0].numel() == 1 and id(args[0]) not in tr.mutated:
+            value = func(*args, **kwargs)
+            tr.value_specs.append((arg, value))
+            return value
     if name in ("__bool__", "item", "tolist", "__int__", "__float__",
                 "__index__", "numpy", "nonzero", "any", "all", "equal",
                 "allclose", "unique", "_local_scalar_dense"):
@@ -168,6 +189,14 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             handler = HANDLERS.get(base[5:])
         inplace = handler is not None
     if handler is None:
+        if not _has_tensor(args) and not _has_tensor(kwargs):
+            # Grad mode, autocast state, dtype queries...: no tensor in, run
+            # it; a tensor out would be a factory TGC does not know.
+            real = func(*args, **kwargs)
+            if _has_tensor(real):
+                _poison_outputs(tr, real)
+                raise Unsupported(f"torch factory '{name}'", "%s:%d" % user_frame())
+            return real
         raise Unsupported(f"torch operator '{name}'", "%s:%d" % user_frame())
     out_arg = kwargs.pop("out", None) if "out" in kwargs else None
     # Operands first: a poisoned operand skips the op without a new error.

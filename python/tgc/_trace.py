@@ -126,6 +126,8 @@ class TraceResult:
     num_user_args: int
     ops: int
     mutated_args: List[int] = field(default_factory=list)
+    # One-element inputs read as numbers: (input index, value).
+    value_specs: List[Tuple[int, Any]] = field(default_factory=list)
 
 
 class Tracer(TorchFunctionMode):
@@ -151,6 +153,7 @@ class Tracer(TorchFunctionMode):
         self.mutated: Dict[int, int] = {}  # id(tensor) -> argument index
         self.errors: List[str] = []
         self.poisoned: Dict[int, torch.Tensor] = {}
+        self.value_specs: List[Tuple[int, Any]] = []
         self.ops = 0
         file, line = user_frame()
         for i, x in enumerate(self.inputs):
@@ -320,6 +323,7 @@ class Tracer(TorchFunctionMode):
             num_user_args=len(self.inputs),
             ops=self.ops,
             mutated_args=sorted(set(self.mutated.values())),
+            value_specs=list(self.value_specs),
         )
 
 

@@ -18,24 +18,34 @@ from .fx import graph_module_runner
 
 
 def tgc_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     dynamic = {}
+    unused_ints = set()
     tensor_index = 0
-    for x in example_inputs:
+    for pos, (node, x) in enumerate(zip(placeholders, example_inputs)):
+        val = node.meta.get("example_value", node.meta.get("val"))
         if isinstance(x, torch.Tensor):
-            dims = {d for d, s in enumerate(x.shape) if not isinstance(s, int)}
+            shape = getattr(val, "shape", x.shape)
+            dims = {d for d, s in enumerate(shape) if not isinstance(s, int)}
             if dims:
                 dynamic[tensor_index] = dims
             tensor_index += 1
-    mode = kwargs.get("options", {}).get("mode", "default") if kwargs.get("options") else "default"
+        elif isinstance(val, torch.SymInt) or type(x).__name__ == "SymInt":
+            if not node.users:
+                # A size Dynamo passes along but the graph never uses: it
+                # must not become part of the specialization key.
+                unused_ints.add(pos)
+    options = kwargs.get("options") or {}
+    mode = options.get("mode", "default")
     run = graph_module_runner(gm)
     compiled = CompiledFunction(run, dynamic=False, mode=mode, fallback=True)
     compiled.declared_dynamic = dynamic
     compiled.name = "dynamo_graph"
 
     def call(*args):
-        out = compiled(*args)
-        # Dynamo expects a tuple or list of outputs, as the graph returns.
-        return out
+        if unused_ints:
+            args = tuple(None if i in unused_ints else a for i, a in enumerate(args))
+        return compiled(*args)
 
     call._tgc_compiled = compiled
     return call

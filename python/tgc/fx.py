@@ -33,6 +33,14 @@ class _Recorder(torch.fx.Interpreter):
         super().__init__(gm)
         self.tracer = tracer
 
+    def call_module(self, target, args, kwargs):
+        if target == "_guards_fn":
+            # torch.export's input checks read every size (which would
+            # specialize the dynamic ones); compile_exported checks the
+            # declared ranges itself on every call.
+            return None
+        return super().call_module(target, args, kwargs)
+
 
 def is_exported_program(obj) -> bool:
     return type(obj).__name__ == "ExportedProgram" and hasattr(obj, "graph_signature")
