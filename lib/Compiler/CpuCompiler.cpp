@@ -199,6 +199,9 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   engineOptions.transformer = transformer;
   engineOptions.sharedLibPaths = libRefs;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // The perf listener writes a jitdump directory under /tmp/.debug for
+  // every compile; nothing reads them, and thousands pile up.
+  engineOptions.enablePerfNotificationListener = false;
   auto engine = ExecutionEngine::create(*module, engineOptions);
   if (!engine) {
     error = "JIT compilation failed: " + llvm::toString(engine.takeError()) +
