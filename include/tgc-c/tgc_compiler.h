@@ -34,8 +34,8 @@ int32_t tgc_cuda_available(char *why, size_t size);
 /* One compiled specialization of one function. */
 typedef struct tgc_compiled tgc_compiled;
 
-/* Compiles function `entry` (NULL or "": the module's only function with a
- * body) of `module_text`. `options` is a space-separated list of key=value
+/* Compiles function `entry` (NULL or "": the module's only public function
+ * with a body) of `module_text`. `options` is a space-separated list of key=value
  * (NULL or "" for the defaults):
  *   device=cpu|cuda        target (cpu)
  *   policy=dynamic|static|auto   what `?` sizes become (dynamic)

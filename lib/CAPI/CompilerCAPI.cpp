@@ -10,6 +10,7 @@
 
 #include "tgc-c/tgc_compiler.h"
 
+#include "tgc/Compiler/CompilerUtils.h"
 #include "tgc/Compiler/CpuCompiler.h"
 #include "tgc/Compiler/GpuCompiler.h"
 #include "tgc/InitAllDialects.h"
@@ -19,7 +20,6 @@
 #include "tgc/Runtime/GpuPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
@@ -74,15 +74,29 @@ bool parseBool(StringRef key, StringRef value, bool &out, std::string &error) {
 }
 
 bool parseOptions(StringRef text, Options &o, std::string &error) {
+  const std::pair<StringRef, bool *> flags[] = {
+      {"zero-one", &o.zeroOne},
+      {"duck", &o.duck},
+      {"fuse", &o.fuse},
+      {"keep-code", &o.keepCode},
+      {"openmp", &o.openmp},
+      {"approximate-math", &o.approximateMath},
+      {"cuda-graphs", &o.cudaGraphs},
+      {"ptx-only", &o.ptxOnly},
+      {"vectorize", &o.vectorize}};
   SmallVector<StringRef> words;
   text.split(words, ' ', -1, /*KeepEmpty=*/false);
   for (StringRef word : words) {
-    auto [key, value] = word.split('=');
+    StringRef key = word.split('=').first, value = word.split('=').second;
     if (!word.contains('=')) {
       error = ("option '" + word + "' is not key=value").str();
       return false;
     }
-    if (key == "device") {
+    auto flag = llvm::find_if(flags, [&](auto &f) { return f.first == key; });
+    if (flag != std::end(flags)) {
+      if (!parseBool(key, value, *flag->second, error))
+        return false;
+    } else if (key == "device") {
       if (value != "cpu" && value != "cuda") {
         error = ("unknown device '" + value + "' (cpu or cuda)").str();
         return false;
@@ -95,33 +109,6 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
         return false;
       }
       o.policy = value.str();
-    } else if (key == "zero-one") {
-      if (!parseBool(key, value, o.zeroOne, error))
-        return false;
-    } else if (key == "duck") {
-      if (!parseBool(key, value, o.duck, error))
-        return false;
-    } else if (key == "fuse") {
-      if (!parseBool(key, value, o.fuse, error))
-        return false;
-    } else if (key == "keep-code") {
-      if (!parseBool(key, value, o.keepCode, error))
-        return false;
-    } else if (key == "openmp") {
-      if (!parseBool(key, value, o.openmp, error))
-        return false;
-    } else if (key == "approximate-math") {
-      if (!parseBool(key, value, o.approximateMath, error))
-        return false;
-    } else if (key == "cuda-graphs") {
-      if (!parseBool(key, value, o.cudaGraphs, error))
-        return false;
-    } else if (key == "ptx-only") {
-      if (!parseBool(key, value, o.ptxOnly, error))
-        return false;
-    } else if (key == "vectorize") {
-      if (!parseBool(key, value, o.vectorize, error))
-        return false;
     } else if (key == "opt-level") {
       if (value.getAsInteger(10, o.optLevel) || o.optLevel > 3) {
         error = ("option opt-level=" + value + ": expected 0..3").str();
@@ -159,6 +146,17 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
     }
   }
   return true;
+}
+
+/// The options the CPU and GPU compilers share.
+template <typename CompileOptions>
+void setCommonOptions(CompileOptions &options, const Options &o,
+                      std::vector<std::vector<int64_t>> examples) {
+  options.policy = o.policy;
+  options.specializeZeroOne = o.zeroOne;
+  options.duckSizing = o.duck;
+  options.exampleShapes = std::move(examples);
+  options.fuse = o.fuse;
 }
 
 std::once_flag registerOnce;
@@ -219,42 +217,19 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   MLIRContext *ctx = result->context.get();
   ctx->loadAllAvailableDialects();
 
-  std::string diagnostics;
   {
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-      llvm::raw_string_ostream os(diagnostics);
-      os << diag.getLocation() << ": "
-         << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
-                                                              : "note: ")
-         << diag << "\n";
-      return success();
-    });
+    ErrorCollector diagnostics(ctx);
     result->module = parseSourceString<ModuleOp>(moduleText, ctx, "<input>");
-  }
-  if (!result->module) {
-    setError("tgc_compile: the module does not parse:\n" + diagnostics);
-    return nullptr;
-  }
-  func::FuncOp entry;
-  std::string entryStr = entryName ? entryName : "";
-  for (auto f : result->module->getOps<func::FuncOp>()) {
-    if (f.isExternal())
-      continue;
-    if (entryStr.empty() ? !entry : f.getName() == entryStr) {
-      if (entryStr.empty() && entry) {
-        setError("tgc_compile: the module has several functions; name one");
-        return nullptr;
-      }
-      entry = f;
-    } else if (entryStr.empty()) {
-      setError("tgc_compile: the module has several functions; name one");
+    if (!result->module) {
+      setError("tgc_compile: the module does not parse:\n" +
+               diagnostics.text);
       return nullptr;
     }
   }
+  func::FuncOp entry =
+      findEntryFunction(*result->module, entryName ? entryName : "", error);
   if (!entry) {
-    setError(entryStr.empty()
-                 ? std::string("tgc_compile: the module has no function")
-                 : "tgc_compile: no function @" + entryStr + " in the module");
+    setError("tgc_compile: " + error + " in the module");
     return nullptr;
   }
   result->numArgs = static_cast<int32_t>(entry.getNumArguments());
@@ -273,11 +248,7 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
 
   if (!o.cuda) {
     CpuCompileOptions options;
-    options.policy = o.policy;
-    options.specializeZeroOne = o.zeroOne;
-    options.duckSizing = o.duck;
-    options.exampleShapes = examples;
-    options.fuse = o.fuse;
+    setCommonOptions(options, o, examples);
     options.openmp = o.openmp;
     options.approximateMath = o.approximateMath;
     options.optLevel = o.optLevel;
@@ -301,11 +272,7 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   }
 
   GpuCompileOptions options;
-  options.policy = o.policy;
-  options.specializeZeroOne = o.zeroOne;
-  options.duckSizing = o.duck;
-  options.exampleShapes = examples;
-  options.fuse = o.fuse;
+  setCommonOptions(options, o, std::move(examples));
   options.chip = o.chip;
   options.ptxOnly = o.ptxOnly;
   options.vectorize = o.vectorize;

@@ -2,7 +2,7 @@
 
 #include "tgc/Compiler/CpuCompiler.h"
 
-#include "CompilerUtils.h"
+#include "tgc/Compiler/CompilerUtils.h"
 
 #include "tgc/Pipelines/Pipelines.h"
 

@@ -11,7 +11,7 @@
 
 #include "tgc/Compiler/GpuCompiler.h"
 
-#include "CompilerUtils.h"
+#include "tgc/Compiler/CompilerUtils.h"
 
 #include "tgc/Analysis/ShapeEnv.h"
 #include "tgc/Analysis/SymbolicIR.h"

@@ -199,6 +199,15 @@ void tgc::runtime::deviceFree(uint64_t ptr) {
     cu->cuMemFree(ptr);
 }
 
+/// False, with the message naming `call`, when `status` is an error.
+static bool succeeded(const Driver &cu, CUresult status, const char *call,
+                      std::string &error) {
+  if (status == CUDA_SUCCESS)
+    return true;
+  error = errorMessage(cu, call, status);
+  return false;
+}
+
 bool tgc::runtime::copyToDevice(uint64_t dst, const void *src, uint64_t bytes,
                                 std::string &error) {
   const Driver *cu = driver(error);
@@ -206,19 +215,11 @@ bool tgc::runtime::copyToDevice(uint64_t dst, const void *src, uint64_t bytes,
     return false;
   if (bytes == 0)
     return true;
-  CUresult status = cu->cuMemcpyHtoD(dst, src, size_t(bytes));
-  if (status != CUDA_SUCCESS) {
-    error = errorMessage(*cu, "cuMemcpyHtoD", status);
-    return false;
-  }
   // A copy from pageable memory may still be in flight on return, and the
   // runtime's streams do not wait for the legacy stream: finish it here.
-  status = cu->cuCtxSynchronize();
-  if (status != CUDA_SUCCESS) {
-    error = errorMessage(*cu, "cuCtxSynchronize", status);
-    return false;
-  }
-  return true;
+  return succeeded(*cu, cu->cuMemcpyHtoD(dst, src, size_t(bytes)),
+                   "cuMemcpyHtoD", error) &&
+         succeeded(*cu, cu->cuCtxSynchronize(), "cuCtxSynchronize", error);
 }
 
 bool tgc::runtime::copyToHost(void *dst, uint64_t src, uint64_t bytes,
@@ -228,12 +229,8 @@ bool tgc::runtime::copyToHost(void *dst, uint64_t src, uint64_t bytes,
     return false;
   if (bytes == 0)
     return true;
-  CUresult status = cu->cuMemcpyDtoH(dst, src, size_t(bytes));
-  if (status != CUDA_SUCCESS) {
-    error = errorMessage(*cu, "cuMemcpyDtoH", status);
-    return false;
-  }
-  return true;
+  return succeeded(*cu, cu->cuMemcpyDtoH(dst, src, size_t(bytes)),
+                   "cuMemcpyDtoH", error);
 }
 
 bool tgc::runtime::copyOnDevice(uint64_t dst, uint64_t src, uint64_t bytes,
@@ -243,17 +240,10 @@ bool tgc::runtime::copyOnDevice(uint64_t dst, uint64_t src, uint64_t bytes,
     return false;
   if (bytes == 0)
     return true;
-  CUresult status = cu->cuMemcpyDtoDAsync(dst, src, size_t(bytes), nullptr);
-  if (status != CUDA_SUCCESS) {
-    error = errorMessage(*cu, "cuMemcpyDtoDAsync", status);
-    return false;
-  }
-  status = cu->cuCtxSynchronize();
-  if (status != CUDA_SUCCESS) {
-    error = errorMessage(*cu, "cuCtxSynchronize", status);
-    return false;
-  }
-  return true;
+  return succeeded(*cu,
+                   cu->cuMemcpyDtoDAsync(dst, src, size_t(bytes), nullptr),
+                   "cuMemcpyDtoDAsync", error) &&
+         succeeded(*cu, cu->cuCtxSynchronize(), "cuCtxSynchronize", error);
 }
 
 bool tgc::runtime::deviceSynchronize(std::string &error) {

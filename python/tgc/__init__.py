@@ -100,25 +100,23 @@ def compile(
     return compiled
 
 
-def trace_to_mlir(fn: Callable, *args, dynamic: Optional[bool] = False) -> str:
-    """The tgc dialect text TGC records for ``fn(*args)``."""
+def trace_to_mlir(fn: Callable, *args, dynamic: Optional[bool] = False, **kwargs) -> str:
+    """The tgc dialect text TGC records for ``fn(*args, **kwargs)``."""
     import torch
 
+    from ._compile import _entry_name, flatten, unflatten
     from ._trace import trace
 
-    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    tensors, key = flatten((args, kwargs))
     dims = [set(range(t.dim())) if dynamic else set() for t in tensors]
-    positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
 
     def run(*ts):
-        full = list(args)
-        for p, t in zip(positions, ts):
-            full[p] = t
+        a, k = unflatten(key, list(ts))
         with torch.no_grad():
-            return fn(*full)
+            return fn(*a, **k)
 
-    name = getattr(fn, "__name__", None) or type(fn).__name__
-    return trace(run, [t.detach().clone() for t in tensors], dims, name=name).text
+    clones = [t.detach().clone() for t in tensors]
+    return trace(run, clones, dims, name=_entry_name(fn)).text
 
 
 try:  # the torch.compile backend (PyTorch 2.x)

@@ -114,10 +114,8 @@ def lib() -> ctypes.CDLL:
                 c.c_int64,
                 [P, c.c_int32, c.POINTER(ArgDesc), c.c_int32, c.c_char_p, c.c_size_t],
             ),
-            "tgc_compiled_arena_bytes": (c.c_int64, [P, c.POINTER(ArgDesc), c.c_int32]),
             "tgc_compiled_code": (c.c_char_p, [P, c.c_char_p]),
             "tgc_compiled_run": (c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P]),
-            "tgc_compiled_gpu_stats": (None, [P, c.POINTER(c.c_int64)]),
             "tgc_set_logs": (c.c_int32, [c.c_char_p]),
         }
         for name, (res, args) in sig.items():
@@ -202,21 +200,13 @@ class Compiled:
         return _lib.tgc_compiled_check_guards(self.handle, args.descs, args.count)
 
     def describe(self, guard: int, args: Args) -> str:
-        buf = ctypes.create_string_buffer(1024)
-        _lib.tgc_compiled_describe_failure(self.handle, guard, args.descs, args.count, buf, 1024)
+        n = _lib.tgc_compiled_describe_failure(self.handle, guard, args.descs, args.count, None, 0)
+        buf = ctypes.create_string_buffer(n + 1)
+        _lib.tgc_compiled_describe_failure(self.handle, guard, args.descs, args.count, buf, n + 1)
         return buf.value.decode("utf-8", "replace")
-
-    def arena_bytes(self, args: Args) -> int:
-        return _lib.tgc_compiled_arena_bytes(self.handle, args.descs, args.count)
 
     def code(self, what: str) -> str:
         return _lib.tgc_compiled_code(self.handle, what.encode()).decode()
-
-    def gpu_stats(self) -> dict:
-        out = (ctypes.c_int64 * 5)()
-        _lib.tgc_compiled_gpu_stats(self.handle, out)
-        keys = ("launches", "gemms", "graph_captures", "graph_replays", "patched_nodes")
-        return dict(zip(keys, list(out)))
 
     def run(self, args: Args, device: torch.device) -> List[torch.Tensor]:
         results: List[Optional[torch.Tensor]] = [None] * self.num_results

@@ -79,7 +79,6 @@ class Specialized:
     trace: TraceResult
     keys: Tuple[Any, ...]  # non-tensor arguments, by value
     example_shapes: List[Optional[List[int]]]
-    dynamic: List[Set[int]]
     hits: int = 0
 
     def guard_strings(self) -> List[str]:
@@ -100,7 +99,6 @@ class Explanation:
     compile_ms: List[float]
     hits: List[int]
     fallbacks: int
-    output_code: List[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         lines = [f"{self.compiles} compile(s), {self.fallbacks} eager fallback(s)"]
@@ -218,6 +216,9 @@ class CompiledFunction:
         self._check_ranges(originals)
         # The compiled code reads dense row-major tensors (a guard checks it).
         tensors = [t if t.is_contiguous() else t.contiguous() for t in originals]
+        # Descriptors once per call per set of captured tensors (a module's
+        # specializations all capture the same parameters).
+        descriptors: Dict[Tuple[int, ...], _capi.Args] = {}
         failures: List[str] = []
         for i in range(len(self.specs) - 1, -1, -1):
             spec = self.specs[i]
@@ -236,7 +237,10 @@ class CompiledFunction:
                     f"now {tensors[bad[0]].item()!r}"
                 )
                 continue
-            full = _capi.Args(tensors + spec.trace.captured)
+            key = tuple(id(t) for t in spec.trace.captured)
+            full = descriptors.get(key)
+            if full is None:
+                full = descriptors[key] = _capi.Args(tensors + spec.trace.captured)
             failed = spec.compiled.check(full)
             if failed == -1:
                 spec.hits += 1
@@ -280,7 +284,7 @@ class CompiledFunction:
             self.recompile_reasons.append(reason)
         _log("recompiles", reason)
         try:
-            spec = self._compile(tensors, keys)
+            spec, full = self._compile(tensors, keys)
         except Unsupported as e:
             if not self.fallback:
                 raise
@@ -288,7 +292,6 @@ class CompiledFunction:
             warnings.warn(f"tgc: {self.name} runs eagerly: {e}")
             return self.fn(*args, **kwargs)
         self.specs.append(spec)
-        full = _capi.Args(tensors + spec.trace.captured)
         return self._run(spec, originals, tensors, full)
 
     # -- compile -------------------------------------------------------------
@@ -306,7 +309,8 @@ class CompiledFunction:
             out.append(dims)
         return out
 
-    def _compile(self, tensors, keys) -> Specialized:
+    def _compile(self, tensors, keys) -> Tuple[Specialized, _capi.Args]:
+        """A new specialization for the call, and the call's descriptors."""
         # Automatic dynamic: a size that differs from an earlier
         # specialization's example becomes dynamic.
         if self.dynamic is None:
@@ -344,7 +348,7 @@ class CompiledFunction:
         opts.append(self.extra_options)
         options = " ".join(o for o in opts if o)
         compiled = _capi.Compiled(tr.text, self.name, options)
-        call = _capi.Args([t.contiguous() for t in tensors] + tr.captured)
+        call = _capi.Args(tensors + tr.captured)
         if compiled.check(call) != -1 and device == "cuda":
             # Misaligned views: the same code without vector accesses.
             compiled = _capi.Compiled(tr.text, self.name, options + " vectorize=0")
@@ -359,7 +363,6 @@ class CompiledFunction:
             trace=tr,
             keys=keys,
             example_shapes=[list(t.shape) for t in tensors],
-            dynamic=dynamic,
         )
         _log(
             "guards",
@@ -370,7 +373,7 @@ class CompiledFunction:
         if "output_code" in _logs:
             code = compiled.code("loops") or compiled.code("plan")
             _log("output_code", f"output code of {self.name}:\n{code}")
-        return spec
+        return spec, call
 
     def _device(self, tensors: Sequence[torch.Tensor]) -> str:
         devices = {t.device.type for t in tensors}

@@ -141,7 +141,6 @@ class Graph:
 
     name: str = "traced"
     args: List[Value] = field(default_factory=list)
-    arg_locs: List[str] = field(default_factory=list)
     lines: List[str] = field(default_factory=list)
     counter: int = 0
 
@@ -149,11 +148,10 @@ class Graph:
         self.counter += 1
         return f"%v{self.counter}"
 
-    def add_arg(self, dtype: torch.dtype, shape: Sequence[Size], loc: str) -> Value:
+    def add_arg(self, dtype: torch.dtype, shape: Sequence[Size]) -> Value:
+        mlir_dtype(dtype)  # an unsupported dtype fails here, with its name
         v = Value(f"%arg{len(self.args)}", dtype, list(shape))
-        mlir_dtype(dtype)
         self.args.append(v)
-        self.arg_locs.append(loc)
         return v
 
     def emit(
@@ -173,10 +171,7 @@ class Graph:
         return values
 
     def to_mlir(self, outputs: Sequence[Value]) -> str:
-        params = ", ".join(
-            f"{a.name}: {a.type} loc({loc})" if loc else f"{a.name}: {a.type}"
-            for a, loc in zip(self.args, self.arg_locs)
-        )
+        params = ", ".join(f"{a.name}: {a.type}" for a in self.args)
         rtypes = ", ".join(o.type for o in outputs)
         ret = f" -> ({rtypes})" if outputs else ""
         body = "\n".join("  " + l for l in self.lines)

@@ -34,9 +34,9 @@ HANDLERS: Dict[str, Handler] = {}
 PASSTHROUGH = {
     "dim", "ndimension", "is_contiguous", "is_floating_point", "is_complex",
     "element_size", "get_device", "type", "__format__", "__repr__",
-    "__str__", "__hash__", "__eq__shape", "data_ptr", "stride",
+    "__str__", "__hash__", "data_ptr", "stride",
     "storage_offset", "is_signed", "__reduce_ex__", "__setstate__",
-    "_is_view", "requires_grad_", "__len__dim", "has_names",
+    "_is_view", "requires_grad_", "has_names",
 }
 GETTERS_PASSTHROUGH = {
     "dtype", "device", "requires_grad", "is_cuda", "ndim", "layout",
@@ -100,19 +100,14 @@ def dispatch(tr: Tracer, func, args, kwargs, name: Optional[str] = None):
     name = name or func_name(func)
     try:
         return _dispatch(tr, func, name, args, kwargs)
-    except Poisoned:
+    except Poisoned:  # raised before the call ran
         real = func(*args, **kwargs)
         _poison_outputs(tr, real)
         return real
-    except Unsupported as e:
-        tr.errors.append(
-            e.message + (" at " + e.where if e.where else " at %s:%d" % user_frame())
-        )
+    except Unsupported as e:  # raised before the call ran
         if e.fatal:
             raise
-        real = func(*args, **kwargs)
-        _poison_outputs(tr, real)
-        return real
+        return _unsupported(tr, func(*args, **kwargs), e.message, e.where)
 
 
 def _has_tensor(x) -> bool:
@@ -137,8 +132,8 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
     if name.startswith("get."):
         attr = name[4:]
         if attr == "shape":
-            real = func(*args, **kwargs)
-            return TracedSize(tr, tr.value_of(args[0]), real)
+            v = tr.value_of(args[0])
+            return TracedSize(tr, v, func(*args, **kwargs))
         if attr in GETTERS_PASSTHROUGH:
             return func(*args, **kwargs)
         name = attr
@@ -189,44 +184,62 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             handler = HANDLERS.get(base[5:])
         inplace = handler is not None
     if handler is None:
-        if not _has_tensor(args) and not _has_tensor(kwargs):
-            # Grad mode, autocast state, dtype queries...: no tensor in, run
-            # it; a tensor out would be a factory TGC does not know.
-            real = func(*args, **kwargs)
-            if _has_tensor(real):
-                _poison_outputs(tr, real)
-                raise Unsupported(f"torch factory '{name}'", "%s:%d" % user_frame())
-            return real
-        raise Unsupported(f"torch operator '{name}'", "%s:%d" % user_frame())
-    out_arg = kwargs.pop("out", None) if "out" in kwargs else None
-    # Operands first: a poisoned operand skips the op without a new error.
-    for a in list(args) + list(kwargs.values()):
-        for t in (a if isinstance(a, (list, tuple)) else [a]):
-            if isinstance(t, torch.Tensor):
-                tr.value_of(t)
+        real = func(*args, **kwargs)
+        if not (_has_tensor(args) or _has_tensor(kwargs) or _has_tensor(real)):
+            return real  # grad mode, autocast state, dtype queries...
+        kind = "operator" if _has_tensor(args) or _has_tensor(kwargs) else "factory"
+        return _unsupported(tr, real, f"torch {kind} '{name}'")
+    kwargs = dict(kwargs)
+    out_arg = kwargs.pop("out", None)
+    # Operands first: the results of an op on a poisoned operand are
+    # poisoned too, without a new error.
+    try:
+        for a in list(args) + list(kwargs.values()):
+            for t in (a if isinstance(a, (list, tuple)) else [a]):
+                if isinstance(t, torch.Tensor):
+                    tr.value_of(t)
+        poisoned = False
+    except Poisoned:
+        poisoned = True
     if out_arg is not None:
         real = func(*args, out=out_arg, **kwargs)
     else:
         real = func(*args, **kwargs)
+    if poisoned:
+        _poison_outputs(tr, real)
+        return real
     tr.ops += 1
+    # From here on the op has run (once): a failure to record it is
+    # reported and its results poisoned, never a second eager run.
     try:
         result = handler(tr, real, *args, **kwargs)
-    except TypeError as e:
-        raise Unsupported(
-            f"torch operator '{name}' with these arguments ({e})", "%s:%d" % user_frame()
-        ) from e
-    if inplace:
-        target = args[0]
-        _assign(tr, target, _single(result))
-        return target
-    if out_arg is not None:
-        if isinstance(out_arg, torch.Tensor):
-            _assign(tr, out_arg, _single(result))
-            return out_arg
-        for t, v in zip(out_arg, result):
-            _assign(tr, t, v)
+        if inplace:
+            _assign(tr, args[0], _single(result))
+            return args[0]
+        if out_arg is not None:
+            if isinstance(out_arg, torch.Tensor):
+                _assign(tr, out_arg, _single(result))
+                return out_arg
+            for t, v in zip(out_arg, result):
+                _assign(tr, t, v)
+            return real
+        return _bind_result(tr, real, result)
+    except Poisoned:
+        _poison_outputs(tr, real)
         return real
-    return _bind_result(tr, real, result)
+    except TypeError as e:
+        return _unsupported(tr, real, f"torch operator '{name}' with these arguments ({e})")
+    except Unsupported as e:
+        if e.fatal:
+            raise
+        return _unsupported(tr, real, e.message, e.where)
+
+
+def _unsupported(tr: Tracer, real, message: str, where: str = ""):
+    """Records an unsupported call that has run; poisons its results."""
+    tr.errors.append(f"{message} at {where or '%s:%d' % user_frame()}")
+    _poison_outputs(tr, real)
+    return real
 
 
 def _single(result):
@@ -969,7 +982,6 @@ def _t(tr, real, x):
 
 @op("mT")
 def _mT(tr, real, x):
-    v = tval(tr, x)
     return _transpose(tr, real, x, -2, -1)
 
 
@@ -1179,7 +1191,6 @@ def _stack(tr, real, tensors, dim=0):
 
 @op("split", "split_with_sizes", "chunk", "unbind", "tensor_split")
 def _split(tr, real, x, *a, **k):
-    v = tval(tr, x)
     raise Unsupported("split/chunk/unbind (use slicing)")
 
 
@@ -1437,7 +1448,6 @@ def _avg_pool2d(tr, real, x, kernel_size, stride=None, padding=0, ceil_mode=Fals
 def _adaptive_avg_pool2d(tr, real, x, output_size):
     if _pair(output_size) != [1, 1]:
         raise Unsupported("adaptive_avg_pool2d to a size other than 1x1")
-    v = tval(tr, x)
     return _reduction("mean")(tr, real, x, [-2, -1], True)
 
 
@@ -1451,44 +1461,56 @@ def _cholesky(tr, real, x, upper=False):
 # --- factories -------------------------------------------------------------------
 
 
-def _full_value(tr, real, value) -> Value:
+def _full_value(tr, real, value, like: Optional[Value] = None) -> Value:
+    """`value` in the shape of `real`, or of `like` (whose dynamic sizes are
+    passed as index values)."""
     from ._graph import mlir_dtype
 
-    shape = [int(s) for s in real.shape]
+    shape = list(like.shape) if like is not None else [int(s) for s in real.shape]
+    dynamic = [_index_value(tr, like, i) for i, s in enumerate(shape) if isinstance(s, Dyn)]
+    sizes = f" [{', '.join(dynamic)}]" if dynamic else ""
     rt = format_type(real.dtype, shape)
     lit = scalar_literal(value, real.dtype)
-    return tr.graph.emit(f"tgc.full {lit} : {mlir_dtype(real.dtype)} : {rt}", [(real.dtype, shape)], tr.loc())[0]
+    return tr.graph.emit(
+        f"tgc.full {lit} : {mlir_dtype(real.dtype)}{sizes} : {rt}", [(real.dtype, shape)], tr.loc()
+    )[0]
 
 
-@op("zeros", "ones", "full", "empty", "new_zeros", "new_ones", "new_full", "new_empty",
-    "zeros_like", "ones_like", "full_like", "empty_like")
-def _factory(tr, real, *args, **kw):
+def _fill_value(real, uninitialized: bool):
+    """The one value a factory filled its result with (0 for empty)."""
     if not isinstance(real, torch.Tensor):
         raise Unsupported("a factory that does not return a tensor")
-    if real.dtype not in (torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int8, torch.bool):
-        raise Unsupported(f"dtype {real.dtype}")
-    # The value: all elements are equal (checked on the real result).
+    if uninitialized:
+        return 0
     flat = real.reshape(-1)
     if flat.numel() and not bool((flat == flat[0]).all() | (flat != flat).all()):
         raise Unsupported("a factory with distinct values")
     value = flat[0].item() if flat.numel() else 0
-    if value != value:
-        value = float("nan")
-    like = args[0] if args and isinstance(args[0], torch.Tensor) else None
-    if like is not None:
+    return float("nan") if value != value else value
+
+
+@op("zeros", "ones", "full", "new_zeros", "new_ones", "new_full")
+def _factory(tr, real, *args, **kw):
+    return _full_value(tr, real, _fill_value(real, False))
+
+
+@op("empty", "new_empty")
+def _empty(tr, real, *args, **kw):
+    return _full_value(tr, real, _fill_value(real, True))
+
+
+def _like(uninitialized: bool):
+    def handler(tr, real, like, *args, **kw):
+        # The result has the sizes of `like`, dynamic ones included.
         v = tr.value_of(like)
-        if any(isinstance(s, Dyn) for s in v.shape):
-            # The sizes of `like` are dynamic: value * ones in its shape,
-            # written as a broadcast of a constant against `like`.
-            c = constant(tr, value, real.dtype)
-            zero = constant(tr, 0, v.dtype)
-            mask = _binary_value(tr, "cmp eq,", v, zero, torch.bool)
-            return tr.graph.emit(
-                f"tgc.where {mask.name}, {c.name}, {c.name} : {mask.type}, {c.type}, {c.type} -> "
-                f"{format_type(real.dtype, v.shape)}",
-                [(real.dtype, list(v.shape))], tr.loc(),
-            )[0]
-    return _full_value(tr, real, value)
+        return _full_value(tr, real, _fill_value(real, uninitialized), like=v)
+
+    return handler
+
+
+for _n in ("zeros_like", "ones_like", "full_like"):
+    HANDLERS[_n] = _like(False)
+HANDLERS["empty_like"] = _like(True)
 
 
 @op("arange")

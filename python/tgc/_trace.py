@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 import torch
 from torch.overrides import TorchFunctionMode
 
-from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype
+from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _TGC_DIR = os.path.dirname(__file__)
@@ -139,7 +139,7 @@ class Tracer(TorchFunctionMode):
         inputs: Sequence[Any],
         dynamic: Sequence[Set[int]],
         name: str = "traced",
-        frozen: Sequence[int] = (),
+        specializations: Sequence[Specialization] = (),
     ):
         super().__init__()
         self.graph = Graph(name=name)
@@ -147,15 +147,13 @@ class Tracer(TorchFunctionMode):
         self.keep: List[Any] = []
         self.inputs = list(inputs)
         self.input_values: List[Optional[Value]] = []
-        self.specializations: List[Specialization] = []
-        self.spec_keys: Set[Tuple[int, int]] = set()
+        self.specializations: List[Specialization] = list(specializations)
         self.captured: List[torch.Tensor] = []
         self.mutated: Dict[int, int] = {}  # id(tensor) -> argument index
         self.errors: List[str] = []
         self.poisoned: Dict[int, torch.Tensor] = {}
         self.value_specs: List[Tuple[int, Any]] = []
         self.ops = 0
-        file, line = user_frame()
         for i, x in enumerate(self.inputs):
             if isinstance(x, torch.Tensor):
                 shape = []
@@ -165,7 +163,7 @@ class Tracer(TorchFunctionMode):
                         shape.append(Dyn({(i, d)}, s))
                     else:
                         shape.append(s)
-                v = self.graph.add_arg(x.dtype, shape, "")
+                v = self.graph.add_arg(x.dtype, shape)
                 self.bind(x, v)
                 self.input_values.append(v)
             else:
@@ -208,8 +206,7 @@ class Tracer(TorchFunctionMode):
         # A tensor from outside the function (a global, a closure, a
         # parameter of a module called inside): an extra input, passed by
         # reference on every call.
-        file, line = user_frame()
-        v = self.graph.add_arg(t.dtype, [int(s) for s in t.shape], "")
+        v = self.graph.add_arg(t.dtype, [int(s) for s in t.shape])
         self.captured.append(t)
         self.bind(t, v)
         return v
@@ -218,12 +215,12 @@ class Tracer(TorchFunctionMode):
         if not isinstance(size, Dyn):
             return
         file, line = user_frame()
+        known = {(s.arg, s.dim) for s in self.specializations}
         new = False
-        for arg, dim in sorted(size.sources):
-            if (arg, dim) in self.spec_keys:
-                continue
-            self.spec_keys.add((arg, dim))
-            value = int(self.inputs[arg].shape[dim])
+        for arg, dim in sorted(size.sources - known):
+            # The traced size, not inputs[arg].shape: that read would come
+            # back here through the mode.
+            value = size_value(self.input_values[arg].shape[dim])
             self.specializations.append(
                 Specialization(arg, dim, value, f"{what} at {file}:{line}")
             )
@@ -351,23 +348,17 @@ def trace(
     inputs: Sequence[Any],
     dynamic: Sequence[Set[int]],
     name: str = "traced",
-    specialized: Sequence[Specialization] = (),
-    run: Optional[Callable] = None,
 ) -> TraceResult:
     """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
     static and the trace restarts (at most once per input dim)."""
     dyn = [set(d) for d in dynamic]
-    specs: List[Specialization] = list(specialized)
-    for s in specs:
-        dyn[s.arg].discard(s.dim)
+    specs: List[Specialization] = []
     for _ in range(64):
-        tracer = Tracer(inputs, dyn, name)
-        tracer.specializations = list(specs)
-        tracer.spec_keys = {(s.arg, s.dim) for s in specs}
+        tracer = Tracer(inputs, dyn, name, specs)
         _active.append(tracer)
         try:
             with tracer:
-                out = (run or fn)(*inputs)
+                out = fn(*inputs)
             return tracer.finish(out)
         except NeedRetrace:
             specs = tracer.specializations

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/Compiler/CompilerUtils.h"
 #include "tgc/Compiler/CpuCompiler.h"
 #include "tgc/Compiler/GpuCompiler.h"
 #include "tgc/InitAllDialects.h"
@@ -954,23 +955,13 @@ int main(int argc, char **argv) {
     fail("cannot parse '" + inputFile + "'");
 
   // The entry function.
-  func::FuncOp entry;
-  if (!entryName.empty()) {
-    entry = module->lookupSymbol<func::FuncOp>(entryName);
-    if (!entry || entry.isExternal())
-      fail("no function @" + entryName + " with a body in '" + inputFile +
-           "'");
-  } else {
-    for (auto f : module->getOps<func::FuncOp>())
-      if (!f.isExternal() && f.isPublic()) {
-        if (entry)
-          fail("several public functions in '" + inputFile +
-               "': choose one with --entry");
-        entry = f;
-      }
-    if (!entry)
-      fail("no public function with a body in '" + inputFile + "'");
-  }
+  std::string entryError;
+  func::FuncOp entry = findEntryFunction(*module, entryName, entryError);
+  if (!entry)
+    fail(entryError + " in '" + inputFile + "'" +
+         (StringRef(entryError).starts_with("several")
+              ? ": choose one with --entry"
+              : ""));
   for (Type t : entry.getArgumentTypes())
     if (!isa<RankedTensorType>(t))
       fail("@" + entry.getName() +

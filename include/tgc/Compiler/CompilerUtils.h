@@ -1,7 +1,7 @@
-//===- CompilerUtils.h - shared by the CPU and GPU compilers ----*- C++ -*-===//
+//===- CompilerUtils.h - shared by the compilers and their drivers -*- C++ -*-===//
 
-#ifndef TGC_LIB_COMPILER_COMPILERUTILS_H
-#define TGC_LIB_COMPILER_COMPILERUTILS_H
+#ifndef TGC_COMPILER_COMPILERUTILS_H
+#define TGC_COMPILER_COMPILERUTILS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -71,6 +71,33 @@ inline OwningOpRef<ModuleOp> cloneEntryModule(ModuleOp source, StringRef entry,
   return module;
 }
 
+/// The function a driver compiles: `name`, or (when empty) the module's
+/// only public function with a body. Null with `error` set otherwise.
+inline func::FuncOp findEntryFunction(ModuleOp module, StringRef name,
+                                      std::string &error) {
+  if (!name.empty()) {
+    auto entry = module.lookupSymbol<func::FuncOp>(name);
+    if (!entry || entry.isExternal()) {
+      error = ("no function @" + name + " with a body").str();
+      return nullptr;
+    }
+    return entry;
+  }
+  func::FuncOp entry;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal() || !f.isPublic())
+      continue;
+    if (entry) {
+      error = "several public functions";
+      return nullptr;
+    }
+    entry = f;
+  }
+  if (!entry)
+    error = "no public function with a body";
+  return entry;
+}
+
 /// The shape-policy options of a compile request (`policy`,
 /// `specializeZeroOne`, `duckSizing`, `fuse`, `exampleShapes`) set on a
 /// pipeline's options.
@@ -90,4 +117,4 @@ void setShapePolicyOptions(PipelineOptions &pipeline,
 
 } // namespace mlir::tgc
 
-#endif // TGC_LIB_COMPILER_COMPILERUTILS_H
+#endif // TGC_COMPILER_COMPILERUTILS_H
