@@ -541,8 +541,9 @@ LogicalResult addGuards(PlanBuilder &b, ModuleOp module, func::FuncOp func) {
   return success();
 }
 
-/// A size check on the host (`cf.assert` of `size != 0` terms joined by
-/// `and`, as reductions without identity emit) as plan guards.
+/// A size check on the host (`cf.assert` of `size != 0` terms, as
+/// reductions without identity emit, and `a == b` terms, as reshapes emit,
+/// joined by `and`) as plan guards.
 LogicalResult addAssert(PlanBuilder &b, cf::AssertOp op) {
   SmallVector<Value> worklist{op.getArg()};
   while (!worklist.empty()) {
@@ -553,6 +554,21 @@ LogicalResult addAssert(PlanBuilder &b, cf::AssertOp op) {
       continue;
     }
     auto cmp = v.getDefiningOp<arith::CmpIOp>();
+    if (cmp && cmp.getPredicate() == arith::CmpIPredicate::eq) {
+      // Two sizes that must agree (a reshape's element counts).
+      FailureOr<int64_t> lhs = b.node(cmp.getLhs());
+      FailureOr<int64_t> rhs = b.node(cmp.getRhs());
+      if (failed(lhs) || failed(rhs))
+        return failure();
+      rt::PlanGuard g;
+      g.kind = rt::GuardKind::Equal;
+      g.lhs = *lhs;
+      g.rhs = *rhs;
+      g.text = "sizes agree";
+      g.reason = (op.getMsg() + " at " + formatLocation(op.getLoc())).str();
+      b.plan.guards.push_back(g);
+      continue;
+    }
     std::optional<int64_t> zero =
         cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
     if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::ne || zero != 0)

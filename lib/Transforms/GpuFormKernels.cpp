@@ -98,6 +98,51 @@ bool isIdentityMemRef(Value v) {
   return type && type.getLayout().isIdentity();
 }
 
+/// Whether size `d` of the subview `view` is all of its source's size `d`.
+bool isFullSize(memref::SubViewOp view, int64_t d) {
+  OpFoldResult size = view.getMixedSizes()[d];
+  MemRefType source = view.getSourceType();
+  if (!source.isDynamicDim(d))
+    return getConstantIntValue(size) == source.getDimSize(d);
+  auto value = dyn_cast<Value>(size);
+  if (!value)
+    return false;
+  if (auto dim = value.getDefiningOp<memref::DimOp>())
+    if (dim.getSource() == view.getSource() && dim.getConstantIndex() == d)
+      return true;
+  Operation *def = view.getSource().getDefiningOp();
+  if (auto alloc = dyn_cast_or_null<memref::AllocOp>(def))
+    return alloc.getDynamicSizes()[source.getDynamicDimIndex(d)] == value;
+  if (auto arena = dyn_cast_or_null<memref::ViewOp>(def))
+    return arena.getSizes()[source.getDynamicDimIndex(d)] == value;
+  return false;
+}
+
+/// Whether `v` is a dense row-major memref: identity layout, or a reshape
+/// of one, or a subview of one that keeps the inner dims whole (unit dims,
+/// then one dim cut anywhere, then whole dims), as `qkv[0]` of a packed
+/// projection is. A GEMM takes such views as plain pointers.
+bool isDenseMemRef(Value v) {
+  if (isIdentityMemRef(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (auto c = dyn_cast_or_null<memref::CollapseShapeOp>(def))
+    return isDenseMemRef(c.getSrc());
+  if (auto e = dyn_cast_or_null<memref::ExpandShapeOp>(def))
+    return isDenseMemRef(e.getSrc());
+  auto view = dyn_cast_or_null<memref::SubViewOp>(def);
+  if (!view || !view.hasUnitStride() || !isDenseMemRef(view.getSource()))
+    return false;
+  SmallVector<OpFoldResult> sizes = view.getMixedSizes();
+  int64_t d = 0, rank = static_cast<int64_t>(sizes.size());
+  while (d < rank && getConstantIntValue(sizes[d]) == 1)
+    ++d;
+  for (++d; d < rank; ++d)
+    if (!isFullSize(view, d) || getConstantIntValue(view.getMixedOffsets()[d]) != 0)
+      return false;
+  return true;
+}
+
 /// Whether `exprs` are the dims `dims`, in order.
 bool areDims(ArrayRef<AffineExpr> exprs, ArrayRef<unsigned> dims) {
   if (exprs.size() != dims.size())
@@ -110,9 +155,10 @@ bool areDims(ArrayRef<AffineExpr> exprs, ArrayRef<unsigned> dims) {
   return true;
 }
 
-/// A contraction cuBLASLt runs: [batch] x M... x K times [batch] x K x N
-/// (either operand possibly transposed, A only with one M dim) into a
-/// row-major [batch] x M... x N, of f32, f16 or bf16 matrices in
+/// A contraction cuBLASLt runs: [batch...] x M... x K times [batch...] x K x
+/// N (either operand possibly transposed, A only with one M dim) into a
+/// row-major [batch...] x M... x N (several batch dims are one strided
+/// batch), of f32, f16 or bf16 matrices in
 /// identity-layout buffers. Sets the transposes.
 bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
@@ -121,12 +167,12 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB) {
     return false;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->batch.size() > 1 || dims->m.empty() ||
+  if (failed(dims) || dims->m.empty() ||
       dims->n.size() != 1 || dims->k.size() != 1)
     return false;
   Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get();
   Value c = op.getDpsInitOperand(0)->get();
-  if (!isIdentityMemRef(a) || !isIdentityMemRef(b) || !isIdentityMemRef(c))
+  if (!isDenseMemRef(a) || !isDenseMemRef(b) || !isDenseMemRef(c))
     return false;
   Type ta = cast<MemRefType>(a.getType()).getElementType();
   Type tb = cast<MemRefType>(b.getType()).getElementType();
@@ -134,16 +180,16 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB) {
   if (ta != tb || !(ta.isF32() || ta.isF16() || ta.isBF16()) ||
       !(tc == ta || tc.isF32()))
     return false;
-  // Batch dims lead every operand that has them (an operand without the
-  // batch dim is broadcast over the batch).
+  // The batch dims lead every operand that has them, in loop order (an
+  // operand without them is broadcast over the batch).
   SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
   SmallVector<unsigned> m(dims->m.begin(), dims->m.end());
   unsigned n = dims->n.front(), k = dims->k.front();
   auto split = [&](AffineMap map, ArrayRef<AffineExpr> &rest) {
     ArrayRef<AffineExpr> exprs = map.getResults();
-    if (!batch.empty() && !exprs.empty() &&
-        areDims(exprs.take_front(1), batch))
-      exprs = exprs.drop_front();
+    if (!batch.empty() && exprs.size() >= batch.size() &&
+        areDims(exprs.take_front(batch.size()), batch))
+      exprs = exprs.drop_front(batch.size());
     rest = exprs;
   };
   ArrayRef<AffineExpr> ea, eb, ec;
@@ -153,7 +199,7 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB) {
   // C must have the batch dim when there is one.
   if (!batch.empty() &&
       op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getNumResults() !=
-          m.size() + 2)
+          batch.size() + m.size() + 1)
     return false;
   SmallVector<unsigned> mk(m), km{k};
   mk.push_back(k);

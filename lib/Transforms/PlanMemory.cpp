@@ -111,6 +111,66 @@ public:
   }
 
 private:
+  AffineExpr exprOf(OpFoldResult r) {
+    if (auto v = dyn_cast<Value>(r))
+      return exprOf(v);
+    return env.constant(cast<IntegerAttr>(cast<Attribute>(r)).getInt());
+  }
+
+  /// Size `index` of the memref `m`: a function argument's size, or the
+  /// size a view or allocation was given (through casts and reshapes).
+  AffineExpr dimOf(Value m, int64_t index) {
+    auto type = dyn_cast<MemRefType>(m.getType());
+    if (!type || index < 0 || index >= type.getRank())
+      return {};
+    if (!type.isDynamicDim(index))
+      return env.constant(type.getDimSize(index));
+    if (auto arg = dyn_cast<BlockArgument>(m))
+      return arg.getOwner() == &func.front()
+                 ? argDim(arg.getArgNumber(), index)
+                 : AffineExpr();
+    Operation *def = m.getDefiningOp();
+    auto dynamicOperand = [&](ValueRange operands) -> AffineExpr {
+      int64_t pos = 0;
+      for (int64_t d = 0; d < index; ++d)
+        pos += type.isDynamicDim(d);
+      return exprOf(operands[pos]);
+    };
+    return llvm::TypeSwitch<Operation *, AffineExpr>(def)
+        .Case([&](memref::AllocOp a) {
+          return dynamicOperand(a.getDynamicSizes());
+        })
+        .Case([&](memref::ViewOp v) { return dynamicOperand(v.getSizes()); })
+        .Case([&](memref::CastOp c) { return dimOf(c.getSource(), index); })
+        .Case([&](memref::ExpandShapeOp e) {
+          return exprOf(e.getMixedOutputShape()[index]);
+        })
+        .Case([&](memref::CollapseShapeOp c) {
+          AffineExpr product = env.constant(1);
+          for (int64_t d : c.getReassociationIndices()[index]) {
+            AffineExpr e = dimOf(c.getSrc(), d);
+            if (!e)
+              return AffineExpr();
+            product = product * e;
+          }
+          return product;
+        })
+        .Case([&](memref::SubViewOp v) {
+          // Rank-reducing subviews drop unit dims.
+          llvm::SmallBitVector dropped = v.getDroppedDims();
+          SmallVector<OpFoldResult> sizes = v.getMixedSizes();
+          int64_t kept = 0;
+          for (auto [d, size] : llvm::enumerate(sizes)) {
+            if (dropped.test(d))
+              continue;
+            if (kept++ == index)
+              return exprOf(size);
+          }
+          return AffineExpr();
+        })
+        .Default([](Operation *) { return AffineExpr(); });
+  }
+
   AffineExpr compute(Value v) {
     APInt cst;
     if (matchPattern(v, m_ConstantInt(&cst)))
@@ -119,16 +179,8 @@ private:
     if (!def)
       return {};
     if (auto dim = dyn_cast<memref::DimOp>(def)) {
-      auto arg = dyn_cast<BlockArgument>(dim.getSource());
       std::optional<int64_t> index = dim.getConstantIndex();
-      if (!arg || arg.getOwner() != &func.front() || !index)
-        return {};
-      auto type = cast<MemRefType>(arg.getType());
-      if (*index < 0 || *index >= type.getRank())
-        return {};
-      if (!type.isDynamicDim(*index))
-        return env.constant(type.getDimSize(*index));
-      return argDim(arg.getArgNumber(), *index);
+      return index ? dimOf(dim.getSource(), *index) : AffineExpr();
     }
     auto binary = [&]() -> std::pair<AffineExpr, AffineExpr> {
       return {exprOf(def->getOperand(0)), exprOf(def->getOperand(1))};

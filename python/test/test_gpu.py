@@ -53,6 +53,21 @@ def test_mlp(mode):
             assert_same(g(x), model(x), rtol=2e-3, atol=2e-3)
 
 
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+def test_attention_and_encoder(mode):
+    # 4-d batched matmuls (one on a slice of the packed projection) as
+    # cuBLASLt GEMMs; batch and sequence length dynamic.
+    from test_models import EncoderLayer, PackedAttention
+
+    for cls in (PackedAttention, EncoderLayer):
+        model = cls().cuda().eval()
+        g = tgc.compile(model, dynamic=True, mode=mode)
+        with torch.no_grad():
+            for b, s in ((2, 5), (3, 9), (3, 9)):
+                x = torch.randn(b, s, 16, device="cuda")
+                assert_same(g(x), model(x), rtol=2e-3, atol=2e-3)
+
+
 def test_reduce_overhead_fresh_pointers():
     g = tgc.compile(lambda x: x * 3 + 1, mode="reduce-overhead", dynamic=True)
     for _ in range(5):

@@ -53,6 +53,23 @@ class Attention(nn.Module):
         return qkv[0], qkv[1], qkv[2]
 
 
+class PackedAttention(nn.Module):
+    """Attention that never reads a size: heads by unflatten, q/k/v as
+    `qkv[0]`-style selects, so batch and sequence stay dynamic."""
+
+    def __init__(self, d=16, heads=2):
+        super().__init__()
+        self.heads, self.d = heads, d
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+
+    def forward(self, x):
+        qkv = self.qkv(x).unflatten(-1, (3, self.heads, self.d // self.heads)).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        att = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.d // self.heads), -1)
+        return self.out((att @ v).transpose(1, 2).flatten(2))
+
+
 class EncoderLayer(nn.Module):
     def __init__(self, d=16):
         super().__init__()
@@ -108,6 +125,18 @@ def test_entropy_dynamic_one_compile():
     for n in (3, 17, 64):
         x = torch.randn(n, 50)
         assert_same(compiled(x), entropy(x), rtol=1e-4, atol=1e-4)
+    assert tgc.explain(compiled).compiles == 1
+
+
+def test_packed_attention_one_compile():
+    # Batch and sequence length both dynamic: the selects of the packed
+    # projection keep two `?` sizes (this once emitted an invalid reshape).
+    model = PackedAttention().eval()
+    compiled = tgc.compile(model, dynamic=True)
+    with torch.no_grad():
+        for b, s in ((2, 5), (3, 9), (4, 2)):
+            x = torch.randn(b, s, 16)
+            assert_same(compiled(x), model(x), rtol=1e-4, atol=1e-4)
     assert tgc.explain(compiled).compiles == 1
 
 

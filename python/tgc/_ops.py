@@ -1102,8 +1102,7 @@ def _select(tr, v: Value, d: int, index: int) -> Value:
     shape = s.shape[:d] + s.shape[d + 1 :]
     # The slice has size 1 wherever the index is valid; the reshape's
     # element-count guard rejects sizes where it is not.
-    rt = format_type(v.dtype, shape)
-    return tr.graph.emit(f"tgc.reshape {s.name} : {s.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+    return _reshape_to(tr, s, shape)
 
 
 @op("select")

@@ -112,6 +112,29 @@ func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32
 
 // -----
 
+// Attention's scores: a matmul with two batch dims whose left operand is a
+// slice of a packed projection (`qkv[0]`, a dense view at an offset) is one
+// strided-batched GEMM; no contraction kernel.
+
+// CHECK-LABEL: func.func @batched_slices
+// CHECK:   linalg.generic
+// CHECK-SAME: tgc.gemm, tgc.gemm_trans_a = false, tgc.gemm_trans_b = false
+// CHECK-NOT: tgc.gemm
+// CHECK-NOT: warp_rows
+func.func @batched_slices(%qkv: tensor<3x?x4x?x32xf32>, %kt: tensor<?x4x32x?xf32>) -> tensor<?x4x?x?xf32> {
+  %e = tgc.exp %qkv : tensor<3x?x4x?x32xf32>
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %q1 = tgc.slice %e dim = 0 start = 1 end = 2 step = 1 : tensor<3x?x4x?x32xf32> -> tensor<1x?x4x?x32xf32>
+  %b = tensor.dim %q1, %c1 : tensor<1x?x4x?x32xf32>
+  %s = tensor.dim %q1, %c3 : tensor<1x?x4x?x32xf32>
+  %q = tgc.reshape %q1 [%b, %s] : tensor<1x?x4x?x32xf32> -> tensor<?x4x?x32xf32>
+  %r = tgc.matmul %q, %kt : tensor<?x4x?x32xf32>, tensor<?x4x32x?xf32> -> tensor<?x4x?x?xf32>
+  return %r : tensor<?x4x?x?xf32>
+}
+
+// -----
+
 // A column sum: not a row group, so one thread per output column with the
 // reduction loop inside the thread, the output in a register.
 

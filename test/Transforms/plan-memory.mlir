@@ -89,3 +89,26 @@ func.func @sizes(%x: memref<?xf32>, %o: memref<4xf32>) {
   "test.use"(%c) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// Sizes read back from views (a reshape and a slice of an intermediate)
+// are the sizes those views were given: every intermediate is planned.
+// CHECK-LABEL: func.func @sizes_through_views
+// CHECK-SAME: arena_bytes = affine_map<()[s0] -> (s0 * 2048)>, buffers = 2 : i64
+// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+// CHECK-NOT: memref.alloc
+// expected-remark @+1 {{tgc-plan-memory: 2 intermediate buffers in 2 slots; arena arg0_dim0 * 2048 bytes}}
+func.func @sizes_through_views(%x: memref<?x384xf32>) {
+  %c0 = arith.constant 0 : index
+  %d = memref.dim %x, %c0 : memref<?x384xf32>
+  %a = memref.alloc(%d) : memref<?x384xf32>
+  "test.use"(%a) : (memref<?x384xf32>) -> ()
+  %e = memref.expand_shape %a [[0], [1, 2]] output_shape [%d, 3, 128] : memref<?x384xf32> into memref<?x3x128xf32>
+  %s = memref.subview %e[0, 0, 0] [%d, 1, 128] [1, 1, 1] : memref<?x3x128xf32> to memref<?x128xf32, strided<[384, 1]>>
+  %c = memref.collapse_shape %e [[0, 1], [2]] : memref<?x3x128xf32> into memref<?x128xf32>
+  %n = memref.dim %s, %c0 : memref<?x128xf32, strided<[384, 1]>>
+  %b = memref.alloc(%n) : memref<?x128xf32>
+  "test.use"(%b, %a, %c) : (memref<?x128xf32>, memref<?x384xf32>, memref<?x128xf32>) -> ()
+  return
+}

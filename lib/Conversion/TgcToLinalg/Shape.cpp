@@ -130,7 +130,7 @@ struct IotaLowering : OpConversionPattern<IotaOp> {
 /// count equality fixes it too. Zero-sized static groups are refused: they
 /// would make the element count equality vacuous.
 std::optional<SmallVector<ReassociationIndices>>
-matchReassociation(ArrayRef<int64_t> big, ArrayRef<int64_t> small) {
+matchSegment(ArrayRef<int64_t> big, ArrayRef<int64_t> small) {
   int64_t m = big.size(), n = small.size();
   if (n == 0 || m < n)
     return std::nullopt;
@@ -185,6 +185,61 @@ matchReassociation(ArrayRef<int64_t> big, ArrayRef<int64_t> small) {
   return std::nullopt;
 }
 
+/// As matchSegment, where `anchors` are (big dim, small dim) pairs of `?`
+/// sizes known to be equal (a result size given as the input's own size):
+/// each anchor is a group of its own, and the dims between two anchors are
+/// matched as a segment. At most one segment may hold `?` sizes besides
+/// the anchors, so that the element count equality still fixes it; unit
+/// dims between anchors join a neighbouring anchor's group.
+std::optional<SmallVector<ReassociationIndices>>
+matchReassociation(ArrayRef<int64_t> big, ArrayRef<int64_t> small,
+                   ArrayRef<std::pair<int64_t, int64_t>> anchors) {
+  int64_t m = big.size(), n = small.size();
+  if (anchors.empty())
+    return matchSegment(big, small);
+  SmallVector<ReassociationIndices> groups(n);
+  int64_t b = 0, s = 0, dynamicSegments = 0;
+  // Matches big[b, bEnd) with small[s, sEnd); `unitsTo` is the small dim
+  // whose group takes the big dims when the small side is empty.
+  auto segment = [&](int64_t bEnd, int64_t sEnd, int64_t unitsTo) -> bool {
+    ArrayRef<int64_t> bs = big.slice(b, bEnd - b);
+    ArrayRef<int64_t> ss = small.slice(s, sEnd - s);
+    if (llvm::any_of(bs, ShapedType::isDynamic) ||
+        llvm::any_of(ss, ShapedType::isDynamic))
+      if (++dynamicSegments > 1)
+        return false;
+    if (ss.empty()) {
+      if (bs.empty())
+        return true;
+      if (unitsTo < 0 || llvm::any_of(bs, [](int64_t d) { return d != 1; }))
+        return false;
+      for (int64_t i = b; i < bEnd; ++i)
+        groups[unitsTo].push_back(i);
+      return true;
+    }
+    std::optional<SmallVector<ReassociationIndices>> sub =
+        matchSegment(bs, ss);
+    if (!sub)
+      return false;
+    for (auto [j, group] : llvm::enumerate(*sub))
+      for (int64_t i : group)
+        groups[s + j].push_back(b + i);
+    return true;
+  };
+  for (auto [bi, si] : anchors) {
+    if (bi < b || si < s || !segment(bi, si, si))
+      return matchSegment(big, small);
+    groups[si].push_back(bi);
+    b = bi + 1;
+    s = si + 1;
+  }
+  if (!segment(m, n, s - 1))
+    return matchSegment(big, small);
+  for (ReassociationIndices &group : groups)
+    llvm::sort(group);
+  return groups;
+}
+
 /// Reshape in row-major order. The `?` result sizes come from the index
 /// operands, or the one inferred `?` is the element count divided by the
 /// product of the static result sizes; unless both shapes are static, the
@@ -217,12 +272,40 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     // The form: collapse_shape or expand_shape when the groups are provably
     // right once the element counts agree, else tensor.reshape.
     int64_t inRank = inType.getRank(), outRank = outType.getRank();
+    // Result sizes given as the input's own sizes pair those dims (seen
+    // through the fusion group the op is in).
+    auto outside = [](Value v) -> Value {
+      auto arg = dyn_cast<BlockArgument>(v);
+      auto group = arg ? dyn_cast<FusionGroupOp>(arg.getOwner()->getParentOp())
+                       : FusionGroupOp();
+      return group ? group.getInputs()[arg.getArgNumber()] : v;
+    };
+    SmallVector<std::pair<int64_t, int64_t>> anchors; // (in dim, out dim)
+    if (!inferred) {
+      unsigned next = 0;
+      for (auto [p, s] : llvm::enumerate(outShape)) {
+        if (!ShapedType::isDynamic(s))
+          continue;
+        auto dim = outside(op.getDynamicSizes()[next++])
+                       .getDefiningOp<tensor::DimOp>();
+        std::optional<int64_t> index =
+            dim ? dim.getConstantIndex() : std::nullopt;
+        if (dim && outside(dim.getSource()) == outside(op.getInput()) &&
+            index &&
+            ShapedType::isDynamic(inShape[*index]) &&
+            (anchors.empty() || anchors.back().first < *index))
+          anchors.emplace_back(*index, p);
+      }
+    }
     std::optional<SmallVector<ReassociationIndices>> collapse, expand;
     if (inRank > 0 && outRank > 0) {
       if (inRank >= outRank) {
-        collapse = matchReassociation(inShape, outShape);
+        collapse = matchReassociation(inShape, outShape, anchors);
       } else {
-        expand = matchReassociation(outShape, inShape);
+        SmallVector<std::pair<int64_t, int64_t>> swapped;
+        for (auto [i, o] : anchors)
+          swapped.emplace_back(o, i);
+        expand = matchReassociation(outShape, inShape, swapped);
         // expand-strided-metadata crashes on a memref.expand_shape group
         // with several `?` sizes (LLVM 22).
         if (expand && llvm::any_of(*expand, [&](const auto &group) {
@@ -234,10 +317,27 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
       }
     }
 
+    // Every `?` size of both sides is an anchor and the static parts agree:
+    // the element counts agree by construction.
+    int64_t inStatic = 1;
+    for (int64_t s : inShape)
+      if (!ShapedType::isDynamic(s))
+        inStatic *= s;
+    bool countsAgree =
+        !inferred && inStatic == staticPart &&
+        static_cast<int64_t>(anchors.size()) == numDynamic &&
+        numDynamic == inType.getNumDynamicDims();
+
     SmallVector<OpFoldResult> outDims;
     if (inType.hasStaticShape() && outType.hasStaticShape()) {
       for (int64_t s : outShape)
         outDims.push_back(rewriter.getIndexAttr(s));
+    } else if (countsAgree) {
+      unsigned next = 0;
+      for (int64_t s : outShape)
+        outDims.push_back(ShapedType::isDynamic(s)
+                              ? OpFoldResult(sizes[next++])
+                              : OpFoldResult(rewriter.getIndexAttr(s)));
     } else if (!(collapse && inferred)) {
       // (A collapse with the inferred size holds by construction: the
       // static groups match, the dynamic group is the rest.)

@@ -127,6 +127,54 @@ func.func @reshape_operands(%x: tensor<?x?xf32>, %n: index, %m: index) -> tensor
 
 // -----
 
+// Result sizes that are the input's own sizes pair those dims: several `?`
+// sizes still give expand_shape / collapse_shape (no shape tensor), and
+// when every `?` is paired and the static parts agree, no run-time check.
+// CHECK-LABEL: func.func @reshape_expand_paired
+// CHECK-NOT: cf.assert
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3, 4]] output_shape [%{{.*}}, %{{.*}}, 3, 4, 32]{{.*}} : tensor<?x?x384xf32> into tensor<?x?x3x4x32xf32>
+// CHECK-NOT: tensor.reshape
+func.func @reshape_expand_paired(%x: tensor<?x?x384xf32>) -> tensor<?x?x3x4x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?x384xf32>
+  %d1 = tensor.dim %x, %c1 : tensor<?x?x384xf32>
+  %r = tgc.reshape %x [%d0, %d1] : tensor<?x?x384xf32> -> tensor<?x?x3x4x32xf32>
+  return %r : tensor<?x?x3x4x32xf32>
+}
+
+// -----
+
+// `qkv[0]`: a unit dim dropped between paired `?` sizes joins the next
+// pair's group.
+// CHECK-LABEL: func.func @reshape_collapse_paired
+// CHECK-NOT: cf.assert
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3], [4]]{{.*}} : tensor<1x?x4x?x32xf32> into tensor<?x4x?x32xf32>
+func.func @reshape_collapse_paired(%x: tensor<1x?x4x?x32xf32>) -> tensor<?x4x?x32xf32> {
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %d1 = tensor.dim %x, %c1 : tensor<1x?x4x?x32xf32>
+  %d3 = tensor.dim %x, %c3 : tensor<1x?x4x?x32xf32>
+  %r = tgc.reshape %x [%d1, %d3] : tensor<1x?x4x?x32xf32> -> tensor<?x4x?x32xf32>
+  return %r : tensor<?x4x?x32xf32>
+}
+
+// -----
+
+// One pair and one `?` that is not: the unpaired segment keeps the run-time
+// element count check.
+// CHECK-LABEL: func.func @reshape_partly_paired
+// CHECK: cf.assert
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]]{{.*}} : tensor<?x?xf32> into tensor<?x?x4xf32>
+func.func @reshape_partly_paired(%x: tensor<?x?xf32>, %n: index) -> tensor<?x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %r = tgc.reshape %x [%d0, %n] : tensor<?x?xf32> -> tensor<?x?x4xf32>
+  return %r : tensor<?x?x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @permute
 // CHECK-SAME: (%[[X:.*]]: tensor<4x?x3xf32>)
 // CHECK: %[[D:.*]] = tensor.dim {{.*}}%[[X]], %{{.*}}
