@@ -42,6 +42,8 @@ typedef struct tgc_compiled tgc_compiled;
  *   zero-one=0|1           specialize sizes 0 and 1 (1)
  *   duck=0|1               equal example sizes share a symbol (1)
  *   fuse=0|1               fusion groups (1)
+ *   decompose=0|1          tgc-decompose: pointwise convs as matmuls, global
+ *                          pools as reductions (1)
  *   example=ARG:D0xD1x...  the example shape of argument ARG (repeatable)
  *   keep-code=0|1          keep the generated code for tgc_compiled_code (0)
  *   openmp=0|1, approximate-math=0|1, opt-level=0..3   CPU code generation

@@ -51,7 +51,8 @@ int64_t copyOut(const std::string &text, char *buffer, size_t size) {
 struct Options {
   bool cuda = false;
   std::string policy = "dynamic";
-  bool zeroOne = true, duck = true, fuse = true, keepCode = false;
+  bool zeroOne = true, duck = true, fuse = true, decompose = true,
+       keepCode = false;
   bool openmp = true, approximateMath = false, cudaGraphs = false;
   bool ptxOnly = false, vectorize = true;
   unsigned optLevel = 3;
@@ -78,6 +79,7 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       {"zero-one", &o.zeroOne},
       {"duck", &o.duck},
       {"fuse", &o.fuse},
+      {"decompose", &o.decompose},
       {"keep-code", &o.keepCode},
       {"openmp", &o.openmp},
       {"approximate-math", &o.approximateMath},
@@ -157,6 +159,7 @@ void setCommonOptions(CompileOptions &options, const Options &o,
   options.duckSizing = o.duck;
   options.exampleShapes = std::move(examples);
   options.fuse = o.fuse;
+  options.decompose = o.decompose;
 }
 
 std::once_flag registerOnce;

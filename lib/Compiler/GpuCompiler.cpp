@@ -590,10 +590,22 @@ LogicalResult addAssert(PlanBuilder &b, cf::AssertOp op) {
 }
 
 LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op) {
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims))
-    return op.emitOpError() << "is tagged as a GEMM but is no contraction";
+  // The loops of each role, as tgc-gpu-form-kernels matched them.
+  auto roleLoops = [&](StringRef name) -> std::optional<SmallVector<unsigned>> {
+    auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name);
+    if (!attr)
+      return std::nullopt;
+    return SmallVector<unsigned>(attr.asArrayRef().begin(),
+                                 attr.asArrayRef().end());
+  };
+  std::optional<SmallVector<unsigned>> batchLoops =
+      roleLoops("tgc.gemm_batch");
+  std::optional<SmallVector<unsigned>> mLoops = roleLoops("tgc.gemm_m");
+  std::optional<SmallVector<unsigned>> nLoops = roleLoops("tgc.gemm_n");
+  std::optional<SmallVector<unsigned>> kLoops = roleLoops("tgc.gemm_k");
+  if (!batchLoops || !mLoops || !nLoops || !kLoops || nLoops->size() != 1 ||
+      kLoops->size() != 1)
+    return op.emitOpError() << "is tagged as a GEMM without its loop roles";
   // The size of each loop, from an operand that indexes it directly.
   SmallVector<int64_t> loopSize(op.getNumLoops(), -1);
   SmallVector<Layout> layouts;
@@ -613,12 +625,11 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op) {
       p = b.binary(rt::ExprKind::Mul, p, loopSize[d]);
     return p;
   };
-  SmallVector<unsigned> m(dims->m.begin(), dims->m.end());
-  SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+  SmallVector<unsigned> m = *mLoops, batch = *batchLoops;
   rt::GemmStep g;
   g.m = product(m);
-  g.n = product({dims->n.front()});
-  g.k = product({dims->k.front()});
+  g.n = product(*nLoops);
+  g.k = product(*kLoops);
   g.batch = product(batch);
   g.transA = op->getAttrOfType<BoolAttr>("tgc.gemm_trans_a").getValue();
   g.transB = op->getAttrOfType<BoolAttr>("tgc.gemm_trans_b").getValue();

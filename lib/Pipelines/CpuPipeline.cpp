@@ -31,6 +31,8 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   // Fusion groups, then linalg on tensors with one parallel loop nest per
   // group; elementwise ops inside a loop fuse into each other.
   pm.addPass(createCanonicalizerPass());
+  if (options.decompose)
+    pm.addNestedPass<func::FuncOp>(createTgcDecompose());
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuse());
   pm.addPass(createTgcToLinalg());
@@ -38,6 +40,9 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   kernels.fuseElementwise = options.fuse;
   pm.addNestedPass<func::FuncOp>(createTgcFormKernels(kernels));
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+  // Contractions: the innermost loop is one the operands walk contiguously
+  // (a matmul runs i, k, j), so that LLVM vectorizes it.
+  pm.addNestedPass<func::FuncOp>(createTgcOrderLoops());
   if (options.reassociate)
     pm.addNestedPass<func::FuncOp>(createTgcReassociateReductions());
   pm.addPass(createCanonicalizerPass());

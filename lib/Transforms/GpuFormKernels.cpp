@@ -158,18 +158,40 @@ bool areDims(ArrayRef<AffineExpr> exprs, ArrayRef<unsigned> dims) {
 /// A contraction cuBLASLt runs: [batch...] x M... x K times [batch...] x K x
 /// N (either operand possibly transposed, A only with one M dim) into a
 /// row-major [batch...] x M... x N (several batch dims are one strided
-/// batch), of f32, f16 or bf16 matrices in
-/// identity-layout buffers. Sets the transposes.
-bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB) {
+/// batch), of f32, f16 or bf16 matrices in dense buffers. An operand
+/// without the batch dims is broadcast over the batch. Sets the transposes
+/// and the loops of each role.
+bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
+               SmallVector<unsigned> &batch, SmallVector<unsigned> &m,
+               unsigned &n, unsigned &k) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureBufferSemantics() ||
       !linalg::isaContractionOpInterface(op))
     return false;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.empty() ||
-      dims->n.size() != 1 || dims->k.size() != 1)
+  if (failed(dims) || dims->m.empty() || dims->k.size() != 1)
     return false;
+  batch.assign(dims->batch.begin(), dims->batch.end());
+  m.assign(dims->m.begin(), dims->m.end());
+  SmallVector<unsigned> ns(dims->n.begin(), dims->n.end());
+  // A batch A does not have (W[O, C] times X[N, C, H*W]) counts as an N dim
+  // of the contraction: the leading dims of C that lead B too are batch.
+  AffineMap cMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  AffineMap bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  while (ns.size() > 1 && batch.size() < cMap.getNumResults() &&
+         batch.size() < bMap.getNumResults()) {
+    auto lead = dyn_cast<AffineDimExpr>(cMap.getResult(batch.size()));
+    auto leadB = dyn_cast<AffineDimExpr>(bMap.getResult(batch.size()));
+    if (!lead || lead != leadB || !llvm::is_contained(ns, lead.getPosition()))
+      break;
+    batch.push_back(lead.getPosition());
+    llvm::erase(ns, lead.getPosition());
+  }
+  if (ns.size() != 1)
+    return false;
+  n = ns.front();
+  k = dims->k.front();
   Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get();
   Value c = op.getDpsInitOperand(0)->get();
   if (!isDenseMemRef(a) || !isDenseMemRef(b) || !isDenseMemRef(c))
@@ -180,11 +202,7 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB) {
   if (ta != tb || !(ta.isF32() || ta.isF16() || ta.isBF16()) ||
       !(tc == ta || tc.isF32()))
     return false;
-  // The batch dims lead every operand that has them, in loop order (an
-  // operand without them is broadcast over the batch).
-  SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
-  SmallVector<unsigned> m(dims->m.begin(), dims->m.end());
-  unsigned n = dims->n.front(), k = dims->k.front();
+  // The batch dims lead every operand that has them, in loop order.
   auto split = [&](AffineMap map, ArrayRef<AffineExpr> &rest) {
     ArrayRef<AffineExpr> exprs = map.getResults();
     if (!batch.empty() && exprs.size() >= batch.size() &&
@@ -1335,10 +1353,22 @@ struct TgcGpuFormKernelsPass
         generics.push_back(g);
     for (auto [i, op] : llvm::enumerate(generics)) {
       bool transA = false, transB = false;
-      if (matchGemm(op, transA, transB)) {
-        op->setAttr("tgc.gemm", UnitAttr::get(op.getContext()));
-        op->setAttr("tgc.gemm_trans_a", BoolAttr::get(op.getContext(), transA));
-        op->setAttr("tgc.gemm_trans_b", BoolAttr::get(op.getContext(), transB));
+      SmallVector<unsigned> batch, m;
+      unsigned n = 0, k = 0;
+      if (matchGemm(op, transA, transB, batch, m, n, k)) {
+        OpBuilder b(op);
+        auto loops = [&](ArrayRef<unsigned> ds) {
+          return b.getDenseI64ArrayAttr(
+              SmallVector<int64_t>(ds.begin(), ds.end()));
+        };
+        op->setAttr("tgc.gemm", b.getUnitAttr());
+        op->setAttr("tgc.gemm_trans_a", b.getBoolAttr(transA));
+        op->setAttr("tgc.gemm_trans_b", b.getBoolAttr(transB));
+        // The loops of each role, for the launch plan.
+        op->setAttr("tgc.gemm_batch", loops(batch));
+        op->setAttr("tgc.gemm_m", loops(m));
+        op->setAttr("tgc.gemm_n", loops({n}));
+        op->setAttr("tgc.gemm_k", loops({k}));
         // The GEMM overwrites its output: a zero fill right before it is
         // dead.
         if (i > 0 && !segments.empty() && !segments.back().empty() &&

@@ -102,7 +102,7 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK-LABEL: func.func @linear
 // CHECK-NOT: gpu.launch_func
 // CHECK:   linalg.generic
-// CHECK-SAME: tgc.gemm, tgc.gemm_trans_a = false, tgc.gemm_trans_b = true
+// CHECK-SAME: tgc.gemm, tgc.gemm_batch = array<i64>, tgc.gemm_k = array<i64: 2>, tgc.gemm_m = array<i64: 0>, tgc.gemm_n = array<i64: 1>, tgc.gemm_trans_a = false, tgc.gemm_trans_b = true
 // CHECK:   gpu.launch_func  @linear_kernels::@linear_elementwise_0
 // CHECK-NOT: gpu.launch_func
 func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
@@ -118,7 +118,7 @@ func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32
 
 // CHECK-LABEL: func.func @batched_slices
 // CHECK:   linalg.generic
-// CHECK-SAME: tgc.gemm, tgc.gemm_trans_a = false, tgc.gemm_trans_b = false
+// CHECK-SAME: tgc.gemm, tgc.gemm_batch = array<i64: 0, 1>, tgc.gemm_k = array<i64: 4>, tgc.gemm_m = array<i64: 2>, tgc.gemm_n = array<i64: 3>, tgc.gemm_trans_a = false, tgc.gemm_trans_b = false
 // CHECK-NOT: tgc.gemm
 // CHECK-NOT: warp_rows
 func.func @batched_slices(%qkv: tensor<3x?x4x?x32xf32>, %kt: tensor<?x4x32x?xf32>) -> tensor<?x4x?x?xf32> {
@@ -131,6 +131,20 @@ func.func @batched_slices(%qkv: tensor<3x?x4x?x32xf32>, %kt: tensor<?x4x32x?xf32
   %q = tgc.reshape %q1 [%b, %s] : tensor<1x?x4x?x32xf32> -> tensor<?x4x?x32xf32>
   %r = tgc.matmul %q, %kt : tensor<?x4x?x32xf32>, tensor<?x4x32x?xf32> -> tensor<?x4x?x?xf32>
   return %r : tensor<?x4x?x?xf32>
+}
+
+// -----
+
+// A pointwise convolution after tgc-decompose: the weight [O, C] has no
+// batch dim, so the loop that leads the input and the result is the batch
+// (the weight broadcast over it), not a second N dim.
+
+// CHECK-LABEL: func.func @broadcast_weight
+// CHECK:   linalg.generic
+// CHECK-SAME: tgc.gemm, tgc.gemm_batch = array<i64: 0>, tgc.gemm_k = array<i64: 3>, tgc.gemm_m = array<i64: 1>, tgc.gemm_n = array<i64: 2>, tgc.gemm_trans_a = false, tgc.gemm_trans_b = false
+func.func @broadcast_weight(%w: tensor<16x8xf32>, %x: tensor<?x8x36xf32>) -> tensor<?x16x36xf32> {
+  %y = tgc.matmul %w, %x : tensor<16x8xf32>, tensor<?x8x36xf32> -> tensor<?x16x36xf32>
+  return %y : tensor<?x16x36xf32>
 }
 
 // -----

@@ -97,6 +97,10 @@ static cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance "
                                cl::init(-1), cl::cat(category));
 static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable fusion"),
                             cl::init(false), cl::cat(category));
+static cl::opt<bool> noDecompose(
+    "no-decompose",
+    cl::desc("Keep composites as they are (no tgc-decompose)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> approxMath(
     "approximate-math",
     cl::desc("Polynomial approximations of f32 exp/log/tanh/erf instead of "
@@ -626,6 +630,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   GpuCompileOptions options;
   options.policy = policy;
   options.fuse = !noFuse;
+  options.decompose = !noDecompose;
   options.chip = gpuChip;
   options.ptxOnly = ptxOnly;
   options.blockSize = gpuBlockSize;
@@ -1028,6 +1033,7 @@ int main(int argc, char **argv) {
   CpuCompileOptions options;
   options.policy = policy;
   options.fuse = !noFuse;
+  options.decompose = !noDecompose;
   options.approximateMath = approxMath;
   options.reassociate = !strictReductions;
   size_t currentCall = 0;

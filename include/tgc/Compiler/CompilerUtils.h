@@ -99,7 +99,8 @@ inline func::FuncOp findEntryFunction(ModuleOp module, StringRef name,
 }
 
 /// The shape-policy options of a compile request (`policy`,
-/// `specializeZeroOne`, `duckSizing`, `fuse`, `exampleShapes`) set on a
+/// `specializeZeroOne`, `duckSizing`, `fuse`, `decompose`, `exampleShapes`)
+/// set on a
 /// pipeline's options.
 template <typename PipelineOptions, typename CompileOptions>
 void setShapePolicyOptions(PipelineOptions &pipeline,
@@ -108,6 +109,7 @@ void setShapePolicyOptions(PipelineOptions &pipeline,
   pipeline.specializeZeroOne = options.specializeZeroOne;
   pipeline.duckSizing = options.duckSizing;
   pipeline.fuse = options.fuse;
+  pipeline.decompose = options.decompose;
   SmallVector<std::string> examples;
   for (auto [i, shape] : llvm::enumerate(options.exampleShapes))
     if (!shape.empty())

@@ -38,6 +38,8 @@ struct CpuCompileOptions {
   /// Example shape per argument (empty: none), the hints of the symbols.
   std::vector<std::vector<int64_t>> exampleShapes;
   bool fuse = true;
+  /// Composites rewritten into primitives (tgc-decompose).
+  bool decompose = true;
   bool openmp = true;
   /// Polynomial approximations of f32 exp/log/tanh/erf (tgc-approximate-math).
   bool approximateMath = false;

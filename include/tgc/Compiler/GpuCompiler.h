@@ -27,6 +27,8 @@ struct GpuCompileOptions {
   bool duckSizing = true;
   std::vector<std::vector<int64_t>> exampleShapes;
   bool fuse = true;
+  /// Composites rewritten into primitives (tgc-decompose).
+  bool decompose = true;
   int64_t blockSize = 256;
   /// Row kernels keep static rows in registers.
   bool rowRegisters = true;

@@ -50,6 +50,11 @@ struct CpuPipelineOptions : public ShapePolicyOptions<CpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse elementwise producers into consumers"),
                     llvm::cl::init(true)};
+  Option<bool> decompose{
+      *this, "decompose",
+      llvm::cl::desc("Rewrite composites whose primitive form fuses or "
+                     "lowers better (tgc-decompose)"),
+      llvm::cl::init(true)};
   Option<bool> openmp{*this, "openmp",
                       llvm::cl::desc("Run parallel loops with OpenMP"),
                       llvm::cl::init(true)};
@@ -93,6 +98,11 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fusion groups (off: one kernel per op)"),
                     llvm::cl::init(true)};
+  Option<bool> decompose{
+      *this, "decompose",
+      llvm::cl::desc("Rewrite composites whose primitive form fuses or "
+                     "lowers better (tgc-decompose)"),
+      llvm::cl::init(true)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};

@@ -108,6 +108,37 @@ def TgcPrintGuards : Pass<"tgc-print-guards", "ModuleOp"> {
   }];
 }
 
+def TgcDecompose : Pass<"tgc-decompose", "func::FuncOp"> {
+  let summary = "Rewrite composites whose primitive form fuses or lowers "
+                "better";
+  let description = [{
+    Runs on the `tgc` dialect before `tgc-fuse`. Each rewrite replaces a
+    composite op by `tgc` primitives that compute the same values, where
+    the primitives fuse with their neighbours or reach a faster lowering:
+
+    - `tgc.conv2d` with a 1x1 kernel, unit stride, no padding and one
+      group (pointwise convolutions of ResNet bottlenecks and MobileNets)
+      becomes reshapes around one `tgc.matmul` of the weight `[O, C]` with
+      the input `[N, C, H*W]` (the reshapes are views): a cuBLASLt GEMM on
+      the GPU and a contraction with a vectorized inner loop on the CPU,
+      instead of a window loop nest. The bias is a broadcast `tgc.add`,
+      which fuses as the matmul's epilogue (f32 and f64 only: for 16-bit
+      types the convolution adds its bias before its single rounding).
+    - `tgc.max_pool2d` / `tgc.avg_pool2d` whose one window covers the whole
+      input (global pooling, `AdaptiveAvgPool2d(1)`) become `tgc.amax` /
+      `tgc.mean` over the two spatial dims with `keepdim`: a row reduction
+      that fuses with its producers (the ReLU before the pool) instead of a
+      window op. `divisor_override` keeps the pool.
+
+    Only static channel and spatial sizes are rewritten (the batch may be
+    dynamic), so the reshapes stay views everywhere. The rewrites are exact
+    (the same sums in the same order, NaN propagation as the pools), so
+    results match the composite's lowering and the reference interpreter.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
   let summary = "Form fusion groups (one kernel each) with a cost model";
   let description = [{
@@ -227,6 +258,31 @@ def TgcMathToIntrinsics : Pass<"tgc-math-to-intrinsics"> {
     the same libm calls in the end).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def TgcOrderLoops : Pass<"tgc-order-loops", "func::FuncOp"> {
+  let summary = "Innermost loop of a contraction: the one operands walk "
+                "contiguously";
+  let description = [{
+    A `linalg.generic` with reduction loops keeps its loops in the order of
+    its iteration space when it becomes a loop nest
+    (`convert-linalg-to-loops`): a matmul's `(i, j, k)` runs `k` innermost,
+    reading `B[k][j]` with a stride of a whole row and leaving LLVM a float
+    reduction it cannot vectorize without reassociation. This pass moves
+    one loop innermost, chosen among the loops that every operand depending
+    on them walks contiguously (the loop is the operand's last index, alone
+    or plus other loops): the one most operands walk, a parallel loop on a
+    tie. A matmul becomes `(i, k, j)`, whose inner loop is a vectorizable
+    `C[i][j] += A[i][k] * B[k][j]` over rows of B and C; a convolution
+    runs its output width innermost; `x W^T` (linear) keeps its contiguous
+    dot product. Each output element is still summed in the same order, so
+    results are bit-identical.
+
+    Generics without reduction loops are left alone (their order is the
+    output's), and so is a generic whose innermost loop already is the
+    best choice.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
