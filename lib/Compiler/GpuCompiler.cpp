@@ -534,7 +534,7 @@ LogicalResult addGuards(PlanBuilder &b, ModuleOp module, func::FuncOp func) {
       continue;
     } else {
       return op.emitOpError() << "is a guard GPU launch plans cannot check "
-                                 "yet";
+                                 "yet; not supported on the GPU yet";
     }
     b.plan.guards.push_back(pg);
   }
