@@ -30,11 +30,7 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
 
   // Fusion groups, then linalg on tensors with one parallel loop nest per
   // group; elementwise ops inside a loop fuse into each other.
-  pm.addPass(createCanonicalizerPass());
-  if (options.decompose)
-    pm.addNestedPass<func::FuncOp>(createTgcDecompose());
-  if (options.fuse)
-    pm.addNestedPass<func::FuncOp>(createTgcFuse());
+  buildGraphPasses(pm, options.decompose, options.fuse);
   pm.addPass(createTgcToLinalg());
   TgcFormKernelsOptions kernels;
   kernels.fuseElementwise = options.fuse;
@@ -99,6 +95,15 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tgc::buildGraphPasses(OpPassManager &pm, bool decompose,
+                                 bool fuse) {
+  pm.addPass(createCanonicalizerPass());
+  if (decompose)
+    pm.addNestedPass<func::FuncOp>(createTgcDecompose());
+  if (fuse)
+    pm.addNestedPass<func::FuncOp>(createTgcFuse());
 }
 
 void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm) {

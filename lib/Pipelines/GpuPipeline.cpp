@@ -27,11 +27,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
 
   // Fusion groups, linalg on tensors, elementwise producers merged into
   // their group's consumers (a kernel's intermediates stay in registers).
-  pm.addPass(createCanonicalizerPass());
-  if (options.decompose)
-    pm.addNestedPass<func::FuncOp>(createTgcDecompose());
-  if (options.fuse)
-    pm.addNestedPass<func::FuncOp>(createTgcFuse());
+  buildGraphPasses(pm, options.decompose, options.fuse);
   pm.addPass(createTgcToLinalg());
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuseGroupElementwise());

@@ -12,7 +12,7 @@ namespace mlir::tgc {
 
 /// The frontend options the CPU and GPU pipelines share (`Derived` is the
 /// pipeline's options struct), and the frontend pipeline's options they
-/// stand for.
+/// stand for; also `decompose`, which both run before fusion.
 template <typename Derived>
 struct ShapePolicyOptions : public PassPipelineOptions<Derived> {
   template <typename T>
@@ -32,6 +32,11 @@ struct ShapePolicyOptions : public PassPipelineOptions<Derived> {
   ListOption<std::string> exampleShapes{
       *this, "example-shapes",
       llvm::cl::desc("Example sizes per argument: ARG=D0xD1x...")};
+  Option<bool> decompose{
+      *this, "decompose",
+      llvm::cl::desc("Rewrite composites whose primitive form fuses or "
+                     "lowers better (tgc-decompose)"),
+      llvm::cl::init(true)};
 
   void setFrontendOptions(FrontendPipelineOptions &frontend, StringRef device,
                           bool lowerGuards) const {
@@ -50,11 +55,6 @@ struct CpuPipelineOptions : public ShapePolicyOptions<CpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse elementwise producers into consumers"),
                     llvm::cl::init(true)};
-  Option<bool> decompose{
-      *this, "decompose",
-      llvm::cl::desc("Rewrite composites whose primitive form fuses or "
-                     "lowers better (tgc-decompose)"),
-      llvm::cl::init(true)};
   Option<bool> openmp{*this, "openmp",
                       llvm::cl::desc("Run parallel loops with OpenMP"),
                       llvm::cl::init(true)};
@@ -89,6 +89,10 @@ void buildCpuLoopsToLLVMPipeline(OpPassManager &pm);
 /// pipelines.
 void buildBufferizeAndPlanMemory(OpPassManager &pm);
 
+/// The graph passes both pipelines run on `tgc` after the frontend:
+/// canonicalization, tgc-decompose and tgc-fuse (each when asked for).
+void buildGraphPasses(OpPassManager &pm, bool decompose, bool fuse);
+
 /// Registers tgc-cpu-pipeline.
 void registerCpuPipeline();
 
@@ -98,11 +102,6 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fusion groups (off: one kernel per op)"),
                     llvm::cl::init(true)};
-  Option<bool> decompose{
-      *this, "decompose",
-      llvm::cl::desc("Rewrite composites whose primitive form fuses or "
-                     "lowers better (tgc-decompose)"),
-      llvm::cl::init(true)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
