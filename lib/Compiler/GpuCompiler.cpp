@@ -589,7 +589,11 @@ LogicalResult addAssert(PlanBuilder &b, cf::AssertOp op) {
   return success();
 }
 
-LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op) {
+/// One cuBLASLt call for the GEMM `op`; with `epilogue` (an op tagged
+/// `tgc.gemm_epilogue_of`), the GEMM writes that op's output through the
+/// cuBLASLt epilogue named by `op`'s `tgc.gemm_epilogue`.
+LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
+                      linalg::GenericOp epilogue) {
   // The loops of each role, as tgc-gpu-form-kernels matched them.
   auto roleLoops = [&](StringRef name) -> std::optional<SmallVector<unsigned>> {
     auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name);
@@ -635,11 +639,43 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op) {
   g.transB = op->getAttrOfType<BoolAttr>("tgc.gemm_trans_b").getValue();
   Type ta = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
   Type tc = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  Layout cLayout = layouts[2];
+  if (epilogue) {
+    auto kind = op->getAttrOfType<StringAttr>("tgc.gemm_epilogue");
+    static const std::pair<StringRef, rt::GemmStep::Epilogue> kinds[] = {
+        {"none", rt::GemmStep::None},          {"bias", rt::GemmStep::Bias},
+        {"relu", rt::GemmStep::Relu},          {"bias_relu", rt::GemmStep::BiasRelu},
+        {"gelu", rt::GemmStep::Gelu},          {"bias_gelu", rt::GemmStep::BiasGelu}};
+    const auto *found = llvm::find_if(
+        kinds, [&](const auto &k) { return kind && k.first == kind.getValue(); });
+    if (found == std::end(kinds))
+      return op.emitOpError() << "has an unknown GEMM epilogue";
+    g.epilogue = found->second;
+    Value out = epilogue.getDpsInitOperand(0)->get();
+    FailureOr<Layout> l = b.layout(out);
+    if (failed(l))
+      return failure();
+    cLayout = *l;
+    tc = getElementTypeOrSelf(out.getType());
+    Value c = op.getDpsInitOperand(0)->get();
+    for (OpOperand *in : epilogue.getDpsInputOperands()) {
+      if (in->get() == c)
+        continue;
+      FailureOr<Layout> bias = b.layout(in->get());
+      if (failed(bias))
+        return failure();
+      g.bias = b.pointerOf(*bias, tc);
+    }
+    if ((g.bias >= 0) != (g.epilogue == rt::GemmStep::Bias ||
+                          g.epilogue == rt::GemmStep::BiasRelu ||
+                          g.epilogue == rt::GemmStep::BiasGelu))
+      return epilogue.emitOpError() << "does not match its GEMM epilogue";
+  }
   g.dtype = *dtypeOf(ta);
   g.cDtype = *dtypeOf(tc);
   g.a = b.pointerOf(layouts[0], ta);
   g.b = b.pointerOf(layouts[1], ta);
-  g.c = b.pointerOf(layouts[2], tc);
+  g.c = b.pointerOf(cLayout, tc);
   auto hasBatch = [&](unsigned operand) {
     return !batch.empty() &&
            op.getMatchingIndexingMap(&op->getOpOperand(operand))
@@ -801,9 +837,26 @@ FailureOr<rt::Plan> mlir::tgc::buildLaunchPlan(ModuleOp module,
       if (failed(addAssert(b, check)))
         return failure();
     } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
-      if (!generic->hasAttr("tgc.gemm"))
+      // A GEMM with an epilogue is issued at its epilogue op, whose output
+      // it writes (only host ops, such as that output's allocation, lie
+      // between them).
+      if (generic->hasAttr("tgc.gemm_epilogue"))
+        continue;
+      linalg::GenericOp gemm = generic, epilogue;
+      if (generic->hasAttr("tgc.gemm_epilogue_of")) {
+        epilogue = generic;
+        gemm = nullptr;
+        for (Operation *prev = op.getPrevNode(); prev && !gemm;
+             prev = prev->getPrevNode())
+          if (auto g = dyn_cast<linalg::GenericOp>(prev))
+            gemm = g->hasAttr("tgc.gemm_epilogue") ? g : nullptr;
+        if (!gemm)
+          return op.emitOpError() << "is tagged as a GEMM epilogue without "
+                                     "its GEMM before it";
+      }
+      if (!gemm->hasAttr("tgc.gemm"))
         return op.emitOpError() << "is left on the host";
-      if (failed(addGemm(b, generic)))
+      if (failed(addGemm(b, gemm, epilogue)))
         return failure();
     }
   }
@@ -827,6 +880,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.maxBlocks = options.maxBlocks;
   pipeline.rowBlockSize = options.rowBlockSize;
   pipeline.rowRegisters = options.rowRegisters;
+  pipeline.gemmEpilogues = options.gemmEpilogues;
 
   ErrorCollector diagnostics(ctx);
   PassManager pm(ctx);

@@ -49,6 +49,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   kernels.maxBlocks = options.maxBlocks;
   kernels.rowBlockSize = options.rowBlockSize;
   kernels.rowRegisters = options.rowRegisters;
+  kernels.gemmEpilogues = options.gemmEpilogues;
   pm.addPass(createTgcGpuFormKernels(kernels));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -14,6 +14,7 @@
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -40,6 +41,19 @@ constexpr int64_t kWarpSize = 32;
 constexpr int64_t kWarpRowLimit = 256;
 /// Row elements per thread that a row kernel keeps in registers.
 constexpr int64_t kRegisterRowSlots = 16;
+
+/// Moves the vector stores of an unrolled elementwise loop body after all
+/// its loads (keeping their order), so that every chunk's loads are in
+/// flight together: the back end cannot hoist a load above a store to a
+/// buffer that may alias it. Each chunk reads and writes only its own
+/// elements (an in-place output is the same element of its input), so the
+/// chunks commute.
+void sinkStores(Block *body) {
+  Operation *end = body->getTerminator();
+  SmallVector<vector::StoreOp> stores(body->getOps<vector::StoreOp>());
+  for (vector::StoreOp store : stores)
+    store->moveBefore(end);
+}
 
 bool isAllParallel(linalg::GenericOp op) {
   return op.getNumParallelLoops() == op.getNumLoops();
@@ -237,6 +251,350 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
   SmallVector<unsigned> mn(m);
   mn.push_back(n);
   return areDims(ec, mn);
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM epilogues for cuBLASLt
+//===----------------------------------------------------------------------===//
+
+/// `v` with commutative operands in either order: the other operand of
+/// the binary op `op` when one of them is `known`, else null.
+Value otherOperand(Operation *op, Value known) {
+  if (!op || op->getNumOperands() != 2)
+    return Value();
+  if (op->getOperand(0) == known)
+    return op->getOperand(1);
+  if (op->getOperand(1) == known)
+    return op->getOperand(0);
+  return Value();
+}
+
+/// Whether `v` is a float constant within a relative 1e-6 of `expected`.
+bool isFloatConstant(Value v, double expected) {
+  FloatAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  double got = attr.getValueAsDouble();
+  return std::abs(got - expected) <= 1e-6 * std::abs(expected);
+}
+
+/// The `x` of `relu(x)` as tgc.relu lowers it (`x < 0 ? 0 : x`), or null.
+Value matchRelu(Value v) {
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return Value();
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+  Value x = select.getFalseValue();
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OLT ||
+      cmp.getLhs() != x || !isFloatConstant(cmp.getRhs(), 0.0) ||
+      !isFloatConstant(select.getTrueValue(), 0.0))
+    return Value();
+  return x;
+}
+
+/// The `x` of tanh-approximated GELU as tgc.gelu lowers it,
+/// `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` (operands of
+/// commutative ops in either order), or null. cuBLASLt's GELU epilogue is
+/// this approximation (checked on the H100: 5e-6 from PyTorch's tanh GELU,
+/// 5e-4 from the exact one), so exact GELU never matches.
+Value matchTanhGelu(Value v) {
+  auto outer = v.getDefiningOp<arith::MulFOp>();
+  if (!outer)
+    return Value();
+  for (int side = 0; side < 2; ++side) {
+    auto halfX = outer->getOperand(side).getDefiningOp<arith::MulFOp>();
+    auto onePlus = outer->getOperand(1 - side).getDefiningOp<arith::AddFOp>();
+    if (!halfX || !onePlus)
+      continue;
+    Value x = isFloatConstant(halfX.getLhs(), 0.5)   ? halfX.getRhs()
+              : isFloatConstant(halfX.getRhs(), 0.5) ? halfX.getLhs()
+                                                     : Value();
+    if (!x)
+      continue;
+    Value tanhValue = isFloatConstant(onePlus.getLhs(), 1.0) ? onePlus.getRhs()
+                      : isFloatConstant(onePlus.getRhs(), 1.0)
+                          ? onePlus.getLhs()
+                          : Value();
+    auto tanh = tanhValue ? tanhValue.getDefiningOp<math::TanhOp>()
+                          : math::TanhOp();
+    if (!tanh)
+      continue;
+    auto scaled = tanh.getOperand().getDefiningOp<arith::MulFOp>();
+    if (!scaled)
+      continue;
+    Value inner = isFloatConstant(scaled.getLhs(), 0.7978845608028654)
+                      ? scaled.getRhs()
+                  : isFloatConstant(scaled.getRhs(), 0.7978845608028654)
+                      ? scaled.getLhs()
+                      : Value();
+    auto sum = inner ? inner.getDefiningOp<arith::AddFOp>() : arith::AddFOp();
+    Value cubeTerm = sum ? otherOperand(sum, x) : Value();
+    auto cubeScaled =
+        cubeTerm ? cubeTerm.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+    if (!cubeScaled)
+      continue;
+    Value cube = isFloatConstant(cubeScaled.getLhs(), 0.044715)
+                     ? cubeScaled.getRhs()
+                 : isFloatConstant(cubeScaled.getRhs(), 0.044715)
+                     ? cubeScaled.getLhs()
+                     : Value();
+    auto cubeMul = cube ? cube.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+    Value square = cubeMul ? otherOperand(cubeMul, x) : Value();
+    auto squareMul =
+        square ? square.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+    if (squareMul && squareMul.getLhs() == x && squareMul.getRhs() == x)
+      return x;
+  }
+  return Value();
+}
+
+/// The cuBLASLt epilogue that computes the elementwise `epilogue` over the
+/// GEMM's output `c`: `act(c + bias)` rounded once to the output type,
+/// with `act` none, ReLU or tanh GELU and the bias a vector over the GEMM's
+/// n loop of the output type (cuBLASLt's bias type is D's). Sets `bias`
+/// (null without one). A rounding to the output type between the bias and
+/// the activation is allowed: ReLU commutes with it, and GELU's result
+/// differs from the twice-rounded reference by at most an ulp of the
+/// output type (what Inductor's fused kernels do, which skip intermediate
+/// roundings). "" when `epilogue` is anything else.
+StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
+                            Value &bias) {
+  bias = Value();
+  Value c = gemm.getDpsInitOperand(0)->get();
+  if (!isAllParallel(epilogue) || epilogue.getNumDpsInits() != 1 ||
+      epilogue.getNumDpsInputs() < 1 || epilogue.getNumDpsInputs() > 2 ||
+      !epilogue.hasPureBufferSemantics() ||
+      epilogue.getNumLoops() !=
+          cast<MemRefType>(c.getType()).getRank() ||
+      getFusionGroup(gemm) != getFusionGroup(epilogue))
+    return "";
+  OpOperand *out = epilogue.getDpsInitOperand(0);
+  Value o = out->get();
+  if (!epilogue.getMatchingIndexingMap(out).isIdentity() ||
+      !isDenseMemRef(o))
+    return "";
+  Type outType = cast<MemRefType>(o.getType()).getElementType();
+  Type accType = cast<MemRefType>(c.getType()).getElementType();
+  if (!(outType.isF32() || outType.isF16() || outType.isBF16()) ||
+      !(accType == outType || accType.isF32()))
+    return "";
+  Block *body = epilogue.getBody();
+  if (!body->getArgument(epilogue.getNumDpsInputs()).use_empty())
+    return "";
+  Value cArg, biasArg;
+  unsigned nLoop = epilogue.getNumLoops() - 1;
+  for (OpOperand *in : epilogue.getDpsInputOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(in);
+    BlockArgument arg = body->getArgument(in->getOperandNumber());
+    if (in->get() == c && map.isIdentity() && !cArg) {
+      cArg = arg;
+      continue;
+    }
+    auto type = dyn_cast<MemRefType>(in->get().getType());
+    if (biasArg || !type || type.getRank() != 1 ||
+        type.getElementType() != outType || !isDenseMemRef(in->get()) ||
+        map.getNumResults() != 1 || map.getResult(0) != getAffineDimExpr(
+                                                           nLoop,
+                                                           map.getContext()))
+      return "";
+    biasArg = arg;
+    bias = in->get();
+  }
+  if (!cArg)
+    return "";
+  // Walk back from the yielded value.
+  Value v = body->getTerminator()->getOperand(0);
+  auto roundToOut = [&](Value x) -> Value {
+    if (outType == accType)
+      return x;
+    auto trunc = x.getDefiningOp<arith::TruncFOp>();
+    return trunc && trunc.getType() == outType ? trunc.getIn() : Value();
+  };
+  // Skips `ext(trunc(x))` through the output type.
+  auto skipRounding = [&](Value x) -> Value {
+    auto ext = x.getDefiningOp<arith::ExtFOp>();
+    if (!ext || ext.getIn().getType() != outType)
+      return x;
+    auto trunc = ext.getIn().getDefiningOp<arith::TruncFOp>();
+    return trunc && trunc.getIn().getType() == accType ? trunc.getIn() : x;
+  };
+  v = roundToOut(v);
+  if (!v)
+    return "";
+  StringRef act = "";
+  if (Value x = matchRelu(v)) {
+    act = "relu";
+    v = x;
+  } else if (Value x = matchTanhGelu(v)) {
+    act = "gelu";
+    v = x;
+  }
+  v = skipRounding(v);
+  if (biasArg) {
+    auto add = v.getDefiningOp<arith::AddFOp>();
+    Value other = add ? otherOperand(add, cArg) : Value();
+    if (!other)
+      return "";
+    if (other != biasArg) {
+      auto ext = other.getDefiningOp<arith::ExtFOp>();
+      if (!ext || ext.getIn() != biasArg)
+        return "";
+    }
+    return act.empty() ? "bias" : act == "relu" ? "bias_relu" : "bias_gelu";
+  }
+  if (v != cArg)
+    return "";
+  return act.empty() ? "none" : act;
+}
+
+/// Splits an elementwise consumer `f(round(c + bias))` of a GEMM's output
+/// `c` that matchGemmEpilogue rejects (exact GELU, tanh, any `f`) into the
+/// bias epilogue `round(c + bias)` and `f` over its output in place, so
+/// that the GEMM writes the 16-bit biased product (as PyTorch's addmm
+/// does) and `f` reads that instead of the f32 product. The rounding is
+/// the reference's own, so the split is exact. Without a bias, only a
+/// rounding to a 16-bit output splits off. Returns the two new ops, or
+/// nothing when `epilogue` does not have that form.
+std::optional<std::pair<linalg::GenericOp, linalg::GenericOp>>
+splitGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue) {
+  Value c = gemm.getDpsInitOperand(0)->get();
+  if (!isAllParallel(epilogue) || epilogue.getNumDpsInits() != 1 ||
+      epilogue.getNumDpsInputs() < 1 || epilogue.getNumDpsInputs() > 2 ||
+      !epilogue.hasPureBufferSemantics() ||
+      epilogue.getNumLoops() != cast<MemRefType>(c.getType()).getRank() ||
+      getFusionGroup(gemm) != getFusionGroup(epilogue))
+    return std::nullopt;
+  OpOperand *out = epilogue.getDpsInitOperand(0);
+  Value o = out->get();
+  if (!epilogue.getMatchingIndexingMap(out).isIdentity() || !isDenseMemRef(o))
+    return std::nullopt;
+  Type outType = cast<MemRefType>(o.getType()).getElementType();
+  Type accType = cast<MemRefType>(c.getType()).getElementType();
+  if (!(outType.isF32() || outType.isF16() || outType.isBF16()) ||
+      !(accType == outType || accType.isF32()))
+    return std::nullopt;
+  Block *body = epilogue.getBody();
+  if (!body->getArgument(epilogue.getNumDpsInputs()).use_empty())
+    return std::nullopt;
+  BlockArgument cArg, biasArg;
+  OpOperand *cOperand = nullptr, *biasOperand = nullptr;
+  unsigned nLoop = epilogue.getNumLoops() - 1;
+  for (OpOperand *in : epilogue.getDpsInputOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(in);
+    BlockArgument arg = body->getArgument(in->getOperandNumber());
+    if (in->get() == c && map.isIdentity() && !cArg) {
+      cArg = arg;
+      cOperand = in;
+      continue;
+    }
+    auto type = dyn_cast<MemRefType>(in->get().getType());
+    if (biasArg || !type || type.getRank() != 1 ||
+        type.getElementType() != outType || !isDenseMemRef(in->get()) ||
+        map.getNumResults() != 1 ||
+        map.getResult(0) != getAffineDimExpr(nLoop, map.getContext()))
+      return std::nullopt;
+    biasArg = arg;
+    biasOperand = in;
+  }
+  if (!cArg || !cArg.hasOneUse())
+    return std::nullopt;
+  // The split point: round(c + bias), each step the only use of the last.
+  SmallVector<Operation *> head;
+  Value t = cArg;
+  if (biasArg) {
+    Value b = biasArg;
+    if (!biasArg.hasOneUse())
+      return std::nullopt;
+    if (auto ext = dyn_cast<arith::ExtFOp>(*biasArg.getUsers().begin())) {
+      if (!ext->hasOneUse())
+        return std::nullopt;
+      head.push_back(ext);
+      b = ext;
+    }
+    auto add = dyn_cast<arith::AddFOp>(*cArg.getUsers().begin());
+    if (!add || otherOperand(add, cArg) != b ||
+        *b.getUsers().begin() != add.getOperation())
+      return std::nullopt;
+    head.push_back(add);
+    t = add;
+  }
+  if (outType != accType) {
+    if (!t.hasOneUse())
+      return std::nullopt;
+    auto trunc = dyn_cast<arith::TruncFOp>(*t.getUsers().begin());
+    if (!trunc || trunc.getType() != outType)
+      return std::nullopt;
+    head.push_back(trunc);
+    t = trunc;
+  } else if (!biasArg) {
+    return std::nullopt; // nothing to gain
+  }
+  Value yielded = body->getTerminator()->getOperand(0);
+  if (yielded == t)
+    return std::nullopt; // the whole op is the epilogue
+  // The rest of the body must not read the GEMM's output or the bias.
+  for (Operation &op : body->without_terminator())
+    if (!llvm::is_contained(head, &op))
+      for (Value v : op.getOperands())
+        if (v == cArg || v == biasArg ||
+            (v.getDefiningOp() && v != t &&
+             llvm::is_contained(head, v.getDefiningOp())))
+          return std::nullopt;
+
+  OpBuilder b(epilogue);
+  Location loc = epilogue.getLoc();
+  SmallVector<Value> ins{cOperand->get()};
+  SmallVector<AffineMap> maps{epilogue.getMatchingIndexingMap(cOperand)};
+  if (biasOperand) {
+    ins.push_back(biasOperand->get());
+    maps.push_back(epilogue.getMatchingIndexingMap(biasOperand));
+  }
+  maps.push_back(epilogue.getMatchingIndexingMap(out));
+  SmallVector<utils::IteratorType> iterators =
+      epilogue.getIteratorTypesArray();
+  auto biased = linalg::GenericOp::create(
+      b, loc, TypeRange{}, ins, ValueRange{o}, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        IRMapping map;
+        map.map(cArg, args[0]);
+        if (biasArg)
+          map.map(biasArg, args[1]);
+        for (Operation *op : head)
+          nb.clone(*op, map);
+        linalg::YieldOp::create(nb, l, map.lookup(t));
+      });
+  AffineMap identity = epilogue.getMatchingIndexingMap(out);
+  auto rest = linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{}, ValueRange{o},
+      ArrayRef<AffineMap>{identity}, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        IRMapping map;
+        map.map(t, args[0]);
+        for (Operation &op : body->without_terminator())
+          if (!llvm::is_contained(head, &op))
+            nb.clone(op, map);
+        linalg::YieldOp::create(nb, l, map.lookupOrDefault(yielded));
+      });
+  for (linalg::GenericOp op : {biased, rest})
+    for (StringRef name : {"tgc.group", "tgc.group_kind"})
+      if (Attribute a = epilogue->getAttr(name))
+        op->setAttr(name, a);
+  epilogue->erase();
+  return std::make_pair(biased, rest);
+}
+
+/// Whether only `gemm` and `epilogue` use the GEMM's output `c` (besides
+/// deallocations), or the epilogue writes `c` in place: then the GEMM can
+/// write the epilogue's output directly.
+bool onlyEpilogueReads(linalg::GenericOp gemm, linalg::GenericOp epilogue) {
+  Value c = gemm.getDpsInitOperand(0)->get();
+  if (epilogue.getDpsInitOperand(0)->get() == c)
+    return true;
+  if (!c.getDefiningOp<memref::ViewOp>() && !c.getDefiningOp<memref::AllocOp>())
+    return false;
+  return llvm::all_of(c.getUsers(), [&](Operation *user) {
+    return user == gemm || user == epilogue || isa<memref::DeallocOp>(user);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -745,7 +1103,8 @@ private:
       }
     }
     // Several chunks per thread and iteration, for loads in flight.
-    (void)loopUnrollByFactor(vloop, 4);
+    if (succeeded(loopUnrollByFactor(vloop, 4)))
+      sinkStores(vloop.getBody());
     // The remainder: total mod width elements.
     Value tailStart = arith::AddIOp::create(
         kb, loc, arith::MulIOp::create(kb, loc, chunks, w), start);
@@ -1078,6 +1437,29 @@ private:
         writtenInKernel.insert(init);
     SmallVector<Value> positions, valid;
     DenseMap<std::pair<Value, int64_t>, Value> cached;
+    // With slots: the row's element of per-row buffers this kernel writes
+    // (reduction results, rows-only stages), held by every thread of the
+    // row with the map it was written through, so that later stages read
+    // registers instead of reloading it after a barrier.
+    DenseMap<Value, std::pair<AffineMap, Value>> rowValues;
+    auto rowMap = [&](AffineMap map) -> std::optional<AffineMap> {
+      if (map.getNumDims() > loops || map.getNumSymbols() != 0)
+        return std::nullopt;
+      for (AffineExpr e : map.getResults())
+        if (e.isFunctionOfDim(rows))
+          return std::nullopt;
+      return AffineMap::get(loops, 0, map.getResults(), map.getContext());
+    };
+    // The register value of `operand` of `op` for this row, or null.
+    auto rowRegister = [&](linalg::GenericOp op, OpOperand &operand) -> Value {
+      auto found = rowValues.find(operand.get());
+      if (found == rowValues.end())
+        return Value();
+      std::optional<AffineMap> map =
+          rowMap(op.getMatchingIndexingMap(&operand));
+      return map && *map == found->second.first ? found->second.second
+                                                : Value();
+    };
     if (slots) {
       Value len = arith::ConstantIndexOp::create(b, loc, *rowLength);
       for (int64_t k = 0; k < *slots; ++k) {
@@ -1098,6 +1480,28 @@ private:
           warpPerRow ? warpReduce(b, loc, c.op, partial)
                      : blockReduce(b, loc, c, partial, tid,
                                    scratch[c.op->getResult(0).getType()]);
+      OpOperand &out = op.getDpsInitsMutable()[0];
+      std::optional<AffineMap> outMap =
+          slots ? rowMap(op.getMatchingIndexingMap(&out)) : std::nullopt;
+      if (outMap) {
+        // Every thread has the total: the row's result in registers, its
+        // start from registers too when this kernel wrote it.
+        Value start = rowRegister(op, out);
+        SmallVector<Value> oivs(rowIvs);
+        oivs.push_back(zero);
+        if (!start)
+          start = memref::LoadOp::create(
+              b, loc, kval(b, out.get()),
+              applyMap(b, loc, op.getMatchingIndexingMap(&out), oivs));
+        Value result = combine(b, c.op, start, total);
+        rowValues[out.get()] = {*outMap, result};
+        auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+        OpBuilder ob = once.getThenBodyBuilder();
+        memref::StoreOp::create(
+            ob, loc, result, kval(ob, out.get()),
+            applyMap(ob, loc, op.getMatchingIndexingMap(&out), oivs));
+        return;
+      }
       auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
       OpBuilder ob = once.getThenBodyBuilder();
       SmallVector<Value> oivs(rowIvs);
@@ -1115,6 +1519,8 @@ private:
     auto cachedElement = [&](linalg::GenericOp op, OpOperand &operand,
                              int64_t k) -> Value {
       Value buffer = operand.get();
+      if (Value reg = rowRegister(op, operand))
+        return reg;
       if (!isa<MemRefType>(buffer.getType()) ||
           writtenInKernel.contains(buffer) || splatGlobal(buffer) ||
           !op.getMatchingIndexingMap(&operand).isIdentity())
@@ -1182,6 +1588,35 @@ private:
           finishReduction(op, *c, acc, ivs);
         gpu::BarrierOp::create(b, loc);
         continue;
+      }
+      if (op.getNumLoops() == rows && slots) {
+        // A rows-only stage (a fill, layer norm's rstd) in every thread,
+        // from and into registers when what it reads is in them or not
+        // written here; its first thread stores the result. No barrier:
+        // later stages read the registers.
+        SmallVector<Value> given(op.getNumDpsInputs());
+        bool registers = op.getNumDpsInits() == 1;
+        for (OpOperand *in : op.getDpsInputOperands()) {
+          if (op.getBody()->getArgument(in->getOperandNumber()).use_empty())
+            continue;
+          given[in->getOperandNumber()] = rowRegister(op, *in);
+          if (!given[in->getOperandNumber()] &&
+              writtenInKernel.contains(in->get()))
+            registers = false;
+        }
+        OpOperand &out = op.getDpsInitsMutable()[0];
+        std::optional<AffineMap> outMap =
+            registers ? rowMap(op.getMatchingIndexingMap(&out)) : std::nullopt;
+        if (outMap && op.getBody()
+                          ->getArgument(op.getNumDpsInputs())
+                          .use_empty()) {
+          SmallVector<Value> values = emitBody(b, op, ivs, {}, given);
+          rowValues[out.get()] = {*outMap, values.front()};
+          auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+          OpBuilder ob = once.getThenBodyBuilder();
+          storeOutputs(ob, op, ivs, values);
+          continue;
+        }
       }
       if (op.getNumLoops() == rows) {
         auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
@@ -1276,7 +1711,8 @@ bool isHostOp(Operation *op) {
           affine::AffineMaxOp>(op))
     return true;
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
-    return generic->hasAttr("tgc.gemm");
+    return generic->hasAttr("tgc.gemm") ||
+           generic->hasAttr("tgc.gemm_epilogue_of");
   // Index and scalar arithmetic (sizes, offsets, constants).
   return op->getDialect() && op->getDialect()->getNamespace() == "arith";
 }
@@ -1351,7 +1787,11 @@ struct TgcGpuFormKernelsPass
     for (Operation &op : func.getBody().front())
       if (auto g = dyn_cast<linalg::GenericOp>(op))
         generics.push_back(g);
-    for (auto [i, op] : llvm::enumerate(generics)) {
+    DenseSet<Operation *> fusedEpilogues;
+    for (size_t i = 0; i < generics.size(); ++i) {
+      linalg::GenericOp op = generics[i];
+      if (fusedEpilogues.contains(op))
+        continue;
       bool transA = false, transB = false;
       SmallVector<unsigned> batch, m;
       unsigned n = 0, k = 0;
@@ -1378,6 +1818,26 @@ struct TgcGpuFormKernelsPass
                                       op.getDpsInitOperand(0)->get()) {
             segments.back().pop_back();
             prev->erase();
+          }
+        }
+        // The elementwise op after it as cuBLASLt's epilogue (bias,
+        // ReLU, tanh GELU, the rounding to a 16-bit output): the GEMM then
+        // writes that op's output, and the op is only read by the launch
+        // plan.
+        if (gemmEpilogues && i + 1 < generics.size()) {
+          linalg::GenericOp next = generics[i + 1];
+          Value bias;
+          StringRef kind = matchGemmEpilogue(op, next, bias);
+          if (kind.empty() && onlyEpilogueReads(op, next))
+            if (auto split = splitGemmEpilogue(op, next)) {
+              generics[i + 1] = next = split->first;
+              generics.insert(generics.begin() + i + 2, split->second);
+              kind = matchGemmEpilogue(op, next, bias);
+            }
+          if (!kind.empty() && onlyEpilogueReads(op, next)) {
+            op->setAttr("tgc.gemm_epilogue", b.getStringAttr(kind));
+            next->setAttr("tgc.gemm_epilogue_of", b.getUnitAttr());
+            fusedEpilogues.insert(next);
           }
         }
         open = false;

@@ -1,5 +1,6 @@
 // RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0" -split-input-file | FileCheck %s
 // RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 block-size=128" -split-input-file | FileCheck %s --check-prefix=B128
+// RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 gemm-epilogues=0" -split-input-file | FileCheck %s --check-prefix=NOEPI
 // RUN: not tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 block-size=100" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
 // (tgc-gpu-form-kernels runs on bufferized IR; the GPU pipeline without
@@ -97,14 +98,21 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // -----
 
 // A linear layer: the contraction is tagged for cuBLASLt (B transposed)
-// and stays on the host; its zero fill is gone; the bias add is a kernel.
+// and stays on the host; its zero fill is gone; the bias add is its
+// cuBLASLt epilogue (no kernel; the add stays for the launch plan to read
+// the bias and output buffers). With gemm-epilogues=0 it is a kernel.
 
 // CHECK-LABEL: func.func @linear
 // CHECK-NOT: gpu.launch_func
 // CHECK:   linalg.generic
-// CHECK-SAME: tgc.gemm, tgc.gemm_batch = array<i64>, tgc.gemm_k = array<i64: 2>, tgc.gemm_m = array<i64: 0>, tgc.gemm_n = array<i64: 1>, tgc.gemm_trans_a = false, tgc.gemm_trans_b = true
-// CHECK:   gpu.launch_func  @linear_kernels::@linear_elementwise_0
+// CHECK-SAME: tgc.gemm, tgc.gemm_batch = array<i64>, tgc.gemm_epilogue = "bias", tgc.gemm_k = array<i64: 2>, tgc.gemm_m = array<i64: 0>, tgc.gemm_n = array<i64: 1>, tgc.gemm_trans_a = false, tgc.gemm_trans_b = true
+// CHECK:   linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %arg2 : memref<?x32xf32>, memref<32xf32>)
+// CHECK-SAME: tgc.gemm_epilogue_of
 // CHECK-NOT: gpu.launch_func
+// NOEPI-LABEL: func.func @linear
+// NOEPI-NOT: tgc.gemm_epilogue
+// NOEPI:   gpu.launch_func  @linear_kernels::@linear_elementwise_0
 func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
   %h = tgc.linear %x, %w, %b : tensor<?x64xf32>, tensor<32x64xf32>, tensor<32xf32> -> tensor<?x32xf32>
   return %h : tensor<?x32xf32>
@@ -208,4 +216,95 @@ func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 func.func @warp_softmax(%x: tensor<?x200xf32>) -> tensor<?x200xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x200xf32>
   return %s : tensor<?x200xf32>
+}
+
+// -----
+
+// ReLU after a bf16 linear layer: bias, ReLU and the rounding to bf16 are
+// one cuBLASLt epilogue (the rounding between the bias and the ReLU
+// commutes with it); no kernel at all.
+
+// CHECK-LABEL: func.func @linear_relu_bf16
+// CHECK-NOT: gpu.launch_func
+// CHECK: tgc.gemm_epilogue = "bias_relu"
+// CHECK: tgc.gemm_epilogue_of
+// CHECK-NOT: gpu.launch_func
+func.func @linear_relu_bf16(%x: tensor<?x64xbf16>, %w: tensor<32x64xbf16>, %b: tensor<32xbf16>) -> tensor<?x32xbf16> {
+  %h = tgc.linear %x, %w, %b : tensor<?x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16> -> tensor<?x32xbf16>
+  %r = tgc.relu %h : tensor<?x32xbf16>
+  return %r : tensor<?x32xbf16>
+}
+
+// -----
+
+// tanh GELU is cuBLASLt's GELU epilogue; a bf16 matmul without a bias
+// writes bf16 directly (epilogue "none": only the rounding).
+
+// CHECK-LABEL: func.func @gelu_tanh
+// CHECK-NOT: gpu.launch_func
+// CHECK: tgc.gemm_epilogue = "bias_gelu"
+// CHECK-LABEL: func.func @matmul_bf16
+// CHECK-NOT: gpu.launch_func
+// CHECK: tgc.gemm_epilogue = "none"
+// CHECK: ins(%{{.*}} : memref<?x32xf32>) outs(%{{.*}} : memref<?x32xbf16>)
+// CHECK-SAME: tgc.gemm_epilogue_of
+// CHECK-NOT: gpu.launch_func
+func.func @gelu_tanh(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
+  %h = tgc.linear %x, %w, %b : tensor<?x64xf32>, tensor<32x64xf32>, tensor<32xf32> -> tensor<?x32xf32>
+  %r = tgc.gelu %h approximate = "tanh" : tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
+func.func @matmul_bf16(%x: tensor<?x64xbf16>, %w: tensor<64x32xbf16>) -> tensor<?x32xbf16> {
+  %h = tgc.matmul %x, %w : tensor<?x64xbf16>, tensor<64x32xbf16> -> tensor<?x32xbf16>
+  return %h : tensor<?x32xbf16>
+}
+
+// -----
+
+// Exact GELU is not cuBLASLt's: the epilogue splits into the bias (with
+// the reference's rounding to bf16) for cuBLASLt and the GELU as a kernel
+// over the bf16 output in place.
+
+// CHECK-LABEL: func.func @gelu_exact
+// CHECK: tgc.gemm_epilogue = "bias"
+// CHECK: ins(%{{.*}}, %arg2 : memref<?x48xf32>, memref<48xbf16>) outs(%[[OUT:.*]] : memref<?x48xbf16>)
+// CHECK-SAME: tgc.gemm_epilogue_of
+// CHECK: gpu.launch_func  @gelu_exact_kernels::@gelu_exact_elementwise_0
+// CHECK-SAME: %[[OUT]]
+// CHECK-LABEL: gpu.func @gelu_exact_elementwise_0
+// CHECK: math.erf
+func.func @gelu_exact(%x: tensor<?x32xbf16>, %w: tensor<48x32xbf16>, %b: tensor<48xbf16>) -> tensor<?x48xbf16> {
+  %h = tgc.linear %x, %w, %b : tensor<?x32xbf16>, tensor<48x32xbf16>, tensor<48xbf16> -> tensor<?x48xbf16>
+  %g = tgc.gelu %h : tensor<?x48xbf16>
+  return %g : tensor<?x48xbf16>
+}
+
+// -----
+
+// The product is also a result: the ReLU reads it, so it is no epilogue.
+
+// CHECK-LABEL: func.func @two_readers
+// CHECK-NOT: tgc.gemm_epilogue
+// CHECK: gpu.launch_func
+func.func @two_readers(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>) -> (tensor<?x32xf32>, tensor<?x32xf32>) {
+  %h = tgc.matmul %x, %w : tensor<?x64xf32>, tensor<64x32xf32> -> tensor<?x32xf32>
+  %r = tgc.relu %h : tensor<?x32xf32>
+  return %h, %r : tensor<?x32xf32>, tensor<?x32xf32>
+}
+
+// -----
+
+// Softmax over static rows: each thread's elements stay in registers, and
+// so do the row's max and sum (every thread has a reduction's total); the
+// per-row buffers are only stored, by the row's first thread, never read
+// back inside the kernel.
+
+// CHECK-LABEL: gpu.func @softmax_static_rows_0
+// CHECK-NOT: memref.load {{.*}} : memref<?xf32>
+// CHECK: math.exp
+// CHECK-NOT: memref.load {{.*}} : memref<?xf32>
+// CHECK: gpu.return
+func.func @softmax_static(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x1024xf32>
+  return %s : tensor<?x1024xf32>
 }

@@ -160,6 +160,11 @@ static cl::opt<bool> gpuRowRegisters(
     "gpu-row-registers",
     cl::desc("With --device cuda: row kernels keep static rows in registers"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> gpuGemmEpilogues(
+    "gpu-gemm-epilogues",
+    cl::desc("With --device cuda: run a GEMM's bias / ReLU / tanh GELU "
+             "consumer as its cuBLASLt epilogue (default on)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> ptxOnly(
     "ptx-only",
     cl::desc("With --device cuda: load PTX (the driver compiles it) instead "
@@ -637,6 +642,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.maxBlocks = gpuMaxBlocks;
   options.rowBlockSize = gpuRowBlockSize;
   options.rowRegisters = gpuRowRegisters;
+  options.gemmEpilogues = gpuGemmEpilogues;
   struct Spec {
     GpuCompileResult compiled;
     std::unique_ptr<rt::GpuFunction> fn;
@@ -856,6 +862,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
       total.graphCaptures += st.graphCaptures;
       total.graphReplays += st.graphReplays;
       total.patchedNodes += st.patchedNodes;
+      total.gemmTunings += st.gemmTunings;
     }
   if (json) {
     llvm::json::Object out;
@@ -872,11 +879,14 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     out["peak_bytes"] = arenaBytes;
     out["kernels"] = first.kernels;
     out["gemms"] = first.gemms;
-    out["module_format"] = first.artifact.isPtx ? "ptx" : "cubin";
+    out["module_format"] = first.artifact.module.empty() ? "none"
+                           : first.artifact.isPtx      ? "ptx"
+                                                       : "cubin";
     out["cuda_graphs"] = static_cast<bool>(cudaGraphs);
     out["graph_captures"] = total.graphCaptures;
     out["graph_replays"] = total.graphReplays;
     out["patched_nodes"] = total.patchedNodes;
+    out["gemm_tunings"] = total.gemmTunings;
     out["recompile_reasons"] = toJson(reasons);
     out["per_call"] = std::move(run.callReports);
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(out)))

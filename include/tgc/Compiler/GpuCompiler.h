@@ -37,6 +37,8 @@ struct GpuCompileOptions {
   int64_t maxBlocks = 4224;
   /// 16-byte vector accesses (argument buffers then get alignment guards).
   bool vectorize = true;
+  /// GEMM consumers as cuBLASLt epilogues (bias, ReLU, tanh GELU).
+  bool gemmEpilogues = true;
   /// The SM architecture for PTX and the cubin.
   std::string chip = "sm_90";
   /// PTX only (no ptxas), as when no CUDA toolkit is installed.

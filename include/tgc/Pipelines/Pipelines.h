@@ -120,6 +120,11 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
       *this, "vectorize",
       llvm::cl::desc("16-byte vector accesses in elementwise kernels"),
       llvm::cl::init(true)};
+  Option<bool> gemmEpilogues{
+      *this, "gemm-epilogues",
+      llvm::cl::desc("GEMM consumers as cuBLASLt epilogues (bias, ReLU, "
+                     "tanh GELU)"),
+      llvm::cl::init(true)};
   Option<bool> lowerKernels{
       *this, "lower-kernels",
       llvm::cl::desc("Lower the kernels to NVVM (off: stop at the gpu "

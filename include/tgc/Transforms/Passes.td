@@ -374,7 +374,16 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
     - a contraction of f32, f16 or bf16 matrices in row-major buffers
       (matmul, bmm, linear) is tagged `tgc.gemm` and stays on the host for
       the launch plan to call cuBLASLt; the zero fill of its output is
-      dropped (the GEMM overwrites it).
+      dropped (the GEMM overwrites it);
+    - the elementwise op right after such a GEMM, in its fusion group, that
+      computes `act(C + bias)` rounded once to its output type (`act` none,
+      ReLU or tanh GELU; the bias a vector over the GEMM's columns of the
+      output type), and is the only reader of C, becomes the GEMM's
+      cuBLASLt epilogue: the GEMM is tagged `tgc.gemm_epilogue` (`none`,
+      `bias`, `relu`, `bias_relu`, `gelu`, `bias_gelu`) and writes that
+      op's output; the op, tagged `tgc.gemm_epilogue_of`, stays on the
+      host for the launch plan to read its buffers. Exact (erf) GELU is
+      never an epilogue: cuBLASLt's GELU is the tanh approximation.
 
     `memref.copy` becomes a copy kernel. Ops the GPU path cannot run yet
     (sequential `scf` loops of topk and cholesky, dense constants, host
@@ -394,6 +403,9 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
     Option<"vectorize", "vectorize", "bool", "true",
            "16-byte vector accesses in elementwise kernels over contiguous "
            "buffers (argument buffers then carry alignment guards)">,
+    Option<"gemmEpilogues", "gemm-epilogues", "bool", "true",
+           "Run a GEMM's elementwise consumer (bias, ReLU, tanh GELU, the "
+           "rounding to a 16-bit output) as its cuBLASLt epilogue">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",

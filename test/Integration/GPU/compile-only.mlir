@@ -16,8 +16,21 @@
 // RUN: tgc-run %s --entry linear --device cuda --compile-only --ptx-only --calls 0=8x64 --json \
 // RUN:   | FileCheck %s --check-prefix=LINEAR
 // LINEAR: "gemms": 1,
-// LINEAR: "kernels": 1,
-// LINEAR: "module_format": "ptx"
+// LINEAR: "kernels": 0,
+// LINEAR: "module_format": "none"
+
+// The bias is the GEMM's cuBLASLt epilogue, writing the result directly;
+// without epilogues the add is a kernel over the product.
+// RUN: tgc-run %s --entry linear --device cuda --compile-only --ptx-only --calls 0=8x64 \
+// RUN:   --emit-plan - | FileCheck %s --check-prefix=EPI
+// EPI: buffer result 0
+// EPI: buffer arg 2
+// EPI: gemm f32 out f32 {{.*}} c b0 bias b{{[0-9]+}} epilogue bias
+// EPI-NOT: launch
+// RUN: tgc-run %s --entry linear --device cuda --compile-only --ptx-only --calls 0=8x64 \
+// RUN:   --gpu-gemm-epilogues=false --emit-plan - | FileCheck %s --check-prefix=NOEPI
+// NOEPI: gemm f32 out f32 {{.*}} bias none epilogue none
+// NOEPI: launch k0
 
 // RUN: not tgc-run %s --entry topk --device cuda --compile-only --calls 0=50 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=TOPK
