@@ -18,6 +18,8 @@
 
 #include <unordered_map>
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -29,6 +31,12 @@ namespace {
 
 constexpr size_t kMaxGraphs = 16;
 constexpr uint64_t kGemmWorkspaceBytes = 32ull << 20;
+/// cuBLASLt algorithms timed for a GEMM shape the first time it runs off
+/// a graph capture (cuBLASLt's heuristic alone picked, on an H100, a
+/// split-K kernel taking 33 us for an 8x256x256 f32 product that another
+/// candidate runs in about 5).
+constexpr int kGemmCandidates = 8;
+constexpr int kGemmTimedRuns = 5;
 constexpr int64_t kDefaultSharedLimit = 48 * 1024;
 constexpr uint64_t kArenaGranule = 256;
 
@@ -294,6 +302,9 @@ struct GpuFunction::Impl {
   cublasLtHandle_t ltHandle = nullptr;
   CUdeviceptr workspace = 0;
   std::map<std::vector<int64_t>, GemmConfig> gemmConfigs;
+  /// The fastest algorithm per GEMM shape (types, transposes, epilogue,
+  /// sizes, strides, alignments), shared by the steps of that shape.
+  std::map<std::vector<int64_t>, cublasLtMatmulAlgo_t> tunedAlgos;
 
   CUdeviceptr arena = 0;
   uint64_t arenaCapacity = 0;
@@ -321,6 +332,13 @@ struct GpuFunction::Impl {
   bool ensureArena(uint64_t bytes, std::string &error);
   bool issue(size_t step, bool capturing, std::string &error);
   bool issueGemm(size_t step, bool capturing, std::string &error);
+  /// The step's cuBLASLt configuration, made on first use; with `tune`,
+  /// its algorithm is the fastest of cuBLASLt's candidates, timed on a
+  /// scratch output (not allowed while capturing a graph).
+  GemmConfig *gemmConfig(size_t step, bool tune, std::string &error);
+  bool tuneGemm(size_t step, GemmConfig &config,
+                const cublasLtMatmulHeuristicResult_t *candidates,
+                int count, std::string &error);
   bool runGraph(std::string &error);
   bool capture(Graph &graph, std::string &error);
   void matchCapturedNodes(Graph &graph);
@@ -830,24 +848,32 @@ bool GpuFunction::Impl::issue(size_t s, bool capturing, std::string &error) {
   return true;
 }
 
-bool GpuFunction::Impl::issueGemm(size_t s, bool capturing,
-                                  std::string &error) {
+namespace {
+/// A GEMM step's description for messages.
+std::string gemmWhere(size_t s, const GemmStep &gemm, const GemmArgs &args) {
+  return " (step " + num(int64_t(s)) + ", gemm " + dtypeText(gemm.dtype) +
+         (gemm.cDtype >= 0 && gemm.cDtype != gemm.dtype
+              ? std::string(" -> ") + dtypeText(gemm.cDtype)
+              : std::string()) +
+         " m " + num(args.m) + " n " + num(args.n) + " k " + num(args.k) +
+         " batch " + num(args.batch) + ")";
+}
+
+bool gemmTuningEnabled() {
+  const char *value = std::getenv("TGC_GEMM_TUNE");
+  return !value || std::strcmp(value, "0") != 0;
+}
+} // namespace
+
+GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
+                                          std::string &error) {
   const GemmStep &gemm = plan.steps[s].gemm;
   const GemmArgs &args = gemms[s];
-  if (args.skip)
-    return true;
   // Only built for a message.
-  auto where = [&] {
-    return " (step " + num(int64_t(s)) + ", gemm " + dtypeText(gemm.dtype) +
-           (gemm.cDtype >= 0 && gemm.cDtype != gemm.dtype
-                ? std::string(" -> ") + dtypeText(gemm.cDtype)
-                : std::string()) +
-           " m " + num(args.m) + " n " + num(args.n) + " k " + num(args.k) +
-           " batch " + num(args.batch) + ")";
-  };
-  auto ltFail = [&](const char *call, cublasStatus_t status) {
+  auto where = [&] { return gemmWhere(s, gemm, args); };
+  auto ltFail = [&](const char *call, cublasStatus_t status) -> GemmConfig * {
     error = errorMessage(*lt, call, status) + where();
-    return false;
+    return nullptr;
   };
   auto cudaType = [](int32_t dtype) {
     return dtype == TGC_DTYPE_F16    ? CUDA_R_16F
@@ -989,20 +1015,36 @@ bool GpuFunction::Impl::issueGemm(size_t s, bool capturing,
       lt->cublasLtMatmulPreferenceDestroy(preference);
       return configFail("cublasLtMatmulPreferenceSetAttribute", status);
     }
-    cublasLtMatmulHeuristicResult_t heuristic = {};
+    cublasLtMatmulHeuristicResult_t heuristics[kGemmCandidates] = {};
     int algorithms = 0;
     status = lt->cublasLtMatmulAlgoGetHeuristic(
         ltHandle, config.desc, config.layoutA, config.layoutB, config.layoutC,
-        config.layoutC, preference, 1, &heuristic, &algorithms);
+        config.layoutC, preference, kGemmCandidates, heuristics, &algorithms);
     lt->cublasLtMatmulPreferenceDestroy(preference);
     if (status != CUBLAS_STATUS_SUCCESS)
       return configFail("cublasLtMatmulAlgoGetHeuristic", status);
     if (algorithms < 1) {
       release();
       error = "cublasLtMatmulAlgoGetHeuristic found no algorithm" + where();
-      return false;
+      return nullptr;
     }
-    config.algo = heuristic.algo;
+    config.algo = heuristics[0].algo;
+    // The shape's tuned algorithm: cached, or timed now.
+    std::vector<int64_t> shape(key.begin() + 1, key.end());
+    for (int64_t field :
+         {int64_t(gemm.dtype), int64_t(gemm.cDtype), int64_t(gemm.transA),
+          int64_t(gemm.transB), int64_t(gemm.epilogue)})
+      shape.push_back(field);
+    auto tuned = tunedAlgos.find(shape);
+    if (tuned != tunedAlgos.end()) {
+      config.algo = tuned->second;
+    } else if (tune && algorithms > 1 && gemmTuningEnabled()) {
+      if (!tuneGemm(s, config, heuristics, algorithms, error)) {
+        release();
+        return nullptr;
+      }
+      tunedAlgos.emplace(std::move(shape), config.algo);
+    }
     found = gemmConfigs.emplace(std::move(key), config).first;
   } else if (gemm.bias >= 0) {
     // The cached descriptor may hold another call's bias pointer.
@@ -1013,7 +1055,94 @@ bool GpuFunction::Impl::issueGemm(size_t s, bool capturing,
     if (status != CUBLAS_STATUS_SUCCESS)
       return ltFail("cublasLtMatmulDescSetAttribute", status);
   }
-  const GemmConfig &config = found->second;
+  return &found->second;
+}
+
+bool GpuFunction::Impl::tuneGemm(
+    size_t s, GemmConfig &config,
+    const cublasLtMatmulHeuristicResult_t *candidates, int count,
+    std::string &error) {
+  const GemmStep &gemm = plan.steps[s].gemm;
+  const GemmArgs &args = gemms[s];
+  // A scratch output: the step's own may be read by earlier steps of this
+  // call that have not run yet.
+  int64_t outBytes = dtypeBytes(gemm.cDtype >= 0 ? gemm.cDtype : gemm.dtype);
+  uint64_t bytes =
+      uint64_t(args.strideC * (args.batch - 1) + args.m * args.n) * outBytes;
+  CUdeviceptr scratch = 0;
+  CUresult result =
+      cu->cuMemAlloc(&scratch, size_t(std::max<uint64_t>(bytes, 256)));
+  if (result != CUDA_SUCCESS) {
+    fail(error, "cuMemAlloc", result);
+    error += " (GEMM tuning scratch of " + num(int64_t(bytes)) + " bytes)" +
+             gemmWhere(s, gemm, args);
+    return false;
+  }
+  bool isF64 = gemm.dtype == TGC_DTYPE_F64;
+  float alpha32 = 1.0f, beta32 = 0.0f;
+  double alpha64 = 1.0, beta64 = 0.0;
+  const void *alpha = isF64 ? static_cast<const void *>(&alpha64)
+                            : static_cast<const void *>(&alpha32);
+  const void *beta = isF64 ? static_cast<const void *>(&beta64)
+                           : static_cast<const void *>(&beta32);
+  void *c = reinterpret_cast<void *>(scratch);
+  auto run = [&](const cublasLtMatmulAlgo_t &algo) {
+    return lt->cublasLtMatmul(
+        ltHandle, config.desc, alpha, reinterpret_cast<const void *>(args.b),
+        config.layoutA, reinterpret_cast<const void *>(args.a), config.layoutB,
+        beta, c, config.layoutC, c, config.layoutC, &algo,
+        reinterpret_cast<void *>(workspace), size_t(kGemmWorkspaceBytes),
+        stream);
+  };
+  double best = -1;
+  for (int i = 0; i < count; ++i) {
+    if (candidates[i].state != CUBLAS_STATUS_SUCCESS ||
+        candidates[i].workspaceSize > kGemmWorkspaceBytes)
+      continue;
+    // A warm-up run; a candidate cuBLASLt refuses is skipped.
+    if (run(candidates[i].algo) != CUBLAS_STATUS_SUCCESS)
+      continue;
+    if ((result = cu->cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+      break;
+    auto start = std::chrono::steady_clock::now();
+    bool ok = true;
+    for (int r = 0; r < kGemmTimedRuns && ok; ++r)
+      ok = run(candidates[i].algo) == CUBLAS_STATUS_SUCCESS;
+    if ((result = cu->cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+      break;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    if (ok && (best < 0 || seconds < best)) {
+      best = seconds;
+      config.algo = candidates[i].algo;
+    }
+  }
+  cu->cuMemFree(scratch);
+  if (result != CUDA_SUCCESS) {
+    fail(error, "cuStreamSynchronize", result);
+    error += " (timing cuBLASLt algorithms)" + gemmWhere(s, gemm, args);
+    return false;
+  }
+  ++stats.gemmTunings;
+  return true;
+}
+
+bool GpuFunction::Impl::issueGemm(size_t s, bool capturing,
+                                  std::string &error) {
+  const GemmStep &gemm = plan.steps[s].gemm;
+  const GemmArgs &args = gemms[s];
+  if (args.skip)
+    return true;
+  GemmConfig *found = gemmConfig(s, /*tune=*/!capturing, error);
+  if (!found)
+    return false;
+  auto ltFail = [&](const char *call, cublasStatus_t status) {
+    error = errorMessage(*lt, call, status) + gemmWhere(s, gemm, args);
+    return false;
+  };
+  bool isF64 = gemm.dtype == TGC_DTYPE_F64;
+  const GemmConfig &config = *found;
   float alpha32 = 1.0f, beta32 = 0.0f;
   double alpha64 = 1.0, beta64 = 0.0;
   const void *alpha = isF64 ? static_cast<const void *>(&alpha64)
@@ -1194,6 +1323,12 @@ bool GpuFunction::Impl::runGraph(std::string &error) {
       destroyGraph(graphs.front());
       graphs.erase(graphs.begin());
     }
+    // GEMM algorithms are timed before the capture (no synchronization
+    // may happen during one).
+    for (size_t s = 0; s < plan.steps.size(); ++s)
+      if (plan.steps[s].kind == PlanStep::Gemm && !gemms[s].skip &&
+          !gemmConfig(s, /*tune=*/true, error))
+        return false;
     Graph graph;
     std::string captureError;
     if (!capture(graph, captureError)) {
