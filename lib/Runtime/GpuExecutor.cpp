@@ -336,6 +336,9 @@ struct GpuFunction::Impl {
   /// its algorithm is the fastest of cuBLASLt's candidates, timed on a
   /// scratch output (not allowed while capturing a graph).
   GemmConfig *gemmConfig(size_t step, bool tune, std::string &error);
+  /// One cuBLASLt call of the step's GEMM with `algo`, writing `c`.
+  cublasStatus_t matmul(size_t step, const GemmConfig &config,
+                        const cublasLtMatmulAlgo_t &algo, uint64_t c);
   bool tuneGemm(size_t step, GemmConfig &config,
                 const cublasLtMatmulHeuristicResult_t *candidates,
                 int count, std::string &error);
@@ -1058,6 +1061,26 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
   return &found->second;
 }
 
+cublasStatus_t GpuFunction::Impl::matmul(size_t s, const GemmConfig &config,
+                                         const cublasLtMatmulAlgo_t &algo,
+                                         uint64_t c) {
+  const GemmArgs &args = gemms[s];
+  bool isF64 = plan.steps[s].gemm.dtype == TGC_DTYPE_F64;
+  float alpha32 = 1.0f, beta32 = 0.0f;
+  double alpha64 = 1.0, beta64 = 0.0;
+  const void *alpha = isF64 ? static_cast<const void *>(&alpha64)
+                            : static_cast<const void *>(&alpha32);
+  const void *beta = isF64 ? static_cast<const void *>(&beta64)
+                           : static_cast<const void *>(&beta32);
+  void *d = reinterpret_cast<void *>(c);
+  return lt->cublasLtMatmul(
+      ltHandle, config.desc, alpha, reinterpret_cast<const void *>(args.b),
+      config.layoutA, reinterpret_cast<const void *>(args.a), config.layoutB,
+      beta, d, config.layoutC, d, config.layoutC, &algo,
+      reinterpret_cast<void *>(workspace), size_t(kGemmWorkspaceBytes),
+      stream);
+}
+
 bool GpuFunction::Impl::tuneGemm(
     size_t s, GemmConfig &config,
     const cublasLtMatmulHeuristicResult_t *candidates, int count,
@@ -1078,21 +1101,8 @@ bool GpuFunction::Impl::tuneGemm(
              gemmWhere(s, gemm, args);
     return false;
   }
-  bool isF64 = gemm.dtype == TGC_DTYPE_F64;
-  float alpha32 = 1.0f, beta32 = 0.0f;
-  double alpha64 = 1.0, beta64 = 0.0;
-  const void *alpha = isF64 ? static_cast<const void *>(&alpha64)
-                            : static_cast<const void *>(&alpha32);
-  const void *beta = isF64 ? static_cast<const void *>(&beta64)
-                           : static_cast<const void *>(&beta32);
-  void *c = reinterpret_cast<void *>(scratch);
   auto run = [&](const cublasLtMatmulAlgo_t &algo) {
-    return lt->cublasLtMatmul(
-        ltHandle, config.desc, alpha, reinterpret_cast<const void *>(args.b),
-        config.layoutA, reinterpret_cast<const void *>(args.a), config.layoutB,
-        beta, c, config.layoutC, c, config.layoutC, &algo,
-        reinterpret_cast<void *>(workspace), size_t(kGemmWorkspaceBytes),
-        stream);
+    return matmul(s, config, algo, scratch);
   };
   double best = -1;
   for (int i = 0; i < count; ++i) {
@@ -1141,20 +1151,8 @@ bool GpuFunction::Impl::issueGemm(size_t s, bool capturing,
     error = errorMessage(*lt, call, status) + gemmWhere(s, gemm, args);
     return false;
   };
-  bool isF64 = gemm.dtype == TGC_DTYPE_F64;
   const GemmConfig &config = *found;
-  float alpha32 = 1.0f, beta32 = 0.0f;
-  double alpha64 = 1.0, beta64 = 0.0;
-  const void *alpha = isF64 ? static_cast<const void *>(&alpha64)
-                            : static_cast<const void *>(&alpha32);
-  const void *beta = isF64 ? static_cast<const void *>(&beta64)
-                           : static_cast<const void *>(&beta32);
-  void *c = reinterpret_cast<void *>(args.c);
-  cublasStatus_t status = lt->cublasLtMatmul(
-      ltHandle, config.desc, alpha, reinterpret_cast<const void *>(args.b),
-      config.layoutA, reinterpret_cast<const void *>(args.a), config.layoutB,
-      beta, c, config.layoutC, c, config.layoutC, &config.algo,
-      reinterpret_cast<void *>(workspace), size_t(kGemmWorkspaceBytes), stream);
+  cublasStatus_t status = matmul(s, config, config.algo, args.c);
   if (status != CUBLAS_STATUS_SUCCESS)
     return ltFail("cublasLtMatmul", status);
   if (!capturing)

@@ -292,6 +292,18 @@ Value matchRelu(Value v) {
   return x;
 }
 
+/// The other operand of the binary op defining `v` (of type OpTy) when one
+/// of its operands is the float constant `c`, or null.
+template <typename OpTy>
+Value besideConstant(Value v, double c) {
+  auto op = v ? v.getDefiningOp<OpTy>() : OpTy();
+  if (!op)
+    return Value();
+  if (isFloatConstant(op.getLhs(), c))
+    return op.getRhs();
+  return isFloatConstant(op.getRhs(), c) ? op.getLhs() : Value();
+}
+
 /// The `x` of tanh-approximated GELU as tgc.gelu lowers it,
 /// `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` (operands of
 /// commutative ops in either order), or null. cuBLASLt's GELU epilogue is
@@ -302,42 +314,18 @@ Value matchTanhGelu(Value v) {
   if (!outer)
     return Value();
   for (int side = 0; side < 2; ++side) {
-    auto halfX = outer->getOperand(side).getDefiningOp<arith::MulFOp>();
-    auto onePlus = outer->getOperand(1 - side).getDefiningOp<arith::AddFOp>();
-    if (!halfX || !onePlus)
-      continue;
-    Value x = isFloatConstant(halfX.getLhs(), 0.5)   ? halfX.getRhs()
-              : isFloatConstant(halfX.getRhs(), 0.5) ? halfX.getLhs()
-                                                     : Value();
-    if (!x)
-      continue;
-    Value tanhValue = isFloatConstant(onePlus.getLhs(), 1.0) ? onePlus.getRhs()
-                      : isFloatConstant(onePlus.getRhs(), 1.0)
-                          ? onePlus.getLhs()
-                          : Value();
+    Value x = besideConstant<arith::MulFOp>(outer->getOperand(side), 0.5);
+    Value tanhValue =
+        besideConstant<arith::AddFOp>(outer->getOperand(1 - side), 1.0);
     auto tanh = tanhValue ? tanhValue.getDefiningOp<math::TanhOp>()
                           : math::TanhOp();
-    if (!tanh)
+    if (!x || !tanh)
       continue;
-    auto scaled = tanh.getOperand().getDefiningOp<arith::MulFOp>();
-    if (!scaled)
-      continue;
-    Value inner = isFloatConstant(scaled.getLhs(), 0.7978845608028654)
-                      ? scaled.getRhs()
-                  : isFloatConstant(scaled.getRhs(), 0.7978845608028654)
-                      ? scaled.getLhs()
-                      : Value();
+    Value inner = besideConstant<arith::MulFOp>(tanh.getOperand(),
+                                                0.7978845608028654);
     auto sum = inner ? inner.getDefiningOp<arith::AddFOp>() : arith::AddFOp();
     Value cubeTerm = sum ? otherOperand(sum, x) : Value();
-    auto cubeScaled =
-        cubeTerm ? cubeTerm.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
-    if (!cubeScaled)
-      continue;
-    Value cube = isFloatConstant(cubeScaled.getLhs(), 0.044715)
-                     ? cubeScaled.getRhs()
-                 : isFloatConstant(cubeScaled.getRhs(), 0.044715)
-                     ? cubeScaled.getLhs()
-                     : Value();
+    Value cube = besideConstant<arith::MulFOp>(cubeTerm, 0.044715);
     auto cubeMul = cube ? cube.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
     Value square = cubeMul ? otherOperand(cubeMul, x) : Value();
     auto squareMul =
@@ -346,6 +334,62 @@ Value matchTanhGelu(Value v) {
       return x;
   }
   return Value();
+}
+
+/// The operands of an elementwise op over a GEMM's output `C` that may be
+/// its cuBLASLt epilogue: all-parallel over C's dims in the GEMM's fusion
+/// group, reading C through the identity and at most a bias (a dense
+/// vector of the output type over the last loop, the GEMM's n), writing a
+/// dense f32 / f16 / bf16 output through the identity without reading it.
+struct EpilogueOperands {
+  OpOperand *c = nullptr, *bias = nullptr, *out = nullptr;
+  BlockArgument cArg, biasArg;
+  Type outType, accType;
+};
+
+std::optional<EpilogueOperands> epilogueOperands(linalg::GenericOp gemm,
+                                                 linalg::GenericOp epilogue) {
+  Value c = gemm.getDpsInitOperand(0)->get();
+  if (!isAllParallel(epilogue) || epilogue.getNumDpsInits() != 1 ||
+      epilogue.getNumDpsInputs() < 1 || epilogue.getNumDpsInputs() > 2 ||
+      !epilogue.hasPureBufferSemantics() ||
+      epilogue.getNumLoops() != cast<MemRefType>(c.getType()).getRank() ||
+      getFusionGroup(gemm) != getFusionGroup(epilogue))
+    return std::nullopt;
+  EpilogueOperands e;
+  e.out = epilogue.getDpsInitOperand(0);
+  if (!epilogue.getMatchingIndexingMap(e.out).isIdentity() ||
+      !isDenseMemRef(e.out->get()))
+    return std::nullopt;
+  e.outType = cast<MemRefType>(e.out->get().getType()).getElementType();
+  e.accType = cast<MemRefType>(c.getType()).getElementType();
+  if (!(e.outType.isF32() || e.outType.isF16() || e.outType.isBF16()) ||
+      !(e.accType == e.outType || e.accType.isF32()))
+    return std::nullopt;
+  Block *body = epilogue.getBody();
+  if (!body->getArgument(epilogue.getNumDpsInputs()).use_empty())
+    return std::nullopt;
+  unsigned nLoop = epilogue.getNumLoops() - 1;
+  for (OpOperand *in : epilogue.getDpsInputOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(in);
+    BlockArgument arg = body->getArgument(in->getOperandNumber());
+    if (in->get() == c && map.isIdentity() && !e.c) {
+      e.c = in;
+      e.cArg = arg;
+      continue;
+    }
+    auto type = dyn_cast<MemRefType>(in->get().getType());
+    if (e.bias || !type || type.getRank() != 1 ||
+        type.getElementType() != e.outType || !isDenseMemRef(in->get()) ||
+        map.getNumResults() != 1 ||
+        map.getResult(0) != getAffineDimExpr(nLoop, map.getContext()))
+      return std::nullopt;
+    e.bias = in;
+    e.biasArg = arg;
+  }
+  if (!e.c)
+    return std::nullopt;
+  return e;
 }
 
 /// The cuBLASLt epilogue that computes the elementwise `epilogue` over the
@@ -360,48 +404,14 @@ Value matchTanhGelu(Value v) {
 StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
                             Value &bias) {
   bias = Value();
-  Value c = gemm.getDpsInitOperand(0)->get();
-  if (!isAllParallel(epilogue) || epilogue.getNumDpsInits() != 1 ||
-      epilogue.getNumDpsInputs() < 1 || epilogue.getNumDpsInputs() > 2 ||
-      !epilogue.hasPureBufferSemantics() ||
-      epilogue.getNumLoops() !=
-          cast<MemRefType>(c.getType()).getRank() ||
-      getFusionGroup(gemm) != getFusionGroup(epilogue))
+  std::optional<EpilogueOperands> e = epilogueOperands(gemm, epilogue);
+  if (!e)
     return "";
-  OpOperand *out = epilogue.getDpsInitOperand(0);
-  Value o = out->get();
-  if (!epilogue.getMatchingIndexingMap(out).isIdentity() ||
-      !isDenseMemRef(o))
-    return "";
-  Type outType = cast<MemRefType>(o.getType()).getElementType();
-  Type accType = cast<MemRefType>(c.getType()).getElementType();
-  if (!(outType.isF32() || outType.isF16() || outType.isBF16()) ||
-      !(accType == outType || accType.isF32()))
-    return "";
+  Type outType = e->outType, accType = e->accType;
+  Value cArg = e->cArg, biasArg = e->biasArg;
+  if (e->bias)
+    bias = e->bias->get();
   Block *body = epilogue.getBody();
-  if (!body->getArgument(epilogue.getNumDpsInputs()).use_empty())
-    return "";
-  Value cArg, biasArg;
-  unsigned nLoop = epilogue.getNumLoops() - 1;
-  for (OpOperand *in : epilogue.getDpsInputOperands()) {
-    AffineMap map = epilogue.getMatchingIndexingMap(in);
-    BlockArgument arg = body->getArgument(in->getOperandNumber());
-    if (in->get() == c && map.isIdentity() && !cArg) {
-      cArg = arg;
-      continue;
-    }
-    auto type = dyn_cast<MemRefType>(in->get().getType());
-    if (biasArg || !type || type.getRank() != 1 ||
-        type.getElementType() != outType || !isDenseMemRef(in->get()) ||
-        map.getNumResults() != 1 || map.getResult(0) != getAffineDimExpr(
-                                                           nLoop,
-                                                           map.getContext()))
-      return "";
-    biasArg = arg;
-    bias = in->get();
-  }
-  if (!cArg)
-    return "";
   // Walk back from the yielded value.
   Value v = body->getTerminator()->getOperand(0);
   auto roundToOut = [&](Value x) -> Value {
@@ -457,46 +467,15 @@ StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
 /// nothing when `epilogue` does not have that form.
 std::optional<std::pair<linalg::GenericOp, linalg::GenericOp>>
 splitGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue) {
-  Value c = gemm.getDpsInitOperand(0)->get();
-  if (!isAllParallel(epilogue) || epilogue.getNumDpsInits() != 1 ||
-      epilogue.getNumDpsInputs() < 1 || epilogue.getNumDpsInputs() > 2 ||
-      !epilogue.hasPureBufferSemantics() ||
-      epilogue.getNumLoops() != cast<MemRefType>(c.getType()).getRank() ||
-      getFusionGroup(gemm) != getFusionGroup(epilogue))
+  std::optional<EpilogueOperands> e = epilogueOperands(gemm, epilogue);
+  if (!e)
     return std::nullopt;
-  OpOperand *out = epilogue.getDpsInitOperand(0);
+  Type outType = e->outType, accType = e->accType;
+  BlockArgument cArg = e->cArg, biasArg = e->biasArg;
+  OpOperand *cOperand = e->c, *biasOperand = e->bias, *out = e->out;
   Value o = out->get();
-  if (!epilogue.getMatchingIndexingMap(out).isIdentity() || !isDenseMemRef(o))
-    return std::nullopt;
-  Type outType = cast<MemRefType>(o.getType()).getElementType();
-  Type accType = cast<MemRefType>(c.getType()).getElementType();
-  if (!(outType.isF32() || outType.isF16() || outType.isBF16()) ||
-      !(accType == outType || accType.isF32()))
-    return std::nullopt;
   Block *body = epilogue.getBody();
-  if (!body->getArgument(epilogue.getNumDpsInputs()).use_empty())
-    return std::nullopt;
-  BlockArgument cArg, biasArg;
-  OpOperand *cOperand = nullptr, *biasOperand = nullptr;
-  unsigned nLoop = epilogue.getNumLoops() - 1;
-  for (OpOperand *in : epilogue.getDpsInputOperands()) {
-    AffineMap map = epilogue.getMatchingIndexingMap(in);
-    BlockArgument arg = body->getArgument(in->getOperandNumber());
-    if (in->get() == c && map.isIdentity() && !cArg) {
-      cArg = arg;
-      cOperand = in;
-      continue;
-    }
-    auto type = dyn_cast<MemRefType>(in->get().getType());
-    if (biasArg || !type || type.getRank() != 1 ||
-        type.getElementType() != outType || !isDenseMemRef(in->get()) ||
-        map.getNumResults() != 1 ||
-        map.getResult(0) != getAffineDimExpr(nLoop, map.getContext()))
-      return std::nullopt;
-    biasArg = arg;
-    biasOperand = in;
-  }
-  if (!cArg || !cArg.hasOneUse())
+  if (!cArg.hasOneUse())
     return std::nullopt;
   // The split point: round(c + bias), each step the only use of the last.
   SmallVector<Operation *> head;
