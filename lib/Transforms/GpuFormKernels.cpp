@@ -1594,6 +1594,18 @@ private:
           auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
           OpBuilder ob = once.getThenBodyBuilder();
           storeOutputs(ob, op, ivs, values);
+          // A later stage that reads the result through another map reads
+          // the stored element: then the barrier stays.
+          bool registerReads = llvm::all_of(
+              ops.drop_front(i + 1), [&](linalg::GenericOp later) {
+                for (OpOperand &o : later->getOpOperands())
+                  if (o.get() == out.get() &&
+                      rowMap(later.getMatchingIndexingMap(&o)) != outMap)
+                    return false;
+                return true;
+              });
+          if (!registerReads)
+            gpu::BarrierOp::create(b, loc);
           continue;
         }
       }
