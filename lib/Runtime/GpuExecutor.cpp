@@ -921,27 +921,12 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
       return configFail("cublasLtMatmulDescCreate", status);
     int32_t opA = gemm.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
     int32_t opB = gemm.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
-    uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-    switch (gemm.epilogue) {
-    case GemmStep::None:
-      epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-      break;
-    case GemmStep::Bias:
-      epilogue = CUBLASLT_EPILOGUE_BIAS;
-      break;
-    case GemmStep::Relu:
-      epilogue = CUBLASLT_EPILOGUE_RELU;
-      break;
-    case GemmStep::BiasRelu:
-      epilogue = CUBLASLT_EPILOGUE_RELU_BIAS;
-      break;
-    case GemmStep::Gelu:
-      epilogue = CUBLASLT_EPILOGUE_GELU;
-      break;
-    case GemmStep::BiasGelu:
-      epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
-      break;
-    }
+    // Indexed by GemmStep::Epilogue (the parser checks its range).
+    static const uint32_t kLtEpilogues[] = {
+        CUBLASLT_EPILOGUE_DEFAULT,   CUBLASLT_EPILOGUE_BIAS,
+        CUBLASLT_EPILOGUE_RELU,      CUBLASLT_EPILOGUE_RELU_BIAS,
+        CUBLASLT_EPILOGUE_GELU,      CUBLASLT_EPILOGUE_GELU_BIAS};
+    uint32_t epilogue = kLtEpilogues[gemm.epilogue];
     bool hasBias = gemm.bias >= 0;
     int32_t biasType = outType;
     if ((status = lt->cublasLtMatmulDescSetAttribute(

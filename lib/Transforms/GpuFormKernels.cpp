@@ -934,6 +934,18 @@ private:
     return ivs;
   }
 
+  /// A grid-stride loop's first index (this thread's global id) and step
+  /// (the threads of the grid).
+  std::pair<Value, Value> gridStride(OpBuilder &b, Location loc) {
+    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value bdim = arith::ConstantIndexOp::create(b, loc, blockSize);
+    Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    Value start = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, bid, bdim), tid);
+    return {start, arith::MulIOp::create(b, loc, gdim, bdim)};
+  }
+
   Value product(OpBuilder &b, Location loc, ArrayRef<Value> values) {
     Value p = arith::ConstantIndexOp::create(b, loc, 1);
     for (Value v : values)
@@ -1025,13 +1037,7 @@ private:
                     : memref::CollapseShapeOp::create(
                           kb, loc, k, ArrayRef<ReassociationIndices>{all});
     }
-    Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
-    Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
-    Value bdim = arith::ConstantIndexOp::create(kb, loc, blockSize);
-    Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
-    Value start = arith::AddIOp::create(
-        kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
-    Value step = arith::MulIOp::create(kb, loc, gdim, bdim);
+    auto [start, step] = gridStride(kb, loc);
     Value w = arith::ConstantIndexOp::create(kb, loc, width);
     Value chunks = arith::DivUIOp::create(kb, loc, total, w);
     unsigned numInputs = op.getNumDpsInputs();
@@ -1141,13 +1147,7 @@ private:
       hostParSizes.push_back(hostSizes[d]);
     }
     Value total = product(kb, loc, parSizes);
-    Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
-    Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
-    Value bdim = arith::ConstantIndexOp::create(kb, loc, blockSize);
-    Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
-    Value start = arith::AddIOp::create(
-        kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
-    Value step = arith::MulIOp::create(kb, loc, gdim, bdim);
+    auto [start, step] = gridStride(kb, loc);
     auto loop = scf::ForOp::create(kb, loc, start, total, step);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());

@@ -3,6 +3,8 @@
 #ifndef TGC_COMPILER_COMPILERUTILS_H
 #define TGC_COMPILER_COMPILERUTILS_H
 
+#include "tgc/Compiler/CompileOptions.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -98,13 +100,11 @@ inline func::FuncOp findEntryFunction(ModuleOp module, StringRef name,
   return entry;
 }
 
-/// The shape-policy options of a compile request (`policy`,
-/// `specializeZeroOne`, `duckSizing`, `fuse`, `decompose`, `exampleShapes`)
-/// set on a
-/// pipeline's options.
-template <typename PipelineOptions, typename CompileOptions>
+/// The shape-policy options of a compile request set on a pipeline's
+/// options.
+template <typename PipelineOptions>
 void setShapePolicyOptions(PipelineOptions &pipeline,
-                           const CompileOptions &options) {
+                           const FrontendCompileOptions &options) {
   pipeline.defaultPolicy = options.policy;
   pipeline.specializeZeroOne = options.specializeZeroOne;
   pipeline.duckSizing = options.duckSizing;

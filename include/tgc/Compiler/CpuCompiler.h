@@ -10,6 +10,7 @@
 #ifndef TGC_COMPILER_CPUCOMPILER_H
 #define TGC_COMPILER_CPUCOMPILER_H
 
+#include "tgc/Compiler/CompileOptions.h"
 #include "tgc/Reference/HostTensor.h"
 #include "tgc/Runtime/tgc_runtime.h"
 
@@ -30,16 +31,7 @@ class ExecutionEngine;
 
 namespace mlir::tgc {
 
-struct CpuCompileOptions {
-  /// Shape policy for `?` sizes: static, dynamic or auto.
-  std::string policy = "dynamic";
-  bool specializeZeroOne = true;
-  bool duckSizing = true;
-  /// Example shape per argument (empty: none), the hints of the symbols.
-  std::vector<std::vector<int64_t>> exampleShapes;
-  bool fuse = true;
-  /// Composites rewritten into primitives (tgc-decompose).
-  bool decompose = true;
+struct CpuCompileOptions : FrontendCompileOptions {
   bool openmp = true;
   /// Polynomial approximations of f32 exp/log/tanh/erf (tgc-approximate-math).
   bool approximateMath = false;

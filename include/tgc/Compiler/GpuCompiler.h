@@ -11,6 +11,7 @@
 #ifndef TGC_COMPILER_GPUCOMPILER_H
 #define TGC_COMPILER_GPUCOMPILER_H
 
+#include "tgc/Compiler/CompileOptions.h"
 #include "tgc/Runtime/GpuPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,14 +22,7 @@
 
 namespace mlir::tgc {
 
-struct GpuCompileOptions {
-  std::string policy = "dynamic";
-  bool specializeZeroOne = true;
-  bool duckSizing = true;
-  std::vector<std::vector<int64_t>> exampleShapes;
-  bool fuse = true;
-  /// Composites rewritten into primitives (tgc-decompose).
-  bool decompose = true;
+struct GpuCompileOptions : FrontendCompileOptions {
   int64_t blockSize = 256;
   /// Row kernels keep static rows in registers.
   bool rowRegisters = true;

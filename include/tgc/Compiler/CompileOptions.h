@@ -1,0 +1,28 @@
+//===- CompileOptions.h - options both compilers take ------------*- C++ -*-===//
+
+#ifndef TGC_COMPILER_COMPILEOPTIONS_H
+#define TGC_COMPILER_COMPILEOPTIONS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::tgc {
+
+/// The shape policy and graph passes of a compile request, shared by the
+/// CPU and GPU compilers (set on a pipeline by setShapePolicyOptions).
+struct FrontendCompileOptions {
+  /// Shape policy for `?` sizes: static, dynamic or auto.
+  std::string policy = "dynamic";
+  bool specializeZeroOne = true;
+  bool duckSizing = true;
+  /// Example shape per argument (empty: none), the hints of the symbols.
+  std::vector<std::vector<int64_t>> exampleShapes;
+  bool fuse = true;
+  /// Composites rewritten into primitives (tgc-decompose).
+  bool decompose = true;
+};
+
+} // namespace mlir::tgc
+
+#endif // TGC_COMPILER_COMPILEOPTIONS_H
