@@ -40,7 +40,7 @@ constexpr int64_t kWarpSize = 32;
 /// are faster with a block per row (softmax 62 us) than a warp (68 us).
 constexpr int64_t kWarpRowLimit = 256;
 /// Row elements per thread that a row kernel keeps in registers.
-constexpr int64_t kRegisterRowSlots = 16;
+constexpr int64_t kRegisterRowSlots = 32;
 
 /// Moves the vector stores of an unrolled elementwise loop body after all
 /// its loads (keeping their order), so that every chunk's loads are in
@@ -1340,21 +1340,94 @@ private:
     bool warpPerRow = rowLength && *rowLength <= kWarpRowLimit;
     int64_t rowsPerBlock = warpPerRow ? blockSize / kWarpSize : 1;
 
+    // Rows of one static length of at most kRegisterRowSlots elements per
+    // thread ("slots"): each thread owns the same positions of the row in
+    // every stage, and the row's elements of buffers the kernel only reads
+    // are loaded once and kept in registers for every stage (softmax reads
+    // its input once instead of three times).
+    int64_t strideValue = warpPerRow ? kWarpSize : blockSize;
+    std::optional<int64_t> slots;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (linalg::GenericOp(ops[i]).getNumLoops() != loops)
+        continue;
+      std::optional<int64_t> len = getConstantIntValue(hostSizes[i].back());
+      if (!len || (slots && *len != *rowLength)) {
+        slots.reset();
+        break;
+      }
+      slots = (*len + strideValue - 1) / strideValue;
+    }
+    if (slots && (!rowRegisters || *slots < 1 || *slots > kRegisterRowSlots))
+      slots.reset();
+    // Whether `operand` of `op` reaches its row contiguously: a dense
+    // buffer (an integer or float element of 1 to 8 bytes) whose last
+    // index is the row loop and whose other indices do not use it, and
+    // whose rows start at multiples of `width` elements.
+    auto rowContiguous = [&](linalg::GenericOp op, OpOperand &operand,
+                             int64_t width) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type || !type.getLayout().isIdentity() || splatGlobal(operand.get()))
+        return false;
+      Type element = type.getElementType();
+      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8 ||
+          element.getIntOrFloatBitWidth() % 8 != 0)
+        return false;
+      if (type.getRank() > 1 &&
+          (type.isDynamicDim(type.getRank() - 1) ||
+           type.getShape().back() % width != 0))
+        return false;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (map.getNumResults() == 0)
+        return false;
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      if (!last || last.getPosition() != rows)
+        return false;
+      return llvm::none_of(map.getResults().drop_back(), [&](AffineExpr e) {
+        return e.isFunctionOfDim(rows);
+      });
+    };
+    // With slots and a row length that is a multiple of the threads of a
+    // row times `vecWidth` ("full rows"): no position is past the row end,
+    // so loads need no bounds check, and each thread's positions are
+    // chunks of `vecWidth` consecutive elements, read and written with one
+    // vector access (16 bytes for the widest element) where the buffer is
+    // row-contiguous. The launch then guards its argument buffers'
+    // alignment, as flat kernels do.
+    int64_t vecWidth = 1;
+    bool fullRows = false;
+    if (slots) {
+      unsigned widest = 0;
+      for (linalg::GenericOp op : ops) {
+        if (op.getNumLoops() != loops)
+          continue;
+        for (OpOperand &operand : op->getOpOperands())
+          if (rowContiguous(op, operand, 1))
+            widest = std::max(widest, cast<MemRefType>(operand.get().getType())
+                                              .getElementTypeBitWidth() /
+                                          8);
+      }
+      if (vectorize && widest)
+        vecWidth = 16 / widest;
+      while (vecWidth > 1 && *rowLength % (strideValue * vecWidth) != 0)
+        vecWidth /= 2;
+      fullRows = *rowLength % (strideValue * vecWidth) == 0;
+    }
+
     OpBuilder kb = startKernel(loc, warpPerRow ? "warp_rows" : "rows");
-    // One scratch slot per warp for each accumulator type (block rows).
-    DenseMap<Type, Value> scratch;
+    // One scratch slot per warp for each reduction (block rows): a
+    // reduction's scratch is not reused, so no barrier is needed between
+    // one block reduction's reads and the next one's writes.
+    DenseMap<Operation *, Value> scratch;
     for (linalg::GenericOp op : ops) {
       if (warpPerRow || op.getNumLoops() != loops ||
           op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
         continue;
       Type t = matchCombiner(op)->op->getResult(0).getType();
-      if (scratch.count(t))
-        continue;
       auto space = gpu::AddressSpaceAttr::get(
           kb.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
       auto type = MemRefType::get({std::max<int64_t>(blockSize / kWarpSize, 1)},
                                   t, MemRefLayoutAttrInterface(), space);
-      scratch[t] = kernel.addWorkgroupAttribution(type, loc);
+      scratch[op] = kernel.addWorkgroupAttribution(type, loc);
     }
     SmallVector<Value> rowSizes;
     for (Value s : hostRowSizes)
@@ -1363,6 +1436,18 @@ private:
     Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
     Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
     Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
+    // Full rows load without bounds checks from the clamped row below,
+    // which exists unless there are no rows: then the block does nothing
+    // (a uniform branch, so barriers inside it are reached by all).
+    scf::IfOp nonEmpty;
+    if (fullRows) {
+      nonEmpty = scf::IfOp::create(
+          kb, loc,
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt, numRows,
+                                zero),
+          /*withElse=*/false);
+      kb.setInsertionPoint(nonEmpty.thenBlock()->getTerminator());
+    }
     // The row, the thread's first element of it and the stride.
     Value row = bid, lane = tid;
     Value stride = arith::ConstantIndexOp::create(kb, loc, blockSize);
@@ -1391,31 +1476,14 @@ private:
         b, loc, inRange,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero));
 
-    // Rows of one static length of at most kRegisterRowSlots elements per
-    // thread: each thread's elements are positions lane + k * stride, and
-    // the row's elements of buffers the kernel only reads are loaded once
-    // and kept in registers for every stage (softmax reads its input once
-    // instead of three times).
-    int64_t strideValue = warpPerRow ? kWarpSize : blockSize;
-    std::optional<int64_t> slots;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      if (linalg::GenericOp(ops[i]).getNumLoops() != loops)
-        continue;
-      std::optional<int64_t> len = getConstantIntValue(hostSizes[i].back());
-      if (!len || (slots && *len != *rowLength)) {
-        slots.reset();
-        break;
-      }
-      slots = (*len + strideValue - 1) / strideValue;
-    }
-    if (slots && (!rowRegisters || *slots < 1 || *slots > kRegisterRowSlots))
-      slots.reset();
     DenseSet<Value> writtenInKernel;
     for (linalg::GenericOp op : ops)
       for (Value init : op.getDpsInits())
         writtenInKernel.insert(init);
-    SmallVector<Value> positions, valid;
-    DenseMap<std::pair<Value, int64_t>, Value> cached;
+    // Slot k of a thread is element k % vecWidth of its chunk k / vecWidth,
+    // which starts at (lane + chunk * stride) * vecWidth.
+    SmallVector<Value> chunkStarts, positions, valid;
+    DenseMap<std::tuple<Value, AffineMap, int64_t>, Value> cached;
     // With slots: the row's element of per-row buffers this kernel writes
     // (reduction results, rows-only stages), held by every thread of the
     // row with the map it was written through, so that later stages read
@@ -1441,24 +1509,56 @@ private:
     };
     if (slots) {
       Value len = arith::ConstantIndexOp::create(b, loc, *rowLength);
+      Value laneStart = arith::MulIOp::create(
+          b, loc, lane, arith::ConstantIndexOp::create(b, loc, vecWidth));
       for (int64_t k = 0; k < *slots; ++k) {
-        Value c = arith::AddIOp::create(
-            b, loc, lane,
-            arith::ConstantIndexOp::create(b, loc, k * strideValue));
+        int64_t chunk = k / vecWidth, element = k % vecWidth;
+        if (element == 0)
+          chunkStarts.push_back(arith::AddIOp::create(
+              b, loc, laneStart,
+              arith::ConstantIndexOp::create(b, loc,
+                                             chunk * strideValue * vecWidth)));
+        Value c = element == 0
+                      ? chunkStarts.back()
+                      : arith::AddIOp::create(
+                            b, loc, chunkStarts.back(),
+                            arith::ConstantIndexOp::create(b, loc, element));
         positions.push_back(c);
-        valid.push_back(arith::AndIOp::create(
-            b, loc, inRange,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, len)));
+        valid.push_back(
+            fullRows ? inRange
+                     : arith::AndIOp::create(
+                           b, loc, inRange,
+                           arith::CmpIOp::create(
+                               b, loc, arith::CmpIPredicate::ult, c, len)));
       }
     }
+    // Whether the stages after `i` read `buffer` only from the registers
+    // holding it with map `map`, and write it, if at all, only from the
+    // row's first thread (rows-only stages and reductions of the row,
+    // which read their start from registers or from that same thread).
+    auto onlyRegisterReads = [&](size_t i, Value buffer, AffineMap map) {
+      return llvm::all_of(ops.drop_front(i + 1), [&](linalg::GenericOp later) {
+        bool firstThreadWrites =
+            later.getNumLoops() == rows ||
+            later.getIteratorTypesArray().back() ==
+                utils::IteratorType::reduction;
+        for (OpOperand &o : later->getOpOperands())
+          if (o.get() == buffer &&
+              ((later.isDpsInit(&o) && !firstThreadWrites) ||
+               rowMap(later.getMatchingIndexingMap(&o)) != map))
+            return false;
+        return true;
+      });
+    };
     // A thread's partial of a reducing stage combined over the row (warp
-    // or block), then into the row's output by its first thread.
-    auto finishReduction = [&](linalg::GenericOp op, const Combiner &c,
-                               Value partial, ArrayRef<Value> rowIvs) {
-      Value total =
-          warpPerRow ? warpReduce(b, loc, c.op, partial)
-                     : blockReduce(b, loc, c, partial, tid,
-                                   scratch[c.op->getResult(0).getType()]);
+    // or block), then into the row's output by its first thread. Returns
+    // whether the result is in registers for every later reader.
+    auto finishReduction = [&](size_t i, const Combiner &c, Value partial,
+                               ArrayRef<Value> rowIvs) {
+      linalg::GenericOp op = ops[i];
+      Value total = warpPerRow
+                        ? warpReduce(b, loc, c.op, partial)
+                        : blockReduce(b, loc, c, partial, tid, scratch[op]);
       OpOperand &out = op.getDpsInitsMutable()[0];
       std::optional<AffineMap> outMap =
           slots ? rowMap(op.getMatchingIndexingMap(&out)) : std::nullopt;
@@ -1479,7 +1579,7 @@ private:
         memref::StoreOp::create(
             ob, loc, result, kval(ob, out.get()),
             applyMap(ob, loc, op.getMatchingIndexingMap(&out), oivs));
-        return;
+        return onlyRegisterReads(i, out.get(), *outMap);
       }
       auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
       OpBuilder ob = once.getThenBodyBuilder();
@@ -1492,66 +1592,140 @@ private:
       Value start = memref::LoadOp::create(ob, loc, buffer, idx);
       memref::StoreOp::create(ob, loc, combine(ob, c.op, start, total), buffer,
                               idx);
+      return false;
     };
-    // The element at slot k of a read-only operand read through the
-    // stage's own loops (cached), or null.
+    // Row-stage indices of slot k: the row's and the slot's position.
+    auto slotIvs = [&](int64_t k) {
+      SmallVector<Value> kivs(rivs);
+      kivs.push_back(positions[k]);
+      return kivs;
+    };
+    // The element at slot k of a read-only operand (cached: loaded once
+    // per kernel, a vector chunk at a time where row-contiguous), or null.
+    // Without full rows only operands read through the stage's own loops
+    // are cached, each load behind its bounds check.
     auto cachedElement = [&](linalg::GenericOp op, OpOperand &operand,
                              int64_t k) -> Value {
       Value buffer = operand.get();
       if (Value reg = rowRegister(op, operand))
         return reg;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
       if (!isa<MemRefType>(buffer.getType()) ||
           writtenInKernel.contains(buffer) || splatGlobal(buffer) ||
-          !op.getMatchingIndexingMap(&operand).isIdentity())
+          (!fullRows && !map.isIdentity()))
         return Value();
-      auto key = std::make_pair(buffer, k);
-      if (Value v = cached.lookup(key))
-        return v;
+      bool vector = vecWidth > 1 && rowContiguous(op, operand, vecWidth);
+      int64_t chunk = vector ? k / vecWidth : k;
+      auto key = std::make_tuple(buffer, map, chunk);
+      Value loaded = cached.lookup(key);
       Type element = cast<MemRefType>(buffer.getType()).getElementType();
-      auto guarded = scf::IfOp::create(b, loc, TypeRange{element}, valid[k],
-                                       /*withElseRegion=*/true);
-      {
+      if (!loaded && fullRows) {
+        SmallVector<Value> idx = applyMap(b, loc, map, slotIvs(k));
+        if (vector) {
+          idx.back() = chunkStarts[chunk];
+          loaded = vector::LoadOp::create(
+              b, loc, VectorType::get({vecWidth}, element), kval(b, buffer),
+              idx, /*nontemporal=*/false,
+              llvm::MaybeAlign(vecWidth * element.getIntOrFloatBitWidth() / 8));
+        } else {
+          loaded = memref::LoadOp::create(b, loc, kval(b, buffer), idx);
+        }
+      } else if (!loaded) {
+        auto guarded = scf::IfOp::create(b, loc, TypeRange{element}, valid[k],
+                                         /*withElseRegion=*/true);
         OpBuilder tb = guarded.getThenBodyBuilder();
-        SmallVector<Value> idx(rivs);
-        idx.push_back(positions[k]);
-        scf::YieldOp::create(
-            tb, loc,
-            ValueRange{memref::LoadOp::create(tb, loc, kval(tb, buffer), idx)});
+        scf::YieldOp::create(tb, loc,
+                             ValueRange{memref::LoadOp::create(
+                                 tb, loc, kval(tb, buffer), slotIvs(k))});
         OpBuilder eb = guarded.getElseBodyBuilder();
         // Never used: slots past the row end feed no stage.
         Value none = arith::ConstantOp::create(
             eb, loc, cast<TypedAttr>(eb.getZeroAttr(element)));
         scf::YieldOp::create(eb, loc, ValueRange{none});
+        loaded = guarded.getResult(0);
       }
-      cached[key] = guarded.getResult(0);
-      return guarded.getResult(0);
+      cached[key] = loaded;
+      if (!vector)
+        return loaded;
+      return vector::ExtractOp::create(b, loc, loaded,
+                                       ArrayRef<int64_t>{k % vecWidth});
+    };
+    // Full rows: the outputs of a parallel stage, every slot computed,
+    // stored for rows in range, a vector chunk at a time where
+    // row-contiguous.
+    auto storeSlots = [&](linalg::GenericOp op,
+                          ArrayRef<SmallVector<Value>> values) {
+      auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+      OpBuilder sb = guard.getThenBodyBuilder();
+      for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+        if (vecWidth == 1 || !rowContiguous(op, init, vecWidth)) {
+          for (int64_t k = 0; k < *slots; ++k) {
+            SmallVector<Value> idx = applyMap(
+                sb, loc, op.getMatchingIndexingMap(&init), slotIvs(k));
+            memref::StoreOp::create(sb, loc, values[k][i],
+                                    kval(sb, init.get()), idx);
+          }
+          continue;
+        }
+        Type element = values[0][i].getType();
+        for (int64_t chunk = 0; chunk * vecWidth < *slots; ++chunk) {
+          SmallVector<Value> lanes;
+          for (int64_t e = 0; e < vecWidth; ++e)
+            lanes.push_back(values[chunk * vecWidth + e][i]);
+          Value vec = vector::FromElementsOp::create(
+              sb, loc, VectorType::get({vecWidth}, element), lanes);
+          SmallVector<Value> idx =
+              applyMap(sb, loc, op.getMatchingIndexingMap(&init),
+                       slotIvs(chunk * vecWidth));
+          idx.back() = chunkStarts[chunk];
+          vector::StoreOp::create(
+              sb, loc, vec, kval(sb, init.get()), idx, /*nontemporal=*/false,
+              llvm::MaybeAlign(vecWidth * element.getIntOrFloatBitWidth() /
+                               8));
+        }
+      }
     };
     for (size_t i = 0; i < ops.size(); ++i) {
       linalg::GenericOp op = ops[i];
+      // The barrier after this stage: the kernel's last stage needs none.
+      bool last = i + 1 == ops.size();
       SmallVector<Value> ivs(rivs);
       if (slots && op.getNumLoops() == loops) {
-        // Each thread's slots, unrolled; inputs from registers when cached.
+        // Each thread's slots, unrolled; inputs from registers when
+        // cached, all of a stage's loads before its arithmetic.
         bool reduction =
             op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+        SmallVector<SmallVector<Value>> given(*slots);
+        for (int64_t k = 0; k < *slots; ++k) {
+          given[k].resize(op.getNumDpsInputs());
+          for (OpOperand *in : op.getDpsInputOperands())
+            if (!op.getBody()->getArgument(in->getOperandNumber()).use_empty())
+              given[k][in->getOperandNumber()] = cachedElement(op, *in, k);
+        }
         std::optional<Combiner> c;
         Value acc;
         if (reduction) {
           c = matchCombiner(op);
           acc = arith::ConstantOp::create(b, loc, c->neutral);
         }
+        SmallVector<SmallVector<Value>> values;
         for (int64_t k = 0; k < *slots; ++k) {
-          SmallVector<Value> given(op.getNumDpsInputs());
-          for (OpOperand *in : op.getDpsInputOperands())
-            if (!op.getBody()->getArgument(in->getOperandNumber()).use_empty())
-              given[in->getOperandNumber()] = cachedElement(op, *in, k);
-          SmallVector<Value> kivs(rivs);
-          kivs.push_back(positions[k]);
-          if (reduction) {
+          if (fullRows) {
+            // Rows out of range compute on the clamped row; nothing of
+            // theirs is stored.
+            SmallVector<Value> v =
+                emitBody(b, op, slotIvs(k),
+                         reduction ? ValueRange{acc} : ValueRange{}, given[k]);
+            if (reduction)
+              acc = v.front();
+            else
+              values.push_back(v);
+          } else if (reduction) {
             auto step = scf::IfOp::create(b, loc, TypeRange{acc.getType()},
                                           valid[k], /*withElseRegion=*/true);
             OpBuilder tb = step.getThenBodyBuilder();
-            SmallVector<Value> next = emitBody(tb, op, kivs, ValueRange{acc},
-                                               given);
+            SmallVector<Value> next =
+                emitBody(tb, op, slotIvs(k), ValueRange{acc}, given[k]);
             scf::YieldOp::create(tb, loc, ValueRange{next.front()});
             OpBuilder eb = step.getElseBodyBuilder();
             scf::YieldOp::create(eb, loc, ValueRange{acc});
@@ -1560,12 +1734,17 @@ private:
             auto step = scf::IfOp::create(b, loc, valid[k],
                                           /*withElseRegion=*/false);
             OpBuilder tb = step.getThenBodyBuilder();
-            storeOutputs(tb, op, kivs, emitBody(tb, op, kivs, {}, given));
+            storeOutputs(tb, op, slotIvs(k),
+                         emitBody(tb, op, slotIvs(k), {}, given[k]));
           }
         }
-        if (reduction)
-          finishReduction(op, *c, acc, ivs);
-        gpu::BarrierOp::create(b, loc);
+        if (fullRows && !reduction)
+          storeSlots(op, values);
+        // A reduction whose result every later stage reads from registers
+        // needs no barrier (its scratch is its own).
+        bool registers = reduction && finishReduction(i, *c, acc, ivs);
+        if (!last && !registers)
+          gpu::BarrierOp::create(b, loc);
         continue;
       }
       if (op.getNumLoops() == rows && slots) {
@@ -1596,15 +1775,7 @@ private:
           storeOutputs(ob, op, ivs, values);
           // A later stage that reads the result through another map reads
           // the stored element: then the barrier stays.
-          bool registerReads = llvm::all_of(
-              ops.drop_front(i + 1), [&](linalg::GenericOp later) {
-                for (OpOperand &o : later->getOpOperands())
-                  if (o.get() == out.get() &&
-                      rowMap(later.getMatchingIndexingMap(&o)) != outMap)
-                    return false;
-                return true;
-              });
-          if (!registerReads)
+          if (!last && !onlyRegisterReads(i, out.get(), *outMap))
             gpu::BarrierOp::create(b, loc);
           continue;
         }
@@ -1613,7 +1784,8 @@ private:
         auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
         OpBuilder ob = once.getThenBodyBuilder();
         storeOutputs(ob, op, ivs, emitBody(ob, op, ivs));
-        gpu::BarrierOp::create(b, loc);
+        if (!last)
+          gpu::BarrierOp::create(b, loc);
         continue;
       }
       Value length = kval(b, hostSizes[i].back());
@@ -1625,7 +1797,8 @@ private:
         ivs.push_back(loop.getInductionVar());
         storeOutputs(lb, op, ivs, emitBody(lb, op, ivs));
         rowLoops.push_back(loop);
-        gpu::BarrierOp::create(b, loc);
+        if (!last)
+          gpu::BarrierOp::create(b, loc);
         continue;
       }
       Combiner c = *matchCombiner(op);
@@ -1641,9 +1814,12 @@ private:
         scf::YieldOp::create(lb, loc, next);
         rowLoops.push_back(loop);
       }
-      finishReduction(op, c, loop.getResult(0), ivs);
-      gpu::BarrierOp::create(b, loc);
+      finishReduction(i, c, loop.getResult(0), ivs);
+      if (!last)
+        gpu::BarrierOp::create(b, loc);
     }
+    if (nonEmpty)
+      kb.setInsertionPointAfter(nonEmpty);
     // Four row elements per thread and iteration: their loads are
     // independent, so more of them are in flight (one load per thread at
     // a time leaves the memory system mostly idle).
@@ -1654,6 +1830,18 @@ private:
                  gridSize(hb, loc, product(hb, loc, hostRowSizes),
                           rowsPerBlock),
                  blockSize);
+    if (vecWidth > 1) {
+      unsigned widest = 0;
+      for (linalg::GenericOp op : ops)
+        for (OpOperand &operand : op->getOpOperands())
+          if (op.getNumLoops() == loops &&
+              rowContiguous(op, operand, vecWidth))
+            widest = std::max(widest, cast<MemRefType>(operand.get().getType())
+                                              .getElementTypeBitWidth() /
+                                          8);
+      lastLaunch->setAttr("tgc.vector_align",
+                          hb.getI64IntegerAttr(vecWidth * widest));
+    }
     return success();
   }
 };

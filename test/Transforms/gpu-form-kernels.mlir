@@ -68,7 +68,7 @@ func.func @broadcast(%x: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> 
 // A row group (softmax): one block of 128 threads (row-block-size) per
 // row; each reduction is a strided loop, a butterfly of shuffles, one slot
 // per warp in workgroup memory and a second butterfly; stages are
-// separated by barriers.
+// separated by barriers, except after the last.
 
 // CHECK-LABEL: func.func @softmax
 // CHECK:   gpu.launch_func  @softmax_kernels::@softmax_rows_0 blocks in (%{{.*}}, %c1, %c1) threads in (%c128, %c1, %c1)
@@ -89,7 +89,8 @@ func.func @broadcast(%x: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> 
 // CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 {
 // CHECK:       arith.divf
 // CHECK:       memref.store
-// CHECK:     gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK:     gpu.return
 func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x?xf32>
   return %s : tensor<?x?xf32>
@@ -297,14 +298,78 @@ func.func @two_readers(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>) -> (tensor<?
 // Softmax over static rows: each thread's elements stay in registers, and
 // so do the row's max and sum (every thread has a reduction's total); the
 // per-row buffers are only stored, by the row's first thread, never read
-// back inside the kernel.
+// back inside the kernel. Rows of 1024 are a multiple of 128 threads times
+// 4 floats: each thread loads and stores two 16-byte vectors without
+// bounds checks (the block does nothing when there are no rows), the
+// launch guards its buffers' alignment, and the only barriers are the two
+// block reductions' own (each reduction has its own scratch, and the
+// stages after it read its total from registers).
 
+// CHECK-LABEL: func.func @softmax_static
+// CHECK: gpu.launch_func  @softmax_static_kernels::@softmax_static_rows_0
+// CHECK-SAME: {tgc.vector_align = 16 : i64}
 // CHECK-LABEL: gpu.func @softmax_static_rows_0
+// CHECK-SAME: workgroup(%{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[ANY:.*]] = arith.cmpi ugt, %{{.*}}, %c0 : index
+// CHECK: scf.if %[[ANY]] {
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %block_id_x
+// CHECK: %[[LANE:.*]] = arith.muli %thread_id_x, %c4 : index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[LANE]], %c512 : index
+// CHECK-NOT: scf.if {{.*}} -> (f32)
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[LANE]]] {alignment = 16 : i64} : memref<?x1024xf32>, vector<4xf32>
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[NEXT]]] {alignment = 16 : i64} : memref<?x1024xf32>, vector<4xf32>
+// CHECK-NOT: memref.load {{.*}} : memref<?xf32>
+// CHECK: gpu.barrier
 // CHECK-NOT: memref.load {{.*}} : memref<?xf32>
 // CHECK: math.exp
 // CHECK-NOT: memref.load {{.*}} : memref<?xf32>
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: memref.load {{.*}} : memref<?xf32>
+// CHECK: scf.if %[[IN]] {
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[LANE]]] {alignment = 16 : i64} : memref<?x1024xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[NEXT]]] {alignment = 16 : i64} : memref<?x1024xf32>, vector<4xf32>
 // CHECK: gpu.return
 func.func @softmax_static(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x1024xf32>
   return %s : tensor<?x1024xf32>
+}
+
+// -----
+
+// Warp rows of 64 bf16: 64 is a multiple of 32 lanes times 2, so each lane
+// reads and writes one 4-byte vector of two; a warp reduces alone, so the
+// kernel has no barrier at all.
+
+// CHECK-LABEL: func.func @warp_softmax_bf16
+// CHECK: gpu.launch_func  @warp_softmax_bf16_kernels::@warp_softmax_bf16_warp_rows_0
+// CHECK-SAME: {tgc.vector_align = 4 : i64}
+// CHECK-LABEL: gpu.func @warp_softmax_bf16_warp_rows_0
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.load %{{.*}} {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.store %{{.*}} {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @warp_softmax_bf16(%x: tensor<?x64xbf16>) -> tensor<?x64xbf16> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x64xbf16>
+  return %s : tensor<?x64xbf16>
+}
+
+// -----
+
+// Layer norm over rows of 512 (one chunk of 4 per thread of 128): the
+// weight and bias vectors, indexed by the row loop alone, are
+// row-contiguous too and read as vectors.
+
+// CHECK-LABEL: gpu.func @layer_norm_static_rows_0
+// CHECK: vector.load %{{.*}} : memref<?x512xf32>, vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.load %{{.*}} : memref<512xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}} : memref<?x512xf32>, vector<4xf32>
+func.func @layer_norm_static(%x: tensor<?x512xf32>, %w: tensor<512xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
+  %y = tgc.layer_norm %x weight(%w : tensor<512xf32>) bias(%b : tensor<512xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x512xf32>
+  return %y : tensor<?x512xf32>
 }

@@ -32,6 +32,12 @@ CASES = [
     ("softmax 8192x1024 f32", "softmax", "0=8192x1024", [], 2 * 8192 * 1024 * 4, 0),
     ("layer_norm 8192x1024 f32", "layernorm", "0=8192x1024", [],
      2 * 8192 * 1024 * 4, 0),
+    ("pointwise relu(x+y)*2 4096x4096 bf16", "pointwise_bf16",
+     "0=4096x4096,1=4096x4096", [], 3 * 4096 * 4096 * 2, 0),
+    ("softmax 8192x1024 bf16", "softmax_bf16", "0=8192x1024", [],
+     2 * 8192 * 1024 * 2, 0),
+    ("layer_norm 8192x1024 bf16", "layernorm_bf16", "0=8192x1024", [],
+     2 * 8192 * 1024 * 2, 0),
     ("x W^T bf16 4096^3 (cuBLASLt alone)", "gemm", "0=4096x4096", [],
      3 * 4096 * 4096 * 2, 2 * 4096 ** 3),
     ("gelu(x W^T + b) bf16 4096^3", "gemm_gelu", "0=4096x4096", [],
@@ -76,6 +82,7 @@ def torch_cases(torch):
     x, y = rand(4096, 4096), rand(4096, 4096)
     s = rand(8192, 1024)
     w, b = rand(1024), rand(1024)
+    hx, hy, hs, hw, hb = (t.to(torch.bfloat16) for t in (x, y, s, w, b))
     gx, gw, gb = (rand(4096, 4096, dtype=torch.bfloat16),
                   rand(4096, 4096, dtype=torch.bfloat16),
                   rand(4096, dtype=torch.bfloat16))
@@ -87,6 +94,9 @@ def torch_cases(torch):
         (lambda x, y: torch.relu(x + y) * 2, (x, y)),
         (lambda s: torch.softmax(s, dim=1), (s,)),
         (lambda s, w, b: F.layer_norm(s, (1024,), w, b, 1e-5), (s, w, b)),
+        (lambda x, y: torch.relu(x + y) * 2, (hx, hy)),
+        (lambda s: torch.softmax(s, dim=1), (hs,)),
+        (lambda s, w, b: F.layer_norm(s, (1024,), w, b, 1e-5), (hs, hw, hb)),
         (lambda x, w: F.linear(x, w), (gx, gw)),
         (lambda x, w, b: F.gelu(F.linear(x, w, b)), (gx, gw, gb)),
         (lambda x, w, b: F.gelu(F.linear(x, w, b), approximate="tanh"), (gx, gw, gb)),

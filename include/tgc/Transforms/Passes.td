@@ -365,9 +365,13 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
       loops, each either without the row loop, parallel over it, or
       reducing it with one combiner such as `addf` or `maximumf`: softmax,
       layer norm, `sum`/`amax` over the last dim, entropy chains) is one
-      block per row: threads stride over the row, reductions combine
-      across the warp with `gpu.shuffle` and across warps in workgroup
-      memory, stages are separated by `gpu.barrier`;
+      block per row (a warp per row for static rows up to 256): threads
+      stride over the row, reductions combine across the warp with
+      `gpu.shuffle` and across warps in workgroup memory, stages are
+      separated by `gpu.barrier`; static rows keep each thread's elements
+      and the per-row totals in registers (fewer barriers), read and
+      written with 16-byte vectors when the row's threads divide the row
+      into such chunks;
     - any other generic is a grid-stride loop with one thread per element
       of its parallel loops and its reduction loops in the thread
       (elementwise groups, column and full reductions, convolutions);
@@ -402,7 +406,9 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
            "elements of read-only buffers in registers across stages">,
     Option<"vectorize", "vectorize", "bool", "true",
            "16-byte vector accesses in elementwise kernels over contiguous "
-           "buffers (argument buffers then carry alignment guards)">,
+           "buffers and in row kernels over static rows that the row's "
+           "threads divide into such chunks (argument buffers then carry "
+           "alignment guards)">,
     Option<"gemmEpilogues", "gemm-epilogues", "bool", "true",
            "Run a GEMM's elementwise consumer (bias, ReLU, tanh GELU, the "
            "rounding to a 16-bit output) as its cuBLASLt epilogue">,

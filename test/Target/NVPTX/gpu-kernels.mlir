@@ -39,3 +39,23 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x?xf32>
   return %s : tensor<?x?xf32>
 }
+
+// -----
+
+// Rows of a static length that a block's threads divide in 16-byte chunks:
+// the row is read and written with vector accesses, each thread's values
+// kept in registers across the stages; two barriers in all (one per block
+// reduction).
+// CHECK-LABEL: .visible .entry softmax_static_rows_0(
+// CHECK: ld.global.v4.b32
+// CHECK: ld.global.v4.b32
+// CHECK: bar.sync 0
+// CHECK: ex2.approx
+// CHECK: bar.sync 0
+// CHECK-NOT: bar.sync
+// CHECK: st.global.v4.b32
+// CHECK: st.global.v4.b32
+func.func @softmax_static(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x1024xf32>
+  return %s : tensor<?x1024xf32>
+}
