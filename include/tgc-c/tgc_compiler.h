@@ -112,7 +112,8 @@ int32_t tgc_compiled_run(tgc_compiled *compiled, const tgc_arg_desc *args,
                          void *user);
 
 /* CUDA runs: kernel launches, cuBLASLt calls, graph captures and replays,
- * patched graph nodes so far; zeros on the CPU. `out` holds 5 values. */
+ * patched graph nodes, and replays of a graph patched to new sizes so far;
+ * zeros on the CPU. `out` holds 6 values. */
 void tgc_compiled_gpu_stats(const tgc_compiled *compiled, int64_t *out);
 
 #ifdef __cplusplus

@@ -472,7 +472,7 @@ int32_t tgc_compiled_run(tgc_compiled *c, const tgc_arg_desc *args,
 void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   if (!out)
     return;
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < 6; ++i)
     out[i] = 0;
   if (!c || !c->gpu)
     return;
@@ -482,6 +482,7 @@ void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   out[2] = s.graphCaptures;
   out[3] = s.graphReplays;
   out[4] = s.patchedNodes;
+  out[5] = s.graphResizes;
 }
 
 } // extern "C"

@@ -83,6 +83,11 @@ struct StepRecord {
   /// extents. A difference on a later call means patch (a known kernel
   /// node) or capture again (anything else).
   std::vector<uint64_t> values;
+  /// Launch steps: the grid and dynamic shared memory the node has, and
+  /// whether the launch was skipped (no node).
+  unsigned grid[3] = {0, 0, 0};
+  unsigned shared = 0;
+  bool skipped = false;
 };
 
 struct Graph {
@@ -309,7 +314,7 @@ struct GpuFunction::Impl {
   CUdeviceptr arena = 0;
   uint64_t arenaCapacity = 0;
 
-  std::vector<Graph> graphs; // oldest first
+  std::vector<Graph> graphs; // least recently used first
   GpuRunStats stats;
   std::mutex mutex;
 
@@ -343,6 +348,11 @@ struct GpuFunction::Impl {
                 const cublasLtMatmulHeuristicResult_t *candidates,
                 int count, std::string &error);
   bool runGraph(std::string &error);
+  /// Whether `graph` can serve this call by patching kernel nodes alone
+  /// (sizes, grids and pointers of launches may differ; every other step
+  /// must be the same).
+  bool patchable(const Graph &graph) const;
+  bool configureShared(size_t step, std::string &error);
   bool capture(Graph &graph, std::string &error);
   void matchCapturedNodes(Graph &graph);
   KernelNodeParams nodeParams(size_t step, std::vector<void *> &storage);
@@ -504,6 +514,7 @@ bool GpuFunction::Impl::ensureArena(uint64_t bytes, std::string &error) {
     return true;
   // Captured graphs hold the old arena's pointers.
   destroyGraphs();
+  uint64_t previous = arenaCapacity;
   if (arena) {
     CUresult result = cu->cuStreamSynchronize(stream);
     if (result != CUDA_SUCCESS)
@@ -514,14 +525,21 @@ bool GpuFunction::Impl::ensureArena(uint64_t bytes, std::string &error) {
   }
   uint64_t rounded =
       (bytes + kArenaGranule - 1) / kArenaGranule * kArenaGranule;
-  CUresult result = cu->cuMemAlloc(&arena, size_t(rounded));
+  // Growing sizes (a sequence length that rises call by call) reallocate
+  // the arena, and drop the graphs, a logarithmic number of times: the
+  // arena at least doubles, or takes just what is needed when twice the
+  // old one does not fit.
+  uint64_t grown = std::max(rounded, 2 * previous);
+  CUresult result = cu->cuMemAlloc(&arena, size_t(grown));
+  if (result == CUDA_ERROR_OUT_OF_MEMORY && grown > rounded)
+    result = cu->cuMemAlloc(&arena, size_t(grown = rounded));
   if (result != CUDA_SUCCESS) {
     arena = 0;
     error = errorMessage(*cu, "cuMemAlloc", result) + " (arena of " +
             num(int64_t(rounded)) + " bytes)";
     return false;
   }
-  arenaCapacity = rounded;
+  arenaCapacity = grown;
   return true;
 }
 
@@ -797,14 +815,8 @@ bool GpuFunction::Impl::issue(size_t s, bool capturing, std::string &error) {
     if (launch.skip)
       return true;
     int32_t kernel = step.launch.kernel;
-    if (int64_t(launch.shared) > sharedConfigured[kernel]) {
-      CUresult result = cu->cuFuncSetAttribute(
-          functions[kernel], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-          int(launch.shared));
-      if (result != CUDA_SUCCESS)
-        return fail(error, "cuFuncSetAttribute", result);
-      sharedConfigured[kernel] = launch.shared;
-    }
+    if (!configureShared(s, error))
+      return false;
     std::vector<void *> storage;
     KernelNodeParams p = nodeParams(s, storage);
     CUresult result = cu->cuLaunchKernel(
@@ -1192,13 +1204,38 @@ void GpuFunction::Impl::matchCapturedNodes(Graph &graph) {
   }
 }
 
+/// Records what step `s` is in this call into `record` (its node kept).
+static void recordStep(const PlanStep &step, const LaunchArgs &launch,
+                       const std::vector<uint64_t> &pointers,
+                       StepRecord &record) {
+  if (step.kind != PlanStep::Launch) {
+    record.values = pointers;
+    return;
+  }
+  record.values = launch.values;
+  std::copy(launch.grid, launch.grid + 3, record.grid);
+  record.shared = launch.shared;
+  record.skipped = launch.skip;
+}
+
+bool GpuFunction::Impl::configureShared(size_t s, std::string &error) {
+  int32_t kernel = plan.steps[s].launch.kernel;
+  if (int64_t(launches[s].shared) <= sharedConfigured[kernel])
+    return true;
+  CUresult result = cu->cuFuncSetAttribute(
+      functions[kernel], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+      int(launches[s].shared));
+  if (result != CUDA_SUCCESS)
+    return fail(error, "cuFuncSetAttribute", result);
+  sharedConfigured[kernel] = launches[s].shared;
+  return true;
+}
+
 bool GpuFunction::Impl::capture(Graph &graph, std::string &error) {
   graph.key = values;
   graph.steps.assign(plan.steps.size(), StepRecord());
   for (size_t s = 0; s < plan.steps.size(); ++s)
-    graph.steps[s].values = plan.steps[s].kind == PlanStep::Launch
-                                ? launches[s].values
-                                : pointers[s];
+    recordStep(plan.steps[s], launches[s], pointers[s], graph.steps[s]);
   bool onlyLaunches = std::all_of(
       plan.steps.begin(), plan.steps.end(),
       [](const PlanStep &step) { return step.kind == PlanStep::Launch; });
@@ -1214,14 +1251,8 @@ bool GpuFunction::Impl::capture(Graph &graph, std::string &error) {
         continue;
       // Shared-memory limits are function attributes, set outside graphs.
       int32_t kernel = plan.steps[s].launch.kernel;
-      if (int64_t(launches[s].shared) > sharedConfigured[kernel]) {
-        result = cu->cuFuncSetAttribute(
-            functions[kernel], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            int(launches[s].shared));
-        if (result != CUDA_SUCCESS)
-          return fail(error, "cuFuncSetAttribute", result);
-        sharedConfigured[kernel] = launches[s].shared;
-      }
+      if (!configureShared(s, error))
+        return false;
       std::vector<void *> storage;
       KernelNodeParams params = nodeParams(s, storage);
       CUgraphNode node = nullptr;
@@ -1260,46 +1291,75 @@ bool GpuFunction::Impl::capture(Graph &graph, std::string &error) {
   return true;
 }
 
+bool GpuFunction::Impl::patchable(const Graph &graph) const {
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const StepRecord &record = graph.steps[s];
+    if (plan.steps[s].kind != PlanStep::Launch) {
+      if (pointers[s] != record.values)
+        return false;
+      continue;
+    }
+    // A launch skipped in one and not the other has a node in only one.
+    if (launches[s].skip != record.skipped)
+      return false;
+    if (!launches[s].skip && !record.node &&
+        (launches[s].values != record.values ||
+         !std::equal(record.grid, record.grid + 3, launches[s].grid) ||
+         launches[s].shared != record.shared))
+      return false;
+  }
+  return true;
+}
+
 bool GpuFunction::Impl::runGraph(std::string &error) {
+  // A graph of these very sizes, else one that patching kernel nodes makes
+  // fit (sizes are kernel arguments and grids are node parameters, so one
+  // graph serves every size set whose GEMMs, copies and skipped launches
+  // are the same), else a new capture.
   auto found =
       std::find_if(graphs.begin(), graphs.end(),
                    [&](const Graph &graph) { return graph.key == values; });
+  if (found != graphs.end() && !patchable(*found)) {
+    // Same sizes, but a GEMM's, copy's or memset's pointers changed.
+    destroyGraph(*found);
+    graphs.erase(found);
+    found = graphs.end();
+  }
+  if (found == graphs.end()) {
+    // The most recently used graph that patching makes fit.
+    auto fit = std::find_if(graphs.rbegin(), graphs.rend(),
+                            [&](const Graph &graph) { return patchable(graph); });
+    found = fit == graphs.rend() ? graphs.end() : std::prev(fit.base());
+  }
   if (found != graphs.end()) {
-    // Which steps changed: kernel nodes we know are patched, anything else
-    // needs a new capture.
-    std::vector<size_t> patch;
-    bool recapture = false;
-    for (size_t s = 0; s < plan.steps.size() && !recapture; ++s) {
-      const StepRecord &record = found->steps[s];
-      bool isLaunch = plan.steps[s].kind == PlanStep::Launch;
-      const std::vector<uint64_t> &now =
-          isLaunch ? launches[s].values : pointers[s];
-      if (now == record.values || (isLaunch && launches[s].skip))
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+      StepRecord &record = found->steps[s];
+      const LaunchArgs &launch = launches[s];
+      if (plan.steps[s].kind != PlanStep::Launch || launch.skip ||
+          (launch.values == record.values && launch.shared == record.shared &&
+           std::equal(record.grid, record.grid + 3, launch.grid)))
         continue;
-      if (isLaunch && record.node)
-        patch.push_back(s);
-      else
-        recapture = true;
-    }
-    if (recapture) {
-      destroyGraph(*found);
-      graphs.erase(found);
-      found = graphs.end();
-    } else {
-      for (size_t s : patch) {
-        std::vector<void *> storage;
-        KernelNodeParams params = nodeParams(s, storage);
-        CUresult result = cu->cuGraphExecKernelNodeSetParams(
-            found->exec, found->steps[s].node, &params);
-        if (result != CUDA_SUCCESS) {
-          fail(error, "cuGraphExecKernelNodeSetParams", result);
-          error += " (step " + num(int64_t(s)) + ")";
-          return false;
-        }
-        found->steps[s].values = launches[s].values;
-        ++stats.patchedNodes;
+      if (!configureShared(s, error))
+        return false;
+      std::vector<void *> storage;
+      KernelNodeParams params = nodeParams(s, storage);
+      CUresult result =
+          cu->cuGraphExecKernelNodeSetParams(found->exec, record.node, &params);
+      if (result != CUDA_SUCCESS) {
+        fail(error, "cuGraphExecKernelNodeSetParams", result);
+        error += " (step " + num(int64_t(s)) + ")";
+        return false;
       }
+      recordStep(plan.steps[s], launch, pointers[s], record);
+      ++stats.patchedNodes;
     }
+    if (found->key != values) {
+      found->key = values;
+      ++stats.graphResizes;
+    }
+    // Most recently used last.
+    std::rotate(found, found + 1, graphs.end());
+    found = graphs.end() - 1;
   }
   if (found == graphs.end()) {
     if (graphs.size() >= kMaxGraphs) {

@@ -862,6 +862,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
       total.graphCaptures += st.graphCaptures;
       total.graphReplays += st.graphReplays;
       total.patchedNodes += st.patchedNodes;
+      total.graphResizes += st.graphResizes;
       total.gemmTunings += st.gemmTunings;
     }
   if (json) {
@@ -886,6 +887,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     out["graph_captures"] = total.graphCaptures;
     out["graph_replays"] = total.graphReplays;
     out["patched_nodes"] = total.patchedNodes;
+    out["graph_resizes"] = total.graphResizes;
     out["gemm_tunings"] = total.gemmTunings;
     out["recompile_reasons"] = toJson(reasons);
     out["per_call"] = std::move(run.callReports);

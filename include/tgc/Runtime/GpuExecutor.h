@@ -56,6 +56,7 @@ struct GpuRunStats {
   int64_t graphCaptures = 0;  // graphs captured and instantiated
   int64_t graphReplays = 0;   // cuGraphLaunch calls
   int64_t patchedNodes = 0;   // kernel nodes whose parameters were patched
+  int64_t graphResizes = 0;   // replays of a graph patched to other sizes
   int64_t gemmTunings = 0;    // GEMM shapes whose cuBLASLt algorithm was timed
   int64_t arenaBytes = 0;     // of the last call
   std::string graphFallback;  // why a call could not use a graph, if so

@@ -473,6 +473,7 @@ int main(int argc, char **argv) {
     total.graphCaptures += fn->stats().graphCaptures;
     total.graphReplays += fn->stats().graphReplays;
     total.patchedNodes += fn->stats().patchedNodes;
+    total.graphResizes += fn->stats().graphResizes;
     total.gemmTunings += fn->stats().gemmTunings;
     if (!fn->stats().graphFallback.empty())
       total.graphFallback = fn->stats().graphFallback;
@@ -483,14 +484,15 @@ int main(int argc, char **argv) {
                 "\"max_abs_err\": %.3g,\n  \"max_rel_err\": %.3g,\n  "
                 "\"reference_ok\": %s,\n  \"cuda_graphs\": %s,\n  "
                 "\"graph_captures\": %lld,\n  \"graph_replays\": %lld,\n  "
-                "\"patched_nodes\": %lld,\n  \"gemm_tunings\": %lld,\n  "
+                "\"patched_nodes\": %lld,\n  \"graph_resizes\": %lld,\n  "
+                "\"gemm_tunings\": %lld,\n  "
                 "\"graph_fallback\": \"%s\",\n  "
                 "\"per_call\": [\n    %s\n  ]\n}\n",
                 deviceName().c_str(), calls, functions.size(), median(medians),
                 maxAbs, maxRel, allOk ? "true" : "false",
                 graphs ? "true" : "false", (long long)total.graphCaptures,
                 (long long)total.graphReplays, (long long)total.patchedNodes,
-                (long long)total.gemmTunings, total.graphFallback.c_str(),
+                (long long)total.graphResizes, (long long)total.gemmTunings, total.graphFallback.c_str(),
                 perCall.c_str());
   else
     std::printf("%d call(s) on %s: reference check %s (max abs err %.3g); "

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -109,7 +110,8 @@ std::string statsText(const GpuRunStats &stats) {
   std::ostringstream out;
   out << "launches " << stats.launches << ", gemms " << stats.gemms
       << ", captures " << stats.graphCaptures << ", replays "
-      << stats.graphReplays << ", patched " << stats.patchedNodes;
+      << stats.graphReplays << ", patched " << stats.patchedNodes
+      << ", resized " << stats.graphResizes;
   if (!stats.graphFallback.empty())
     out << ", fallback: " << stats.graphFallback;
   return out.str();
@@ -211,13 +213,18 @@ void testVectorAdd(const std::string &ptx) {
              after.patchedNodes - before.patchedNodes >= 1 &&
              after.launches == before.launches,
          "vadd graph patched instead of recaptured", statsText(after));
+  // New sizes: the same graph, its kernel node's sizes and grid patched
+  // (checked: a grid left at 4096's would still be right, one left at
+  // 777's after growing back would not).
   runOnce("vadd graph call 3 (n = 777, new sizes)", 777, 12, true);
+  runOnce("vadd graph call 4 (n = 5000, larger again)", 5000, 14, true);
   GpuRunStats third = function->stats();
-  report(third.graphCaptures - after.graphCaptures == 1,
-         "vadd graph captured once per size set", statsText(third));
+  report(third.graphCaptures == after.graphCaptures &&
+             third.graphResizes - after.graphResizes == 2,
+         "vadd graph patched to new sizes, not captured again",
+         statsText(third));
 
-  // At most 16 graphs per function: after 17 more size sets the first one
-  // was evicted and is captured again.
+  // 17 more size sets: still the one graph.
   GpuRunStats beforeMany = function->stats();
   bool allOk = true;
   for (int64_t n = 1; n <= 17 && allOk; ++n) {
@@ -229,13 +236,18 @@ void testVectorAdd(const std::string &ptx) {
         function->run({tensor(da, {n}), tensor(db, {n})}, results, true, error);
     freeResults(results);
   }
+  runOnce("vadd graph after 17 size sets (n = 4096 again)", 4096, 13, true);
   GpuRunStats afterMany = function->stats();
-  runOnce("vadd graph after eviction (n = 4096 again)", 4096, 13, true);
-  GpuRunStats evicted = function->stats();
-  report(allOk && afterMany.graphCaptures - beforeMany.graphCaptures == 17 &&
-             evicted.graphCaptures - afterMany.graphCaptures == 1,
-         "vadd graph cache keeps 16 graphs",
-         allOk ? statsText(evicted) : error);
+  report(allOk && afterMany.graphCaptures == beforeMany.graphCaptures &&
+             afterMany.graphResizes - beforeMany.graphResizes == 18,
+         "vadd graph serves every size set", allOk ? statsText(afterMany)
+                                                     : error);
+  // A skipped launch has no node: n = 0 needs its own graph.
+  runOnce("vadd graph (n = 0, launch skipped)", 0, 15, true);
+  GpuRunStats empty = function->stats();
+  report(empty.graphCaptures == afterMany.graphCaptures + 1,
+         "vadd graph without the skipped launch captured apart",
+         statsText(empty));
 
   // The guard on the plan, through checkPlanGuards.
   int64_t sizeA[] = {8}, sizeB[] = {9}, strides[] = {1};
@@ -647,6 +659,42 @@ void testMixedGraph(const std::string &ptx) {
          "mixed graph: a changed GEMM pointer recaptures", statsText(third));
   call("mixed graph call 4 (x back, same graph key)", dx1, x1, dy1, y1);
   freeResults(previous);
+
+  // At most 16 graphs per function, the least recently used evicted: each
+  // GEMM shape needs a graph of its own (cuBLASLt's kernels are not
+  // patched). Each row count keeps its buffers, so calling it again finds
+  // its graph if it is still kept: after 17 row counts, 17 is kept, 1 was
+  // evicted (captured again, evicting 2) and 3 is kept.
+  std::map<int64_t, std::pair<DeviceBuffer, DeviceBuffer>> shapes;
+  auto shapeCall = [&](int64_t rows) {
+    auto &[dx, dy] = shapes[rows];
+    std::vector<float> zx(size_t(rows * k), 0.0f), zy(size_t(rows * n), 0.0f);
+    if (!dx.ptr && (!dx.upload(zx, error) || !dy.upload(zy, error)))
+      return false;
+    std::vector<DeviceTensor> results;
+    bool ok = function->run({tensor(dx, {rows, k}), tensor(dw, {k, n}),
+                             tensor(dy, {rows, n})},
+                            results, true, error);
+    freeResults(results);
+    return ok;
+  };
+  GpuRunStats beforeMany = function->stats();
+  bool allOk = true;
+  for (int64_t rows = 1; rows <= 17 && allOk; ++rows)
+    allOk = shapeCall(rows);
+  GpuRunStats afterMany = function->stats();
+  allOk = allOk && shapeCall(17);
+  GpuRunStats kept = function->stats();
+  allOk = allOk && shapeCall(1);
+  GpuRunStats evicted = function->stats();
+  allOk = allOk && shapeCall(3);
+  GpuRunStats stillKept = function->stats();
+  report(allOk && afterMany.graphCaptures - beforeMany.graphCaptures == 17 &&
+             kept.graphCaptures == afterMany.graphCaptures &&
+             evicted.graphCaptures == kept.graphCaptures + 1 &&
+             stillKept.graphCaptures == evicted.graphCaptures,
+         "mixed graph: 16 graphs kept, the least recently used evicted",
+         allOk ? statsText(stillKept) : error);
 }
 
 //===----------------------------------------------------------------------===//
