@@ -34,6 +34,7 @@ using CUstream = struct CUstream_st *;
 using CUgraph = struct CUgraph_st *;
 using CUgraphExec = struct CUgraphExec_st *;
 using CUgraphNode = struct CUgraphNode_st *;
+using CUevent = struct CUevent_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
@@ -104,6 +105,11 @@ static_assert(sizeof(KernelNodeParams) == 72, "CUDA_KERNEL_NODE_PARAMS_v2");
   X(cuStreamCreate, "cuStreamCreate", CUresult, (CUstream *, unsigned int))    \
   X(cuStreamDestroy, "cuStreamDestroy_v2", CUresult, (CUstream))               \
   X(cuStreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))          \
+  X(cuEventCreate, "cuEventCreate", CUresult, (CUevent *, unsigned int))       \
+  X(cuEventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))             \
+  X(cuEventElapsedTime, "cuEventElapsedTime", CUresult,                        \
+    (float *, CUevent, CUevent))                                               \
+  X(cuEventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))                  \
   X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                \
     (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,       \
      unsigned int, unsigned int, unsigned int, CUstream, void **, void **))

@@ -314,6 +314,10 @@ struct GpuFunction::Impl {
   CUdeviceptr arena = 0;
   uint64_t arenaCapacity = 0;
 
+  bool deviceTiming = false;
+  /// Event pairs of timed calls not waited for yet, and spare ones.
+  std::vector<std::pair<CUevent, CUevent>> pendingTimings, spareTimings;
+
   std::vector<Graph> graphs; // least recently used first
   GpuRunStats stats;
   std::mutex mutex;
@@ -365,6 +369,11 @@ GpuFunction::Impl::~Impl() {
   if (!cu || !driver(error))
     return;
   destroyGraphs();
+  for (auto *list : {&pendingTimings, &spareTimings})
+    for (auto [start, end] : *list) {
+      cu->cuEventDestroy(start);
+      cu->cuEventDestroy(end);
+    }
   for (auto &entry : gemmConfigs) {
     GemmConfig &config = entry.second;
     if (config.layoutA)
@@ -1395,7 +1404,7 @@ bool GpuFunction::Impl::runGraph(std::string &error) {
 
 bool GpuFunction::run(const std::vector<DeviceTensor> &args,
                       std::vector<DeviceTensor> &results, bool useGraph,
-                      std::string &error) {
+                      std::string &error, bool wait) {
   Impl &state = *impl;
   std::lock_guard<std::mutex> lock(state.mutex);
   results.clear();
@@ -1419,15 +1428,48 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
     useGraph = false;
   }
   bool ok = true;
-  if (useGraph) {
+  // Device time: events around the steps (a graph capture or GEMM
+  // tuning inside this call counts in it).
+  bool timed = state.deviceTiming;
+  std::pair<CUevent, CUevent> events{nullptr, nullptr};
+  if (timed) {
+    if (!state.spareTimings.empty()) {
+      events = state.spareTimings.back();
+      state.spareTimings.pop_back();
+    } else if (state.cu->cuEventCreate(&events.first, 0) != CUDA_SUCCESS ||
+               state.cu->cuEventCreate(&events.second, 0) != CUDA_SUCCESS) {
+      ok = false;
+    }
+    if (ok)
+      state.pendingTimings.push_back(events); // recycled when resolved
+    else
+      for (CUevent event : {events.first, events.second})
+        if (event)
+          state.cu->cuEventDestroy(event);
+    ok = ok && state.cu->cuEventRecord(events.first, state.stream) ==
+                   CUDA_SUCCESS;
+    if (!ok)
+      error = "could not create or record a CUDA event for device timing";
+  }
+  if (ok && useGraph) {
     ok = state.runGraph(error);
   } else {
     for (size_t s = 0; s < state.plan.steps.size() && ok; ++s)
       ok = state.issue(s, /*capturing=*/false, error);
   }
+  if (ok && timed) {
+    if (state.cu->cuEventRecord(events.second, state.stream) != CUDA_SUCCESS) {
+      error = "could not record a CUDA event for device timing";
+      ok = false;
+    }
+  }
   if (!ok) {
     error = state.plan.function + ": " + error;
     return failRun();
+  }
+  if (!wait) {
+    results = std::move(outputs);
+    return true;
   }
   CUresult result = state.cu->cuStreamSynchronize(state.stream);
   if (result != CUDA_SUCCESS) {
@@ -1435,6 +1477,21 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
             errorMessage(*state.cu, "cuStreamSynchronize", result);
     return failRun();
   }
+  // Every timed call so far is finished: their times are known.
+  for (auto [start, end] : state.pendingTimings) {
+    float ms = 0;
+    if (state.cu->cuEventElapsedTime(&ms, start, end) == CUDA_SUCCESS) {
+      state.stats.deviceTimesMs.push_back(ms);
+      state.stats.deviceMs = ms;
+    }
+    state.spareTimings.push_back({start, end});
+  }
+  state.pendingTimings.clear();
   results = std::move(outputs);
   return true;
+}
+
+void GpuFunction::setDeviceTiming(bool on) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->deviceTiming = on;
 }

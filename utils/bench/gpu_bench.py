@@ -10,10 +10,13 @@ Two halves, because the GPU machine has no LLVM:
 
 For each case the run prints TGC's time (tgc-gpu-run: wall clock per call,
 median, each call synchronized), PyTorch eager's and torch.compile's
-(default and mode="reduce-overhead") timed the same way, and, for the
-kernels, PyTorch's device time from CUDA events over back-to-back calls;
-ratios are TGC's speedup (>1: TGC faster); GB/s or TFLOP/s are TGC's,
-against the copy bandwidth measured in the same run.
+(default and mode="reduce-overhead") timed the same way, and device times:
+TGC's from CUDA events around each call's steps (median, in a second
+tgc-gpu-run with --device-time), PyTorch's from
+CUDA events over back-to-back calls (mean); ratios are TGC's speedup (>1:
+TGC faster); GB/s or TFLOP/s are TGC's from its device time, against the
+copy bandwidth measured in the same run (a 1 GiB copy, and a copy moving
+the case's own bytes, which small cases cannot reach the peak of either).
 """
 import argparse
 import json
@@ -157,6 +160,12 @@ def run_cases(args):
             continue
         report = json.loads(out.stdout)
         tgc = report["run_ms"]
+        # Device time in a second run: its event records add to wall time.
+        dev = subprocess.run(cmd + ["--device-time"], capture_output=True, text=True)
+        if dev.returncode:
+            print(f"{name}: tgc-gpu-run --device-time failed:\n{dev.stdout}{dev.stderr}")
+            continue
+        tgc_dev = json.loads(dev.stdout)["device_ms"]
         graphs = (f" [graphs: {report['graph_captures']} captured, "
                   f"{report['graph_replays']} replays{', ' + report['graph_fallback'] if report['graph_fallback'] else ''}]"
                   if "--cuda-graphs" in flags else "")
@@ -169,25 +178,35 @@ def run_cases(args):
         reduce_overhead = wall_per_call(torch, ro, targs, args.iters)
         rate = ""
         if flops:
-            rate = f"{flops / tgc / 1e9:.0f} TFLOP/s"
+            rate = f"{flops / tgc_dev / 1e9:.0f} TFLOP/s"
         elif nbytes:
-            gbs = nbytes / tgc / 1e6
-            rate = f"{gbs:.0f} GB/s ({100 * gbs / copy_gbs:.0f}% of copy)"
-        rows.append((name, m["compile_ms"], tgc, eager, inductor, reduce_overhead,
-                     eager_dev, inductor_dev, rate))
-        print(f"{name}: TGC {tgc * 1e3:.1f} us | eager {eager * 1e3:.1f} us "
+            gbs = nbytes / tgc_dev / 1e6
+            src = torch.empty(nbytes // 8, dtype=torch.float32, device="cuda")
+            dst = torch.empty_like(src)
+            same_ms = device_time(torch, lambda: dst.copy_(src), (), args.iters)
+            same_gbs = nbytes / same_ms / 1e6
+            del src, dst
+            rate = (f"{gbs:.0f} GB/s ({100 * gbs / copy_gbs:.0f}% of copy, "
+                    f"{100 * gbs / same_gbs:.0f}% of a {same_ms * 1e3:.1f} us "
+                    f"copy of the same bytes)")
+        rows.append((name, m["compile_ms"], tgc, tgc_dev, eager, inductor,
+                     reduce_overhead, eager_dev, inductor_dev, rate))
+        print(f"{name}: TGC {tgc * 1e3:.1f} us (device {tgc_dev * 1e3:.1f}) | "
+              f"eager {eager * 1e3:.1f} us "
               f"(device {eager_dev * 1e3:.1f}) | inductor {inductor * 1e3:.1f} us "
               f"(device {inductor_dev * 1e3:.1f}) | reduce-overhead "
               f"{reduce_overhead * 1e3:.1f} us | {rate}{graphs}", flush=True)
     print("\n| case | TGC compile ms | TGC us/call | eager us | x eager | "
           "inductor us | x inductor | reduce-overhead us | x r-o | "
-          "eager device us | inductor device us | TGC rate |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for (name, cms, tgc, eager, ind, ro, edev, idev, rate) in rows:
+          "TGC device us | eager device us | x eager | inductor device us | "
+          "x inductor | TGC rate (device) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (name, cms, tgc, tdev, eager, ind, ro, edev, idev, rate) in rows:
         print(f"| {name} | {cms:.0f} | {tgc * 1e3:.1f} | {eager * 1e3:.1f} | "
               f"{eager / tgc:.2f} | {ind * 1e3:.1f} | {ind / tgc:.2f} | "
-              f"{ro * 1e3:.1f} | {ro / tgc:.2f} | {edev * 1e3:.1f} | "
-              f"{idev * 1e3:.1f} | {rate} |")
+              f"{ro * 1e3:.1f} | {ro / tgc:.2f} | {tdev * 1e3:.1f} | "
+              f"{edev * 1e3:.1f} | {edev / tdev:.2f} | {idev * 1e3:.1f} | "
+              f"{idev / tdev:.2f} | {rate} |")
 
 
 def main():

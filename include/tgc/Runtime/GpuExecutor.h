@@ -59,6 +59,11 @@ struct GpuRunStats {
   int64_t graphResizes = 0;   // replays of a graph patched to other sizes
   int64_t gemmTunings = 0;    // GEMM shapes whose cuBLASLt algorithm was timed
   int64_t arenaBytes = 0;     // of the last call
+  /// With setDeviceTiming: every timed call's device time, from an event
+  /// recorded before its first step to one after its last, in call order
+  /// as they become known (when a call waits), and the last one.
+  std::vector<double> deviceTimesMs;
+  double deviceMs = 0;
   std::string graphFallback;  // why a call could not use a graph, if so
 };
 
@@ -79,11 +84,23 @@ public:
   /// of a size set captures a CUDA graph and later calls replay it,
   /// patching changed argument and result pointers; a plan that cannot be
   /// captured runs on the stream and says why in stats().graphFallback.
+  /// With `wait` false the call returns once its steps are issued: its
+  /// results are ready after a later call that waits (or
+  /// deviceSynchronize()), and the caller must not change its inputs
+  /// before then. Back-to-back calls that do not wait keep the GPU busy,
+  /// so their device times (setDeviceTiming) exclude launch latency.
   bool run(const std::vector<DeviceTensor> &args,
            std::vector<DeviceTensor> &results, bool useGraph,
-           std::string &error);
+           std::string &error, bool wait = true);
 
   const GpuRunStats &stats() const;
+
+  /// Records CUDA events around each call's steps (two cuEventRecord
+  /// calls) so that stats().deviceTimesMs has its device time, for
+  /// benchmarks. A call's time includes any wait of the GPU for the host
+  /// to issue its first step (launch latency) unless the GPU was still
+  /// busy with earlier calls that did not wait.
+  void setDeviceTiming(bool on);
 
 private:
   GpuFunction();

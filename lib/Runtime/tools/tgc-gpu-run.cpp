@@ -4,12 +4,15 @@
 // no LLVM or MLIR (the compiler writes the case folder elsewhere with
 // `tgc-run --device cuda --compile-only --save-case DIR`):
 //
-//   tgc-gpu-run DIR [--repeat N] [--cuda-graphs] [--fresh-inputs] [--json]
+//   tgc-gpu-run DIR [--repeat N] [--cuda-graphs] [--fresh-inputs]
+//               [--device-time] [--json]
 //
 // DIR holds specK.tgca (artifacts) and callN.case (a call's inputs, the
 // reference interpreter's results and out buffers). Each call is checked
-// against its specialization's guards, run N times (timed, wall clock per
-// call), and its results and out buffers compared with the reference.
+// against its specialization's guards, run N times (timed: wall clock per
+// call; with --device-time also the device time from CUDA events around
+// the call's steps, whose two event records add to the wall time), and
+// its results and out buffers compared with the reference.
 // Exits 1 on a mismatch, 2 on an error. Plain C++17 over lib/Runtime.
 //
 //===----------------------------------------------------------------------===//
@@ -299,10 +302,14 @@ double median(std::vector<double> v) {
 
 } // namespace
 
+const char *const kUsage = "usage: tgc-gpu-run DIR [--repeat N] "
+                           "[--cuda-graphs] [--fresh-inputs] "
+                           "[--device-time] [--json]";
+
 int main(int argc, char **argv) {
   std::string dir;
   int repeat = 1;
-  bool graphs = false, fresh = false, json = false;
+  bool graphs = false, fresh = false, json = false, deviceTime = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc)
@@ -313,15 +320,15 @@ int main(int argc, char **argv) {
       fresh = true;
     else if (a == "--json")
       json = true;
+    else if (a == "--device-time")
+      deviceTime = true;
     else if (!a.empty() && a[0] != '-' && dir.empty())
       dir = a;
     else
-      fail("usage: tgc-gpu-run DIR [--repeat N] [--cuda-graphs] "
-           "[--fresh-inputs] [--json]");
+      fail(kUsage);
   }
   if (dir.empty())
-    fail("usage: tgc-gpu-run DIR [--repeat N] [--cuda-graphs] "
-         "[--fresh-inputs] [--json]");
+    fail(kUsage);
   std::string why;
   if (!cudaDeviceAvailable(why))
     fail("no usable CUDA device: " + why);
@@ -329,7 +336,7 @@ int main(int argc, char **argv) {
   std::map<uint32_t, std::unique_ptr<GpuFunction>> functions;
   bool allOk = true;
   double maxAbs = 0, maxRel = 0;
-  std::vector<double> medians;
+  std::vector<double> medians, deviceMedians;
   std::string perCall;
   int calls = 0;
   for (int n = 0;; ++n) {
@@ -366,6 +373,7 @@ int main(int argc, char **argv) {
       fn = GpuFunction::load(artifact, error);
       if (!fn)
         fail(error);
+      fn->setDeviceTiming(deviceTime);
     }
     std::vector<DeviceTensor> dargs = upload(args);
     // The specialization's guards must accept the call.
@@ -390,6 +398,13 @@ int main(int argc, char **argv) {
 
     std::vector<double> times;
     std::vector<DeviceTensor> results;
+    size_t timedBefore = fn->stats().deviceTimesMs.size();
+    // Device timing: the calls before the checked one do not wait, so the
+    // GPU runs them back to back and each one's events time its work, not
+    // the launch latency (as PyTorch's back-to-back CUDA-event timing).
+    // Their wall times are then issue times only: benchmarks take wall
+    // times from a run without --device-time.
+    bool async = deviceTime && !fresh;
     for (int k = 0; k < repeat; ++k) {
       std::string error;
       if (k > 0) {
@@ -406,6 +421,8 @@ int main(int argc, char **argv) {
           // may update its inputs); the calls before it run back to back
           // on the same inputs, as PyTorch's timing loop does (an upload
           // between calls leaves the GPU idle and its clocks low).
+          if (async && !deviceSynchronize(error))
+            fail(error);
           for (size_t i = 0; i < args.size(); ++i)
             if (!copyToDevice(dargs[i].ptr, args[i].bytes.data(),
                               args[i].bytes.size(), error))
@@ -413,13 +430,17 @@ int main(int argc, char **argv) {
         }
       }
       auto start = std::chrono::steady_clock::now();
-      bool ok = fn->run(dargs, results, graphs, error);
+      bool ok = fn->run(dargs, results, graphs, error,
+                        /*wait=*/!async || k == repeat - 1);
       times.push_back(std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - start)
                           .count());
       if (!ok)
         fail("call " + std::to_string(n) + ": " + error);
     }
+    std::vector<double> deviceTimes(
+        fn->stats().deviceTimesMs.begin() + ptrdiff_t(timedBefore),
+        fn->stats().deviceTimesMs.end());
     bool ok = !reference || results.size() == expected.size();
     double callAbs = 0, callRel = 0;
     std::string first;
@@ -447,15 +468,19 @@ int main(int argc, char **argv) {
     maxRel = std::max(maxRel, callRel);
     // Without fresh inputs, the last call follows an upload: the median
     // of the back-to-back calls before it.
-    if (!fresh && times.size() > 2)
+    if (!fresh && times.size() > 2) {
       times.pop_back();
-    double ms = median(times);
+      if (!deviceTimes.empty())
+        deviceTimes.pop_back();
+    }
+    double ms = median(times), deviceMs = median(deviceTimes);
     medians.push_back(ms);
+    deviceMedians.push_back(deviceMs);
     char line[512];
     std::snprintf(line, sizeof(line),
                   "{\"call\": %d, \"spec\": %u, \"run_ms\": %.4f, "
-                  "\"max_abs_err\": %.3g, \"ok\": %s}",
-                  n, header[0], ms, callAbs, ok ? "true" : "false");
+                  "\"device_ms\": %.4f, \"max_abs_err\": %.3g, \"ok\": %s}",
+                  n, header[0], ms, deviceMs, callAbs, ok ? "true" : "false");
     perCall += (perCall.empty() ? "" : ",\n    ") + std::string(line);
     if (!json)
       std::printf("call %d (spec %u): run %.4f ms (median of %d), max abs "
@@ -481,6 +506,7 @@ int main(int argc, char **argv) {
   if (json)
     std::printf("{\n  \"device\": \"%s\",\n  \"calls\": %d,\n  "
                 "\"specializations\": %zu,\n  \"run_ms\": %.4f,\n  "
+                "\"device_ms\": %.4f,\n  "
                 "\"max_abs_err\": %.3g,\n  \"max_rel_err\": %.3g,\n  "
                 "\"reference_ok\": %s,\n  \"cuda_graphs\": %s,\n  "
                 "\"graph_captures\": %lld,\n  \"graph_replays\": %lld,\n  "
@@ -489,6 +515,7 @@ int main(int argc, char **argv) {
                 "\"graph_fallback\": \"%s\",\n  "
                 "\"per_call\": [\n    %s\n  ]\n}\n",
                 deviceName().c_str(), calls, functions.size(), median(medians),
+                median(deviceMedians),
                 maxAbs, maxRel, allOk ? "true" : "false",
                 graphs ? "true" : "false", (long long)total.graphCaptures,
                 (long long)total.graphReplays, (long long)total.patchedNodes,

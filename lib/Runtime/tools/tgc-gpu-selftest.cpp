@@ -200,8 +200,16 @@ void testVectorAdd(const std::string &ptx) {
   runOnce("vadd direct (n = 1)", 1, 2, false);
   runOnce("vadd direct (n = 0, launch skipped)", 0, 3, false);
   GpuRunStats before = function->stats();
-  report(before.launches == 2 && before.graphCaptures == 0, "vadd direct stats",
-         statsText(before));
+  report(before.launches == 2 && before.graphCaptures == 0 &&
+             before.deviceMs == 0,
+         "vadd direct stats", statsText(before));
+  function->setDeviceTiming(true);
+  runOnce("vadd direct, device timing (n = 1 << 20)", 1 << 20, 4, false);
+  double timed = function->stats().deviceMs;
+  function->setDeviceTiming(false);
+  report(timed > 0 && timed < 1000, "vadd device time from CUDA events",
+         std::to_string(timed) + " ms");
+  before = function->stats();
 
   // Graphs: the second call with the same sizes and other buffers must be
   // a replay with patched pointers, not a second capture.
