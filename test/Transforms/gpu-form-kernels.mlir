@@ -358,18 +358,35 @@ func.func @warp_softmax_bf16(%x: tensor<?x64xbf16>) -> tensor<?x64xbf16> {
 
 // -----
 
-// Layer norm over rows of 512 (one chunk of 4 per thread of 128): the
-// weight and bias vectors, indexed by the row loop alone, are
-// row-contiguous too and read as vectors.
+// Layer norm over rows of 512 f32 (2 KiB): a warp per row, which reads
+// the row in 16-byte chunks (4 per lane) without barriers; the weight and
+// bias vectors, indexed by the row loop alone, are row-contiguous too and
+// read as vectors. Rows of 1024 f32 (4 KiB) keep a block per row.
 
-// CHECK-LABEL: gpu.func @layer_norm_static_rows_0
-// CHECK: vector.load %{{.*}} : memref<?x512xf32>, vector<4xf32>
-// CHECK: gpu.barrier
-// CHECK: gpu.barrier
+// CHECK-LABEL: gpu.func @layer_norm_static_warp_rows_0
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-4: vector.load %{{.*}} : memref<?x512xf32>, vector<4xf32>
 // CHECK-NOT: gpu.barrier
 // CHECK: vector.load %{{.*}} : memref<512xf32>, vector<4xf32>
+// CHECK-NOT: gpu.barrier
 // CHECK: vector.store %{{.*}} : memref<?x512xf32>, vector<4xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
 func.func @layer_norm_static(%x: tensor<?x512xf32>, %w: tensor<512xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
   %y = tgc.layer_norm %x weight(%w : tensor<512xf32>) bias(%b : tensor<512xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x512xf32>
   return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// Rows of 1024 bf16 (2 KiB) get a warp each too: 4 chunks of 8 per lane.
+
+// CHECK-LABEL: gpu.func @softmax_bf16_1024_warp_rows_0
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1024xbf16>, vector<8xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @softmax_bf16_1024(%x: tensor<?x1024xbf16>) -> tensor<?x1024xbf16> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x1024xbf16>
+  return %s : tensor<?x1024xbf16>
 }

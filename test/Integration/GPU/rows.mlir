@@ -14,13 +14,25 @@
 // RUN:   | grep -q '"reference_ok": true'
 // Static rows of up to 256 elements: a warp per row (8 rows per block; a
 // row count that is not a multiple of 8 leaves spare warps).
-// Static rows up to 16 elements per thread keep the row in registers
-// (1024 and 1000: 8 slots of 128 threads, the last partly past the end);
-// 3000 needs more slots and strides through memory.
+// Static rows up to 32 elements per thread keep the row in registers:
+// 1024 in two 16-byte chunks per thread of 128, without bounds checks;
+// 1000 and 3000 (8 and 24 slots, the last partly past the end) with
+// checked scalar loads. Dynamic rows (@softmax) stride through memory.
 // RUN: tgc-run %s --entry static_rows --device cuda --calls 0=37x1024,1=37x1000,2=5x3000 \
 // RUN:   --calls 0=300x1024,1=2x1000,2=64x3000 --check reference --json | grep -q '"reference_ok": true'
 // RUN: tgc-run %s --entry warp_rows --device cuda --calls 0=13x200,1=200,2=200 --calls 0=1000x200,1=200,2=200 \
 // RUN:   --check reference --json | grep -q '"reference_ok": true'
+// Vector rows with a warp per row: 1024 bf16 (4 chunks of 8 per lane),
+// 512 f32 (4 chunks of 4), 64 bf16 (one chunk of 2); row counts that leave
+// spare warps, and CUDA graphs patched to new sizes (the largest call
+// first: a growing arena would drop the graph).
+// RUN: tgc-run %s --entry vector_rows --device cuda --calls 0=301x1024,1=1024,2=1024,3=301x512,4=301x64 \
+// RUN:   --calls 0=5x1024,1=1024,2=1024,3=5x512,4=5x64 --calls 0=2x1024,1=1024,2=1024,3=2x512,4=2x64 \
+// RUN:   --check reference --cuda-graphs --json | FileCheck %s --check-prefix=VEC
+// VEC: "compiles": 1,
+// VEC: "graph_captures": 1,
+// VEC: "graph_resizes": 2,
+// VEC: "reference_ok": true
 
 func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x?xf32>
@@ -64,4 +76,12 @@ func.func @static_rows(%a: tensor<?x1024xf32>, %b: tensor<?x1000xf32>, %c: tenso
   %1 = tgc.log_softmax %b dim = 1 : tensor<?x1000xf32>
   %2 = tgc.softmax %c dim = 1 : tensor<?x3000xf32>
   return %0, %1, %2 : tensor<?x1024xf32>, tensor<?x1000xf32>, tensor<?x3000xf32>
+}
+
+func.func @vector_rows(%x: tensor<?x1024xbf16>, %w: tensor<1024xbf16>, %b: tensor<1024xbf16>, %y: tensor<?x512xf32>, %z: tensor<?x64xbf16>) -> (tensor<?x1024xbf16>, tensor<?x1024xbf16>, tensor<?x512xf32>, tensor<?x64xbf16>) {
+  %s = tgc.softmax %x dim = 1 : tensor<?x1024xbf16>
+  %l = tgc.layer_norm %x weight(%w : tensor<1024xbf16>) bias(%b : tensor<1024xbf16>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x1024xbf16>
+  %n = tgc.log_softmax %y dim = 1 : tensor<?x512xf32>
+  %t = tgc.softmax %z dim = 1 : tensor<?x64xbf16>
+  return %s, %l, %n, %t : tensor<?x1024xbf16>, tensor<?x1024xbf16>, tensor<?x512xf32>, tensor<?x64xbf16>
 }
