@@ -1480,10 +1480,8 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
   // Every timed call so far is finished: their times are known.
   for (auto [start, end] : state.pendingTimings) {
     float ms = 0;
-    if (state.cu->cuEventElapsedTime(&ms, start, end) == CUDA_SUCCESS) {
+    if (state.cu->cuEventElapsedTime(&ms, start, end) == CUDA_SUCCESS)
       state.stats.deviceTimesMs.push_back(ms);
-      state.stats.deviceMs = ms;
-    }
     state.spareTimings.push_back({start, end});
   }
   state.pendingTimings.clear();

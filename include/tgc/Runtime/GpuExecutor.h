@@ -61,9 +61,8 @@ struct GpuRunStats {
   int64_t arenaBytes = 0;     // of the last call
   /// With setDeviceTiming: every timed call's device time, from an event
   /// recorded before its first step to one after its last, in call order
-  /// as they become known (when a call waits), and the last one.
+  /// as they become known (when a call waits).
   std::vector<double> deviceTimesMs;
-  double deviceMs = 0;
   std::string graphFallback;  // why a call could not use a graph, if so
 };
 
