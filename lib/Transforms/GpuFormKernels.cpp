@@ -48,6 +48,23 @@ constexpr int64_t kWarpRowLimit = 256;
 constexpr int64_t kWarpRowBytes = 2048;
 /// Row elements per thread that a row kernel keeps in registers.
 constexpr int64_t kRegisterRowSlots = 32;
+/// 1-D reductions (rows = 0) of a static length up to this run as one
+/// block (a row kernel); longer or dynamic ones as a two-stage tree.
+constexpr int64_t kSingleBlockRow = 16384;
+
+// Two-stage tree reductions. The first stage's threads each read about
+// kTreeUnroll elements per loop step: kTreeWorkers threads keep enough
+// loads in flight for an H100's bandwidth (its 132 SMs full).
+// Their partial results, at most kTreePartials, go to a scratch region of
+// kTreePartials * 8 bytes at the end of the arena.
+constexpr int64_t kTreeWorkers = 262144;
+constexpr int64_t kTreePartials = 262144;
+constexpr int64_t kTreeUnroll = 8;
+/// Threads of a block of the second stage.
+constexpr int64_t kTreeFinalThreads = 1024;
+/// At most this many partials per output when a thread reads each
+/// output's column (a thread of the second stage combines every 32nd).
+constexpr int64_t kTreeColumnSplit = 256;
 
 /// Moves the vector stores of an unrolled elementwise loop body after all
 /// its loads (keeping their order), so that every chunk's loads are in
@@ -624,7 +641,7 @@ public:
   LogicalResult emit(ArrayRef<linalg::GenericOp> ops) {
     if (ops.empty())
       return success();
-    if (isRowGroup(ops)) {
+    if (isRowGroup(ops) && !isLongVectorGroup(ops)) {
       int64_t saved = blockSize;
       blockSize = rowBlockSize;
       LogicalResult built = emitRowKernel(ops);
@@ -632,7 +649,24 @@ public:
       if (failed(built))
         return failure();
     } else {
-      for (linalg::GenericOp op : ops) {
+      for (size_t i = 0; i < ops.size(); ++i) {
+        // A reduction (with the fill of its output before it, and the
+        // elementwise ops after it that read it at its own points) as a
+        // two-stage tree.
+        size_t at = i;
+        linalg::GenericOp fill;
+        if (i + 1 < ops.size() && isFill(ops[i]) && matchTree(ops[i + 1]) &&
+            fillCovered(ops[i], ops[i + 1]))
+          fill = ops[at++];
+        if (std::optional<Tree> tree = matchTree(ops[at])) {
+          tree->fill = fill;
+          tree->epilogues = treeEpilogues(*tree, ops.drop_front(at + 1));
+          if (failed(emitTree(*tree)))
+            return failure();
+          i = at + tree->epilogues.size();
+          continue;
+        }
+        linalg::GenericOp op = ops[i];
         unsigned width = vectorize ? flatVectorWidth(op) : 0;
         if (failed(width ? emitFlatKernel(op, width) : emitElementKernel(op)))
           return failure();
@@ -661,6 +695,12 @@ private:
   Operation *anchor = nullptr;
   gpu::LaunchFuncOp lastLaunch;
   SmallVector<scf::ForOp> rowLoops;
+
+  // Per function: the scratch region of tree reductions (see
+  // partialsBuffer).
+  memref::AllocOp scratchArena;
+  Value scratchAt;
+  DenseMap<Type, Value> partialViews;
 
   //--- Classification -----------------------------------------------------
 
@@ -712,6 +752,24 @@ private:
         written.insert(init);
     }
     return true;
+  }
+
+  /// A row group without row loops (a whole 1-D vector is the row) whose
+  /// length is dynamic or above kSingleBlockRow: one block would read it
+  /// alone, so its reductions run as trees instead.
+  bool isLongVectorGroup(ArrayRef<linalg::GenericOp> ops) {
+    if (llvm::any_of(ops, [](linalg::GenericOp op) {
+          return op.getNumLoops() > 1;
+        }))
+      return false;
+    for (linalg::GenericOp op : ops) {
+      if (op.getNumLoops() == 1) {
+        int64_t length = op.getStaticLoopRanges().front();
+        if (ShapedType::isDynamic(length) || length > kSingleBlockRow)
+          return true;
+      }
+    }
+    return false;
   }
 
   //--- Kernel operands ----------------------------------------------------
@@ -1237,6 +1295,775 @@ private:
     for (bool c : carried)
       all.push_back(c ? *it++ : Value());
     return all;
+  }
+
+  //--- Tree reductions ----------------------------------------------------
+
+  /// A reduction that runs as a two-stage tree: the first kernel's workers
+  /// each combine a chunk of one output's reduction into a partial result,
+  /// the second combines each output's partials with the output's initial
+  /// value. When every output has one chunk, the first kernel finishes the
+  /// outputs itself and the second is not launched (its grid is 0).
+  struct Tree {
+    linalg::GenericOp op;
+    Combiner combiner;
+    SmallVector<unsigned> par, red;
+    /// The output's indexing map over the parallel loops alone (dim i is
+    /// par[i]).
+    AffineMap outMap;
+    /// Threads along the outputs, each reading a chunk of its output's
+    /// column (the inputs' innermost index is a parallel loop); otherwise
+    /// a warp per output and chunk, its lanes along the reduction.
+    bool columns = false;
+    /// The fill of the output before the reduction: the final stage uses
+    /// its value instead of reading the output, and it is not launched.
+    linalg::GenericOp fill;
+    /// Elementwise ops after the reduction run in the final stage at each
+    /// output point, reading what the tree wrote there from registers.
+    SmallVector<linalg::GenericOp> epilogues;
+  };
+
+  std::optional<Tree> matchTree(linalg::GenericOp op) {
+    if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1)
+      return std::nullopt;
+    std::optional<Combiner> combiner = matchCombiner(op);
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (!combiner || !isa<MemRefType>(init->get().getType()) ||
+        !op.getMatchingBlockArgument(init).hasOneUse())
+      return std::nullopt;
+    Tree t;
+    t.op = op;
+    t.combiner = *combiner;
+    for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray()))
+      (it == utils::IteratorType::parallel ? t.par : t.red)
+          .push_back(static_cast<unsigned>(i));
+    // The output: each parallel loop indexes it once (other indices are
+    // constant 0s), so each output point has one worker.
+    AffineMap map = op.getMatchingIndexingMap(init);
+    if (llvm::any_of(t.red, [&](unsigned d) { return map.isFunctionOfDim(d); }))
+      return std::nullopt;
+    MLIRContext *ctx = op.getContext();
+    SmallVector<AffineExpr> replacement(op.getNumLoops(),
+                                        getAffineConstantExpr(0, ctx));
+    for (auto [i, d] : llvm::enumerate(t.par))
+      replacement[d] = getAffineDimExpr(i, ctx);
+    t.outMap = map.replaceDimsAndSymbols(replacement, {}, t.par.size(), 0);
+    SmallVector<bool> indexed(t.par.size(), false);
+    for (AffineExpr e : t.outMap.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e)) {
+        if (indexed[d.getPosition()])
+          return std::nullopt;
+        indexed[d.getPosition()] = true;
+      } else if (auto c = dyn_cast<AffineConstantExpr>(e);
+                 !c || c.getValue() != 0) {
+        return std::nullopt;
+      }
+    }
+    if (llvm::is_contained(indexed, false))
+      return std::nullopt;
+    // Inputs indexed by the loops themselves (windows, as convolutions and
+    // pooling read, keep a thread per output); the innermost index of the
+    // input of the highest rank says which way the threads go.
+    unsigned rank = 0;
+    std::optional<unsigned> innermost;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      Value v = in->get();
+      if (v == init->get())
+        return std::nullopt;
+      if (!isa<MemRefType>(v.getType()) || splatGlobal(v))
+        continue;
+      AffineMap m = op.getMatchingIndexingMap(in);
+      if (!m.isProjectedPermutation(/*allowZeroInResults=*/true))
+        return std::nullopt;
+      if (m.getNumResults() == 0 || m.getNumResults() < rank)
+        continue;
+      if (auto last = dyn_cast<AffineDimExpr>(m.getResults().back())) {
+        rank = m.getNumResults();
+        innermost = last.getPosition();
+      }
+    }
+    if (!innermost)
+      return std::nullopt;
+    t.columns = llvm::is_contained(t.par, *innermost);
+    // A short static reduction along the lanes would leave most of a warp
+    // idle: a thread per output reads it better.
+    if (!t.columns) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      int64_t k = 1;
+      for (unsigned d : t.red)
+        k = ShapedType::isDynamic(ranges[d]) || ShapedType::isDynamic(k)
+                ? ShapedType::kDynamic
+                : k * ranges[d];
+      if (!ShapedType::isDynamic(k) && k <= kWarpSize)
+        return std::nullopt;
+    }
+    return t;
+  }
+
+  /// Whether the tree of `op` writes every element `fill` fills (indices
+  /// of the output that no loop reaches have extent 1).
+  bool fillCovered(linalg::GenericOp fill, linalg::GenericOp op) {
+    Value out = op.getDpsInitOperand(0)->get();
+    if (fill.getDpsInitOperand(0)->get() != out)
+      return false;
+    auto type = cast<MemRefType>(out.getType());
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    for (auto [i, e] : llvm::enumerate(map.getResults()))
+      if (isa<AffineConstantExpr>(e) && type.getDimSize(i) != 1)
+        return false;
+    return true;
+  }
+
+  /// Whether `a` and `b` may be the same memory: the same buffer, or views
+  /// of one buffer, unless both are arena views of static extent that do
+  /// not overlap. (Arena slots are reused: a view written after a
+  /// reduction may hold the bytes of an input whose life ended there.)
+  static bool mayShareMemory(Value a, Value b) {
+    auto va = a.getDefiningOp<memref::ViewOp>();
+    auto vb = b.getDefiningOp<memref::ViewOp>();
+    if (va && vb && va.getSource() == vb.getSource()) {
+      std::optional<int64_t> sa = getConstantIntValue(va.getByteShift());
+      std::optional<int64_t> sb = getConstantIntValue(vb.getByteShift());
+      MemRefType ta = va.getType(), tb = vb.getType();
+      if (!sa || !sb || !ta.hasStaticShape() || !tb.hasStaticShape())
+        return true;
+      int64_t ea = *sa + ta.getNumElements() * ta.getElementTypeBitWidth() / 8;
+      int64_t eb = *sb + tb.getNumElements() * tb.getElementTypeBitWidth() / 8;
+      return *sa < eb && *sb < ea;
+    }
+    auto base = [](Value v) {
+      while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+        v = view.getViewSource();
+      return v;
+    };
+    return base(a) == base(b);
+  }
+
+  /// Whether the buffer `u` (the arena view it is, or is a view of) is used
+  /// at or after `at`, an op of the function's block: the arena planner
+  /// then gave a buffer allocated at `at` other bytes (a slot is reused
+  /// only after its last buffer's last use).
+  bool usedFrom(Value u, Operation *at) {
+    Block &block = func.getBody().front();
+    if (!at || at->getBlock() != &block)
+      return false;
+    while (!u.getDefiningOp<memref::ViewOp>())
+      if (auto view = u.getDefiningOp<ViewLikeOpInterface>())
+        u = view.getViewSource();
+      else
+        return false;
+    SmallVector<Value> worklist{u};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        Operation *top = block.findAncestorOpInBlock(*user);
+        if (top && !top->isBeforeInBlock(at))
+          return true;
+        if (isa<ViewLikeOpInterface>(user))
+          llvm::append_range(worklist, user->getResults());
+      }
+    }
+    return false;
+  }
+
+  /// The ops at the front of `rest` that run in `t`'s final stage: all
+  /// parallel over the tree's outputs, reading what the tree (or an
+  /// earlier one of them) wrote only at the point being finished, and
+  /// writing at that point buffers that nothing else in the tree touches.
+  SmallVector<linalg::GenericOp> treeEpilogues(Tree &t,
+                                               ArrayRef<linalg::GenericOp> rest) {
+    SmallVector<linalg::GenericOp> fused;
+    Value out = t.op.getDpsInitOperand(0)->get();
+    DenseSet<Value> held{out};
+    SmallVector<Value> touched{out};
+    for (OpOperand *in : t.op.getDpsInputOperands())
+      touched.push_back(in->get());
+    for (linalg::GenericOp e : rest) {
+      if (!isAllParallel(e) || e.getNumLoops() != t.par.size())
+        break;
+      bool ok = true;
+      for (OpOperand &operand : e->getOpOperands()) {
+        Value v = operand.get();
+        AffineMap m = e.getMatchingIndexingMap(&operand);
+        if (held.contains(v)) {
+          ok &= m == t.outMap;
+          continue;
+        }
+        if (!e.isDpsInit(&operand))
+          continue;
+        ok &= m == t.outMap && isa<MemRefType>(v.getType()) &&
+              llvm::none_of(touched, [&](Value u) {
+                return isa<MemRefType>(u.getType()) && mayShareMemory(u, v) &&
+                       !usedFrom(u, v.getDefiningOp());
+              });
+      }
+      if (!ok)
+        break;
+      fused.push_back(e);
+      for (OpOperand &operand : e->getOpOperands())
+        touched.push_back(operand.get());
+      for (Value v : e.getDpsInits())
+        held.insert(v);
+    }
+    return fused;
+  }
+
+  /// A view of kTreePartials elements of `type` in a scratch region after
+  /// the arena's planned buffers (the arena grows by kTreePartials * 8
+  /// bytes, or is created). Every tree of the function uses the same
+  /// region: kernels run one after another on the stream.
+  Value partialsBuffer(Type type) {
+    if (Value v = partialViews.lookup(type))
+      return v;
+    Location loc = func.getLoc();
+    if (!scratchArena) {
+      memref::AllocOp arena;
+      func.walk([&](memref::AllocOp a) {
+        if (!a->use_empty() &&
+            llvm::all_of(a->getUsers(),
+                         [](Operation *u) { return isa<memref::ViewOp>(u); }))
+          arena = a;
+      });
+      constexpr int64_t extra = kTreePartials * 8;
+      Type i8 = IntegerType::get(func.getContext(), 8);
+      auto alignment =
+          IntegerAttr::get(IntegerType::get(func.getContext(), 64), 64);
+      if (!arena) {
+        OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+        scratchAt = arith::ConstantIndexOp::create(b, loc, 0);
+        scratchArena = memref::AllocOp::create(
+            b, loc, MemRefType::get({extra}, i8), alignment);
+      } else {
+        OpBuilder b(arena);
+        MemRefType type = arena.getType();
+        if (type.hasStaticShape()) {
+          int64_t old = llvm::alignTo(type.getNumElements(), 64);
+          scratchAt = arith::ConstantIndexOp::create(b, loc, old);
+          scratchArena = memref::AllocOp::create(
+              b, loc, MemRefType::get({old + extra}, i8), alignment);
+        } else {
+          // The planner's size is a multiple of 64 (a product by 64).
+          scratchAt = arena.getDynamicSizes()[0];
+          auto mul = scratchAt.getDefiningOp<arith::MulIOp>();
+          if (!mul || getConstantIntValue(mul.getRhs()) != 64) {
+            Value c64 = arith::ConstantIndexOp::create(b, loc, 64);
+            scratchAt = arith::MulIOp::create(
+                b, loc, arith::CeilDivSIOp::create(b, loc, scratchAt, c64),
+                c64);
+          }
+          Value total = arith::AddIOp::create(
+              b, loc, scratchAt, arith::ConstantIndexOp::create(b, loc, extra));
+          scratchArena = memref::AllocOp::create(b, loc, type,
+                                                 ValueRange{total}, alignment);
+        }
+        for (OpOperand &use : llvm::make_early_inc_range(arena->getUses()))
+          use.set(scratchArena);
+        arena.erase();
+      }
+    }
+    OpBuilder b(scratchArena->getBlock(),
+                std::next(Block::iterator(scratchArena)));
+    Value view = memref::ViewOp::create(
+        b, loc, MemRefType::get({kTreePartials}, type), scratchArena,
+        scratchAt, ValueRange{});
+    partialViews[type] = view;
+    return view;
+  }
+
+  /// The partials per output (host values): enough workers for the
+  /// device's bandwidth, at most kTreePartials in all, and chunks of at
+  /// least kTreeUnroll elements per thread.
+  Value treeSplit(OpBuilder &b, Location loc, Tree &t, Value outputs,
+                  Value length) {
+    auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value p = arith::MaxSIOp::create(b, loc, outputs, c(1));
+    int64_t workers = t.columns ? kTreeWorkers : kTreeWorkers / kWarpSize;
+    Value s = arith::CeilDivSIOp::create(b, loc, c(workers), p);
+    s = arith::MinSIOp::create(b, loc, s,
+                               arith::DivSIOp::create(b, loc, c(kTreePartials), p));
+    int64_t chunk = t.columns ? kTreeUnroll : kWarpSize * kTreeUnroll;
+    s = arith::MinSIOp::create(b, loc, s,
+                               arith::CeilDivSIOp::create(b, loc, length, c(chunk)));
+    if (t.columns)
+      s = arith::MinSIOp::create(b, loc, s, c(kTreeColumnSplit));
+    return arith::MaxSIOp::create(b, loc, s, c(1));
+  }
+
+  /// `acc` folded by `step(builder, position, acc)` over positions first,
+  /// first + stride, ... below `end`: kTreeUnroll positions per iteration
+  /// of a main loop (their loads are independent of each other), then the
+  /// rest one at a time.
+  Value accumulate(OpBuilder &b, Location loc, Value first, Value end,
+                   int64_t stride, Value acc,
+                   function_ref<Value(OpBuilder &, Value, Value)> step) {
+    auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value span = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, end, first), c(0));
+    Value count = arith::CeilDivSIOp::create(b, loc, span, c(stride));
+    Value mainEnd = arith::AddIOp::create(
+        b, loc, first,
+        arith::MulIOp::create(
+            b, loc, arith::DivSIOp::create(b, loc, count, c(kTreeUnroll)),
+            c(stride * kTreeUnroll)));
+    auto main = scf::ForOp::create(b, loc, first, mainEnd,
+                                   c(stride * kTreeUnroll), ValueRange{acc});
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(main.getBody());
+      Value a = main.getRegionIterArgs()[0];
+      for (int64_t u = 0; u < kTreeUnroll; ++u) {
+        Value at = main.getInductionVar();
+        if (u)
+          at = arith::AddIOp::create(
+              lb, loc, at, arith::ConstantIndexOp::create(lb, loc, u * stride));
+        a = step(lb, at, a);
+      }
+      scf::YieldOp::create(lb, loc, a);
+    }
+    auto rest = scf::ForOp::create(b, loc, mainEnd, end, c(stride),
+                                   main.getResults());
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(rest.getBody());
+      scf::YieldOp::create(
+          lb, loc,
+          step(lb, rest.getInductionVar(), rest.getRegionIterArgs()[0]));
+    }
+    return rest.getResult(0);
+  }
+
+  /// Finishes output point `pivs` with the combined `total`: stores
+  /// combine(initial value, total), then runs the epilogues there.
+  void finishTree(OpBuilder &b, Tree &t, ValueRange pivs, Value total) {
+    Location loc = t.op.getLoc();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    SmallVector<Value> ivs(t.op.getNumLoops(), zero);
+    for (auto [d, iv] : llvm::zip(t.par, pivs))
+      ivs[d] = iv;
+    OpOperand *init = t.op.getDpsInitOperand(0);
+    Value out = kval(b, init->get());
+    SmallVector<Value> idx =
+        applyMap(b, loc, t.op.getMatchingIndexingMap(init), ivs);
+    Value initial =
+        t.fill ? emitBody(b, t.fill,
+                          SmallVector<Value>(t.fill.getNumLoops(), zero))[0]
+               : memref::LoadOp::create(b, loc, out, idx).getResult();
+    Value value = combine(b, t.combiner.op, initial, total);
+    memref::StoreOp::create(b, loc, value, out, idx);
+    DenseMap<Value, Value> held{{init->get(), value}};
+    for (linalg::GenericOp e : t.epilogues) {
+      SmallVector<Value> given(e->getNumOperands());
+      for (OpOperand &operand : e->getOpOperands())
+        given[operand.getOperandNumber()] = held.lookup(operand.get());
+      SmallVector<Value> values = emitBody(b, e, pivs, {}, given);
+      storeOutputs(b, e, pivs, values);
+      for (auto [v, result] : llvm::zip(e.getDpsInits(), values))
+        held[v] = result;
+    }
+  }
+
+  LogicalResult emitTree(Tree &t) {
+    linalg::GenericOp op = t.op;
+    Location loc = op.getLoc();
+    // Host code goes before the last op: the epilogues' outputs are
+    // allocated in between.
+    OpBuilder hb(t.epilogues.empty() ? op.getOperation()
+                                     : t.epilogues.back().getOperation());
+    SmallVector<Value> hostSizes = hostLoopSizes(hb, op);
+    SmallVector<Value> hostPar, hostRed;
+    for (unsigned d : t.par)
+      hostPar.push_back(hostSizes[d]);
+    for (unsigned d : t.red)
+      hostRed.push_back(hostSizes[d]);
+    Value hostP = product(hb, loc, hostPar);
+    Value hostSplit =
+        treeSplit(hb, loc, t, hostP, product(hb, loc, hostRed));
+    Type accType = t.combiner.op->getResult(0).getType();
+    Value partials = partialsBuffer(accType);
+    auto c = [&](OpBuilder &b, int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    // Both kernels read the same operands.
+    auto addAll = [&]() -> LogicalResult {
+      for (Value s : hostSizes)
+        if (failed(addOperand(s, op)))
+          return failure();
+      if (failed(addOperand(hostSplit, op)) || failed(addOperands(op)) ||
+          failed(addOperand(partials, op)) ||
+          (t.fill && failed(addOperands(t.fill))))
+        return failure();
+      for (linalg::GenericOp e : t.epilogues)
+        if (failed(addOperands(e)))
+          return failure();
+      return success();
+    };
+    struct Setup {
+      SmallVector<Value> parSizes, redSizes;
+      Value outputs, length, split, partials, bid, tid;
+    };
+    auto setup = [&](OpBuilder &kb) {
+      Setup s;
+      for (unsigned d : t.par)
+        s.parSizes.push_back(kval(kb, hostSizes[d]));
+      for (unsigned d : t.red)
+        s.redSizes.push_back(kval(kb, hostSizes[d]));
+      s.outputs = product(kb, loc, s.parSizes);
+      s.length = product(kb, loc, s.redSizes);
+      s.split = kval(kb, hostSplit);
+      s.partials = kval(kb, partials);
+      s.bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+      s.tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+      return s;
+    };
+    auto neutralValue = [&](OpBuilder &b) {
+      return arith::ConstantOp::create(b, loc, t.combiner.neutral);
+    };
+    // Inputs whose indices by the reduction loops are one run of
+    // consecutive dims, in the loops' order, over a dense buffer: read
+    // through a view with that run collapsed into one dim, indexed by the
+    // linear reduction position, so that no position is divided back into
+    // the loops' indices (64-bit divisions would dominate the kernel).
+    bool usesRedIndex = false;
+    op.getBody()->walk([&](linalg::IndexOp index) {
+      usesRedIndex |= llvm::is_contained(t.red, index.getDim());
+    });
+    SmallVector<std::optional<unsigned>> runAt(op.getNumDpsInputs());
+    bool collapseAll = !usesRedIndex;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(in->get().getType());
+      if (!type || splatGlobal(in->get()))
+        continue;
+      AffineMap m = op.getMatchingIndexingMap(in);
+      ArrayRef<AffineExpr> results = m.getResults();
+      std::optional<unsigned> at;
+      for (unsigned r = 0; r + t.red.size() <= results.size() && !at; ++r)
+        if (areDims(results.slice(r, t.red.size()), t.red))
+          at = r;
+      bool others = at && llvm::all_of(llvm::enumerate(results), [&](auto e) {
+        return (e.index() >= *at && e.index() < *at + t.red.size()) ||
+               llvm::none_of(t.red, [&](unsigned d) {
+                 return e.value().isFunctionOfDim(d);
+               });
+      });
+      if (!at || !others || !type.getLayout().isIdentity())
+        collapseAll = false;
+      else
+        runAt[in->getOperandNumber()] = at;
+    }
+    // Warps read 16-byte vectors when every input is collapsed with its
+    // run innermost (contiguous along the reduction) and all have one
+    // element width; at run time only if the reduction length is a
+    // multiple of the vector (so rows start aligned), behind the launch
+    // plan's alignment guard, as flat kernels.
+    int64_t treeVec = 0;
+    if (vectorize && !t.columns && collapseAll) {
+      for (OpOperand *in : op.getDpsInputOperands()) {
+        unsigned n = in->getOperandNumber();
+        if (!runAt[n])
+          continue;
+        auto type = cast<MemRefType>(in->get().getType());
+        unsigned bits = type.getElementTypeBitWidth();
+        int64_t width = (bits == 16 || bits == 32 || bits == 64)
+                            ? 128 / bits
+                            : 0;
+        if (!type.getElementType().isIntOrFloat() || !width ||
+            *runAt[n] + t.red.size() != static_cast<size_t>(type.getRank()) ||
+            (treeVec && treeVec != width)) {
+          treeVec = 0;
+          break;
+        }
+        treeVec = width;
+      }
+    }
+    // The partial of output `pivs` over reduction positions first, first +
+    // stride, ... below end.
+    // With `vec` > 1, positions are chunks of `vec` elements, each input
+    // read with one vector load per chunk.
+    auto reduceChunk = [&](OpBuilder &b, const Setup &s, ValueRange pivs,
+                           Value first, Value end, int64_t stride,
+                           int64_t vec = 1) {
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      SmallVector<Value> ivs(op.getNumLoops(), zero);
+      for (auto [d, iv] : llvm::zip(t.par, pivs))
+        ivs[d] = iv;
+      // The collapsed views, and the indices other than the run.
+      SmallVector<Value> views(op.getNumDpsInputs());
+      SmallVector<SmallVector<Value>> indices(op.getNumDpsInputs());
+      if (collapseAll) {
+        for (OpOperand *in : op.getDpsInputOperands()) {
+          unsigned n = in->getOperandNumber();
+          if (!runAt[n])
+            continue;
+          unsigned at = *runAt[n], run = t.red.size();
+          auto type = cast<MemRefType>(in->get().getType());
+          SmallVector<ReassociationIndices> groups;
+          for (unsigned r = 0; r < type.getRank(); ++r)
+            if (r < at || r >= at + run)
+              groups.push_back({static_cast<int64_t>(r)});
+            else if (r == at)
+              groups.push_back(llvm::to_vector(llvm::seq<int64_t>(at, at + run)));
+          views[n] = run == 1 ? kval(b, in->get())
+                              : memref::CollapseShapeOp::create(
+                                    b, loc, kval(b, in->get()), groups)
+                                    .getResult();
+          indices[n] = applyMap(b, loc, op.getMatchingIndexingMap(in), ivs);
+          indices[n].erase(indices[n].begin() + at,
+                           indices[n].begin() + at + run);
+        }
+      }
+      return accumulate(
+          b, loc, first, end, stride, neutralValue(b),
+          [&](OpBuilder &lb, Value k, Value acc) {
+            SmallVector<Value> at(ivs);
+            SmallVector<Value> given(op->getNumOperands());
+            if (vec > 1) {
+              Value k0 = arith::MulIOp::create(
+                  lb, loc, k, arith::ConstantIndexOp::create(lb, loc, vec));
+              SmallVector<Value> chunks(views.size());
+              for (auto [n, view] : llvm::enumerate(views)) {
+                if (!view)
+                  continue;
+                SmallVector<Value> idx(indices[n]);
+                idx.insert(idx.begin() + *runAt[n], k0);
+                auto type = VectorType::get(
+                    {vec}, cast<MemRefType>(view.getType()).getElementType());
+                chunks[n] = vector::LoadOp::create(
+                    lb, loc, type, view, idx, /*nontemporal=*/false,
+                    llvm::MaybeAlign(16));
+              }
+              for (int64_t e = 0; e < vec; ++e) {
+                for (auto [n, chunk] : llvm::enumerate(chunks))
+                  if (chunk)
+                    given[n] = vector::ExtractOp::create(lb, loc, chunk, e);
+                acc = emitBody(lb, op, at, ValueRange{acc}, given)[0];
+              }
+              return acc;
+            }
+            if (collapseAll) {
+              for (auto [n, view] : llvm::enumerate(views)) {
+                if (!view)
+                  continue;
+                SmallVector<Value> idx(indices[n]);
+                idx.insert(idx.begin() + *runAt[n], k);
+                given[n] = memref::LoadOp::create(lb, loc, view, idx);
+              }
+            } else {
+              for (auto [d, iv] :
+                   llvm::zip(t.red, delinearize(lb, loc, k, s.redSizes)))
+                at[d] = iv;
+            }
+            return emitBody(lb, op, at, ValueRange{acc}, given)[0];
+          });
+    };
+
+    // Stage 1: partials[w] for worker w = (output, chunk).
+    if (failed(addAll()))
+      return failure();
+    {
+      OpBuilder kb = startKernel(loc, "tree");
+      Setup s = setup(kb);
+      Value workers = arith::MulIOp::create(kb, loc, s.outputs, s.split);
+      Value direct = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
+                                           s.split, c(kb, 1));
+      Value w, lane;
+      if (t.columns) {
+        w = arith::AddIOp::create(
+            kb, loc, arith::MulIOp::create(kb, loc, s.bid, c(kb, blockSize)),
+            s.tid);
+      } else {
+        w = arith::AddIOp::create(
+            kb, loc,
+            arith::MulIOp::create(kb, loc, s.bid,
+                                  c(kb, blockSize / kWarpSize)),
+            arith::DivUIOp::create(kb, loc, s.tid, c(kb, kWarpSize)));
+        lane = arith::RemUIOp::create(kb, loc, s.tid, c(kb, kWarpSize));
+      }
+      Value inRange = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                            w, workers);
+      auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+      OpBuilder b = guard.getThenBodyBuilder();
+      // Columns: consecutive threads take consecutive outputs (coalesced
+      // reads of a row); warps: consecutive warps take one output's
+      // consecutive chunks.
+      Value p = t.columns
+                    ? arith::RemUIOp::create(b, loc, w, s.outputs).getResult()
+                    : arith::DivUIOp::create(b, loc, w, s.split).getResult();
+      Value chunk =
+          t.columns
+              ? arith::DivUIOp::create(b, loc, w, s.outputs).getResult()
+              : arith::RemUIOp::create(b, loc, w, s.split).getResult();
+      Value per = arith::CeilDivSIOp::create(b, loc, s.length, s.split);
+      if (!t.columns) {
+        // Chunks of whole warp-wide unrolled steps (of vectors).
+        Value step = c(b, kWarpSize * kTreeUnroll * std::max<int64_t>(treeVec, 1));
+        per = arith::MulIOp::create(
+            b, loc, arith::CeilDivSIOp::create(b, loc, per, step), step);
+      }
+      Value begin = arith::MinSIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, chunk, per), s.length);
+      Value end = arith::MinSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, begin, per), s.length);
+      SmallVector<Value> pivs = delinearize(b, loc, p, s.parSizes);
+      Value partial;
+      if (t.columns) {
+        partial = reduceChunk(b, s, pivs, begin, end, 1);
+      } else {
+        auto scalar = [&](OpBuilder &sb) {
+          return reduceChunk(sb, s, pivs,
+                             arith::AddIOp::create(sb, loc, begin, lane), end,
+                             kWarpSize);
+        };
+        if (treeVec) {
+          // Chunks begin at multiples of the vector; so does the end when
+          // the length is one.
+          Value aligned = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(b, loc, s.length, c(b, treeVec)),
+              c(b, 0));
+          auto branch = scf::IfOp::create(b, loc, TypeRange{accType}, aligned,
+                                          /*withElse=*/true);
+          OpBuilder vb = branch.getThenBodyBuilder();
+          Value vecs = c(vb, treeVec);
+          scf::YieldOp::create(
+              vb, loc,
+              reduceChunk(vb, s, pivs,
+                          arith::AddIOp::create(
+                              vb, loc,
+                              arith::DivUIOp::create(vb, loc, begin, vecs),
+                              lane),
+                          arith::DivUIOp::create(vb, loc, end, vecs),
+                          kWarpSize, treeVec));
+          OpBuilder eb = branch.getElseBodyBuilder();
+          scf::YieldOp::create(eb, loc, scalar(eb));
+          partial = branch.getResult(0);
+        } else {
+          partial = scalar(b);
+        }
+        partial = warpReduce(b, loc, t.combiner.op, partial);
+      }
+      Value writer = t.columns
+                         ? Value(arith::ConstantIntOp::create(b, loc, 1, 1))
+                         : Value(arith::CmpIOp::create(
+                               b, loc, arith::CmpIPredicate::eq, lane,
+                               c(b, 0)));
+      auto write = scf::IfOp::create(b, loc, writer, /*withElse=*/false);
+      OpBuilder wb = write.getThenBodyBuilder();
+      auto mode = scf::IfOp::create(wb, loc, direct, /*withElse=*/true);
+      OpBuilder db = mode.getThenBodyBuilder();
+      finishTree(db, t, pivs, partial);
+      OpBuilder pb = mode.getElseBodyBuilder();
+      memref::StoreOp::create(pb, loc, partial, s.partials, ValueRange{w});
+      Value threads = arith::MulIOp::create(hb, loc, hostP, hostSplit);
+      if (!t.columns)
+        threads = arith::MulIOp::create(hb, loc, threads, c(hb, kWarpSize));
+      finishKernel(kb, hb, loc,
+                   arith::CeilDivSIOp::create(hb, loc, threads,
+                                              c(hb, blockSize)),
+                   blockSize);
+      if (treeVec)
+        lastLaunch->setAttr("tgc.vector_align", hb.getI64IntegerAttr(16));
+    }
+
+    // Stage 2: each output's partials combined (not launched when every
+    // output had one chunk), by blocks of kTreeFinalThreads: each thread
+    // combines every 32nd partial (a few loads in flight at once, instead
+    // of a long chain in one thread).
+    if (failed(addAll()))
+      return failure();
+    {
+      int64_t saved = blockSize;
+      blockSize = kTreeFinalThreads;
+      OpBuilder kb = startKernel(loc, "tree_final");
+      auto space = gpu::AddressSpaceAttr::get(
+          kb.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+      int64_t warps = kTreeFinalThreads / kWarpSize;
+      Value scratch = kernel.addWorkgroupAttribution(
+          MemRefType::get({t.columns ? kTreeFinalThreads : warps}, accType,
+                          MemRefLayoutAttrInterface(), space),
+          loc);
+      Setup s = setup(kb);
+      auto loadPartial = [&](OpBuilder &lb, Value at, Value acc) {
+        Value v = memref::LoadOp::create(lb, loc, s.partials, ValueRange{at});
+        return combine(lb, t.combiner.op, acc, v);
+      };
+      if (t.columns) {
+        // 32 consecutive outputs per block (partials at chunk * outputs +
+        // output: coalesced), one per lane; warp w combines chunks w,
+        // w + 32, ...; then warp 0 combines the warps' results.
+        Value lane = arith::RemUIOp::create(kb, loc, s.tid, c(kb, kWarpSize));
+        Value warp = arith::DivUIOp::create(kb, loc, s.tid, c(kb, kWarpSize));
+        Value p = arith::AddIOp::create(
+            kb, loc, arith::MulIOp::create(kb, loc, s.bid, c(kb, kWarpSize)),
+            lane);
+        Value inRange = arith::CmpIOp::create(
+            kb, loc, arith::CmpIPredicate::ult, p, s.outputs);
+        auto part = scf::IfOp::create(kb, loc, TypeRange{accType}, inRange,
+                                      /*withElse=*/true);
+        {
+          OpBuilder b = part.getThenBodyBuilder();
+          Value partial = accumulate(
+              b, loc, warp, s.split, warps, neutralValue(b),
+              [&](OpBuilder &lb, Value chunk, Value acc) {
+                return loadPartial(
+                    lb,
+                    arith::AddIOp::create(
+                        lb, loc,
+                        arith::MulIOp::create(lb, loc, chunk, s.outputs), p),
+                    acc);
+              });
+          scf::YieldOp::create(b, loc, partial);
+          OpBuilder eb = part.getElseBodyBuilder();
+          scf::YieldOp::create(eb, loc, ValueRange{neutralValue(eb)});
+        }
+        memref::StoreOp::create(kb, loc, part.getResult(0), scratch,
+                                ValueRange{s.tid});
+        gpu::BarrierOp::create(kb, loc);
+        Value first = arith::CmpIOp::create(
+            kb, loc, arith::CmpIPredicate::eq, warp, c(kb, 0));
+        Value finish = arith::AndIOp::create(kb, loc, first, inRange);
+        auto write = scf::IfOp::create(kb, loc, finish, /*withElse=*/false);
+        OpBuilder b = write.getThenBodyBuilder();
+        Value total = accumulate(
+            b, loc, lane, c(b, kTreeFinalThreads), kWarpSize, neutralValue(b),
+            [&](OpBuilder &lb, Value at, Value acc) {
+              Value v = memref::LoadOp::create(lb, loc, scratch, ValueRange{at});
+              return combine(lb, t.combiner.op, acc, v);
+            });
+        finishTree(b, t, delinearize(b, loc, p, s.parSizes), total);
+      } else {
+        // A block per output (partials at output * split + chunk).
+        Value p = s.bid;
+        Value inRange = arith::CmpIOp::create(
+            kb, loc, arith::CmpIPredicate::ult, p, s.outputs);
+        auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+        OpBuilder b = guard.getThenBodyBuilder();
+        Value base = arith::MulIOp::create(b, loc, p, s.split);
+        Value partial = accumulate(
+            b, loc, s.tid, s.split, kTreeFinalThreads, neutralValue(b),
+            [&](OpBuilder &lb, Value chunk, Value acc) {
+              return loadPartial(
+                  lb, arith::AddIOp::create(lb, loc, base, chunk), acc);
+            });
+        Value total =
+            blockReduce(b, loc, t.combiner, partial, s.tid, scratch);
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            s.tid, c(b, 0));
+        auto write = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+        OpBuilder wb = write.getThenBodyBuilder();
+        finishTree(wb, t, delinearize(wb, loc, p, s.parSizes), total);
+      }
+      blockSize = saved;
+      // Launched only when some output has several chunks: the grid is
+      // multiplied by min(split - 1, 1).
+      Value several = arith::MinSIOp::create(
+          hb, loc, arith::SubIOp::create(hb, loc, hostSplit, c(hb, 1)),
+          c(hb, 1));
+      Value blocks = t.columns ? arith::CeilDivSIOp::create(
+                                     hb, loc, hostP, c(hb, kWarpSize))
+                                     .getResult()
+                               : hostP;
+      finishKernel(kb, hb, loc, arith::MulIOp::create(hb, loc, blocks, several),
+                   kTreeFinalThreads);
+    }
+    return success();
   }
 
   //--- Row kernels --------------------------------------------------------

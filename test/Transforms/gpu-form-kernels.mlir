@@ -158,18 +158,133 @@ func.func @broadcast_weight(%w: tensor<16x8xf32>, %x: tensor<?x8x36xf32>) -> ten
 
 // -----
 
-// A column sum: not a row group, so one thread per output column with the
-// reduction loop inside the thread, the output in a register.
+// A column sum: a two-stage tree with threads along the columns. The fill
+// of the f64 accumulator is not launched (the final stage starts from its
+// value) and the rounding to f32 runs in the final stage. Chunks per
+// output: enough threads, at most 262144 partials, at least 8 rows per
+// chunk and at most 256 chunks. The first stage finishes the outputs when
+// each has one chunk; else it writes partials to the scratch region at the
+// end of the arena (arena bytes rounded to 64, plus 262144 * 8), and the
+// final stage (grid multiplied by min(chunks - 1, 1), so 0 blocks when not
+// needed) combines them: blocks of 1024 threads, 32 outputs each, each
+// warp combining every 32nd chunk, then the first warp the warps' results.
 
 // CHECK-LABEL: func.func @column_sum
-// CHECK:   gpu.func @column_sum_loops_
-// CHECK:     scf.for
-// CHECK:       memref.load
-// CHECK:       scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
-// CHECK:       memref.store
+// CHECK:   %[[OLD:.*]] = arith.muli %{{.*}}, %c64 : index
+// CHECK:   %[[NEW:.*]] = arith.addi %[[OLD]], %c2097152 : index
+// CHECK:   %[[ARENA:.*]] = memref.alloc(%[[NEW]]) {alignment = 64 : i64} : memref<?xi8>
+// CHECK:   %[[PARTIALS:.*]] = memref.view %[[ARENA]][%[[OLD]]][] : memref<?xi8> to memref<262144xf64>
+// CHECK-NOT: gpu.launch_func
+// CHECK:   %[[P:.*]] = arith.maxsi %[[COLS:.*]], %c1 : index
+// CHECK:   arith.ceildivsi %c262144, %[[P]]
+// CHECK:   arith.divsi %c262144, %[[P]]
+// CHECK:   arith.ceildivsi %{{.*}}, %c8
+// CHECK:   arith.minsi %{{.*}}, %c256
+// CHECK:   %[[S:.*]] = arith.maxsi %{{.*}}, %c1 : index
+// CHECK:   %[[T:.*]] = arith.muli %[[COLS]], %[[S]] : index
+// CHECK:   %[[G:.*]] = arith.ceildivsi %[[T]], %c256 : index
+// CHECK:   gpu.launch_func @column_sum_kernels::@column_sum_tree_0 blocks in (%[[G]], %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK:   %[[S1:.*]] = arith.subi %[[S]], %c1 : index
+// CHECK:   %[[SEVERAL:.*]] = arith.minsi %[[S1]], %c1 : index
+// CHECK:   %[[B:.*]] = arith.ceildivsi %[[COLS]], %c32 : index
+// CHECK:   %[[G2:.*]] = arith.muli %[[B]], %[[SEVERAL]] : index
+// CHECK:   gpu.launch_func @column_sum_kernels::@column_sum_tree_final_1 blocks in (%[[G2]], %c1, %c1) threads in (%c1024, %c1, %c1)
+// CHECK-NOT: gpu.launch_func
+// CHECK:   gpu.func @column_sum_tree_0(%{{.*}}: index, %[[N:.*]]: index, %[[SPLIT:.*]]: index, %[[X:.*]]: memref<?x?xf32>, %[[ACC:.*]]: memref<?xf64>, %[[PART:.*]]: memref<262144xf64>, %[[OUT:.*]]: memref<?xf32>) kernel
+// CHECK:     %[[DIRECT:.*]] = arith.cmpi eq, %[[SPLIT]], %c1 : index
+// CHECK:     %[[COL:.*]] = arith.remui %[[W:.*]], %[[N]] : index
+// CHECK:     scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c8 iter_args
+// CHECK:       memref.load %[[X]][%[[K]], %[[COL]]]
+// CHECK-COUNT-7: memref.load %[[X]]
+// CHECK:     scf.for %{{.*}} step %c1 iter_args
+// CHECK:     scf.if %[[DIRECT]] {
+// CHECK:       memref.store %{{.*}}, %[[ACC]][%[[COL]]]
+// CHECK:       arith.truncf %{{.*}} : f64 to f32
+// CHECK:       memref.store %{{.*}}, %[[OUT]][%[[COL]]]
+// CHECK:     } else {
+// CHECK:       memref.store %{{.*}}, %[[PART]][%[[W]]]
+// CHECK:   gpu.func @column_sum_tree_final_1(
+// CHECK-SAME: workgroup(%[[SHARED:.*]] : memref<1024xf64, #gpu.address_space<workgroup>>)
+// CHECK:     scf.for %{{.*}} step %c256 iter_args
+// CHECK:       memref.load %{{.*}} : memref<262144xf64>
+// CHECK:     memref.store %{{.*}}, %[[SHARED]]
+// CHECK:     gpu.barrier
+// CHECK:     scf.for %{{.*}} step %c32 iter_args
+// CHECK:       memref.load %[[SHARED]]
+// CHECK:     arith.truncf %{{.*}} : f64 to f32
 func.func @column_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   %s = tgc.sum %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
   return %s : tensor<?xf32>
+}
+
+// -----
+
+// A full sum: a tree with a warp per chunk, its lanes along the reduction
+// (the input read through a 1-D view, no index division), 8 reads per
+// lane per step: 16-byte vectors when the length is a multiple of 4 (the
+// launch guards the input's alignment), else scalars. The final stage is a
+// block of 1024 threads per output. The static arena grows by the scratch
+// region after its 64 planned bytes.
+
+// CHECK-LABEL: func.func @full_sum
+// CHECK:   %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2097216xi8>
+// CHECK:   memref.view %[[ARENA]][%c64][] : memref<2097216xi8> to memref<262144xf64>
+// CHECK:   arith.ceildivsi %{{.*}}, %c256 : index
+// CHECK:   arith.minsi %{{.*}}, %c8192 : index
+// CHECK:   gpu.launch_func @full_sum_kernels::@full_sum_tree_0
+// CHECK-SAME: {tgc.vector_align = 16 : i64}
+// CHECK:   gpu.launch_func @full_sum_kernels::@full_sum_tree_final_1
+// CHECK:   gpu.func @full_sum_tree_0(
+// CHECK:     %[[REM:.*]] = arith.remui %{{.*}}, %c4 : index
+// CHECK:     %[[ALIGNED:.*]] = arith.cmpi eq, %[[REM]], %c0 : index
+// CHECK:     scf.if %[[ALIGNED]] -> (f64) {
+// CHECK:       %[[FLAT:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0, 1]] : memref<?x?xf32> into memref<?xf32>
+// CHECK:       scf.for %{{.*}} step %c256 iter_args
+// CHECK:         vector.load %[[FLAT]][%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK-COUNT-4: vector.extract
+// CHECK:     } else {
+// CHECK:       %[[FLAT2:.*]] = memref.collapse_shape
+// CHECK:       scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c256 iter_args
+// CHECK:         memref.load %[[FLAT2]][%[[K]]]
+// CHECK-NOT:     arith.divui
+// CHECK:       scf.for %{{.*}} step %c32 iter_args
+// CHECK:     gpu.shuffle  xor
+// CHECK:   gpu.func @full_sum_tree_final_1(
+// CHECK-SAME: workgroup(%{{.*}} : memref<32xf64, #gpu.address_space<workgroup>>)
+// CHECK:     gpu.barrier
+func.func @full_sum(%x: tensor<?x?xf32>) -> tensor<f32> {
+  %s = tgc.sum %x dims [0, 1] : tensor<?x?xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// Reductions with two outputs (argmax: value and index) keep a thread per
+// output with the reduction loop inside the thread.
+
+// CHECK-LABEL: func.func @column_argmax
+// CHECK:   gpu.func @column_argmax_loops_
+// CHECK:     scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
+func.func @column_argmax(%x: tensor<?x?xf32>) -> tensor<?xi64> {
+  %a = tgc.argmax %x dim 0 : tensor<?x?xf32> -> tensor<?xi64>
+  return %a : tensor<?xi64>
+}
+
+// -----
+
+// 1-D vectors: a dynamic or long one as a tree, a static one of up to
+// 16384 elements as one block (a row kernel without rows). Without an
+// arena, the scratch region is an arena of its own.
+
+// CHECK-LABEL: func.func @vectors
+// CHECK:   memref.alloc() {alignment = 64 : i64} : memref<2097152xi8>
+// CHECK:   gpu.launch_func @vectors_kernels::@vectors_tree_0
+// CHECK:   gpu.launch_func @vectors_kernels::@vectors_tree_final_1
+// CHECK:   gpu.launch_func @vectors_kernels::@vectors_rows_2 blocks in (%c1, %c1, %c1)
+func.func @vectors(%x: tensor<?xf32>, %y: tensor<1000xf32>) -> (tensor<f32>, tensor<f32>) {
+  %s = tgc.amax %x dims [0] : tensor<?xf32> -> tensor<f32>
+  %t = tgc.amax %y dims [0] : tensor<1000xf32> -> tensor<f32>
+  return %s, %t : tensor<f32>, tensor<f32>
 }
 
 // -----

@@ -59,3 +59,26 @@ func.func @softmax_static(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x1024xf32>
   return %s : tensor<?x1024xf32>
 }
+
+// -----
+
+// Tree reductions: the first stage reads 16-byte vectors (or scalars when
+// the length is not a multiple of 4), combines within the warp by
+// shuffles; the second stage combines the warps' partials through shared
+// memory.
+// CHECK-LABEL: .visible .entry full_max_tree_0(
+// CHECK: ld.global.b32
+// CHECK: ld.global.v4.b32
+// CHECK: shfl.sync.bfly.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 16, 31, -1
+// CHECK: setp.nan.f32
+// CHECK: st.global.b32
+// CHECK-LABEL: .visible .entry full_max_tree_final_1(
+// CHECK: .shared .align 4 .b8 __wg_full_max_tree_final_1_0[128]
+// CHECK: ld.global.b32
+// CHECK: shfl.sync.bfly.b32
+// CHECK: bar.sync 0
+// CHECK: ld.shared.b32
+func.func @full_max(%x: tensor<?xf32>) -> tensor<f32> {
+  %s = tgc.amax %x dims [0] : tensor<?xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
