@@ -20,6 +20,7 @@ the case's own bytes, which small cases cannot reach the peak of either).
 """
 import argparse
 import json
+import re
 import os
 import subprocess
 import sys
@@ -41,6 +42,10 @@ CASES = [
      2 * 8192 * 1024 * 2, 0),
     ("layer_norm 8192x1024 bf16", "layernorm_bf16", "0=8192x1024", [],
      2 * 8192 * 1024 * 2, 0),
+    ("column sum x.sum(0) 8192x1024 f32", "colsum", "0=8192x1024", [],
+     (8192 + 1) * 1024 * 4, 0),
+    ("full sum x.sum() 4096x4096 f32", "fullsum", "0=4096x4096", [],
+     4096 * 4096 * 4 + 4, 0),
     ("x W^T bf16 4096^3 (cuBLASLt alone)", "gemm", "0=4096x4096", [],
      3 * 4096 * 4096 * 2, 2 * 4096 ** 3),
     ("gelu(x W^T + b) bf16 4096^3", "gemm_gelu", "0=4096x4096", [],
@@ -100,6 +105,8 @@ def torch_cases(torch):
         (lambda x, y: torch.relu(x + y) * 2, (hx, hy)),
         (lambda s: torch.softmax(s, dim=1), (hs,)),
         (lambda s, w, b: F.layer_norm(s, (1024,), w, b, 1e-5), (hs, hw, hb)),
+        (lambda s: s.sum(0), (s,)),
+        (lambda x: x.sum(), (x,)),
         (lambda x, w: F.linear(x, w), (gx, gw)),
         (lambda x, w, b: F.gelu(F.linear(x, w, b)), (gx, gw, gb)),
         (lambda x, w, b: F.gelu(F.linear(x, w, b), approximate="tanh"), (gx, gw, gb)),
@@ -152,6 +159,8 @@ def run_cases(args):
     rows = []
     for (name, _, _, flags, nbytes, flops), m, (fn, targs) in zip(
             CASES, manifest, torch_cases(torch)):
+        if args.filter and not re.search(args.filter, name):
+            continue
         cmd = [args.tgc_gpu_run, os.path.join(args.cases, m["case"]), "--json",
                "--repeat", str(args.iters)] + flags
         out = subprocess.run(cmd, capture_output=True, text=True)
@@ -220,6 +229,7 @@ def main():
     r.add_argument("--cases", required=True)
     r.add_argument("--tgc-gpu-run", required=True)
     r.add_argument("--iters", type=int, default=200)
+    r.add_argument("--filter", help="regex on the case names: run only these")
     args = ap.parse_args()
     (compile_cases if args.mode == "compile" else run_cases)(args)
 
