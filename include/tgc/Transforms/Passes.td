@@ -372,9 +372,18 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
       and the per-row totals in registers (fewer barriers), read and
       written with 16-byte vectors when the row's threads divide the row
       into such chunks;
+    - any other reduction with one output and a combiner that has a
+      neutral element (column and full reductions, long or dynamic 1-D
+      ones) is a two-stage tree: workers (a thread per output and chunk
+      for column reductions, else a warp per output and chunk reading
+      16-byte vectors) write partials to a scratch region that grows the
+      arena, and blocks of 1024 threads combine them; when every output has
+      one chunk the first kernel finishes the outputs and the second has a
+      grid of 0; the output's fill and the elementwise ops that read the
+      result at its own points run in the final stage;
     - any other generic is a grid-stride loop with one thread per element
       of its parallel loops and its reduction loops in the thread
-      (elementwise groups, column and full reductions, convolutions);
+      (elementwise groups, argmax, convolutions, pooling);
     - a contraction of f32, f16 or bf16 matrices in row-major buffers
       (matmul, bmm, linear) is tagged `tgc.gemm` and stays on the host for
       the launch plan to call cuBLASLt; the zero fill of its output is
