@@ -654,12 +654,13 @@ public:
         // elementwise ops after it that read it at its own points) as a
         // two-stage tree.
         size_t at = i;
-        linalg::GenericOp fill;
-        if (i + 1 < ops.size() && isFill(ops[i]) && matchTree(ops[i + 1]) &&
-            fillCovered(ops[i], ops[i + 1]))
-          fill = ops[at++];
-        if (std::optional<Tree> tree = matchTree(ops[at])) {
-          tree->fill = fill;
+        std::optional<Tree> tree;
+        if (i + 1 < ops.size() && isFill(ops[i]) &&
+            (tree = matchTree(ops[i + 1])) && fillCovered(ops[i], ops[i + 1]))
+          tree->fill = ops[at++];
+        else
+          tree = matchTree(ops[i]); // (a fill is never a tree)
+        if (tree) {
           tree->epilogues = treeEpilogues(*tree, ops.drop_front(at + 1));
           if (failed(emitTree(*tree)))
             return failure();
@@ -1814,21 +1815,27 @@ private:
           [&](OpBuilder &lb, Value k, Value acc) {
             SmallVector<Value> at(ivs);
             SmallVector<Value> given(op->getNumOperands());
+            // Input n's element (or chunk of `vec`) at linear position
+            // `first` of the collapsed run.
+            auto load = [&](size_t n, Value first) -> Value {
+              SmallVector<Value> idx(indices[n]);
+              idx.insert(idx.begin() + *runAt[n], first);
+              if (vec == 1)
+                return memref::LoadOp::create(lb, loc, views[n], idx);
+              auto type = VectorType::get(
+                  {vec},
+                  cast<MemRefType>(views[n].getType()).getElementType());
+              return vector::LoadOp::create(lb, loc, type, views[n], idx,
+                                            /*nontemporal=*/false,
+                                            llvm::MaybeAlign(16));
+            };
             if (vec > 1) {
               Value k0 = arith::MulIOp::create(
                   lb, loc, k, arith::ConstantIndexOp::create(lb, loc, vec));
               SmallVector<Value> chunks(views.size());
-              for (auto [n, view] : llvm::enumerate(views)) {
-                if (!view)
-                  continue;
-                SmallVector<Value> idx(indices[n]);
-                idx.insert(idx.begin() + *runAt[n], k0);
-                auto type = VectorType::get(
-                    {vec}, cast<MemRefType>(view.getType()).getElementType());
-                chunks[n] = vector::LoadOp::create(
-                    lb, loc, type, view, idx, /*nontemporal=*/false,
-                    llvm::MaybeAlign(16));
-              }
+              for (auto [n, view] : llvm::enumerate(views))
+                if (view)
+                  chunks[n] = load(n, k0);
               for (int64_t e = 0; e < vec; ++e) {
                 for (auto [n, chunk] : llvm::enumerate(chunks))
                   if (chunk)
@@ -1838,13 +1845,9 @@ private:
               return acc;
             }
             if (collapseAll) {
-              for (auto [n, view] : llvm::enumerate(views)) {
-                if (!view)
-                  continue;
-                SmallVector<Value> idx(indices[n]);
-                idx.insert(idx.begin() + *runAt[n], k);
-                given[n] = memref::LoadOp::create(lb, loc, view, idx);
-              }
+              for (auto [n, view] : llvm::enumerate(views))
+                if (view)
+                  given[n] = load(n, k);
             } else {
               for (auto [d, iv] :
                    llvm::zip(t.red, delinearize(lb, loc, k, s.redSizes)))
@@ -2029,12 +2032,10 @@ private:
             });
         finishTree(b, t, delinearize(b, loc, p, s.parSizes), total);
       } else {
-        // A block per output (partials at output * split + chunk).
+        // A block per output (partials at output * split + chunk); the
+        // grid is the outputs, so every block has one.
         Value p = s.bid;
-        Value inRange = arith::CmpIOp::create(
-            kb, loc, arith::CmpIPredicate::ult, p, s.outputs);
-        auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
-        OpBuilder b = guard.getThenBodyBuilder();
+        OpBuilder &b = kb;
         Value base = arith::MulIOp::create(b, loc, p, s.split);
         Value partial = accumulate(
             b, loc, s.tid, s.split, kTreeFinalThreads, neutralValue(b),
