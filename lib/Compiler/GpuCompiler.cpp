@@ -312,6 +312,35 @@ private:
       return l;
     }
     Operation *op = v.getDefiningOp();
+    if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
+      // A dense constant: its data is a global of the kernel module.
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+        return op->emitOpError() << "reads a constant of type " << type
+                                 << "; the launch plan needs a static "
+                                    "row-major one";
+      std::optional<ref::DType> dtype = ref::dtypeOf(type.getElementType());
+      if (!dtype)
+        return op->emitOpError()
+               << "reads a constant of element type "
+               << type.getElementType() << ", which the runtime has no "
+               << "dtype for";
+      std::string name = get.getName().str();
+      int64_t index = 0;
+      while (index < int64_t(plan.globals.size()) &&
+             plan.globals[index].name != name)
+        ++index;
+      if (index == int64_t(plan.globals.size()))
+        plan.globals.push_back(
+            {name, std::max<int64_t>(type.getNumElements(), 1) *
+                       int64_t(ref::elementBytes(*dtype))});
+      Layout l;
+      l.buffer = addBuffer({rt::BufferKind::Global, index, -1});
+      l.offset = constant(0);
+      for (int64_t size : type.getShape())
+        l.sizes.push_back(constant(size));
+      l.strides = rowMajor(l.sizes);
+      return l;
+    }
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       if (v == arena) {
         Layout l;
@@ -904,7 +933,8 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
     else if (s.kind == rt::PlanStep::Launch)
       ++result.kernels;
   }
-  if (!result.artifact.plan.kernels.empty()) {
+  if (!result.artifact.plan.kernels.empty() ||
+      !result.artifact.plan.globals.empty()) {
     auto gpuModule = module->lookupSymbol<gpu::GPUModuleOp>(
         (entry + "_kernels").str());
     if (!gpuModule) {

@@ -100,6 +100,8 @@ static_assert(sizeof(KernelNodeParams) == 72, "CUDA_KERNEL_NODE_PARAMS_v2");
   X(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                    \
   X(cuModuleGetFunction, "cuModuleGetFunction", CUresult,                      \
     (CUfunction *, CUmodule, const char *))                                    \
+  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", CUresult,                       \
+    (CUdeviceptr *, size_t *, CUmodule, const char *))                         \
   X(cuFuncSetAttribute, "cuFuncSetAttribute", CUresult,                        \
     (CUfunction, int, int))                                                    \
   X(cuStreamCreate, "cuStreamCreate", CUresult, (CUstream *, unsigned int))    \

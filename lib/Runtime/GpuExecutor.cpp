@@ -301,6 +301,7 @@ struct GpuFunction::Impl {
 
   CUmodule module = nullptr;
   std::vector<CUfunction> functions;
+  std::vector<uint64_t> globals; // device addresses of the plan's globals
   std::vector<int64_t> sharedConfigured; // per kernel
   CUstream stream = nullptr;
 
@@ -441,7 +442,7 @@ std::unique_ptr<GpuFunction> GpuFunction::load(const GpuArtifact &artifact,
   impl.plan = std::move(plan);
   const std::string &name = impl.plan.function;
 
-  if (!impl.plan.kernels.empty()) {
+  if (!impl.plan.kernels.empty() || !impl.plan.globals.empty()) {
     if (artifact.module.empty()) {
       error = name + ": the artifact has no kernel module";
       return nullptr;
@@ -480,6 +481,25 @@ std::unique_ptr<GpuFunction> GpuFunction::load(const GpuArtifact &artifact,
         return nullptr;
       }
       impl.functions.push_back(handle);
+    }
+    // Constants: their data is in the module, loaded with it.
+    for (const PlanGlobal &global : impl.plan.globals) {
+      CUdeviceptr ptr = 0;
+      size_t bytes = 0;
+      result = cu->cuModuleGetGlobal(&ptr, &bytes, impl.module,
+                                     global.name.c_str());
+      if (result != CUDA_SUCCESS) {
+        error = name + ": " + errorMessage(*cu, "cuModuleGetGlobal", result) +
+                " for constant '" + global.name + "'";
+        return nullptr;
+      }
+      if (int64_t(bytes) != global.bytes) {
+        error = name + ": constant '" + global.name + "' has " +
+                num(int64_t(bytes)) + " bytes in the module, the plan says " +
+                num(global.bytes);
+        return nullptr;
+      }
+      impl.globals.push_back(uint64_t(ptr));
     }
     impl.sharedConfigured.assign(impl.functions.size(), kDefaultSharedLimit);
   }
@@ -657,6 +677,9 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
       continue;
     case BufferKind::View:
       buffers[i] = buffers[buffer.index] + uint64_t(offset);
+      continue;
+    case BufferKind::Global:
+      buffers[i] = globals[buffer.index] + uint64_t(offset);
       continue;
     }
     buffers[i] += uint64_t(offset);

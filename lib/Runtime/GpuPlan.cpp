@@ -422,6 +422,7 @@ private:
   bool parseGuard();
   bool parseArena();
   bool parseKernel();
+  bool parseGlobal();
   bool parseBuffer();
   bool parseLaunch();
   bool parseParam(const Token &token, KernelParam &param);
@@ -503,6 +504,8 @@ bool PlanParser::parseLine() {
     return parseArena();
   if (key == "kernel")
     return parseKernel();
+  if (key == "global")
+    return parseGlobal();
   if (key == "buffer")
     return parseBuffer();
   if (key == "launch")
@@ -690,6 +693,23 @@ bool PlanParser::parseKernel() {
   return true;
 }
 
+bool PlanParser::parseGlobal() {
+  PlanGlobal global;
+  if (!word("a global's name", global.name) ||
+      !integer("the global's size in bytes", global.bytes))
+    return false;
+  if (global.bytes <= 0)
+    return fail("global '" + global.name + "' has size " +
+                num(global.bytes) + " (must be positive)");
+  for (const PlanGlobal &other : plan.globals)
+    if (other.name == global.name)
+      return fail("a second global named '" + global.name + "'");
+  if (!expectEnd())
+    return false;
+  plan.globals.push_back(std::move(global));
+  return true;
+}
+
 bool PlanParser::parseBuffer() {
   Token kindToken;
   if (!next("a buffer kind", kindToken))
@@ -716,9 +736,19 @@ bool PlanParser::parseBuffer() {
     if (!bufferRef("a base buffer", false, buffer.index) ||
         !nodeRef("an offset node", true, buffer.offset))
       return false;
+  } else if (kind == "global") {
+    buffer.kind = BufferKind::Global;
+    int64_t count = int64_t(plan.globals.size());
+    if (!integer("a global index", buffer.index))
+      return false;
+    if (buffer.index < 0 || buffer.index >= count)
+      return fail("global " + num(buffer.index) + " does not exist (" +
+                  num(count) + " declared before this line)");
+    if (!nodeRef("an offset node", true, buffer.offset))
+      return false;
   } else {
     return fail("unknown buffer kind '" + kindToken.text +
-                "' (arg, result, arena, view)");
+                "' (arg, result, arena, view, global)");
   }
   if (!expectEnd())
     return false;
@@ -1162,6 +1192,8 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
     line("arena " + node(plan.arenaBytes));
   for (const std::string &kernel : plan.kernels)
     line("kernel " + name(kernel));
+  for (const PlanGlobal &global : plan.globals)
+    line("global " + name(global.name) + " " + num(global.bytes));
   for (const PlanBuffer &buffer : plan.buffers) {
     switch (buffer.kind) {
     case BufferKind::Arg:
@@ -1176,8 +1208,11 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
     case BufferKind::View:
       line("buffer view b" + num(buffer.index) + " " + node(buffer.offset));
       break;
+    case BufferKind::Global:
+      line("buffer global " + num(buffer.index) + " " + node(buffer.offset));
+      break;
     }
-    if (buffer.kind > BufferKind::View) // invalid: the parser rejects it
+    if (buffer.kind > BufferKind::Global) // invalid: the parser rejects it
       line("buffer " + num(int64_t(buffer.kind)));
   }
   for (const PlanStep &step : plan.steps) {

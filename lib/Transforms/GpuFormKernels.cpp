@@ -2691,6 +2691,42 @@ private:
   }
 };
 
+/// Results that are not buffers of their own (a constant, an argument, a
+/// buffer returned twice) are returned as a copy in a new allocation: the
+/// caller owns each result, and the launch plan allocates one per result.
+void freshResults(func::FuncOp func) {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  DenseSet<Value> seen;
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value base = operand.get();
+    while (Operation *def = base.getDefiningOp()) {
+      if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
+        base = e.getSrc();
+      else if (auto c = dyn_cast<memref::CollapseShapeOp>(def))
+        base = c.getSrc();
+      else if (auto c = dyn_cast<memref::CastOp>(def))
+        base = c.getSource();
+      else
+        break;
+    }
+    if (base.getDefiningOp<memref::AllocOp>() && seen.insert(base).second)
+      continue;
+    auto type = cast<MemRefType>(operand.get().getType());
+    if (!type.getLayout().isIdentity())
+      continue; // the launch plan reports it
+    OpBuilder b(ret);
+    Location loc = ret.getLoc();
+    SmallVector<Value> sizes;
+    for (auto [d, size] : llvm::enumerate(type.getShape()))
+      if (ShapedType::isDynamic(size))
+        sizes.push_back(memref::DimOp::create(b, loc, operand.get(), d));
+    auto alloc = memref::AllocOp::create(b, loc, type, sizes,
+                                         b.getI64IntegerAttr(64));
+    memref::CopyOp::create(b, loc, operand.get(), alloc);
+    operand.set(alloc);
+  }
+}
+
 /// memref.copy as an elementwise generic (a copy kernel).
 void copiesToGenerics(func::FuncOp func) {
   SmallVector<memref::CopyOp> copies;
@@ -2729,7 +2765,7 @@ bool isHostOp(Operation *op) {
   if (op->getName().getStringRef() == "cf.assert")
     return true;
   if (isa<func::ReturnOp, gpu::LaunchFuncOp, memref::AllocOp,
-          memref::DeallocOp, memref::ViewOp, memref::SubViewOp,
+          memref::DeallocOp, memref::GetGlobalOp, memref::ViewOp, memref::SubViewOp,
           memref::DimOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
           memref::CastOp, affine::AffineApplyOp, affine::AffineMinOp,
           affine::AffineMaxOp>(op))
@@ -2773,19 +2809,37 @@ struct TgcGpuFormKernelsPass
     if (!func.getBody().hasOneBlock())
       return func.emitOpError() << "has control flow; the GPU path needs a "
                                    "straight-line function";
+    freshResults(func);
     copiesToGenerics(func);
     // Ops that must stay on the host but cannot: reject before building.
+    // Constants other than scalars read by kernels: their data becomes a
+    // global of the kernel module, which kernels and GEMMs read through
+    // the plan (cuModuleGetGlobal), with no copy per call.
+    SmallVector<memref::GlobalOp> deviceGlobals;
     for (Operation &op : func.getBody().front()) {
-      if (isa<memref::GetGlobalOp>(op)) {
+      if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
         bool scalarUse =
-            splatGlobal(op.getResult(0)) &&
-            llvm::all_of(op.getResult(0).getUses(), [](OpOperand &use) {
+            splatGlobal(get.getResult()) &&
+            llvm::all_of(get.getResult().getUses(), [](OpOperand &use) {
               auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
               return g && g.isDpsInput(&use);
             });
-        if (!scalarUse)
-          return op.emitOpError() << "dense constant tensors are not "
-                                     "supported on the GPU yet";
+        auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+            get, get.getNameAttr());
+        if (!scalarUse) {
+          if (!global || !global.getConstant() ||
+              !isa_and_nonnull<ElementsAttr>(global.getInitialValueAttr()))
+            return get.emitOpError()
+                   << "reads a global that is not an initialized constant; "
+                      "the GPU path only has constants";
+          for (OpOperand &use : get.getResult().getUses())
+            if (auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
+                g && !g.isDpsInput(&use))
+              return use.getOwner()->emitOpError()
+                     << "writes a constant; not supported on the GPU";
+          if (!llvm::is_contained(deviceGlobals, global))
+            deviceGlobals.push_back(global);
+        }
       }
       if (op.getNumRegions() != 0 && !isa<linalg::GenericOp>(op))
         return op.emitOpError()
@@ -2802,6 +2856,15 @@ struct TgcGpuFormKernelsPass
         mb, func.getLoc(), (func.getSymName() + "_kernels").str());
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     mb.getUnitAttr());
+    // Public, so that the module keeps it and the runtime finds it by name;
+    // aligned for the kernels' 16-byte vector loads.
+    OpBuilder gb = OpBuilder::atBlockBegin(gpuModule.getBody());
+    for (memref::GlobalOp global : deviceGlobals) {
+      auto copy = cast<memref::GlobalOp>(gb.clone(*global));
+      SymbolTable::setSymbolVisibility(copy, SymbolTable::Visibility::Public);
+      copy.setAlignment(
+          std::max<uint64_t>(global.getAlignment().value_or(1), 16));
+    }
 
     // Segments: runs of consecutive generics of one group, cut at GEMMs.
     SmallVector<SmallVector<linalg::GenericOp>> segments;

@@ -505,3 +505,50 @@ func.func @softmax_bf16_1024(%x: tensor<?x1024xbf16>) -> tensor<?x1024xbf16> {
   %s = tgc.softmax %x dim = 1 : tensor<?x1024xbf16>
   return %s : tensor<?x1024xbf16>
 }
+
+// -----
+
+// Dense constants: the global is copied into the kernel module, public (the
+// runtime finds it by name) and at least 16-byte aligned; the host keeps
+// the get_global, whose buffer kernels and GEMMs receive like any other.
+
+// CHECK-LABEL: func.func @dense_scale
+// CHECK:   %[[W:.*]] = memref.get_global @__constant_4xf32 : memref<4xf32>
+// CHECK:   gpu.launch_func  @dense_scale_kernels::@dense_scale_elementwise_0 {{.*}} args({{.*}}, %[[W]] : memref<4xf32>, {{.*}})
+// CHECK-LABEL: func.func @dense_weight
+// CHECK:   %[[W:.*]] = memref.get_global @__constant_3x2xf32 : memref<3x2xf32>
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : memref<?x3xf32>, memref<3x2xf32>) {{.*}} tgc.gemm
+// A returned constant or argument is returned as a copy in a buffer of
+// its own (a copy kernel each).
+// CHECK-LABEL: func.func @dense_table
+// CHECK:   %[[T:.*]] = memref.get_global @__constant_3xi64 : memref<3xi64>
+// CHECK:   %[[R:.*]] = memref.alloc() {alignment = 64 : i64} : memref<3xi64>
+// CHECK:   gpu.launch_func  @dense_table_kernels::@dense_table_elementwise_0 {{.*}} args(%[[T]] : memref<3xi64>, %[[R]] : memref<3xi64>)
+// CHECK:   return %[[R]] : memref<3xi64>
+// CHECK-LABEL: func.func @returns_arg
+// CHECK:   gpu.launch_func  @returns_arg_kernels::@returns_arg_elementwise_1 {{.*}} args(%{{.*}} : index, %arg0 : memref<?xf32>, %[[R:[a-z_0-9]+]] : memref<?xf32>)
+// CHECK:   return %[[R]], %{{.*}} : memref<?xf32>, memref<?xf32>
+// CHECK-LABEL: gpu.module @dense_scale_kernels
+// CHECK:   memref.global constant @__constant_4xf32 : memref<4xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> {alignment = 64 : i64}
+// CHECK-LABEL: gpu.module @dense_weight_kernels
+// CHECK:   memref.global constant @__constant_3x2xf32
+// CHECK-LABEL: gpu.module @dense_table_kernels
+// CHECK:   memref.global constant @__constant_3xi64 : memref<3xi64> = dense<[7, 8, 9]>
+func.func @dense_scale(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %w = tgc.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %y = tgc.mul %x, %w : tensor<?x4xf32>, tensor<4xf32> -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+func.func @dense_weight(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
+  %w = tgc.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %y = tgc.matmul %x, %w : tensor<?x3xf32>, tensor<3x2xf32> -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}
+func.func @dense_table() -> tensor<3xi64> {
+  %w = tgc.constant dense<[7, 8, 9]> : tensor<3xi64>
+  return %w : tensor<3xi64>
+}
+func.func @returns_arg(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %y = tgc.relu %x : tensor<?xf32>
+  return %x, %y : tensor<?xf32>, tensor<?xf32>
+}

@@ -67,6 +67,7 @@ guard aligned 2 16 "aligned(bias, 16)" "vector loads"
 arena n9
 kernel fused_0
 kernel "odd name"
+global __constant_4xf32 16
 buffer arg 0
 buffer arg 1
 buffer arg 2
@@ -75,6 +76,7 @@ buffer arena none
 buffer arena n8
 buffer view b5 n7
 buffer result 1
+buffer global 0 n7
 launch k0 grid n5 n6 n6 block n3 n6 n6 shmem none params b0:n4 b4 i0 i4 b6/2{n7;n0,n2;n2,n6} b7/0{none;;}
 launch k1 grid n5 n6 n6 block n3 n6 n6 shmem n7 params
 gemm f16 out f32 m n0 n n2 k n1 batch none transa 0 transb 1 a b0 b b1 c b3 bias b2 epilogue bias_relu strides none none none
@@ -227,7 +229,13 @@ TEST(GpuPlanText, RoundTrip) {
   EXPECT_EQ(plan.guards[4].hi, -1);
   EXPECT_EQ(plan.arenaBytes, 9);
   EXPECT_EQ(plan.kernels, (std::vector<std::string>{"fused_0", "odd name"}));
-  ASSERT_EQ(plan.buffers.size(), 8u);
+  ASSERT_EQ(plan.globals.size(), 1u);
+  EXPECT_EQ(plan.globals[0].name, "__constant_4xf32");
+  EXPECT_EQ(plan.globals[0].bytes, 16);
+  ASSERT_EQ(plan.buffers.size(), 9u);
+  EXPECT_EQ(plan.buffers[8].kind, BufferKind::Global);
+  EXPECT_EQ(plan.buffers[8].index, 0);
+  EXPECT_EQ(plan.buffers[8].offset, 7);
   EXPECT_EQ(plan.buffers[4].kind, BufferKind::Arena);
   EXPECT_EQ(plan.buffers[4].offset, -1);
   EXPECT_EQ(plan.buffers[6].kind, BufferKind::View);
@@ -385,6 +393,20 @@ TEST(GpuPlanText, ErrorsNameTheLine) {
   EXPECT_NE(error.find("expected a size node"), std::string::npos) << error;
   error = parseError(withLine(std::string(launchPrefix) + "x5"));
   EXPECT_NE(error.find("bad parameter 'x5'"), std::string::npos) << error;
+
+  error = parseError(withLine("buffer global 0 none"));
+  EXPECT_NE(error.find("line 7: global 0 does not exist (0 declared"),
+            std::string::npos)
+      << error;
+  error = parseError(withLine("global c 0"));
+  EXPECT_NE(error.find("line 7: global 'c' has size 0 (must be positive)"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(parseError(withLine("global c 8\nbuffer global 0 n1")), "");
+  error = parseError(withLine("global c 8\nglobal c 4"));
+  EXPECT_NE(error.find("line 8: a second global named 'c'"),
+            std::string::npos)
+      << error;
 
   error = parseError(withLine("buffer view b1 none"));
   EXPECT_NE(error.find("line 7:"), std::string::npos) << error;

@@ -93,6 +93,14 @@ enum class BufferKind : uint8_t {
   Result, // index: result (allocated by the runtime, or the caller)
   Arena,  // the call's arena plus `offset` bytes (index unused)
   View,   // buffer `index` (an earlier one) plus `offset` bytes
+  Global, // the module's global `index` (a constant) plus `offset` bytes
+};
+
+/// A global variable of the kernel module (a dense constant, its data in
+/// the module), found by name when the module is loaded.
+struct PlanGlobal {
+  std::string name;
+  int64_t bytes = 0; // its size, checked against the module's
 };
 
 struct PlanBuffer {
@@ -173,6 +181,7 @@ struct Plan {
   std::vector<PlanGuard> guards;
   int64_t arenaBytes = -1; // node index; -1: no arena
   std::vector<std::string> kernels; // kernel function names in the module
+  std::vector<PlanGlobal> globals;  // constants in the module
   std::vector<PlanBuffer> buffers;
   std::vector<PlanStep> steps;
 };

@@ -398,9 +398,14 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
       host for the launch plan to read its buffers. Exact (erf) GELU is
       never an epilogue: cuBLASLt's GELU is the tanh approximation.
 
-    `memref.copy` becomes a copy kernel. Ops the GPU path cannot run yet
-    (sequential `scf` loops of topk and cholesky, dense constants, host
-    reads of device memory) are errors at their location.
+    `memref.copy` becomes a copy kernel. Constants other than scalars that
+    kernels read are copied into the kernel module as public globals (at
+    least 16-byte aligned); the host keeps their `memref.get_global`,
+    which the launch plan resolves to the module's global. A result that
+    is not a buffer of its own (a constant, an argument, a buffer
+    returned twice) is returned as a copy in a new allocation. Ops the GPU
+    path cannot run yet (sequential `scf` loops of topk and cholesky,
+    host reads of device memory) are errors at their location.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",

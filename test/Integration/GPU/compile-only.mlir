@@ -32,6 +32,24 @@
 // NOEPI: gemm f32 out f32 {{.*}} bias none epilogue none
 // NOEPI: launch k0
 
+// A dense constant is a global of the kernel module, which the plan names
+// with its size; a function whose only kernel-module content is a GEMM's
+// constant weight still ships the module.
+// RUN: tgc-run %s --entry dense --device cuda --compile-only --ptx-only --calls 0=8x3 \
+// RUN:   --emit-plan - | FileCheck %s --check-prefix=DENSE
+// DENSE:      kernel dense_elementwise_0
+// DENSE-NEXT: global __constant_3xf32 12
+// DENSE-NEXT: global __constant_3x2xf32 24
+// DENSE:      buffer global 0 none
+// DENSE:      buffer global 1 none
+// DENSE:      launch k0
+// DENSE:      gemm f32
+// RUN: tgc-run %s --entry dense_weight --device cuda --compile-only --ptx-only --calls 0=8x3 --json \
+// RUN:   | FileCheck %s --check-prefix=WEIGHT
+// WEIGHT: "gemms": 1,
+// WEIGHT: "kernels": 0,
+// WEIGHT: "module_format": "ptx"
+
 // RUN: not tgc-run %s --entry topk --device cuda --compile-only --calls 0=50 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=TOPK
 // TOPK: not supported on the GPU yet
@@ -52,4 +70,18 @@ func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32
 func.func @topk(%x: tensor<?xf32>) -> (tensor<5xf32>, tensor<5xi64>) {
   %v, %i = tgc.topk %x k = 5 dim = 0 : tensor<?xf32> -> tensor<5xf32>, tensor<5xi64>
   return %v, %i : tensor<5xf32>, tensor<5xi64>
+}
+
+func.func @dense(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
+  %s = tgc.constant dense<[0.5, -1.0, 2.0]> : tensor<3xf32>
+  %w = tgc.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %xs = tgc.mul %x, %s : tensor<?x3xf32>, tensor<3xf32> -> tensor<?x3xf32>
+  %y = tgc.matmul %xs, %w : tensor<?x3xf32>, tensor<3x2xf32> -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}
+
+func.func @dense_weight(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
+  %w = tgc.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %y = tgc.matmul %x, %w : tensor<?x3xf32>, tensor<3x2xf32> -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
 }

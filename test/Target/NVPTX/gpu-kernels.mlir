@@ -82,3 +82,17 @@ func.func @full_max(%x: tensor<?xf32>) -> tensor<f32> {
   %s = tgc.amax %x dims [0] : tensor<?xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// A dense constant: a visible, initialized global of the module's global
+// space (not the 64 KiB constant bank), which the kernel reads through its
+// buffer parameter.
+// CHECK: .visible .global .align 64 .b8 __constant_3xf32[12] = {0, 0, 0, 63, 0, 0, 128, 191, 0, 0, 0, 64};
+// CHECK-LABEL: .visible .entry dense_elementwise_0(
+// CHECK: ld.global.b32
+func.func @dense(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %s = tgc.constant dense<[0.5, -1.0, 2.0]> : tensor<3xf32>
+  %y = tgc.mul %x, %s : tensor<?x3xf32>, tensor<3xf32> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
