@@ -143,6 +143,9 @@ public:
     return l;
   }
 
+  /// Device-side checks added so far (flag buffer, message).
+  std::set<std::pair<void *, std::string>> checked;
+
   int64_t addBuffer(rt::PlanBuffer b) {
     plan.buffers.push_back(b);
     return static_cast<int64_t>(plan.buffers.size()) - 1;
@@ -219,6 +222,22 @@ private:
   std::map<int64_t, int64_t> constants;
   std::map<std::pair<int64_t, int64_t>, int64_t> argDims;
 
+  /// The value stored at position `at` of a reshape's shape buffer (a
+  /// host alloc that tgc-gpu-form-kernels checked only receives stores at
+  /// constant positions), or null.
+  static Value storedSize(Value shape, int64_t at) {
+    Value found;
+    for (Operation *user : shape.getUsers())
+      if (auto store = dyn_cast<memref::StoreOp>(user))
+        if (store.getMemRef() == shape &&
+            getConstantIntValue(store.getIndices().front()) == at) {
+          if (found)
+            return Value(); // stored twice: ambiguous
+          found = store.getValueToStore();
+        }
+    return found;
+  }
+
   FailureOr<int64_t> computeNode(Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v))
       return emitError(v.getLoc()) << "the launch plan cannot read a block "
@@ -241,6 +260,17 @@ private:
       if (failed(l))
         return failure();
       return l->sizes[*index];
+    }
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      // A size read back from a reshape's shape buffer: the stored value.
+      std::optional<int64_t> at =
+          load.getIndices().size() == 1
+              ? getConstantIntValue(load.getIndices().front())
+              : std::nullopt;
+      if (Value v = at ? storedSize(load.getMemRef(), *at) : Value())
+        return node(v);
+      return op->emitOpError() << "reads device memory on the host; not "
+                                  "supported on the GPU";
     }
     if (isa<arith::AddIOp>(op))
       return two(rt::ExprKind::Add);
@@ -446,6 +476,36 @@ private:
       }
       return l;
     }
+    if (auto reshape = dyn_cast<memref::ReshapeOp>(op)) {
+      // A contiguous buffer read with the sizes the host stored into the
+      // shape buffer (tgc-gpu-form-kernels checked that it only holds
+      // stores at constant positions).
+      auto srcType = cast<MemRefType>(reshape.getSource().getType());
+      if (!srcType.getLayout().isIdentity())
+        return op->emitOpError() << "reshapes a strided buffer; the launch "
+                                    "plan needs a contiguous one";
+      FailureOr<Layout> src = layout(reshape.getSource());
+      if (failed(src))
+        return failure();
+      Layout l;
+      l.buffer = src->buffer;
+      l.offset = src->offset;
+      for (auto [d, size] : llvm::enumerate(type.getShape())) {
+        if (!ShapedType::isDynamic(size)) {
+          l.sizes.push_back(constant(size));
+          continue;
+        }
+        Value v = storedSize(reshape.getShape(), int64_t(d));
+        if (!v)
+          return op->emitOpError() << "has no size stored for dim " << d;
+        FailureOr<int64_t> n = node(v);
+        if (failed(n))
+          return failure();
+        l.sizes.push_back(*n);
+      }
+      l.strides = rowMajor(l.sizes);
+      return l;
+    }
     return op->emitOpError() << "makes a buffer the launch plan cannot "
                                 "express";
   }
@@ -574,6 +634,48 @@ LogicalResult addGuards(PlanBuilder &b, ModuleOp module, func::FuncOp func) {
 /// reductions without identity emit, and `a == b` terms, as reshapes emit,
 /// joined by `and`) as plan guards.
 LogicalResult addAssert(PlanBuilder &b, cf::AssertOp op) {
+  // `flag || size == 0`: the flag, checked for nonempty sizes only.
+  Value flagValue = op.getArg();
+  std::optional<int64_t> when;
+  if (auto orOp = flagValue.getDefiningOp<arith::OrIOp>()) {
+    for (auto [f, c] : {std::make_pair(orOp.getLhs(), orOp.getRhs()),
+                        std::make_pair(orOp.getRhs(), orOp.getLhs())}) {
+      auto cmp = c.getDefiningOp<arith::CmpIOp>();
+      if (!f.getDefiningOp<memref::LoadOp>() || !cmp ||
+          cmp.getPredicate() != arith::CmpIPredicate::eq ||
+          getConstantIntValue(cmp.getRhs()) != 0)
+        continue;
+      FailureOr<int64_t> size = b.node(cmp.getLhs());
+      if (failed(size))
+        return failure();
+      when = *size;
+      flagValue = f;
+      break;
+    }
+  }
+  if (auto load = flagValue.getDefiningOp<memref::LoadOp>()) {
+    // A flag the kernels computed (tgc-gpu-form-kernels left the load on
+    // the host only for this): checked once the call has run.
+    if (load.getMemRefType().getRank() != 0)
+      return op.emitOpError() << "checks an element of a device buffer; "
+                                 "only a scalar flag can be checked";
+    // One check per flag and message (CSE shares a flag among asserts).
+    if (!b.checked
+             .insert({load.getMemRef().getAsOpaquePointer(), op.getMsg().str()})
+             .second)
+      return success();
+    FailureOr<Layout> flag = b.layout(load.getMemRef());
+    if (failed(flag))
+      return failure();
+    rt::PlanStep step;
+    step.kind = rt::PlanStep::Check;
+    step.check.flag = b.pointerOf(*flag, load.getMemRefType().getElementType());
+    step.check.when = when.value_or(-1);
+    step.check.message =
+        (op.getMsg() + " at " + formatLocation(op.getLoc())).str();
+    b.plan.steps.push_back(std::move(step));
+    return success();
+  }
   SmallVector<Value> worklist{op.getArg()};
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
@@ -594,6 +696,29 @@ LogicalResult addAssert(PlanBuilder &b, cf::AssertOp op) {
       g.lhs = *lhs;
       g.rhs = *rhs;
       g.text = "sizes agree";
+      g.reason = (op.getMsg() + " at " + formatLocation(op.getLoc())).str();
+      b.plan.guards.push_back(g);
+      continue;
+    }
+    if (cmp && cmp.getPredicate() != arith::CmpIPredicate::eq &&
+        cmp.getPredicate() != arith::CmpIPredicate::ne) {
+      // An order between two sizes (a gather's index no larger than its
+      // input): the difference's range.
+      using P = arith::CmpIPredicate;
+      P p = cmp.getPredicate();
+      bool lessSide = p == P::sle || p == P::slt || p == P::ule || p == P::ult;
+      bool strict = p == P::slt || p == P::sgt || p == P::ult || p == P::ugt;
+      FailureOr<int64_t> lhs = b.node(cmp.getLhs());
+      FailureOr<int64_t> rhs = b.node(cmp.getRhs());
+      if (failed(lhs) || failed(rhs))
+        return failure();
+      rt::PlanGuard g;
+      g.kind = rt::GuardKind::Range;
+      g.lhs = lessSide ? b.binary(rt::ExprKind::Sub, *rhs, *lhs)
+                       : b.binary(rt::ExprKind::Sub, *lhs, *rhs);
+      g.lo = strict ? 1 : 0;
+      g.hi = -1;
+      g.text = "sizes in order";
       g.reason = (op.getMsg() + " at " + formatLocation(op.getLoc())).str();
       b.plan.guards.push_back(g);
       continue;

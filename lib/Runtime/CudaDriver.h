@@ -89,6 +89,10 @@ static_assert(sizeof(KernelNodeParams) == 72, "CUDA_KERNEL_NODE_PARAMS_v2");
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", CUresult,                                 \
     (CUdeviceptr, const void *, size_t))                                       \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", CUresult, (void *, CUdeviceptr, size_t))  \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", CUresult,                       \
+    (void *, CUdeviceptr, size_t, CUstream))                                   \
+  X(cuMemAllocHost, "cuMemAllocHost_v2", CUresult, (void **, size_t))          \
+  X(cuMemFreeHost, "cuMemFreeHost", CUresult, (void *))                        \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", CUresult,                       \
     (CUdeviceptr, CUdeviceptr, size_t, CUstream))                              \
   X(cuMemsetD32Async, "cuMemsetD32Async", CUresult,                            \

@@ -302,6 +302,10 @@ struct GpuFunction::Impl {
   CUmodule module = nullptr;
   std::vector<CUfunction> functions;
   std::vector<uint64_t> globals; // device addresses of the plan's globals
+  /// Pinned host bytes the check steps copy their flags into, one per
+  /// check step (`checkSlot[step]`, -1 for other steps).
+  uint8_t *checkBytes = nullptr;
+  std::vector<int32_t> checkSlot;
   std::vector<int64_t> sharedConfigured; // per kernel
   CUstream stream = nullptr;
 
@@ -398,6 +402,8 @@ GpuFunction::Impl::~Impl() {
     cu->cuStreamDestroy(stream);
   if (module)
     cu->cuModuleUnload(module);
+  if (checkBytes)
+    cu->cuMemFreeHost(checkBytes);
 }
 
 void GpuFunction::Impl::destroyGraph(Graph &graph) {
@@ -502,6 +508,22 @@ std::unique_ptr<GpuFunction> GpuFunction::load(const GpuArtifact &artifact,
       impl.globals.push_back(uint64_t(ptr));
     }
     impl.sharedConfigured.assign(impl.functions.size(), kDefaultSharedLimit);
+  }
+
+  // Pinned bytes for the device-side checks (a copy into pageable memory
+  // would not run in stream order, nor be captured in a graph).
+  int32_t checks = 0;
+  for (const PlanStep &step : impl.plan.steps)
+    impl.checkSlot.push_back(step.kind == PlanStep::Check ? checks++ : -1);
+  if (checks > 0) {
+    void *host = nullptr;
+    CUresult result = cu->cuMemAllocHost(&host, size_t(checks));
+    if (result != CUDA_SUCCESS) {
+      error = name + ": " + errorMessage(*cu, "cuMemAllocHost", result) +
+              " (for the plan's device-side checks)";
+      return nullptr;
+    }
+    impl.checkBytes = static_cast<uint8_t *>(host);
   }
 
   CUresult result = cu->cuStreamCreate(&impl.stream, CU_STREAM_NON_BLOCKING);
@@ -811,6 +833,13 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
       pointers[s] = {buffers[step.memset.dst], uint64_t(bytes)};
       break;
     }
+    case PlanStep::Check:
+      // {flag, host byte}; {} when this call's sizes skip the check.
+      if (step.check.when < 0 || value(step.check.when) != 0)
+        pointers[s] = {buffers[step.check.flag],
+                       uint64_t(reinterpret_cast<uintptr_t>(
+                           checkBytes + checkSlot[s]))};
+      break;
     }
   }
   return true;
@@ -887,6 +916,19 @@ bool GpuFunction::Impl::issue(size_t s, bool capturing, std::string &error) {
     if (result != CUDA_SUCCESS) {
       fail(error, "cuMemsetD32Async", result);
       error += " (step " + num(int64_t(s)) + ")";
+      return false;
+    }
+    return true;
+  }
+  case PlanStep::Check: {
+    const std::vector<uint64_t> &p = pointers[s];
+    if (p.empty())
+      return true; // skipped for these sizes
+    CUresult result = cu->cuMemcpyDtoHAsync(
+        reinterpret_cast<void *>(uintptr_t(p[1])), p[0], 1, stream);
+    if (result != CUDA_SUCCESS) {
+      fail(error, "cuMemcpyDtoHAsync", result);
+      error += " (step " + num(int64_t(s)) + ", a device-side check)";
       return false;
     }
     return true;
@@ -1450,6 +1492,15 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
     state.stats.graphFallback = state.cu->graphError;
     useGraph = false;
   }
+  // A call with device-side checks is only done once they are read.
+  // Its bytes start as "not run" (or passed, where the sizes skip it).
+  if (state.checkBytes) {
+    wait = true;
+    for (size_t s = 0; s < state.plan.steps.size(); ++s)
+      if (state.checkSlot[s] >= 0)
+        state.checkBytes[state.checkSlot[s]] =
+            state.pointers[s].empty() ? 1 : 0xff;
+  }
   bool ok = true;
   // Device time: events around the steps (a graph capture or GEMM
   // tuning inside this call counts in it).
@@ -1498,6 +1549,18 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
   if (result != CUDA_SUCCESS) {
     error = state.plan.function + ": " +
             errorMessage(*state.cu, "cuStreamSynchronize", result);
+    return failRun();
+  }
+  // Device-side checks, in step order: the first that failed.
+  for (size_t s = 0; s < state.plan.steps.size(); ++s) {
+    int32_t slot = state.checkSlot[s];
+    if (slot < 0 || state.checkBytes[slot] == 1)
+      continue;
+    error = state.plan.function + ": " + state.plan.steps[s].check.message +
+            (state.checkBytes[slot] == 0
+                 ? " (checked on the device; the call's results are not "
+                   "valid)"
+                 : " (its device-side check did not run)");
     return failRun();
   }
   // Every timed call so far is finished: their times are known.

@@ -431,6 +431,7 @@ private:
   bool parseGemm();
   bool parseCopy();
   bool parseMemset();
+  bool parseCheck();
 
   Plan &plan;
   std::vector<Token> tokens;
@@ -516,6 +517,8 @@ bool PlanParser::parseLine() {
     return parseCopy();
   if (key == "memset")
     return parseMemset();
+  if (key == "check")
+    return parseCheck();
   return fail("unknown keyword '" + key + "'");
 }
 
@@ -957,6 +960,17 @@ bool PlanParser::parseCopy() {
   return true;
 }
 
+bool PlanParser::parseCheck() {
+  PlanStep step;
+  step.kind = PlanStep::Check;
+  if (!keyword("flag") || !bufferRef("the flag", false, step.check.flag) ||
+      !keyword("when") || !nodeRef("the when node", true, step.check.when) ||
+      !string("the check's message", step.check.message) || !expectEnd())
+    return false;
+  plan.steps.push_back(std::move(step));
+  return true;
+}
+
 bool PlanParser::parseMemset() {
   PlanStep step;
   step.kind = PlanStep::Memset;
@@ -1278,8 +1292,12 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
            node(step.memset.bytes) + " value " + value);
       break;
     }
+    case PlanStep::Check:
+      line("check flag b" + num(step.check.flag) + " when " +
+           node(step.check.when) + " " + quote(step.check.message));
+      break;
     }
-    if (step.kind > PlanStep::Memset) // invalid: the parser rejects it
+    if (step.kind > PlanStep::Check) // invalid: the parser rejects it
       line("step " + num(int64_t(step.kind)));
   }
   return out;

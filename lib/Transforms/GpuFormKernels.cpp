@@ -956,9 +956,14 @@ private:
         map.map(index.getResult(), ivs[index.getDim()]);
         continue;
       }
-      for (Value v : inner.getOperands())
-        if (!map.contains(v) && !op.getRegion().isAncestor(v.getParentRegion()))
-          map.map(v, kval(b, v));
+      // Host values the op or the ops nested in it (a gather's guarded
+      // load) read: the kernel's.
+      inner.walk([&](Operation *nested) {
+        for (Value v : nested->getOperands())
+          if (!map.contains(v) &&
+              !op.getRegion().isAncestor(v.getParentRegion()))
+            map.map(v, kval(b, v));
+      });
       b.clone(inner, map);
     }
     SmallVector<Value> results;
@@ -2760,12 +2765,67 @@ void copiesToGenerics(func::FuncOp func) {
   }
 }
 
+/// A host buffer of sizes for memref.reshape (a reshape whose `?` sizes
+/// are not the input's own, e.g. heads split with the batch and sequence
+/// sizes of another tensor): a static 1-D index alloc that is only stored
+/// to and loaded from at constant positions (a `memref.dim` of the reshape
+/// folds to such a load) and read as reshapes' shape. The launch plan
+/// reads the stored values as the reshape's sizes.
+bool isShapeBuffer(Value v) {
+  auto alloc = v.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc.getType().getRank() != 1 ||
+      !alloc.getType().hasStaticShape() ||
+      !alloc.getType().getElementType().isIndex())
+    return false;
+  return llvm::all_of(alloc->getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto store = dyn_cast<memref::StoreOp>(user))
+      return use.getOperandNumber() == 1 &&
+             getConstantIntValue(store.getIndices().front()).has_value();
+    if (auto load = dyn_cast<memref::LoadOp>(user))
+      return getConstantIntValue(load.getIndices().front()).has_value();
+    auto reshape = dyn_cast<memref::ReshapeOp>(user);
+    return reshape && reshape.getShape() == use.get();
+  });
+}
+
+/// The host read of a flag the kernels computed, only for a `cf.assert`
+/// (a gather's indices in range, no integer division by zero): the launch
+/// plan copies the flag back and checks it after the call.
+bool isFlagCheck(Operation *op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  // Read by the assert directly, or as `flag || size == 0`.
+  auto checked = [](Operation *user) {
+    if (user->getName().getStringRef() == "cf.assert")
+      return true;
+    return isa<arith::OrIOp>(user) && !user->use_empty() &&
+           llvm::all_of(user->getUsers(), [](Operation *assert) {
+             return assert->getName().getStringRef() == "cf.assert";
+           });
+  };
+  return load && load.getMemRefType().getRank() == 0 &&
+         load.getType().isInteger(1) && !load->use_empty() &&
+         llvm::all_of(load->getUsers(), checked);
+}
+
+/// A store into or a load from a reshape's shape buffer (host sizes).
+bool isShapeAccess(Operation *op) {
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return isShapeBuffer(store.getMemRef());
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return isShapeBuffer(load.getMemRef());
+  return false;
+}
+
 bool isHostOp(Operation *op) {
+  if (isShapeAccess(op) || isFlagCheck(op))
+    return true;
   // Size checks (cf.assert on sizes) become guards of the launch plan.
   if (op->getName().getStringRef() == "cf.assert")
     return true;
   if (isa<func::ReturnOp, gpu::LaunchFuncOp, memref::AllocOp,
-          memref::DeallocOp, memref::GetGlobalOp, memref::ViewOp, memref::SubViewOp,
+          memref::DeallocOp, memref::GetGlobalOp, memref::ReshapeOp,
+          memref::ViewOp, memref::SubViewOp,
           memref::DimOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
           memref::CastOp, affine::AffineApplyOp, affine::AffineMinOp,
           affine::AffineMaxOp>(op))
@@ -2776,6 +2836,42 @@ bool isHostOp(Operation *op) {
   // Index and scalar arithmetic (sizes, offsets, constants).
   return op->getDialect() && op->getDialect()->getNamespace() == "arith";
 }
+
+/// math.ipowi (integer pow; tgc-to-linalg only gives it non-negative
+/// exponents) as exponentiation by squaring inside the kernel: the CPU's
+/// math-to-funcs would put the helper function outside the gpu.module.
+struct IPowIToLoop : OpRewritePattern<math::IPowIOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::IPowIOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<IntegerType>(op.getType());
+    if (!type)
+      return failure(); // vectors: none in kernels
+    Location loc = op.getLoc();
+    Value zero = arith::ConstantIntOp::create(rewriter, loc, type, 0);
+    Value one = arith::ConstantIntOp::create(rewriter, loc, type, 1);
+    SmallVector<Type> types(3, type);
+    auto loop = scf::WhileOp::create(
+        rewriter, loc, types, ValueRange{one, op.getLhs(), op.getRhs()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value more = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                             args[2], zero);
+          scf::ConditionOp::create(b, l, more, args);
+        },
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value odd = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::ne,
+              arith::AndIOp::create(b, l, args[2], one), zero);
+          Value times = arith::MulIOp::create(b, l, args[0], args[1]);
+          Value result = arith::SelectOp::create(b, l, odd, times, args[0]);
+          Value square = arith::MulIOp::create(b, l, args[1], args[1]);
+          Value half = arith::ShRUIOp::create(b, l, args[2], one);
+          scf::YieldOp::create(b, l, ValueRange{result, square, half});
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
 
 struct TgcGpuFormKernelsPass
     : tgc::impl::TgcGpuFormKernelsBase<TgcGpuFormKernelsPass> {
@@ -2796,9 +2892,11 @@ struct TgcGpuFormKernelsPass
     for (func::FuncOp func : funcs)
       if (!func.isExternal() && failed(runOnFunction(module, func)))
         return signalPassFailure();
-    // 64-bit shuffles (f64 sums of f32 rows) become pairs of 32-bit ones.
+    // 64-bit shuffles (f64 sums of f32 rows) become pairs of 32-bit ones;
+    // integer powers become loops.
     RewritePatternSet patterns(&getContext());
     populateGpuShufflePatterns(patterns);
+    patterns.add<IPowIToLoop>(&getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
       if (failed(applyPatternsGreedily(gpuModule, frozen)))
@@ -2845,6 +2943,8 @@ struct TgcGpuFormKernelsPass
         return op.emitOpError()
                << "runs sequential loops on the host (topk, sort, cholesky "
                   "lower this way); not supported on the GPU yet";
+      if (isShapeAccess(&op) || isFlagCheck(&op))
+        continue;
       if (isa<memref::LoadOp, memref::StoreOp>(op))
         return op.emitOpError()
                << "reads or writes device memory from the host; not "

@@ -552,3 +552,28 @@ func.func @returns_arg(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   %y = tgc.relu %x : tensor<?xf32>
   return %x, %y : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A reshape whose `?` sizes are another tensor's (heads split with the
+// batch and sequence sizes of the block's input) reshapes through a host
+// shape buffer: its stores and loads (memref.dim of the reshape folds to
+// one) stay on the host for the launch plan, which reads the stored values
+// as the reshape's sizes; kernels receive the reshaped buffer.
+
+// CHECK-LABEL: func.func @heads
+// CHECK:   %[[SHAPE:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xindex>
+// CHECK:   memref.store %{{.*}}, %[[SHAPE]][%c0] : memref<4xindex>
+// CHECK:   %[[R:.*]] = memref.reshape %{{.*}}(%[[SHAPE]]) : (memref<?x?x32xf32>, memref<4xindex>) -> memref<?x?x4x8xf32>
+// CHECK:   memref.load %[[SHAPE]][%c{{[01]}}] : memref<4xindex>
+// CHECK:   gpu.launch_func  @heads_kernels::@heads_elementwise_1 {{.*}} args({{.*}}%[[R]] : memref<?x?x4x8xf32>
+func.func @heads(%x: tensor<?x?x32xf32>, %y: tensor<?x?x32xf32>) -> tensor<?x?x4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %B = tensor.dim %x, %c0 : tensor<?x?x32xf32>
+  %T = tensor.dim %x, %c1 : tensor<?x?x32xf32>
+  %s = tgc.add %x, %y : tensor<?x?x32xf32>, tensor<?x?x32xf32> -> tensor<?x?x32xf32>
+  %q4 = tgc.reshape %s [%B, %T] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
+  %r = tgc.relu %q4 : tensor<?x?x4x8xf32>
+  return %r : tensor<?x?x4x8xf32>
+}

@@ -83,6 +83,8 @@ gemm f16 out f32 m n0 n n2 k n1 batch none transa 0 transb 1 a b0 b b1 c b3 bias
 gemm f32 m n0 n n2 k n1 batch n6 transa 1 transb 0 a b4 b b6 c b5 bias none epilogue gelu strides n4 n10 n8
 copy dst b5 src b4 bytes n8
 memset dst b6 bytes n7 value 0xdeadbeef
+check flag b4 when n0 "tgc.gather: index out of range at m.py:3"
+check flag b6 when none "x"
 )plan";
 
 Plan parseOrDie(const std::string &text) {
@@ -240,7 +242,13 @@ TEST(GpuPlanText, RoundTrip) {
   EXPECT_EQ(plan.buffers[4].offset, -1);
   EXPECT_EQ(plan.buffers[6].kind, BufferKind::View);
   EXPECT_EQ(plan.buffers[6].index, 5);
-  ASSERT_EQ(plan.steps.size(), 6u);
+  ASSERT_EQ(plan.steps.size(), 8u);
+  EXPECT_EQ(plan.steps[6].kind, PlanStep::Check);
+  EXPECT_EQ(plan.steps[6].check.flag, 4);
+  EXPECT_EQ(plan.steps[6].check.when, 0);
+  EXPECT_EQ(plan.steps[6].check.message,
+            "tgc.gather: index out of range at m.py:3");
+  EXPECT_EQ(plan.steps[7].check.when, -1);
   const LaunchStep &launch = plan.steps[0].launch;
   ASSERT_EQ(launch.params.size(), 6u);
   EXPECT_EQ(launch.params[0].kind, KernelParam::Buffer);
@@ -393,6 +401,12 @@ TEST(GpuPlanText, ErrorsNameTheLine) {
   EXPECT_NE(error.find("expected a size node"), std::string::npos) << error;
   error = parseError(withLine(std::string(launchPrefix) + "x5"));
   EXPECT_NE(error.find("bad parameter 'x5'"), std::string::npos) << error;
+
+  error = parseError(withLine("check flag b0 \"m\""));
+  EXPECT_NE(error.find("line 7:"), std::string::npos) << error;
+  error = parseError(withLine("check flag b1 when none \"m\""));
+  EXPECT_NE(error.find("b1 does not exist"), std::string::npos) << error;
+  EXPECT_EQ(parseError(withLine("check flag b0 when n1 \"m\"")), "");
 
   error = parseError(withLine("buffer global 0 none"));
   EXPECT_NE(error.find("line 7: global 0 does not exist (0 declared"),

@@ -159,12 +159,25 @@ struct MemsetStep {
   uint32_t value = 0; // 32-bit pattern
 };
 
+/// A condition the kernels computed on the device (a gather's indices in
+/// range, no integer division by zero): the byte at `flag` is copied to
+/// the host in stream order, and a call whose byte is 0 fails with
+/// `message` once it has finished. With `when` set, only calls where that
+/// node is not 0 check (an integer division's check holds trivially for
+/// an empty tensor).
+struct CheckStep {
+  int64_t flag = -1; // buffer index (one byte: i1)
+  int64_t when = -1; // node index; -1: always
+  std::string message;
+};
+
 struct PlanStep {
-  enum Kind : uint8_t { Launch, Gemm, Copy, Memset } kind = Launch;
+  enum Kind : uint8_t { Launch, Gemm, Copy, Memset, Check } kind = Launch;
   LaunchStep launch;
   GemmStep gemm;
   CopyStep copy;
   MemsetStep memset;
+  CheckStep check;
 };
 
 //===----------------------------------------------------------------------===//

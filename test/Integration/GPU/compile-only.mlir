@@ -50,6 +50,27 @@
 // WEIGHT: "kernels": 0,
 // WEIGHT: "module_format": "ptx"
 
+// A gather's indices are checked on the device: the flag's kernels, then
+// a check step naming the op; the index bound against the input is a
+// guard on the sizes.
+// RUN: tgc-run %s --entry gather --device cuda --compile-only --ptx-only --calls 0=5x8,1=5x3 \
+// RUN:   --emit-plan - | FileCheck %s --check-prefix=GATHER
+// GATHER: guard range n{{[0-9]+}} 0 -1 "sizes in order" "tgc.gather: index is larger than the input in a dimension other than dim at
+// GATHER: launch k1
+// GATHER-NEXT: check flag b{{[0-9]+}} when none "tgc.gather: index out of range at {{.*}}compile-only.mlir:{{[0-9]+}}:8"
+// GATHER-NEXT: launch k2
+// An integer division's check is skipped for empty results.
+// RUN: tgc-run %s --entry divide --device cuda --compile-only --ptx-only --calls 0=7x9,1=9 \
+// RUN:   --emit-plan - | FileCheck %s --check-prefix=DIVIDE
+// DIVIDE: check flag b{{[0-9]+}} when n{{[0-9]+}} "tgc.div: integer division by zero at
+
+// The transformer block (a reshape with another tensor's sizes, through a
+// host shape buffer) compiles for the GPU.
+// RUN: tgc-run %S/../model-transformer.mlir --device cuda --compile-only --ptx-only --calls 0=2x5x32 \
+// RUN:   | FileCheck %s --check-prefix=BLOCK
+// BLOCK: compiled @encoder_block 1 time(s) for 1 call(s) on no device (compile only)
+// BLOCK-SAME: 13 kernel(s), 6 GEMM(s), PTX
+
 // RUN: not tgc-run %s --entry topk --device cuda --compile-only --calls 0=50 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=TOPK
 // TOPK: not supported on the GPU yet
@@ -84,4 +105,14 @@ func.func @dense_weight(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
   %w = tgc.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
   %y = tgc.matmul %x, %w : tensor<?x3xf32>, tensor<3x2xf32> -> tensor<?x2xf32>
   return %y : tensor<?x2xf32>
+}
+
+func.func @gather(%x: tensor<?x8xf32>, %i: tensor<?x3xi64>) -> tensor<?x3xf32> {
+  %0 = tgc.gather %x, %i dim = 1 : tensor<?x8xf32>, tensor<?x3xi64> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+func.func @divide(%x: tensor<?x9xi64>, %y: tensor<9xi64>) -> tensor<?x9xi64> {
+  %0 = tgc.div %x, %y rounding = floor : tensor<?x9xi64>, tensor<9xi64> -> tensor<?x9xi64>
+  return %0 : tensor<?x9xi64>
 }
