@@ -50,6 +50,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   kernels.rowBlockSize = options.rowBlockSize;
   kernels.rowRegisters = options.rowRegisters;
   kernels.gemmEpilogues = options.gemmEpilogues;
+  kernels.exactDivision = options.exactDivision;
   pm.addPass(createTgcGpuFormKernels(kernels));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -2873,6 +2873,35 @@ struct IPowIToLoop : OpRewritePattern<math::IPowIOp> {
   }
 };
 
+/// Divisions by one value in one block (softmax's 32 elements per lane by
+/// the row sum): one IEEE reciprocal, then multiplications (an IEEE f32
+/// division costs about ten instructions; the product is within 1.5 ulp of
+/// the quotient, as Triton's default division). f32 only.
+void divisionsToReciprocals(gpu::GPUModuleOp module) {
+  module.walk([](Block *block) {
+    llvm::MapVector<Value, SmallVector<arith::DivFOp>> byDivisor;
+    for (Operation &op : *block)
+      if (auto div = dyn_cast<arith::DivFOp>(op))
+        if (div.getType().isF32())
+          byDivisor[div.getRhs()].push_back(div);
+    for (auto &[divisor, divs] : byDivisor) {
+      if (divs.size() < 2)
+        continue;
+      OpBuilder b(divs.front());
+      Location loc = divs.front().getLoc();
+      Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0));
+      Value reciprocal = arith::DivFOp::create(b, loc, one, divisor);
+      for (arith::DivFOp div : divs) {
+        b.setInsertionPoint(div);
+        div.replaceAllUsesWith(arith::MulFOp::create(
+                                   b, div.getLoc(), div.getLhs(), reciprocal)
+                                   .getResult());
+        div.erase();
+      }
+    }
+  });
+}
+
 struct TgcGpuFormKernelsPass
     : tgc::impl::TgcGpuFormKernelsBase<TgcGpuFormKernelsPass> {
   using TgcGpuFormKernelsBase::TgcGpuFormKernelsBase;
@@ -2898,9 +2927,12 @@ struct TgcGpuFormKernelsPass
     populateGpuShufflePatterns(patterns);
     patterns.add<IPowIToLoop>(&getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));
-    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
       if (failed(applyPatternsGreedily(gpuModule, frozen)))
         return signalPassFailure();
+      if (!exactDivision)
+        divisionsToReciprocals(gpuModule);
+    }
   }
 
   LogicalResult runOnFunction(ModuleOp module, func::FuncOp func) {

@@ -1,6 +1,7 @@
 // RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0" -split-input-file | FileCheck %s
 // RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 block-size=128" -split-input-file | FileCheck %s --check-prefix=B128
 // RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 gemm-epilogues=0" -split-input-file | FileCheck %s --check-prefix=NOEPI
+// RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 exact-division=1" -split-input-file | FileCheck %s --check-prefix=EXACT
 // RUN: not tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 block-size=100" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
 // (tgc-gpu-form-kernels runs on bufferized IR; the GPU pipeline without
@@ -576,4 +577,23 @@ func.func @heads(%x: tensor<?x?x32xf32>, %y: tensor<?x?x32xf32>) -> tensor<?x?x4
   %q4 = tgc.reshape %s [%B, %T] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
   %r = tgc.relu %q4 : tensor<?x?x4x8xf32>
   return %r : tensor<?x?x4x8xf32>
+}
+
+// -----
+
+// A lane's divisions by the row sum: one reciprocal, then products (within
+// 1.5 ulp of the quotients); exact-division keeps every division.
+
+// CHECK-LABEL: gpu.func @softmax_64_warp_rows_0
+// CHECK:     %[[R:.*]] = arith.divf %cst{{.*}}, %[[SUM:.*]] : f32
+// CHECK-NOT: arith.divf
+// CHECK:     arith.mulf %{{.*}}, %[[R]] : f32
+// CHECK-NOT: arith.divf
+// CHECK:     gpu.return
+// EXACT-LABEL: gpu.func @softmax_64_warp_rows_0
+// EXACT-COUNT-2: arith.divf %{{.*}}, %[[SUM:.*]] : f32
+// EXACT:     gpu.return
+func.func @softmax_64(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x64xf32>
+  return %s : tensor<?x64xf32>
 }

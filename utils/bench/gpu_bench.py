@@ -13,15 +13,19 @@ median, each call synchronized), PyTorch eager's and torch.compile's
 (default and mode="reduce-overhead") timed the same way, and device times:
 TGC's from CUDA events around each call's steps (median, in a second
 tgc-gpu-run with --device-time), PyTorch's from
-CUDA events over back-to-back calls (mean); ratios are TGC's speedup (>1:
+CUDA events over back-to-back calls (mean), each the median of --rounds
+interleaved rounds (TGC, eager, Inductor, again); ratios are TGC's speedup (>1:
 TGC faster); GB/s or TFLOP/s are TGC's from its device time, against the
 copy bandwidth measured in the same run (a 1 GiB copy, and a copy moving
-the case's own bytes, which small cases cannot reach the peak of either).
+the case's own bytes, the fastest of three, which small cases cannot reach
+the peak of either; a working set that fits in L2 lets that copy pass the
+DRAM peak).
 """
 import argparse
 import json
 import re
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -169,20 +173,31 @@ def run_cases(args):
             continue
         report = json.loads(out.stdout)
         tgc = report["run_ms"]
-        # Device time in a second run: its event records add to wall time.
-        dev = subprocess.run(cmd + ["--device-time"], capture_output=True, text=True)
-        if dev.returncode:
-            print(f"{name}: tgc-gpu-run --device-time failed:\n{dev.stdout}{dev.stderr}")
-            continue
-        tgc_dev = json.loads(dev.stdout)["device_ms"]
         graphs = (f" [graphs: {report['graph_captures']} captured, "
                   f"{report['graph_replays']} replays{', ' + report['graph_fallback'] if report['graph_fallback'] else ''}]"
                   if "--cuda-graphs" in flags else "")
         eager = wall_per_call(torch, fn, targs, args.iters)
-        eager_dev = device_time(torch, fn, targs, args.iters)
         compiled = torch.compile(fn)
         inductor = wall_per_call(torch, compiled, targs, args.iters)
-        inductor_dev = device_time(torch, compiled, targs, args.iters)
+        # Device times in interleaved rounds (TGC, eager, Inductor, again),
+        # the median of each: a GPU at its power limit (large GEMMs) runs
+        # slower the longer it has been busy, which would favour whoever is
+        # measured first. TGC's comes from runs with --device-time, whose
+        # event records add to wall time.
+        tgc_devs, eager_devs, inductor_devs = [], [], []
+        for _ in range(args.rounds):
+            dev = subprocess.run(cmd + ["--device-time"], capture_output=True, text=True)
+            if dev.returncode:
+                print(f"{name}: tgc-gpu-run --device-time failed:\n{dev.stdout}{dev.stderr}")
+                break
+            tgc_devs.append(json.loads(dev.stdout)["device_ms"])
+            eager_devs.append(device_time(torch, fn, targs, args.iters))
+            inductor_devs.append(device_time(torch, compiled, targs, args.iters))
+        if len(tgc_devs) < args.rounds:
+            continue
+        tgc_dev = statistics.median(tgc_devs)
+        eager_dev = statistics.median(eager_devs)
+        inductor_dev = statistics.median(inductor_devs)
         ro = torch.compile(fn, mode="reduce-overhead")
         reduce_overhead = wall_per_call(torch, ro, targs, args.iters)
         rate = ""
@@ -192,7 +207,10 @@ def run_cases(args):
             gbs = nbytes / tgc_dev / 1e6
             src = torch.empty(nbytes // 8, dtype=torch.float32, device="cuda")
             dst = torch.empty_like(src)
-            same_ms = device_time(torch, lambda: dst.copy_(src), (), args.iters)
+            # The fastest of three: small copies vary with L2 residency and
+            # clocks, and the fastest is the most demanding reference.
+            same_ms = min(device_time(torch, lambda: dst.copy_(src), (), args.iters)
+                          for _ in range(3))
             same_gbs = nbytes / same_ms / 1e6
             del src, dst
             rate = (f"{gbs:.0f} GB/s ({100 * gbs / copy_gbs:.0f}% of copy, "
@@ -230,6 +248,8 @@ def main():
     r.add_argument("--tgc-gpu-run", required=True)
     r.add_argument("--iters", type=int, default=200)
     r.add_argument("--filter", help="regex on the case names: run only these")
+    r.add_argument("--rounds", type=int, default=3,
+                   help="interleaved rounds of device timing (median of each)")
     args = ap.parse_args()
     (compile_cases if args.mode == "compile" else run_cases)(args)
 

@@ -125,6 +125,11 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
       llvm::cl::desc("GEMM consumers as cuBLASLt epilogues (bias, ReLU, "
                      "tanh GELU)"),
       llvm::cl::init(true)};
+  Option<bool> exactDivision{
+      *this, "exact-division",
+      llvm::cl::desc("Keep every f32 division (off: divisions of a kernel "
+                     "by one value multiply by its reciprocal)"),
+      llvm::cl::init(false)};
   Option<bool> lowerKernels{
       *this, "lower-kernels",
       llvm::cl::desc("Lower the kernels to NVVM (off: stop at the gpu "

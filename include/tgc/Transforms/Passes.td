@@ -403,9 +403,16 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
     least 16-byte aligned); the host keeps their `memref.get_global`,
     which the launch plan resolves to the module's global. A result that
     is not a buffer of its own (a constant, an argument, a buffer
-    returned twice) is returned as a copy in a new allocation. Ops the GPU
-    path cannot run yet (sequential `scf` loops of topk and cholesky,
-    host reads of device memory) are errors at their location.
+    returned twice) is returned as a copy in a new allocation. A reshape's
+    host shape buffer (stores and loads of sizes at constant positions)
+    and the host read of an i1 flag that only `cf.assert`s use (a
+    gather's indices in range) stay on the host: the launch plan reads
+    the sizes, and turns the flag into a device-side check. `math.ipowi`
+    becomes a squaring loop in the kernel; unless `exact-division`, the
+    f32 divisions of a block by one value become a reciprocal and
+    products. Ops the GPU path cannot run yet (sequential `scf` loops of
+    topk and cholesky, other host reads of device memory) are errors at
+    their location.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
@@ -426,6 +433,10 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
     Option<"gemmEpilogues", "gemm-epilogues", "bool", "true",
            "Run a GEMM's elementwise consumer (bias, ReLU, tanh GELU, the "
            "rounding to a 16-bit output) as its cuBLASLt epilogue">,
+    Option<"exactDivision", "exact-division", "bool", "false",
+           "Keep every f32 division; off, the divisions of a block by one "
+           "value (softmax's by the row sum) multiply by its reciprocal, "
+           "within 1.5 ulp of the quotient">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",
