@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Compiler/GpuCompiler.h"
+#include "tgc/Transforms/Passes.h"
 
 #include "tgc/Compiler/CompilerUtils.h"
 
@@ -939,17 +940,7 @@ FailureOr<rt::Plan> mlir::tgc::buildLaunchPlan(ModuleOp module,
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     // A reshaped view of a fresh buffer (keepdim results) is that buffer.
-    Value base = v;
-    while (Operation *def = base.getDefiningOp()) {
-      if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
-        base = e.getSrc();
-      else if (auto c = dyn_cast<memref::CollapseShapeOp>(def))
-        base = c.getSrc();
-      else if (auto c = dyn_cast<memref::CastOp>(def))
-        base = c.getSource();
-      else
-        break;
-    }
+    Value base = resultBase(v);
     auto alloc = base.getDefiningOp<memref::AllocOp>();
     if (!alloc || b.resultOf.count(base))
       return ret.emitOpError()

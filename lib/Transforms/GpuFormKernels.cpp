@@ -2696,6 +2696,25 @@ private:
   }
 };
 
+} // namespace
+
+Value mlir::tgc::resultBase(Value result) {
+  Value base = result;
+  while (Operation *def = base.getDefiningOp()) {
+    if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
+      base = e.getSrc();
+    else if (auto c = dyn_cast<memref::CollapseShapeOp>(def))
+      base = c.getSrc();
+    else if (auto c = dyn_cast<memref::CastOp>(def))
+      base = c.getSource();
+    else
+      break;
+  }
+  return base;
+}
+
+namespace {
+
 /// Results that are not buffers of their own (a constant, an argument, a
 /// buffer returned twice) are returned as a copy in a new allocation: the
 /// caller owns each result, and the launch plan allocates one per result.
@@ -2703,17 +2722,7 @@ void freshResults(func::FuncOp func) {
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   DenseSet<Value> seen;
   for (OpOperand &operand : ret->getOpOperands()) {
-    Value base = operand.get();
-    while (Operation *def = base.getDefiningOp()) {
-      if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
-        base = e.getSrc();
-      else if (auto c = dyn_cast<memref::CollapseShapeOp>(def))
-        base = c.getSrc();
-      else if (auto c = dyn_cast<memref::CastOp>(def))
-        base = c.getSource();
-      else
-        break;
-    }
+    Value base = resultBase(operand.get());
     if (base.getDefiningOp<memref::AllocOp>() && seen.insert(base).second)
       continue;
     auto type = cast<MemRefType>(operand.get().getType());

@@ -66,6 +66,11 @@ void buildFrontendPipeline(OpPassManager &pm,
                            const FrontendPipelineOptions &options);
 void registerFrontendPipeline();
 
+/// The buffer a returned memref views through expand_shape, collapse_shape
+/// and cast (keepdim results reshape a fresh buffer): the GPU path's test
+/// of whether a result is a buffer of its own.
+Value resultBase(Value result);
+
 } // namespace mlir::tgc
 
 #endif // TGC_TRANSFORMS_PASSES_H
