@@ -719,15 +719,25 @@ bool PlanParser::parseBuffer() {
     return false;
   const std::string &kind = kindToken.quoted ? std::string() : kindToken.text;
   PlanBuffer buffer;
-  if (kind == "arg" || kind == "result") {
-    bool isArg = kind == "arg";
-    buffer.kind = isArg ? BufferKind::Arg : BufferKind::Result;
-    int64_t count = int64_t(isArg ? plan.args.size() : plan.results.size());
-    if (!integer(isArg ? "an argument index" : "a result index", buffer.index))
+  if (kind == "arg" || kind == "result" || kind == "global") {
+    // An index into what earlier lines declared; a global takes an offset.
+    bool isArg = kind == "arg", isGlobal = kind == "global";
+    buffer.kind = isArg      ? BufferKind::Arg
+                  : isGlobal ? BufferKind::Global
+                             : BufferKind::Result;
+    int64_t count = int64_t(isArg      ? plan.args.size()
+                            : isGlobal ? plan.globals.size()
+                                       : plan.results.size());
+    if (!integer(isArg      ? "an argument index"
+                 : isGlobal ? "a global index"
+                            : "a result index",
+                 buffer.index))
       return false;
     if (buffer.index < 0 || buffer.index >= count)
       return fail(kind + " " + num(buffer.index) + " does not exist (" +
                   num(count) + " declared before this line)");
+    if (isGlobal && !nodeRef("an offset node", true, buffer.offset))
+      return false;
   } else if (kind == "arena") {
     buffer.kind = BufferKind::Arena;
     if (!sawArena)
@@ -738,16 +748,6 @@ bool PlanParser::parseBuffer() {
     buffer.kind = BufferKind::View;
     if (!bufferRef("a base buffer", false, buffer.index) ||
         !nodeRef("an offset node", true, buffer.offset))
-      return false;
-  } else if (kind == "global") {
-    buffer.kind = BufferKind::Global;
-    int64_t count = int64_t(plan.globals.size());
-    if (!integer("a global index", buffer.index))
-      return false;
-    if (buffer.index < 0 || buffer.index >= count)
-      return fail("global " + num(buffer.index) + " does not exist (" +
-                  num(count) + " declared before this line)");
-    if (!nodeRef("an offset node", true, buffer.offset))
       return false;
   } else {
     return fail("unknown buffer kind '" + kindToken.text +
