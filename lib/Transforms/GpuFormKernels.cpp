@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Transforms/Passes.h"
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -675,6 +676,75 @@ public:
     }
     for (linalg::GenericOp op : llvm::reverse(ops))
       op->erase();
+    return success();
+  }
+
+  /// Emits a sequential host loop nest (topk, cholesky) as one kernel and
+  /// erases it. Its outer loops marked tgc.parallel (from 0 by 1, without
+  /// results, each but the last holding only the next) become one thread
+  /// per iteration in a grid-stride loop; the rest runs in each thread as
+  /// it ran on the host. Without such loops the kernel is one thread.
+  LogicalResult emitLoopKernel(scf::ForOp loop) {
+    Location loc = loop.getLoc();
+    Region &nest = loop.getRegion();
+    SmallVector<scf::ForOp> par;
+    for (scf::ForOp l = loop; l;) {
+      Value ub = l.getUpperBound();
+      if (!l->hasAttr(kParallelLoopAttrName) || l.getNumResults() != 0 ||
+          !isConstantIntValue(l.getLowerBound(), 0) ||
+          !isConstantIntValue(l.getStep(), 1) ||
+          (l != loop && nest.isAncestor(ub.getParentRegion())))
+        break;
+      par.push_back(l);
+      Block *body = l.getBody();
+      l = body->getOperations().size() == 2 ? dyn_cast<scf::ForOp>(body->front())
+                                            : scf::ForOp();
+    }
+    for (Value v : loop->getOperands())
+      if (failed(addOperand(v, loop)))
+        return failure();
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(nest, captured);
+    for (Value v : captured)
+      if (failed(addOperand(v, loop)))
+        return failure();
+
+    OpBuilder hb(loop);
+    OpBuilder kb = startKernel(loc, par.empty() ? "serial" : "loop");
+    // Clones `op` into the kernel, its host operands (and those of the ops
+    // nested in it) mapped to the kernel's values.
+    IRMapping map;
+    auto cloneOp = [&](OpBuilder &b, Operation &op) {
+      op.walk([&](Operation *nested) {
+        for (Value v : nested->getOperands())
+          if (!map.contains(v) && !nest.isAncestor(v.getParentRegion()))
+            map.map(v, kval(b, v));
+      });
+      b.clone(op, map);
+    };
+    if (par.empty()) {
+      cloneOp(kb, *loop);
+      finishKernel(kb, hb, loc, arith::ConstantIndexOp::create(hb, loc, 1), 1);
+      return success();
+    }
+    SmallVector<Value> sizes, hostSizes;
+    for (scf::ForOp l : par) {
+      hostSizes.push_back(l.getUpperBound());
+      sizes.push_back(kval(kb, l.getUpperBound()));
+    }
+    Value total = product(kb, loc, sizes);
+    auto [start, step] = gridStride(kb, loc);
+    auto threads = scf::ForOp::create(kb, loc, start, total, step);
+    OpBuilder lb = OpBuilder::atBlockBegin(threads.getBody());
+    for (auto [l, iv] : llvm::zip(
+             par, delinearize(lb, loc, threads.getInductionVar(), sizes)))
+      map.map(l.getInductionVar(), iv);
+    for (Operation &op : par.back().getBody()->without_terminator())
+      cloneOp(lb, op);
+    finishKernel(kb, hb, loc,
+                 gridSize(hb, loc, product(hb, loc, hostSizes), blockSize,
+                          maxBlocks),
+                 blockSize);
     return success();
   }
 
@@ -2725,8 +2795,8 @@ void freshResults(func::FuncOp func) {
     Value base = resultBase(operand.get());
     if (base.getDefiningOp<memref::AllocOp>() && seen.insert(base).second)
       continue;
-    auto type = cast<MemRefType>(operand.get().getType());
-    if (!type.getLayout().isIdentity())
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getLayout().isIdentity())
       continue; // the launch plan reports it
     OpBuilder b(ret);
     Location loc = ret.getLoc();
@@ -2955,6 +3025,7 @@ struct TgcGpuFormKernelsPass
     // global of the kernel module, which kernels and GEMMs read through
     // the plan (cuModuleGetGlobal), with no copy per call.
     SmallVector<memref::GlobalOp> deviceGlobals;
+    SmallVector<scf::ForOp> hostLoops;
     for (Operation &op : func.getBody().front()) {
       if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
         bool scalarUse =
@@ -2980,10 +3051,32 @@ struct TgcGpuFormKernelsPass
             deviceGlobals.push_back(global);
         }
       }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        // A sequential loop nest (topk, cholesky): a kernel of its own.
+        // Everything in it must be able to run in a kernel.
+        WalkResult legal = loop.walk([](Operation *nested) {
+          if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
+                  func::CallOp>(nested) ||
+              nested->getName().getDialectNamespace() == "cf") {
+            nested->emitOpError() << "inside a sequential loop cannot run "
+                                     "in a GPU kernel; not supported on the "
+                                     "GPU yet";
+            return WalkResult::interrupt();
+          }
+          return WalkResult::advance();
+        });
+        if (legal.wasInterrupted())
+          return failure();
+        if (!loop->use_empty())
+          return loop.emitOpError()
+                 << "is a sequential loop whose results the host reads; not "
+                    "supported on the GPU yet";
+        hostLoops.push_back(loop);
+        continue;
+      }
       if (op.getNumRegions() != 0 && !isa<linalg::GenericOp>(op))
         return op.emitOpError()
-               << "runs sequential loops on the host (topk, sort, cholesky "
-                  "lower this way); not supported on the GPU yet";
+               << "is control flow on the host; not supported on the GPU yet";
       if (isShapeAccess(&op) || isFlagCheck(&op))
         continue;
       if (isa<memref::LoadOp, memref::StoreOp>(op))
@@ -3011,6 +3104,7 @@ struct TgcGpuFormKernelsPass
     SmallVector<SmallVector<linalg::GenericOp>> segments;
     std::optional<int64_t> current;
     bool open = false;
+    unsigned loopsBefore = 0;
     SmallVector<linalg::GenericOp> generics;
     for (Operation &op : func.getBody().front())
       if (auto g = dyn_cast<linalg::GenericOp>(op))
@@ -3072,6 +3166,14 @@ struct TgcGpuFormKernelsPass
         continue;
       }
       std::optional<int64_t> group = getFusionGroup(op);
+      // A loop nest between two generics ends the segment: one kernel
+      // cannot run both across it.
+      unsigned loops = llvm::count_if(hostLoops, [&](scf::ForOp loop) {
+        return loop->isBeforeInBlock(op);
+      });
+      if (loops != loopsBefore)
+        open = false;
+      loopsBefore = loops;
       if (!open || !group || group != current) {
         segments.emplace_back();
         open = group.has_value();
@@ -3084,6 +3186,11 @@ struct TgcGpuFormKernelsPass
     for (ArrayRef<linalg::GenericOp> segment : segments)
       if (failed(emitter.emit(segment)))
         return failure();
+    for (scf::ForOp loop : hostLoops) {
+      if (failed(emitter.emitLoopKernel(loop)))
+        return failure();
+      loop->erase();
+    }
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
       if (isa<memref::GetGlobalOp>(op) && op.use_empty())
         op.erase(); // splat constants, now inside the kernels

@@ -597,3 +597,40 @@ func.func @softmax_64(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x64xf32>
   return %s : tensor<?x64xf32>
 }
+
+// -----
+
+// Sequential loop nests (topk, cholesky) are kernels of their own. The
+// loops tgc-to-linalg marks tgc.parallel (topk's rows) become a grid-stride
+// loop with a thread per row; the scan inside runs in that thread as it
+// would on the host. Without such loops (topk of a vector) the kernel is
+// one thread.
+
+// CHECK-LABEL: func.func @topk_rows
+// CHECK:   gpu.launch_func  @topk_rows_kernels::@topk_rows_loop_{{[0-9]+}} blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1)  args(%[[ROWS:.*]] : index, %arg0 : memref<?x?xf32>, %{{.*}} : memref<?x3xf32>, %{{.*}} : memref<?x3xi64>, %[[COLS:.*]] : index)
+// CHECK-NOT: scf.for
+// CHECK:   return
+// CHECK-LABEL: gpu.func @topk_rows_loop_
+// CHECK-SAME: (%[[N:.*]]: index, %[[X:.*]]: memref<?x?xf32>, %{{.*}}: memref<?x3xf32>, %{{.*}}: memref<?x3xi64>, %[[M:.*]]: index)
+// CHECK:   gpu.block_id  x
+// CHECK:   scf.for %[[ROW:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK:     scf.for %[[J:.*]] = %c0 to %[[M]] step %c1 iter_args
+// CHECK:       memref.load %[[X]][%[[ROW]], %[[J]]] : memref<?x?xf32>
+// CHECK:   gpu.return
+func.func @topk_rows(%x: tensor<?x?xf32>) -> (tensor<?x3xf32>, tensor<?x3xi64>) {
+  %a, %b = tgc.topk %x k = 3 dim = 1 : tensor<?x?xf32> -> tensor<?x3xf32>, tensor<?x3xi64>
+  return %a, %b : tensor<?x3xf32>, tensor<?x3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @topk_vector
+// CHECK:   gpu.launch_func  @topk_vector_kernels::@topk_vector_serial_{{[0-9]+}} blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+// CHECK-LABEL: gpu.func @topk_vector_serial_
+// CHECK-NOT: gpu.block_id
+// CHECK:   scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
+// CHECK:   gpu.return
+func.func @topk_vector(%x: tensor<?xf32>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %a, %b = tgc.topk %x k = 4 dim = 0 : tensor<?xf32> -> tensor<4xf32>, tensor<4xi64>
+  return %a, %b : tensor<4xf32>, tensor<4xi64>
+}

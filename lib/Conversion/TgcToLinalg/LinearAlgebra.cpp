@@ -215,8 +215,18 @@ struct CholeskyLowering : OpRewritePattern<CholeskyOp> {
     for (int64_t d = 0; d < batch; ++d)
       ubs.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]));
 
+    // Whether every pivot is positive: a rank-0 flag that the loops only
+    // ever set to false, checked after them. The batch loops then share no
+    // value but that flag, so their iterations may run at once (on the GPU,
+    // a thread each), and a failed check is reported like a gather's, on
+    // the host, instead of stopping inside a loop.
+    Type i1 = rewriter.getI1Type();
+    Value positiveDefinite = createFilled(
+        rewriter, loc, RankedTensorType::get({}, i1), {},
+        arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true)));
+
     scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, ValueRange{factor},
+        rewriter, loc, lbs, ubs, steps, ValueRange{factor, positiveDefinite},
         [&](OpBuilder &b, Location l, ValueRange batchIvs,
             ValueRange iter) -> scf::ValueVector {
           auto at = [&](Value r, Value c) {
@@ -232,7 +242,7 @@ struct CholeskyLowering : OpRewritePattern<CholeskyOp> {
                 auto cols = scf::ForOp::create(
                     b, l, c0, iPlus1, c1, rowIter,
                     [&](OpBuilder &b, Location l, Value j, ValueRange colIter) {
-                      Value lf = colIter[0];
+                      Value lf = colIter[0], flag = colIter[1];
                       auto dot = scf::ForOp::create(
                           b, l, c0, j, c1, ValueRange{zero},
                           [&](OpBuilder &b, Location l, Value k,
@@ -259,10 +269,25 @@ struct CholeskyLowering : OpRewritePattern<CholeskyOp> {
                       Value offDiagonal = arith::XOrIOp::create(
                           b, l, onDiagonal,
                           arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
-                      cf::AssertOp::create(
-                          b, l,
-                          arith::OrIOp::create(b, l, offDiagonal, positive),
-                          "tgc.cholesky: the input is not positive-definite");
+                      Value ok =
+                          arith::OrIOp::create(b, l, offDiagonal, positive);
+                      Value failed = arith::XOrIOp::create(
+                          b, l, ok,
+                          arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
+                      auto mark = scf::IfOp::create(
+                          b, l, failed,
+                          [&](OpBuilder &b, Location l) {
+                            Value no = arith::ConstantOp::create(
+                                b, l, b.getBoolAttr(false));
+                            scf::YieldOp::create(
+                                b, l,
+                                tensor::InsertOp::create(b, l, no, flag,
+                                                         ValueRange{})
+                                    .getResult());
+                          },
+                          [&](OpBuilder &b, Location l) {
+                            scf::YieldOp::create(b, l, flag);
+                          });
                       Value pivot =
                           tensor::ExtractOp::create(b, l, lf, at(j, j));
                       Value value = arith::SelectOp::create(
@@ -270,12 +295,19 @@ struct CholeskyLowering : OpRewritePattern<CholeskyOp> {
                           arith::DivFOp::create(b, l, rest, pivot));
                       Value updated =
                           tensor::InsertOp::create(b, l, value, lf, at(i, j));
-                      scf::YieldOp::create(b, l, updated);
+                      scf::YieldOp::create(
+                          b, l, ValueRange{updated, mark.getResult(0)});
                     });
                 scf::YieldOp::create(b, l, cols.getResults());
               });
-          return {rows.getResult(0)};
+          return {rows.getResult(0), rows.getResult(1)};
         });
+    for (scf::ForOp loop : nest.loops)
+      loop->setAttr(kParallelLoopAttrName, rewriter.getUnitAttr());
+    Value checked = tensor::ExtractOp::create(rewriter, loc, nest.results[1],
+                                              ValueRange{});
+    cf::AssertOp::create(rewriter, loc, checked,
+                         "tgc.cholesky: the input is not positive-definite");
 
     Value result = convertTensor(rewriter, loc, nest.results[0], element);
     if (upper) {

@@ -600,6 +600,9 @@ struct TopkLowering : OpRewritePattern<TopkOp> {
               });
           return {scan.getResult(0), scan.getResult(1)};
         });
+    // Each row (the loops over the other dims) has its own slots.
+    for (scf::ForOp loop : nest.loops)
+      loop->setAttr(kParallelLoopAttrName, rewriter.getUnitAttr());
     rewriter.replaceOp(
         op, {castToType(rewriter, loc, nest.results[0], valuesType),
              castToType(rewriter, loc, nest.results[1], indicesType)});

@@ -133,7 +133,8 @@ func.func @linear_vector_no_bias(%x: tensor<8xf32>, %w: tensor<?x8xf32>) -> tens
 // CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<?x4x4xf16>)
 // CHECK: %[[B:.*]] = tensor.dim {{.*}}%[[A]], %c0
 // CHECK: %[[L0:.*]] = linalg.fill {{.*}} -> tensor<?x4x4xf32>
-// CHECK: %[[L:.*]] = scf.for %[[BI:arg[0-9]+]] = %{{.*}} to %[[B]] {{.*}} iter_args(%{{.*}} = %[[L0]]) -> (tensor<?x4x4xf32>)
+// CHECK: %[[F0:.*]] = linalg.fill {{.*}} -> tensor<i1>
+// CHECK: %[[L:[0-9a-z_]+]]:2 = scf.for %[[BI:arg[0-9]+]] = %{{.*}} to %[[B]] {{.*}} iter_args(%{{.*}} = %[[L0]], %{{.*}} = %[[F0]]) -> (tensor<?x4x4xf32>, tensor<i1>)
 // CHECK: scf.for %[[I:arg[0-9]+]] = %{{.*}} to %c4
 // CHECK: %[[I1:.*]] = arith.addi %[[I]], %c1
 // CHECK: scf.for %[[J:arg[0-9]+]] = %{{.*}} to %[[I1]]
@@ -145,11 +146,18 @@ func.func @linear_vector_no_bias(%x: tensor<8xf32>, %w: tensor<?x8xf32>) -> tens
 // CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[REST]]
 // CHECK: %[[OFF:.*]] = arith.xori %[[DIAG]]
 // CHECK: %[[OK:.*]] = arith.ori %[[OFF]], %[[POS]]
-// CHECK: cf.assert %[[OK]], "tgc.cholesky: the input is not positive-definite"
+// A failed pivot clears the flag (and only ever clears it), checked after
+// the loops, so the batch loop's iterations may run at once.
+// CHECK: %[[BAD:.*]] = arith.xori %[[OK]]
+// CHECK: scf.if %[[BAD]] -> (tensor<i1>)
+// CHECK: tensor.insert %false into %{{.*}}[] : tensor<i1>
 // CHECK: math.sqrt %[[REST]]
 // CHECK: arith.divf %[[REST]]
 // CHECK: tensor.insert %{{.*}}[%[[BI]], %[[I]], %[[J]]]
-// CHECK: linalg.generic {{.*}} ins(%[[L]] : tensor<?x4x4xf32>) outs(%{{.*}} : tensor<?x4x4xf16>)
+// CHECK: } {{{.*}}tgc.parallel}
+// CHECK: %[[FLAG:.*]] = tensor.extract %[[L]]#1[] {{.*}}: tensor<i1>
+// CHECK: cf.assert %[[FLAG]], "tgc.cholesky: the input is not positive-definite"
+// CHECK: linalg.generic {{.*}} ins(%[[L]]#0 : tensor<?x4x4xf32>) outs(%{{.*}} : tensor<?x4x4xf16>)
 // CHECK: arith.truncf
 func.func @cholesky_f32(%a: tensor<?x4x4xf16>) -> tensor<?x4x4xf16> {
   %r = tgc.cholesky %a : tensor<?x4x4xf16>
@@ -163,11 +171,11 @@ func.func @cholesky_f32(%a: tensor<?x4x4xf16>) -> tensor<?x4x4xf16> {
 // CHECK-LABEL: func.func @cholesky_upper_f64
 // CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<?x?xf64>)
 // CHECK: %[[N:.*]] = tensor.dim {{.*}}%[[A]], %c0
-// CHECK: %[[L:.*]] = scf.for %[[I:arg[0-9]+]] = %{{.*}} to %[[N]]
+// CHECK: %[[L:[0-9a-z_]+]]:2 = scf.for %[[I:arg[0-9]+]] = %{{.*}} to %[[N]]
 // CHECK: scf.for %[[J:arg[0-9]+]] =
 // CHECK: tensor.extract %[[A]][%[[J]], %[[I]]] : tensor<?x?xf64>
 // CHECK: cf.assert
-// CHECK: linalg.transpose ins(%[[L]] : tensor<?x?xf64>) outs(%{{.*}} : tensor<?x?xf64>) permutation = [1, 0]
+// CHECK: linalg.transpose ins(%[[L]]#0 : tensor<?x?xf64>) outs(%{{.*}} : tensor<?x?xf64>) permutation = [1, 0]
 func.func @cholesky_upper_f64(%a: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %r = tgc.cholesky %a upper : tensor<?x?xf64>
   return %r : tensor<?x?xf64>

@@ -267,6 +267,8 @@ func.func @min_f64(%x: tensor<3x5xf64>) -> (tensor<3xf64>, tensor<3xi64>) {
 // CHECK: tensor.insert
 // CHECK: tensor.insert
 // CHECK: arith.minsi
+// The loop over the other dim (one row each) may run its iterations at once.
+// CHECK: } {{{.*}}tgc.parallel}
 // CHECK: return %[[R]]#0, %[[R]]#1 : tensor<2x3xf32>, tensor<2x3xi64>
 func.func @topk_dynamic(%x: tensor<?x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>) {
   %v, %i = tgc.topk %x k = 2 dim = 0 : tensor<?x3xf32> -> tensor<2x3xf32>, tensor<2x3xi64>

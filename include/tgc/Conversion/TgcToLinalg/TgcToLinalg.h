@@ -14,7 +14,9 @@
 //   f64), integer ones in the element type with wrap-around.
 // * Preconditions that depend on data (an index in range, a non-zero
 //   integer divisor, a positive-definite matrix) are checked with cf.assert
-//   before the computation; they abort with a message naming the op.
+//   at the top level of the function, on an i1 computed before the
+//   computation (or, for cholesky, a rank-0 flag its loops clear), with a
+//   message naming the op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,13 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tgc {
+
+/// A unit attribute on the outer scf.for loops of a sequential lowering
+/// (topk's rows, cholesky's batch): their iterations may run in any order
+/// and at once. They write disjoint elements, except a rank-0 check flag
+/// that they only ever set to false. tgc-gpu-form-kernels runs such loops
+/// as one thread per iteration; without it, a loop runs on one thread.
+inline constexpr llvm::StringLiteral kParallelLoopAttrName = "tgc.parallel";
 
 /// Unary and binary math, comparisons, where, convert, clamp, gelu, silu.
 void populateTgcElementwiseToLinalgPatterns(RewritePatternSet &patterns);
