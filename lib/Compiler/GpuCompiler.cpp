@@ -215,6 +215,29 @@ public:
   /// The result index of each returned alloc.
   DenseMap<Value, int64_t> resultOf;
   Value arena;
+  /// The end of the regions after the planned arena (node; -1: none yet).
+  int64_t extraEnd = -1;
+
+  /// `n` rounded up to a multiple of 64.
+  int64_t alignTo64(int64_t n) {
+    int64_t c64 = constant(64);
+    return binary(rt::ExprKind::Mul, binary(rt::ExprKind::CeilDiv, n, c64),
+                  c64);
+  }
+
+  /// Where the next region after the planned arena starts.
+  FailureOr<int64_t> extraArenaEnd() {
+    if (extraEnd >= 0)
+      return extraEnd;
+    if (!arena)
+      return constant(0);
+    auto alloc = arena.getDefiningOp<memref::AllocOp>();
+    FailureOr<SmallVector<int64_t>> bytes =
+        mixedSizes(alloc.getType().getShape(), alloc.getDynamicSizes());
+    if (failed(bytes))
+      return failure();
+    return alignTo64(bytes->front());
+  }
 
 private:
   func::FuncOp func;
@@ -292,6 +315,58 @@ private:
       return two(rt::ExprKind::Min);
     if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
       return node(op->getOperand(0));
+    // A comparison of sizes as 0 or 1, and a choice between two sizes (a
+    // ceil-mode pooling's output size) as `y + c * (x - y)`: the plan's
+    // integer arithmetic has no comparison of its own.
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      FailureOr<int64_t> a = node(cmp.getLhs());
+      FailureOr<int64_t> b = node(cmp.getRhs());
+      if (failed(a) || failed(b))
+        return failure();
+      int64_t zero = constant(0), one = constant(1);
+      // 1 when `x - y + bias` is positive (x - y + bias >= 1), else 0.
+      auto positive = [&](int64_t x, int64_t y, int64_t bias) {
+        int64_t diff = binary(rt::ExprKind::Sub, x, y);
+        if (bias)
+          diff = binary(rt::ExprKind::Add, diff, constant(bias));
+        return binary(rt::ExprKind::Min,
+                      binary(rt::ExprKind::Max, diff, zero), one);
+      };
+      // Sizes are non-negative: unsigned and signed orders agree.
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::sge:
+      case arith::CmpIPredicate::uge:
+        return positive(*a, *b, 1);
+      case arith::CmpIPredicate::sgt:
+      case arith::CmpIPredicate::ugt:
+        return positive(*a, *b, 0);
+      case arith::CmpIPredicate::sle:
+      case arith::CmpIPredicate::ule:
+        return positive(*b, *a, 1);
+      case arith::CmpIPredicate::slt:
+      case arith::CmpIPredicate::ult:
+        return positive(*b, *a, 0);
+      case arith::CmpIPredicate::eq:
+      case arith::CmpIPredicate::ne: {
+        int64_t eq = binary(rt::ExprKind::Mul, positive(*a, *b, 1),
+                            positive(*b, *a, 1));
+        return cmp.getPredicate() == arith::CmpIPredicate::eq
+                   ? eq
+                   : binary(rt::ExprKind::Sub, one, eq);
+      }
+      }
+    }
+    if (auto select = dyn_cast<arith::SelectOp>(op);
+        select && select.getCondition().getType().isInteger(1)) {
+      FailureOr<int64_t> c = node(select.getCondition());
+      FailureOr<int64_t> x = node(select.getTrueValue());
+      FailureOr<int64_t> y = node(select.getFalseValue());
+      if (failed(c) || failed(x) || failed(y))
+        return failure();
+      return binary(rt::ExprKind::Add, *y,
+                    binary(rt::ExprKind::Mul, *c,
+                           binary(rt::ExprKind::Sub, *x, *y)));
+    }
     if (auto apply = dyn_cast<affine::AffineApplyOp>(op))
       return applyMap(op, apply.getAffineMap(), apply.getMapOperands(),
                       rt::ExprKind::Max);
@@ -379,14 +454,10 @@ private:
         l.offset = constant(0);
         return l;
       }
-      auto it = resultOf.find(v);
-      if (it == resultOf.end())
-        return op->emitOpError()
-               << "is a buffer outside the memory plan (the GPU launch plan "
-                  "needs every intermediate in the arena); not supported on "
-                  "the GPU yet";
       Layout l;
-      l.buffer = addBuffer({rt::BufferKind::Result, it->second, -1});
+      auto it = resultOf.find(v);
+      if (it != resultOf.end())
+        l.buffer = addBuffer({rt::BufferKind::Result, it->second, -1});
       l.offset = constant(0);
       FailureOr<SmallVector<int64_t>> sizes =
           mixedSizes(type.getShape(), alloc.getDynamicSizes());
@@ -394,6 +465,24 @@ private:
         return failure();
       l.sizes = *sizes;
       l.strides = rowMajor(l.sizes);
+      if (it != resultOf.end())
+        return l;
+      // An intermediate the memory planner left out (one that a
+      // memref.reshape reads, whose aliases it does not follow): a region
+      // of its own after the planned arena, 64-byte aligned, never reused.
+      std::optional<ref::DType> dtype = ref::dtypeOf(type.getElementType());
+      if (!dtype)
+        return op->emitOpError() << "allocates elements of type "
+                                 << type.getElementType()
+                                 << ", which the runtime has no dtype for";
+      FailureOr<int64_t> start = extraArenaEnd();
+      if (failed(start))
+        return failure();
+      int64_t bytes = constant(int64_t(ref::elementBytes(*dtype)));
+      for (int64_t size : l.sizes)
+        bytes = binary(rt::ExprKind::Mul, bytes, size);
+      extraEnd = alignTo64(binary(rt::ExprKind::Add, *start, bytes));
+      l.buffer = addBuffer({rt::BufferKind::Arena, 0, *start});
       return l;
     }
     if (auto view = dyn_cast<memref::ViewOp>(op)) {
@@ -580,6 +669,10 @@ LogicalResult addGuards(PlanBuilder &b, ModuleOp module, func::FuncOp func) {
       pg.kind = rt::GuardKind::Aligned;
       pg.arg = a.getArg();
       pg.value = a.getAlignment();
+    } else if (auto n = dyn_cast<guard::NoAliasOp>(op)) {
+      pg.kind = rt::GuardKind::NoAlias;
+      pg.arg = n.getLhs();
+      pg.value = n.getRhs();
     } else if (isa<guard::RangeOp, guard::RelationOp>(op)) {
       for (const SizeConstraint &c : constraintsOfGuard(&op, ir)) {
         FailureOr<int64_t> l = b.expr(c.lhs, {}, symbols, &op);
@@ -1005,6 +1098,8 @@ FailureOr<rt::Plan> mlir::tgc::buildLaunchPlan(ModuleOp module,
         return failure();
     }
   }
+  if (b.extraEnd >= 0)
+    b.plan.arenaBytes = b.extraEnd;
   return b.plan;
 }
 

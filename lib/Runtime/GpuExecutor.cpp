@@ -108,24 +108,6 @@ struct GemmConfig {
 
 } // namespace
 
-int64_t tgc::runtime::dtypeBytes(int32_t dtype) {
-  switch (dtype) {
-  case TGC_DTYPE_F32:
-  case TGC_DTYPE_I32:
-    return 4;
-  case TGC_DTYPE_F16:
-  case TGC_DTYPE_BF16:
-    return 2;
-  case TGC_DTYPE_F64:
-  case TGC_DTYPE_I64:
-    return 8;
-  case TGC_DTYPE_I8:
-  case TGC_DTYPE_I1:
-    return 1;
-  }
-  return 0;
-}
-
 //===----------------------------------------------------------------------===//
 // Device helpers
 //===----------------------------------------------------------------------===//

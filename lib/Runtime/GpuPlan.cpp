@@ -670,10 +670,19 @@ bool PlanParser::parseGuard() {
       return false;
     if (guard.value <= 0)
       return fail("the alignment must be positive, got " + num(guard.value));
+  } else if (kind == "no_alias") {
+    guard.kind = GuardKind::NoAlias;
+    int32_t other = -1;
+    if (!argIndex(guard.arg) || !argIndex(other))
+      return false;
+    if (other == guard.arg)
+      return fail("no_alias needs two different arguments, got " +
+                  num(other) + " twice");
+    guard.value = other;
   } else {
     return fail("unknown guard kind '" + kindToken.text +
                 "' (rank, dtype, device, contiguous, range, equal, "
-                "divisible, aligned)");
+                "divisible, aligned, no_alias)");
   }
   if (!guardStrings(guard) || !expectEnd())
     return false;
@@ -1197,8 +1206,11 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
     case GuardKind::Aligned:
       text += "aligned " + num(guard.arg) + " " + num(guard.value);
       break;
+    case GuardKind::NoAlias:
+      text += "no_alias " + num(guard.arg) + " " + num(guard.value);
+      break;
     }
-    if (guard.kind > GuardKind::Aligned) // invalid: the parser rejects it
+    if (guard.kind > GuardKind::NoAlias) // invalid: the parser rejects it
       text += num(int64_t(guard.kind));
     line(text + " " + quote(guard.text) + " " + quote(guard.reason));
   }
@@ -1395,6 +1407,50 @@ bool tgc::runtime::evaluatePlan(
 // Guards
 //===----------------------------------------------------------------------===//
 
+int64_t tgc::runtime::dtypeBytes(int32_t dtype) {
+  switch (dtype) {
+  case TGC_DTYPE_F32:
+  case TGC_DTYPE_I32:
+    return 4;
+  case TGC_DTYPE_F16:
+  case TGC_DTYPE_BF16:
+    return 2;
+  case TGC_DTYPE_F64:
+  case TGC_DTYPE_I64:
+    return 8;
+  case TGC_DTYPE_I8:
+  case TGC_DTYPE_I1:
+    return 1;
+  }
+  return 0;
+}
+
+/// The bytes from an argument's lowest to its highest element address
+/// (past its last byte); empty for a tensor without elements or a scalar.
+static std::pair<uint64_t, uint64_t> argExtent(const tgc_arg_desc &arg) {
+  uint64_t start = uint64_t(uintptr_t(arg.data));
+  int64_t bytes = dtypeBytes(arg.dtype);
+  if (arg.rank < 0 || !arg.data || bytes <= 0)
+    return {start, start};
+  __int128 low = 0, high = 0, expected = 1;
+  for (int64_t d = arg.rank - 1; d >= 0; --d) {
+    int64_t size = arg.sizes ? arg.sizes[d] : 0;
+    if (size <= 0)
+      return {start, start};
+    __int128 stride = arg.strides ? arg.strides[d] : expected;
+    __int128 reach = __int128(size - 1) * stride;
+    (reach < 0 ? low : high) += reach;
+    expected *= size;
+  }
+  __int128 from = __int128(start) + low * bytes;
+  __int128 to = __int128(start) + (high + 1) * bytes;
+  auto clamp = [](__int128 v) {
+    return v < 0 ? uint64_t(0)
+                 : v > __int128(UINT64_MAX) ? UINT64_MAX : uint64_t(v);
+  };
+  return {clamp(from), clamp(to)};
+}
+
 int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
                                       const tgc_arg_desc *args, int32_t numArgs,
                                       std::string &message) {
@@ -1479,7 +1535,7 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
   for (size_t g = 0; g < plan.guards.size(); ++g) {
     const PlanGuard &guard = plan.guards[g];
     int32_t index = int32_t(g);
-    if (guard.kind > GuardKind::Aligned) {
+    if (guard.kind > GuardKind::NoAlias) {
       message = "guard " + num(index) + " failed: unknown guard kind " +
                 num(int64_t(guard.kind));
       return index;
@@ -1560,6 +1616,28 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
       uint64_t address = uint64_t(uintptr_t(args[guard.arg].data));
       if (address % uint64_t(guard.value) != 0) {
         message = describe(index, guard, generated, "data = " + hex64(address));
+        return index;
+      }
+      break;
+    }
+    case GuardKind::NoAlias: {
+      std::string generated = "no_alias(" + argLabel(guard.arg) + ", " +
+                              argLabel(int32_t(guard.value)) + ")";
+      if (!argOk(guard) || guard.value < 0 || guard.value >= numArgs) {
+        message = describe(index, guard, generated, "no such argument");
+        return index;
+      }
+      auto a = argExtent(args[guard.arg]);
+      auto b = argExtent(args[guard.value]);
+      if (a.first < a.second && b.first < b.second && a.first < b.second &&
+          b.first < a.second) {
+        auto span = [](std::pair<uint64_t, uint64_t> e) {
+          return "[" + hex64(e.first) + ", " + hex64(e.second) + ")";
+        };
+        message = describe(index, guard, generated,
+                           argLabel(guard.arg) + " spans " + span(a) + ", " +
+                               argLabel(int32_t(guard.value)) + " spans " +
+                               span(b));
         return index;
       }
       break;

@@ -79,13 +79,21 @@ def test_topk_out_cuda():
     def f(x, out):
         torch.topk(x, 10, out=out)
 
+    # Seed 000 on the GPU: one compile for every input size.
     g = tgc.compile(f, dynamic=True, fallback=False)
     v = torch.empty(10, device="cuda")
     i = torch.empty(10, dtype=torch.long, device="cuda")
-    try:
-        g(torch.randn(100, device="cuda"), (v, i))
-    except tgc.TgcError as e:
-        pytest.skip(f"topk not supported on the GPU yet: {e}")
+    for n in (100, 137, 10, 4000):
+        x = torch.randn(n, device="cuda")
+        g(x, (v, i))
+        ref = torch.topk(x, 10)
+        assert_same(v, ref.values)
+        assert torch.equal(i, ref.indices)
+    assert tgc.explain(g).compiles == 1
+    # An out= buffer that overlaps the input fails the plan's guard.
+    x = torch.randn(100, device="cuda")
+    with pytest.raises(tgc.TgcError, match="invalid arguments: .*does not alias"):
+        g(x, (x[:10], i))
 
 
 @requires_torch2

@@ -93,3 +93,13 @@ def test_topk_k_larger_than_size_is_an_error_not_a_wrong_answer():
     f(torch.randn(50), 10, out=(v, i))
     with pytest.raises(RuntimeError):
         f(torch.randn(5), 10, out=(v, i))  # eager raises too: k > size
+
+
+def test_out_buffer_overlapping_the_input_is_an_error():
+    f = tgc.compile(topk_out, dynamic=True, fallback=False)
+    v, i = torch.empty(10), torch.empty(10, dtype=torch.long)
+    f(torch.randn(50), 10, out=(v, i))
+    x = torch.randn(50)
+    with pytest.raises(tgc.TgcError, match="invalid arguments: .*arg1 does not alias arg0"):
+        f(x, 10, out=(x[:10], i))
+    assert tgc.explain(f).compiles == 1

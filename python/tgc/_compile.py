@@ -354,6 +354,12 @@ class CompiledFunction:
             compiled = _capi.Compiled(tr.text, self.name, options + " vectorize=0")
         failed = compiled.check(call)
         if failed != -1:
+            why = compiled.describe(failed, call)
+            # An out= buffer that overlaps an input (tgc_guard.no_alias,
+            # described "argI does not alias argJ"): no specialization can
+            # accept these arguments, and PyTorch refuses them too.
+            if " does not alias " in why:
+                raise _capi.TgcError(f"{self.name}: invalid arguments: {why}")
             raise _capi.TgcError(
                 f"internal error: the new specialization of {self.name} rejects the "
                 f"arguments it was compiled for: {compiled.describe(failed, call)}"

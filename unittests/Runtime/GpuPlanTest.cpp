@@ -64,6 +64,7 @@ guard range n1 1 4096 "1 <= s1 <= 4096" "tile"
 guard equal n1 n2 "s1 == k" "matmul"
 guard divisible n1 8 "s1 % 8 == 0" "vector loads"
 guard aligned 2 16 "aligned(bias, 16)" "vector loads"
+guard no_alias 0 2 "no_alias(x, bias)" "out= buffer"
 arena n9
 kernel fused_0
 kernel "odd name"
@@ -225,10 +226,13 @@ TEST(GpuPlanText, RoundTrip) {
   EXPECT_EQ(plan.exprs.size(), 15u);
   EXPECT_EQ(plan.exprs[5].kind, ExprKind::CeilDiv);
   EXPECT_EQ(plan.symbols[1].first, "s 1");
-  ASSERT_EQ(plan.guards.size(), 9u);
+  ASSERT_EQ(plan.guards.size(), 10u);
   EXPECT_EQ(plan.guards[1].reason, "w: \"half\"\n\ttab\\ \x01");
   EXPECT_EQ(plan.guards[2].value, TGC_DEVICE_CUDA);
   EXPECT_EQ(plan.guards[4].hi, -1);
+  EXPECT_EQ(plan.guards[9].kind, GuardKind::NoAlias);
+  EXPECT_EQ(plan.guards[9].arg, 0);
+  EXPECT_EQ(plan.guards[9].value, 2);
   EXPECT_EQ(plan.arenaBytes, 9);
   EXPECT_EQ(plan.kernels, (std::vector<std::string>{"fused_0", "odd name"}));
   ASSERT_EQ(plan.globals.size(), 1u);
@@ -717,6 +721,17 @@ TEST(GpuPlanGuards, EachKindFails) {
   EXPECT_NE(message.find("data = 0x0000000000020008"), std::string::npos)
       << message;
 
+  // bias starts inside x's 1024 bytes.
+  args = fullPlanArgs();
+  args[2].data = 0x10100;
+  EXPECT_EQ(check(plan, args, message), 9);
+  EXPECT_NE(message.find("guard 9 failed: no_alias(x, bias) (arg 0 spans "
+                         "[0x0000000000010000, 0x0000000000010400), arg 2 "
+                         "spans [0x0000000000010100, 0x0000000000010200)); "
+                         "reason: out= buffer"),
+            std::string::npos)
+      << message;
+
   args = fullPlanArgs();
   args[0] = Arg::dense({4, 64, 1});
   EXPECT_EQ(check(plan, args, message), 0);
@@ -769,6 +784,43 @@ TEST(GpuPlanGuards, RankFailsBeforeSizesAreRead) {
   tgc_arg_desc zeroDesc = zero.desc();
   EXPECT_EQ(checkPlanGuards(divide, &zeroDesc, 1, message), 0);
   EXPECT_NE(message.find("division by zero"), std::string::npos) << message;
+}
+
+TEST(GpuPlanGuards, NoAliasComparesElementExtents) {
+  Plan plan = parseOrDie("function f\n"
+                         "arg 0 f32 2\n"
+                         "arg 1 f32 1\n"
+                         "guard no_alias 0 1 \"\" \"\"\n");
+  std::string message;
+  Arg a = Arg::dense({2, 8}); // [0x10000, 0x10040)
+  Arg b = Arg::dense({4});
+  b.data = 0x10040; // right after a: disjoint
+  EXPECT_EQ(check(plan, {a, b}, message), -1) << message;
+  b.data = 0x1003c; // a's last element
+  EXPECT_EQ(check(plan, {a, b}, message), 0);
+  EXPECT_NE(message.find("guard 0 failed: no_alias(arg 0, arg 1)"),
+            std::string::npos)
+      << message;
+  // Only the elements count: a strided view skips the memory between its
+  // rows' ends, but its extent spans them.
+  a.strides = {16, 1}; // [0x10000, 0x10060)
+  b.data = 0x10050;
+  EXPECT_EQ(check(plan, {a, b}, message), 0);
+  // A negative stride reaches below the data pointer.
+  a.strides = {-8, 1}; // [0xffe0, 0x10020)
+  b.data = 0xfff0;
+  EXPECT_EQ(check(plan, {a, b}, message), 0);
+  b.data = 0xffd0; // [0xffd0, 0xffe0)
+  EXPECT_EQ(check(plan, {a, b}, message), -1) << message;
+  // A tensor without elements overlaps nothing.
+  Arg empty = Arg::dense({0});
+  empty.data = a.data;
+  EXPECT_EQ(check(plan, {a, empty}, message), -1) << message;
+
+  EXPECT_NE(parseError("function f\narg 0 f32 1\narg 1 f32 1\n"
+                       "guard no_alias 1 1 \"\" \"\"\n")
+                .find("two different arguments"),
+            std::string::npos);
 }
 
 TEST(GpuPlanGuards, EmptyAndScalarTensorsAreContiguous) {

@@ -26,9 +26,6 @@ namespace tgc::runtime {
 /// one device); `why` says what is missing otherwise.
 bool cudaDeviceAvailable(std::string &why);
 
-/// Bytes per element of a tgc_dtype (i1 takes a byte); 0 for an unknown one.
-int64_t dtypeBytes(int32_t dtype);
-
 /// A device tensor: pointer, sizes, dtype. Dense row-major.
 struct DeviceTensor {
   uint64_t ptr = 0; // CUdeviceptr

@@ -71,6 +71,7 @@ enum class GuardKind : uint8_t {
   Equal,      // node `lhs` == node `rhs`
   Divisible,  // node `lhs` mod `value` == 0
   Aligned,    // arg: data pointer aligned to `value` bytes
+  NoAlias,    // arg and arg `value`: their element byte ranges are disjoint
 };
 
 struct PlanGuard {
@@ -212,6 +213,9 @@ bool parsePlan(const std::string &text, Plan &plan, std::string &error);
 bool evaluatePlan(const Plan &plan,
                   const std::vector<std::vector<int64_t>> &argSizes,
                   std::vector<int64_t> &values, std::string &error);
+
+/// Bytes per element of a tgc_dtype (i1 takes a byte); 0 for an unknown one.
+int64_t dtypeBytes(int32_t dtype);
 
 /// Runs the guards on a call's arguments; returns the index of the first
 /// one that fails (and a message naming it, its reason and the actual

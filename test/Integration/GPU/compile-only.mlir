@@ -71,9 +71,43 @@
 // BLOCK: compiled @encoder_block 1 time(s) for 1 call(s) on no device (compile only)
 // BLOCK-SAME: 13 kernel(s), 6 GEMM(s), PTX
 
-// RUN: not tgc-run %s --entry topk --device cuda --compile-only --calls 0=50 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=TOPK
-// TOPK: not supported on the GPU yet
+// Sequential loop nests are kernels: topk over a vector runs on one
+// thread (grid and block of 1), topk along rows with a thread per row.
+// RUN: tgc-run %s --entry topk --device cuda --compile-only --ptx-only --calls 0=50 \
+// RUN:   --emit-plan - | FileCheck %s --check-prefix=TOPK
+// TOPK: expr [[ONE:[0-9]+]] const 1{{$}}
+// TOPK: kernel topk_serial_
+// TOPK: launch k{{[0-9]+}} grid n[[ONE]] n[[ONE]] n[[ONE]] block n[[ONE]] n[[ONE]] n[[ONE]]
+// RUN: tgc-run %S/../topk.mlir --entry topk_rows --device cuda --compile-only --ptx-only \
+// RUN:   --calls 0=4x5 --emit-plan - | FileCheck %s --check-prefix=ROWS
+// ROWS: kernel topk_rows_loop_
+// ROWS: kernel topk_rows_loop_
+
+// Cholesky: a thread per matrix of the batch; a failed pivot clears a flag
+// that the plan checks after the loop's kernel.
+// RUN: tgc-run %S/../cholesky.mlir --device cuda --compile-only --ptx-only --calls 0=2x5x5 \
+// RUN:   --emit-plan - | FileCheck %s --check-prefix=CHOL
+// CHOL: kernel cholesky_loop_
+// CHOL: launch k{{[0-9]+}} {{.*}} params i0 {{.*}} b[[FLAG:[0-9]+]]/0{{{.*}}}
+// CHOL-NEXT: check flag b[[FLAG]] when none "tgc.cholesky: the input is not positive-definite at
+
+// out= buffers: the plan checks that they do not overlap the inputs.
+// RUN: tgc-run %S/../topk.mlir --entry topk_out --device cuda --compile-only --ptx-only \
+// RUN:   --calls 0=37 --emit-plan - | FileCheck %s --check-prefix=ALIAS
+// ALIAS: guard no_alias 1 0 "arg1 does not alias arg0" "arg 1 is an out buffer
+
+// A ceil-mode pooling's output size is a choice between two sizes: the plan
+// computes it with min and max.
+// RUN: tgc-run %S/../nn.mlir --entry conv_pool --device cuda --compile-only --ptx-only \
+// RUN:   --calls 0=2x4x9x9,6=1x2x9x11 | FileCheck %s --check-prefix=CEIL
+// CEIL: compiled @conv_pool 1 time(s)
+
+// Buffers that the memory planner leaves out (reshaped through a shape
+// buffer) get regions of their own after the planned arena.
+// RUN: tgc-run %S/../shape.mlir --entry shape_ops --device cuda --compile-only --ptx-only \
+// RUN:   --calls 0=2x4x6,1=2x4x6,3=5x4x6 --emit-plan - | FileCheck %s --check-prefix=EXTRA
+// EXTRA: arena n[[END:[0-9]+]]
+// EXTRA: buffer arena n{{[0-9]+}}
 
 // RUN: not tgc-run %s --entry softmax --cuda-graphs --calls 0=8x1024 2>&1 | FileCheck %s --check-prefix=FLAGS
 // FLAGS: need --device cuda
