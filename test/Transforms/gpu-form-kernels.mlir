@@ -10,13 +10,13 @@
 // An elementwise group over contiguous buffers of one shape: one
 // grid-stride kernel over chunks of 4 f32 (16-byte vector accesses; the
 // body runs once per lane), then the remainder element by element. The
-// grid is max(min(ceildiv(rows * cols, 256 * 4), 4224), 1); sizes are
+// grid is max(min(ceildiv(rows * cols, 256 * 4), 16896), 1); sizes are
 // operands; the launch asks for aligned argument buffers.
 
 // CHECK-LABEL: func.func @pointwise
 // CHECK:   %[[N:.*]] = arith.muli %[[D0:.*]], %[[D1:.*]] : index
 // CHECK:   %[[B:.*]] = arith.ceildivsi %[[N]], %c1024
-// CHECK:   %[[M:.*]] = arith.minsi %[[B]], %c4224
+// CHECK:   %[[M:.*]] = arith.minsi %[[B]], %c16896
 // CHECK:   %[[G:.*]] = arith.maxsi %[[M]], %c1
 // CHECK:   gpu.launch_func  @pointwise_kernels::@pointwise_elementwise_0 blocks in (%[[G]], %c1, %c1) threads in (%c256, %c1, %c1)
 // CHECK-SAME: {tgc.vector_align = 16 : i64}

@@ -150,8 +150,8 @@ static cl::opt<int64_t> gpuBlockSize(
     cl::init(256), cl::cat(category));
 static cl::opt<int64_t> gpuMaxBlocks(
     "gpu-max-blocks",
-    cl::desc("With --device cuda: most blocks of a grid-stride kernel (4224)"),
-    cl::init(4224), cl::cat(category));
+    cl::desc("With --device cuda: most blocks of a grid-stride kernel (16896)"),
+    cl::init(16896), cl::cat(category));
 static cl::opt<int64_t> gpuRowBlockSize(
     "gpu-row-block-size",
     cl::desc("With --device cuda: threads per block of row kernels (128)"),

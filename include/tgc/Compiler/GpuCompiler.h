@@ -28,7 +28,7 @@ struct GpuCompileOptions : FrontendCompileOptions {
   bool rowRegisters = true;
   int64_t rowBlockSize = 128;
   /// Most blocks of a grid-stride kernel.
-  int64_t maxBlocks = 4224;
+  int64_t maxBlocks = 16896;
   /// 16-byte vector accesses (argument buffers then get alignment guards).
   bool vectorize = true;
   /// GEMM consumers as cuBLASLt epilogues (bias, ReLU, tanh GELU).

@@ -111,7 +111,7 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
   Option<int64_t> maxBlocks{
       *this, "max-blocks",
       llvm::cl::desc("Most blocks of a grid-stride kernel"),
-      llvm::cl::init(4224)};
+      llvm::cl::init(16896)};
   Option<bool> rowRegisters{
       *this, "row-registers",
       llvm::cl::desc("Row kernels keep static rows in registers"),
