@@ -5,6 +5,7 @@
 #include "tgc/Compiler/CompilerUtils.h"
 
 #include "tgc/Pipelines/Pipelines.h"
+#include "tgc/Runtime/tgc_runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -209,6 +210,14 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     return nullptr;
   }
   result->engine = std::move(*engine);
+  // Failed data checks call into the runtime (tgc-report-checks).
+  result->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("tgc_report_check_failure")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&tgc_report_check_failure),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   auto guard = result->engine->lookup("tgc_guard_" + entry.str());
   auto info = result->engine->lookup("tgc_guard_info_" + entry.str());
   if (!guard || !info) {
@@ -310,7 +319,9 @@ LogicalResult CompiledCpuFunction::runDescriptors(
   std::vector<int64_t> resultStorage(std::max<int64_t>(resultWords, 1), 0);
   if (!resultTypes.empty())
     packed.push_back(resultStorage.data());
+  (void)tgc_take_check_failure(); // none left from another caller
   entryFn(packed.data());
+  const char *checkFailure = tgc_take_check_failure();
 
   // Copy the results out, then free the buffers the function allocated
   // (not the caller's: a result may be an argument's buffer).
@@ -320,6 +331,12 @@ LogicalResult CompiledCpuFunction::runDescriptors(
   std::set<void *> freed;
   int64_t word = 0;
   bool ok = true;
+  if (checkFailure) {
+    // The results were computed from invalid data: freed, not returned.
+    error = "@" + entryName + ": " + checkFailure +
+            " (the call's results are not valid)";
+    ok = false;
+  }
   for (auto [index, type] : llvm::enumerate(resultTypes)) {
     int64_t rank = type.getRank();
     int64_t *f = &resultStorage[word];

@@ -79,6 +79,9 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   // `_mlir_ciface_<f>` wrappers (memref descriptors by pointer): the entry
   // points of objects and shared objects (tgc-translate --tgc-to-object).
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  // Failed data checks (a gather's indices, a zero divisor) report to the
+  // runtime and the call fails, instead of an abort.
+  pm.addPass(createTgcReportChecks());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -182,6 +182,19 @@ const char *tgc_dispatch_cache_last_error(const tgc_dispatch_cache *cache) {
   return lastErrorText.c_str();
 }
 
+static thread_local const char *checkFailure = nullptr;
+
+void tgc_report_check_failure(const char *message) {
+  if (!checkFailure)
+    checkFailure = message ? message : "a data check failed";
+}
+
+const char *tgc_take_check_failure(void) {
+  const char *failure = checkFailure;
+  checkFailure = nullptr;
+  return failure;
+}
+
 void tgc_set_log_callback(tgc_log_fn callback, void *user) {
   if (!callback) {
     setLogSink(nullptr);

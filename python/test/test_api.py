@@ -184,3 +184,17 @@ def test_logs(tmp_path):
     assert "[tgc] recompiling" in err
     assert "[tgc] guards of" in err and "[tgc] graph of" in err
     assert "scf." in err or "omp." in err  # output code: the loops
+
+
+def test_data_check_fails_the_call_not_the_process():
+    # An index out of range is only known once the data is there: the call
+    # fails with the op's message and location, and the next call works.
+    # (The first call traces, where PyTorch itself would raise.)
+    f = tgc.compile(lambda x, i: torch.gather(x, 1, i), fallback=False)
+    x = torch.randn(4, 8)
+    i = torch.tensor([[1], [2], [3], [0]])
+    assert torch.equal(f(x, i), torch.gather(x, 1, i))
+    with pytest.raises(tgc.TgcError, match="tgc.gather: index out of range at .*results are not valid"):
+        f(x, torch.tensor([[1], [20], [3], [0]]))
+    assert torch.equal(f(x, i), torch.gather(x, 1, i))
+    assert tgc.explain(f).compiles == 1

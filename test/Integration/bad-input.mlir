@@ -67,6 +67,19 @@
 // RUN: not tgc-run %s --entry embed --inputs %t.w.npy,%t.ids.npy --check reference 2>&1 | FileCheck %s --check-prefix=INDEX
 // INDEX: error: 'tgc.embedding' op index 4 at position [2] is out of range
 // INDEX: tgc-run: error: the reference interpreter failed on call 0
+// Without the reference, the compiled code checks the data itself: the
+// call fails with the op's message and location (tgc-report-checks), the
+// process goes on; so does an integer division by zero and a cholesky of
+// a matrix that is not positive-definite.
+// RUN: not tgc-run %s --entry embed --inputs %t.w.npy,%t.ids.npy 2>&1 | FileCheck %s --check-prefix=DATA
+// DATA: tgc-run: error: @embed: tgc.embedding: index out of range at {{.*}}bad-input.mlir:[[#@LINE+26]]:8 (the call's results are not valid)
+// RUN: %python %S/Inputs/npy.py %t.num.npy i8 3 7 8 9
+// RUN: %python %S/Inputs/npy.py %t.den.npy i8 3 2 0 3
+// RUN: not tgc-run %s --entry divide --inputs %t.num.npy,%t.den.npy 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: tgc-run: error: @divide: tgc.div: integer division by zero at {{.*}}bad-input.mlir:{{[0-9]+}}:8 (the call's results are not valid)
+// RUN: %python %S/Inputs/npy.py %t.neg.npy f4 2x2 -1 0 0 1
+// RUN: not tgc-run %s --entry cholesky --inputs %t.neg.npy 2>&1 | FileCheck %s --check-prefix=PD
+// PD: tgc-run: error: @cholesky: tgc.cholesky: the input is not positive-definite at {{.*}}bad-input.mlir:{{[0-9]+}}:8 (the call's results are not valid)
 
 // A file that does not parse.
 // RUN: echo "func.func @f(%%x: tensor<4xf32>) -> tensor<4xf32> {" > %t.bad.mlir
@@ -87,4 +100,14 @@ func.func @topk(%x: tensor<?xf32>) -> (tensor<10xf32>, tensor<10xi64>) {
 func.func @embed(%w: tensor<4x2xf32>, %ids: tensor<3xi64>) -> tensor<3x2xf32> {
   %e = tgc.embedding %w, %ids : tensor<4x2xf32>, tensor<3xi64> -> tensor<3x2xf32>
   return %e : tensor<3x2xf32>
+}
+
+func.func @divide(%x: tensor<3xi64>, %y: tensor<3xi64>) -> tensor<3xi64> {
+  %q = tgc.div %x, %y rounding = floor : tensor<3xi64>, tensor<3xi64> -> tensor<3xi64>
+  return %q : tensor<3xi64>
+}
+
+func.func @cholesky(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %l = tgc.cholesky %a : tensor<2x2xf32>
+  return %l : tensor<2x2xf32>
 }

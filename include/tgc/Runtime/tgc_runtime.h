@@ -238,6 +238,20 @@ const char *tgc_dispatch_cache_last_error(const tgc_dispatch_cache *cache);
  * Logging
  *===----------------------------------------------------------------------===*/
 
+/* Data checks of compiled CPU code. A check that no guard can make before
+ * the call (a gather's indices in range, no integer division by zero, a
+ * positive-definite cholesky input) calls tgc_report_check_failure when it
+ * fails, and the code goes on (every op it guards is defined whatever the
+ * data); the caller then takes the failure and fails the call, whose
+ * results are not valid. `message` (the op, the condition, the location)
+ * is a constant of the compiled code. The first failure of a call is kept,
+ * per thread. */
+void tgc_report_check_failure(const char *message);
+
+/* The first failure reported on this thread since the last take, or NULL;
+ * clears it. Call it after each call of compiled CPU code. */
+const char *tgc_take_check_failure(void);
+
 #define TGC_LOG_RECOMPILES 1u /* each compile and recompile reason */
 #define TGC_LOG_GUARDS 2u     /* the guard set of each new specialization */
 #define TGC_LOG_ALL 3u

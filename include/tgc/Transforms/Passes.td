@@ -300,6 +300,40 @@ def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
   }];
 }
 
+def TgcReportChecks : Pass<"tgc-report-checks", "ModuleOp"> {
+  let summary = "Failed data checks report to the runtime instead of aborting";
+  let description = [{
+    A `cf.assert` whose condition reads memory (the flag of a gather's
+    indices in range, of no integer division by zero, of a positive-definite
+    cholesky) checks data, which no guard can check before the call. On the
+    CPU such an assert lowered to `abort`, which took the caller's process
+    down. This pass makes it
+
+    ```mlir
+    scf.if %failed {
+      func.call @tgc_report_check_failure(%message) : (!llvm.ptr) -> ()
+    }
+    ```
+
+    with the message a string constant: the assert's message and location
+    ("tgc.gather: index out of range at f.mlir:3:8"). The code goes on:
+    every op that a data check guards is defined whatever the data (a
+    gather clamps its indices, an integer division by zero divides by
+    one, a failed pivot gives NaNs). The runtime's
+    `tgc_report_check_failure` keeps the first message of the call on the
+    calling thread (the asserts are in the function's body, outside its
+    parallel loops), and the caller takes it after the call with
+    `tgc_take_check_failure` and fails the call: its results are not
+    valid.
+
+    Asserts on sizes alone are left alone: the guards imply them, so they
+    only fail when the guards were skipped, where stopping is right.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def TgcPlanMemory : Pass<"tgc-plan-memory", "func::FuncOp"> {
   let summary = "Place intermediate buffers in one arena, reusing memory";
   let description = [{

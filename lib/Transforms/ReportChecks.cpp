@@ -1,0 +1,93 @@
+//===- ReportChecks.cpp - failed data checks report, not abort ------------===//
+//
+// A cf.assert on data (its condition reads memory) becomes a call of the
+// runtime's tgc_report_check_failure when it fails; see the pass
+// description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Transforms/GuardUtils.h"
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::tgc {
+#define GEN_PASS_DEF_TGCREPORTCHECKS
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace mlir::tgc
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+namespace {
+
+constexpr StringLiteral kReportFunction = "tgc_report_check_failure";
+
+/// Whether the assert's condition depends on a value read from memory.
+bool checksData(cf::AssertOp assert) {
+  SmallVector<Value> work{assert.getArg()};
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    if (isa<memref::LoadOp>(def))
+      return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
+struct TgcReportChecksPass
+    : tgc::impl::TgcReportChecksBase<TgcReportChecksPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<cf::AssertOp> checks;
+    module.walk([&](cf::AssertOp assert) {
+      if (checksData(assert))
+        checks.push_back(assert);
+    });
+    if (checks.empty())
+      return;
+    MLIRContext *ctx = &getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto report = module.lookupSymbol<func::FuncOp>(kReportFunction);
+    if (!report) {
+      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+      report = func::FuncOp::create(b, module.getLoc(), kReportFunction,
+                                    b.getFunctionType({ptr}, {}));
+      report.setPrivate();
+    } else if (report.getFunctionType() !=
+               FunctionType::get(ctx, {ptr}, {})) {
+      report.emitOpError() << "has the name of the runtime's check report "
+                              "but another type";
+      return signalPassFailure();
+    }
+    int counter = 0;
+    for (cf::AssertOp assert : checks) {
+      OpBuilder b(assert);
+      Location loc = assert.getLoc();
+      std::string message = assert.getMsg().str();
+      std::string where = formatLocation(loc);
+      if (where != "unknown location")
+        message += " at " + where;
+      Value failed = arith::XOrIOp::create(
+          b, loc, assert.getArg(),
+          arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+      auto branch = scf::IfOp::create(b, loc, failed, /*withElse=*/false);
+      OpBuilder tb = branch.getThenBodyBuilder();
+      // NUL-terminated, as the runtime reads a C string.
+      message.push_back('\0');
+      Value text = LLVM::createGlobalString(
+          loc, tb, ("__tgc_check_" + Twine(counter++)).str(), message,
+          LLVM::Linkage::Internal);
+      func::CallOp::create(tb, loc, report, ValueRange{text});
+      assert.erase();
+    }
+  }
+};
+
+} // namespace
