@@ -326,7 +326,7 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     bool countsAgree =
         !inferred && inStatic == staticPart &&
         static_cast<int64_t>(anchors.size()) == numDynamic &&
-        numDynamic == inType.getNumDynamicDims();
+        numDynamic == static_cast<int64_t>(inType.getNumDynamicDims());
 
     SmallVector<OpFoldResult> outDims;
     if (inType.hasStaticShape() && outType.hasStaticShape()) {
