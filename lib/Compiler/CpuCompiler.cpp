@@ -319,7 +319,6 @@ LogicalResult CompiledCpuFunction::runDescriptors(
   std::vector<int64_t> resultStorage(std::max<int64_t>(resultWords, 1), 0);
   if (!resultTypes.empty())
     packed.push_back(resultStorage.data());
-  (void)tgc_take_check_failure(); // none left from another caller
   entryFn(packed.data());
   const char *checkFailure = tgc_take_check_failure();
 

@@ -226,17 +226,10 @@ public:
   }
 
   /// Where the next region after the planned arena starts.
-  FailureOr<int64_t> extraArenaEnd() {
+  int64_t extraArenaEnd() {
     if (extraEnd >= 0)
       return extraEnd;
-    if (!arena)
-      return constant(0);
-    auto alloc = arena.getDefiningOp<memref::AllocOp>();
-    FailureOr<SmallVector<int64_t>> bytes =
-        mixedSizes(alloc.getType().getShape(), alloc.getDynamicSizes());
-    if (failed(bytes))
-      return failure();
-    return alignTo64(bytes->front());
+    return plan.arenaBytes >= 0 ? alignTo64(plan.arenaBytes) : constant(0);
   }
 
 private:
@@ -475,14 +468,12 @@ private:
         return op->emitOpError() << "allocates elements of type "
                                  << type.getElementType()
                                  << ", which the runtime has no dtype for";
-      FailureOr<int64_t> start = extraArenaEnd();
-      if (failed(start))
-        return failure();
+      int64_t start = extraArenaEnd();
       int64_t bytes = constant(int64_t(ref::elementBytes(*dtype)));
       for (int64_t size : l.sizes)
         bytes = binary(rt::ExprKind::Mul, bytes, size);
-      extraEnd = alignTo64(binary(rt::ExprKind::Add, *start, bytes));
-      l.buffer = addBuffer({rt::BufferKind::Arena, 0, *start});
+      extraEnd = alignTo64(binary(rt::ExprKind::Add, start, bytes));
+      l.buffer = addBuffer({rt::BufferKind::Arena, 0, start});
       return l;
     }
     if (auto view = dyn_cast<memref::ViewOp>(op)) {
@@ -1050,6 +1041,16 @@ FailureOr<rt::Plan> mlir::tgc::buildLaunchPlan(ModuleOp module,
   });
   if (failed(addGuards(b, module, func)))
     return failure();
+  // The planned arena's size first: buffers the planner left out go after
+  // it (extraArenaEnd).
+  if (b.arena) {
+    auto alloc = b.arena.getDefiningOp<memref::AllocOp>();
+    FailureOr<SmallVector<int64_t>> bytes = b.mixedSizes(
+        alloc.getType().getShape(), alloc.getDynamicSizes());
+    if (failed(bytes))
+      return failure();
+    b.plan.arenaBytes = bytes->front();
+  }
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     auto type = cast<MemRefType>(v.getType());
     FailureOr<Layout> l = b.layout(v);
@@ -1058,14 +1059,6 @@ FailureOr<rt::Plan> mlir::tgc::buildLaunchPlan(ModuleOp module,
     b.plan.results.push_back(
         {*dtypeOf(type.getElementType()), static_cast<int32_t>(type.getRank()),
          std::vector<int64_t>(l->sizes.begin(), l->sizes.end())});
-  }
-  if (b.arena) {
-    auto alloc = b.arena.getDefiningOp<memref::AllocOp>();
-    FailureOr<SmallVector<int64_t>> bytes = b.mixedSizes(
-        alloc.getType().getShape(), alloc.getDynamicSizes());
-    if (failed(bytes))
-      return failure();
-    b.plan.arenaBytes = bytes->front();
   }
   for (Operation &op : func.getBody().front()) {
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {

@@ -700,30 +700,14 @@ public:
       l = body->getOperations().size() == 2 ? dyn_cast<scf::ForOp>(body->front())
                                             : scf::ForOp();
     }
-    for (Value v : loop->getOperands())
-      if (failed(addOperand(v, loop)))
-        return failure();
-    SetVector<Value> captured;
-    getUsedValuesDefinedAbove(nest, captured);
-    for (Value v : captured)
-      if (failed(addOperand(v, loop)))
-        return failure();
+    if (failed(addOperands(loop)))
+      return failure();
 
     OpBuilder hb(loop);
     OpBuilder kb = startKernel(loc, par.empty() ? "serial" : "loop");
-    // Clones `op` into the kernel, its host operands (and those of the ops
-    // nested in it) mapped to the kernel's values.
     IRMapping map;
-    auto cloneOp = [&](OpBuilder &b, Operation &op) {
-      op.walk([&](Operation *nested) {
-        for (Value v : nested->getOperands())
-          if (!map.contains(v) && !nest.isAncestor(v.getParentRegion()))
-            map.map(v, kval(b, v));
-      });
-      b.clone(op, map);
-    };
     if (par.empty()) {
-      cloneOp(kb, *loop);
+      cloneInKernel(kb, *loop, nest, map);
       finishKernel(kb, hb, loc, arith::ConstantIndexOp::create(hb, loc, 1), 1);
       return success();
     }
@@ -740,7 +724,7 @@ public:
              par, delinearize(lb, loc, threads.getInductionVar(), sizes)))
       map.map(l.getInductionVar(), iv);
     for (Operation &op : par.back().getBody()->without_terminator())
-      cloneOp(lb, op);
+      cloneInKernel(lb, op, nest, map);
     finishKernel(kb, hb, loc,
                  gridSize(hb, loc, product(hb, loc, hostSizes), blockSize,
                           maxBlocks),
@@ -874,13 +858,13 @@ private:
               "not support yet";
   }
 
-  /// Registers the operands of `op` and the values its body captures.
-  LogicalResult addOperands(linalg::GenericOp op) {
+  /// Registers the operands of `op` and the values its regions capture.
+  LogicalResult addOperands(Operation *op) {
     for (Value v : op->getOperands())
       if (failed(addOperand(v, op)))
         return failure();
     SetVector<Value> captured;
-    getUsedValuesDefinedAbove(op.getRegion(), captured);
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
     for (Value v : captured)
       if (failed(addOperand(v, op)))
         return failure();
@@ -1026,15 +1010,7 @@ private:
         map.map(index.getResult(), ivs[index.getDim()]);
         continue;
       }
-      // Host values the op or the ops nested in it (a gather's guarded
-      // load) read: the kernel's.
-      inner.walk([&](Operation *nested) {
-        for (Value v : nested->getOperands())
-          if (!map.contains(v) &&
-              !op.getRegion().isAncestor(v.getParentRegion()))
-            map.map(v, kval(b, v));
-      });
-      b.clone(inner, map);
+      cloneInKernel(b, inner, op.getRegion(), map);
     }
     SmallVector<Value> results;
     for (Value v : body->getTerminator()->getOperands()) {
@@ -1044,6 +1020,18 @@ private:
       results.push_back(map.lookupOrDefault(v));
     }
     return results;
+  }
+
+  /// Clones `op` (from `region`) at `b`, the host values it or the ops
+  /// nested in it read (a gather's guarded load) mapped to the kernel's.
+  void cloneInKernel(OpBuilder &b, Operation &op, Region &region,
+                     IRMapping &map) {
+    op.walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (!map.contains(v) && !region.isAncestor(v.getParentRegion()))
+          map.map(v, kval(b, v));
+    });
+    b.clone(op, map);
   }
 
   /// Stores `values` into the outputs (those selected by `only`, if set).
