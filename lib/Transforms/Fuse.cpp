@@ -258,24 +258,58 @@ private:
   }
 
   /// Merging `a` and `b` would create a cycle: a path from one to the other
-  /// through an op in neither.
+  /// through an op in neither. Groups formed so far are single nodes of the
+  /// graph the materialized function will have, so the walk steps from any
+  /// member of a third group to the users of all its members (a path that
+  /// enters a group at one op may leave it at another). Ops are visited in
+  /// program order only up to the target's last member: no path to it can
+  /// pass through a later op.
   bool wouldCycle(const Group &a, const Group &b) {
     auto reachesThroughOutside = [&](const Group &from, const Group &to) {
+      int64_t limit = 0;
+      for (Operation *op : to.ops)
+        limit = std::max(limit, position.lookup(op));
       SmallVector<Operation *> work;
       DenseSet<Operation *> seen;
+      DenseSet<unsigned> seenGroups;
+      // Pushes the users of `op` that lie outside both groups; true when
+      // one of them is in `to`.
+      auto pushUsers = [&](Operation *op) {
+        for (Operation *user : op->getUsers()) {
+          user = block.findAncestorOpInBlock(*user);
+          if (!user)
+            continue;
+          if (contains(to, user))
+            return true;
+          if (contains(a, user) || contains(b, user) ||
+              position.lookup(user) > limit)
+            continue;
+          work.push_back(user);
+        }
+        return false;
+      };
       for (Operation *op : from.ops)
-        for (Operation *user : op->getUsers())
-          if (!contains(a, user) && !contains(b, user))
+        for (Operation *user : op->getUsers()) {
+          user = block.findAncestorOpInBlock(*user);
+          if (user && !contains(a, user) && !contains(b, user) &&
+              position.lookup(user) <= limit)
             work.push_back(user);
+        }
       while (!work.empty()) {
         Operation *op = work.pop_back_val();
         if (!seen.insert(op).second)
           continue;
-        for (Operation *user : op->getUsers()) {
-          if (contains(to, user))
+        if (!groupOf.count(op)) {
+          if (pushUsers(op))
             return true;
-          if (!contains(a, user) && !contains(b, user))
-            work.push_back(user);
+          continue;
+        }
+        if (!seenGroups.insert(find(op)).second)
+          continue;
+        for (Operation *member : groups[find(op)].ops) {
+          seen.insert(member);
+          if (pushUsers(member))
+            return true;
         }
       }
       return false;

@@ -130,3 +130,27 @@ func.func @no_fuse(%x: tensor<8x?xf32>, %w: tensor<16x16xf32>) -> (tensor<8x?xf3
   %m2 = tgc.matmul %m1, %w : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
   return %d, %m2 : tensor<8x?xf32>, tensor<16x16xf32>
 }
+
+// Two groups that would each need the other's result (fuzzer seed 919448):
+// {ceil, sum, sub} reads the softmax, and {softmax, maximum} would read the
+// sum. A path leaves a group at one member and enters it at another, so
+// legality is checked between whole groups; the softmax stays out of the
+// maximum's group and the result is acyclic (the pipeline used to fail with
+// "fusion created a cycle").
+// CHECK-LABEL: func.func @no_cycle_through_a_third_group
+// CHECK:      %[[S:.*]] = tgc.softmax %arg0
+// CHECK:      %[[G:.*]]:2 = tgc.fusion_group "reduction" ins(%arg0, %[[S]] :
+// CHECK:        tgc.ceil
+// CHECK:        tgc.sum
+// CHECK:        tgc.sub
+// CHECK:      tgc.maximum %[[G]]#0, %[[S]]
+// CHECK-NOT:  tgc.fusion_group
+// CHECK:      return
+func.func @no_cycle_through_a_third_group(%a: tensor<33x33xf32>) -> (tensor<33x33xf32>, tensor<33x33xf32>) {
+  %s = tgc.softmax %a dim = 1 : tensor<33x33xf32>
+  %c = tgc.ceil %a : tensor<33x33xf32>
+  %r = tgc.sum %c dims [0] : tensor<33x33xf32> -> tensor<33xf32>
+  %d = tgc.sub %c, %s : tensor<33x33xf32>, tensor<33x33xf32> -> tensor<33x33xf32>
+  %m = tgc.maximum %r, %s : tensor<33xf32>, tensor<33x33xf32> -> tensor<33x33xf32>
+  return %m, %d : tensor<33x33xf32>, tensor<33x33xf32>
+}
