@@ -47,6 +47,19 @@ void mlir::tgc::generalizeTaggedLinalgOps(func::FuncOp func) {
 
 namespace {
 
+/// Whether `op` iterates over nothing along some loop (a static size 0):
+/// it does no work, and upstream's tiling and producer fusion divide by such
+/// extents. It stays a loop nest of its own, whose loops run zero times.
+bool hasEmptyLoop(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return llvm::is_contained(linalgOp.getStaticLoopRanges(), 0);
+  for (Type t : op->getResultTypes())
+    if (auto shaped = dyn_cast<ShapedType>(t))
+      if (shaped.hasRank() && llvm::is_contained(shaped.getShape(), 0))
+        return true;
+  return false;
+}
+
 /// A fill: a generic over parallel dims that yields its one scalar input.
 bool isFill(Operation *op) {
   if (isa<linalg::FillOp>(op))
@@ -135,7 +148,7 @@ struct TgcFormKernelsPass
     for (Operation &op : func.getBody().getOps()) {
       auto tileable = dyn_cast<TilingInterface>(op);
       std::optional<int64_t> group = getFusionGroup(&op);
-      if (!tileable || !group || op.getNumResults() == 0)
+      if (!tileable || !group || op.getNumResults() == 0 || hasEmptyLoop(&op))
         continue;
       bool leaves = llvm::any_of(op.getUsers(), [&](Operation *user) {
         return getFusionGroup(user) != group;
@@ -198,7 +211,7 @@ struct TgcFormKernelsPass
           Operation *p = producer.getOwner();
           // Fuse only the group's own producers (and the tensor.empty /
           // linalg.fill inits the lowering made for them).
-          if (getFusionGroup(p) != group)
+          if (getFusionGroup(p) != group || hasEmptyLoop(p))
             return std::nullopt;
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         });

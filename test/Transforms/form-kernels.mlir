@@ -54,3 +54,22 @@ func.func @chain(%x: tensor<?xf32>) -> tensor<?xf32> {
   %b = tgc.tanh %a : tensor<?xf32>
   return %b : tensor<?xf32>
 }
+
+// -----
+
+// A loop over a static size 0 (a sum over an empty dim) is neither tiled
+// nor fused into its consumer's loop: upstream's tiling divides by such
+// extents (this crashed the pass). It stays a loop nest of its own whose
+// reduction loop runs zero times, leaving the accumulator's fill, 0; the
+// consumer (the f64 accumulator's conversion to f32) is tiled as usual.
+// CHECK-LABEL: func.func @empty_reduction
+// CHECK:       %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%arg0 : tensor<0x4xf32>)
+// CHECK:       math.exp
+// CHECK:       scf.forall
+// CHECK:       tensor.extract_slice %[[SUM]]
+// CHECK:       } {tgc.group = 0 : i64}
+func.func @empty_reduction(%x: tensor<0x4xf32>) -> tensor<4xf32> {
+  %e = tgc.exp %x : tensor<0x4xf32>
+  %s = tgc.sum %e dims [0] : tensor<0x4xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}

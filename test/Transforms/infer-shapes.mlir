@@ -118,3 +118,4 @@ func.func @declared_static(%x: tensor<?xf32> {tgc.example_shape = array<i64: 4>}
   %n = tgc.neg %z : tensor<4xf32>
   return %n : tensor<4xf32>
 }
+

@@ -274,6 +274,81 @@ func.func @max_dim(%x: tensor<4x5xf32>) {
 
 // -----
 
+// Reductions without an identity over a dimension of size 0 (PyTorch:
+// "Expected reduction dim 0 to have non-zero size").
+
+func.func @amax_empty_dim(%x: tensor<0x4xf32>) {
+  // expected-error @+1 {{cannot reduce dimension 0 of size 0 of 'tensor<0x4xf32>': the reduction has no identity}}
+  %0 = tgc.amax %x dims [0] : tensor<0x4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @amin_empty_dim(%x: tensor<2x0x3xf32>) {
+  // expected-error @+1 {{cannot reduce dimension 1 of size 0}}
+  %0 = tgc.amin %x dims [1] keepdim : tensor<2x0x3xf32> -> tensor<2x1x3xf32>
+  return
+}
+
+// -----
+
+func.func @argmax_empty_dim(%x: tensor<0x4xf32>) {
+  // expected-error @+1 {{cannot reduce dimension 0 of size 0}}
+  %0 = tgc.argmax %x dim 0 : tensor<0x4xf32> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @argmin_empty_dim(%x: tensor<4x0xi32>) {
+  // expected-error @+1 {{cannot reduce dimension 1 of size 0}}
+  %0 = tgc.argmin %x dim 1 : tensor<4x0xi32> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @max_empty_dim(%x: tensor<0xf32>) {
+  // expected-error @+1 {{cannot reduce dimension 0 of size 0}}
+  %0:2 = tgc.max %x dim 0 : tensor<0xf32> -> tensor<f32>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @min_empty_dim(%x: tensor<0x0xf32>) {
+  // expected-error @+1 {{cannot reduce dimension 0 of size 0}}
+  %0:2 = tgc.min %x dim 0 : tensor<0x0xf32> -> tensor<0xf32>, tensor<0xi64>
+  return
+}
+
+// -----
+
+func.func @norm_inf_empty_dim(%x: tensor<0x4xf32>) {
+  // expected-error @+1 {{cannot reduce dimension 0 of size 0 of 'tensor<0x4xf32>': a norm with p = inf has no identity}}
+  %0 = tgc.norm %x dims [0] {p = 0x7FF0000000000000 : f64} : tensor<0x4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @norm_negative_empty_dim(%x: tensor<0x4xf32>) {
+  // expected-error @+1 {{a norm with p = -1.000000 has no identity}}
+  %0 = tgc.norm %x dims [0] {p = -1.0 : f64} : tensor<0x4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @norm_nan(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{p must be a number, got nan}}
+  %0 = tgc.norm %x dims [0] {p = 0x7FF8000000000000 : f64} : tensor<3x4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @topk_k_too_large(%x: tensor<8xf32>) {
   // expected-error @+1 {{k (10) is larger than the size (8) of dimension 0}}
   %0:2 = tgc.topk %x k = 10 dim = 0 : tensor<8xf32> -> tensor<10xf32>, tensor<10xi64>

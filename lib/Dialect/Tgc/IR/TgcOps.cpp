@@ -227,35 +227,6 @@ LogicalResult ConvertOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// Reductions
-//===----------------------------------------------------------------------===//
-
-LogicalResult TopkOp::inferReturnTypes(MLIRContext *ctx,
-                                       std::optional<Location> loc,
-                                       Adaptor adaptor,
-                                       SmallVectorImpl<Type> &types) {
-  auto in = cast<RankedTensorType>(adaptor.getInput().getType());
-  int64_t k = static_cast<int64_t>(adaptor.getK());
-  int64_t dim = static_cast<int64_t>(adaptor.getDim());
-  int64_t rank = in.getRank();
-  // PyTorch treats a 0-d input as a 1-element vector.
-  if (failed(checkDim(loc, "dim", dim, std::max<int64_t>(rank, 1))))
-    return failure();
-  if (k < 0)
-    return emitOptionalError(loc, "k must be non-negative, got ", k);
-  int64_t size = rank == 0 ? 1 : in.getDimSize(dim);
-  if (!ShapedType::isDynamic(size) && k > size)
-    return emitOptionalError(loc, "k (", k, ") is larger than the size (",
-                             size, ") of dimension ", dim);
-  Shape shape(in.getShape());
-  if (rank > 0)
-    shape[dim] = k;
-  types.push_back(RankedTensorType::get(shape, in.getElementType()));
-  types.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 

@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -317,14 +318,44 @@ LogicalResult WhereOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-// Reductions require nothing of the sizes. var and norm return nan/inf for
-// too few elements, as in PyTorch; a reduction without identity (amax,
-// max, argmax, ...) over an empty dim is a run-time error of the input, not
-// a relation between sizes (and sizes 0 and 1 are specialized anyway).
+// Reductions with an identity (sum, mean, var, a finite non-negative norm)
+// require nothing of the sizes: var and norm return nan/inf for too few
+// elements, as in PyTorch. Those without one (amax, max, argmax, an
+// infinite or negative norm) need each reduced dim to be non-empty: a
+// constraint `size >= 1` (implied, so no guard, where 0/1 specialization
+// gives the size the range [2, inf]; a static 0 is a verifier error).
+static LogicalResult requireNonEmpty(ShapeInferenceContext &ctx, Operation *op,
+                                     ArrayRef<AffineExpr> input,
+                                     ArrayRef<int64_t> dims) {
+  for (int64_t d : dims)
+    if (d >= 0 && d < static_cast<int64_t>(input.size()) &&
+        failed(ctx.require(ConstraintKind::ge, input[d],
+                           ctx.getEnv().constant(1),
+                           opName(op) + " needs dim " + Twine(d) +
+                               " to be non-empty (the reduction has no "
+                               "identity)")))
+      return failure();
+  return success();
+}
+
+static bool hasIdentity(Operation *op) {
+  if (isa<AmaxOp, AminOp>(op))
+    return false;
+  if (auto norm = dyn_cast<NormOp>(op)) {
+    double p = norm.getP().convertToDouble();
+    return p >= 0 && !std::isinf(p);
+  }
+  return true;
+}
+
 #define TGC_REDUCE_OP(OP)                                                      \
   LogicalResult OP::inferSymbolicShapes(ShapeInferenceContext &ctx) {          \
-    ctx.setShape(getResult(), reducedShape(ctx, shapeOf(ctx, getInput()),      \
-                                           getDims(), getKeepdim()));          \
+    SymShape input = shapeOf(ctx, getInput());                                 \
+    if (!hasIdentity(*this) &&                                                 \
+        failed(requireNonEmpty(ctx, *this, input, getDims())))                 \
+      return failure();                                                        \
+    ctx.setShape(getResult(),                                                  \
+                 reducedShape(ctx, input, getDims(), getKeepdim()));           \
     return success();                                                          \
   }
 
@@ -340,8 +371,10 @@ TGC_REDUCE_OP(NormOp)
 #define TGC_DIM_REDUCE_OP(OP, ...)                                             \
   LogicalResult OP::inferSymbolicShapes(ShapeInferenceContext &ctx) {          \
     int64_t dim = static_cast<int64_t>(getDim());                              \
-    SymShape shape =                                                           \
-        reducedShape(ctx, shapeOf(ctx, getInput()), dim, getKeepdim());        \
+    SymShape input = shapeOf(ctx, getInput());                                 \
+    if (failed(requireNonEmpty(ctx, *this, input, dim)))                       \
+      return failure();                                                        \
+    SymShape shape = reducedShape(ctx, input, dim, getKeepdim());              \
     for (Value result : {__VA_ARGS__})                                         \
       ctx.setShape(result, shape);                                             \
     return success();                                                          \

@@ -369,23 +369,34 @@ def Tgc_SumOp : Tgc_ReduceOp<"sum", Tgc_NumericTensor,
     "promotion of integer sums to `i64` is explicit.">;
 def Tgc_MeanOp : Tgc_ReduceOp<"mean", Tgc_FloatTensor, "Mean (torch.mean).">;
 def Tgc_AmaxOp : Tgc_ReduceOp<"amax", Tgc_NumericTensor,
-    "Maximum, NaN-propagating (torch.amax).">;
+    "Maximum, NaN-propagating (torch.amax). It has no identity: reducing a "
+    "dimension of size 0 is an error, as in PyTorch."> {
+  let hasVerifier = 1;
+}
 def Tgc_AminOp : Tgc_ReduceOp<"amin", Tgc_NumericTensor,
-    "Minimum, NaN-propagating (torch.amin).">;
+    "Minimum, NaN-propagating (torch.amin). It has no identity: reducing a "
+    "dimension of size 0 is an error, as in PyTorch."> {
+  let hasVerifier = 1;
+}
 def Tgc_VarOp : Tgc_ReduceOp<"var", Tgc_FloatTensor,
     "Variance with Bessel-style `correction` (torch.var; default 1).",
     (ins DefaultValuedAttr<I64Attr, "1">:$correction)>;
 def Tgc_NormOp : Tgc_ReduceOp<"norm", Tgc_FloatTensor,
     "Vector p-norm (torch.linalg.vector_norm / torch.linalg.norm over "
-    "dims); `p` may be `inf` or `-inf` (max/min of `|x|`).",
-    (ins DefaultValuedAttr<F64Attr, "2.0">:$p)>;
+    "dims); `p` may be `inf` or `-inf` (max/min of `|x|`). With `p` "
+    "negative or infinite the norm has no identity: reducing a dimension of "
+    "size 0 is an error, as in PyTorch.",
+    (ins DefaultValuedAttr<F64Attr, "2.0">:$p)> {
+  let hasVerifier = 1;
+}
 
 class Tgc_ArgReduceOp<string mnemonic, string desc>
     : Tgc_Op<mnemonic, [Pure, Tgc_InferTensorType]> {
   let summary = "Index of the " # desc # " along one dimension";
   let description = [{
     torch.}] # mnemonic # [{ over `dim` (first occurrence wins; NaN counts
-    as the extreme, as in PyTorch). Yields `i64` indices.
+    as the extreme, as in PyTorch). Yields `i64` indices. Reducing a
+    dimension of size 0 is an error, as in PyTorch.
 
     ```mlir
     %i = tgc.}] # mnemonic # [{ %x dim 1 : tensor<4x8xf32> -> tensor<4xi64>
@@ -398,6 +409,7 @@ class Tgc_ArgReduceOp<string mnemonic, string desc>
     $input `dim` $dim (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
       type($result)
   }];
+  let hasVerifier = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *ctx, std::optional<::mlir::Location> loc,
@@ -419,7 +431,8 @@ class Tgc_ValueIndexReduceOp<string mnemonic, string desc>
   let description = [{
     `torch.}] # mnemonic # [{(x, dim, keepdim)`: values and `i64` indices of
     the }] # desc # [{ along `dim`. The `out=(values, indices)` form is
-    this op followed by two `tgc.write_out`.
+    this op followed by two `tgc.write_out`. Reducing a dimension of size
+    0 is an error, as in PyTorch.
 
     ```mlir
     %v, %i = tgc.}] # mnemonic # [{ %x dim 1 : tensor<4x?xf32> -> tensor<4xf32>, tensor<4xi64>
@@ -432,6 +445,7 @@ class Tgc_ValueIndexReduceOp<string mnemonic, string desc>
     $input `dim` $dim (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
       type($values) `,` type($indices)
   }];
+  let hasVerifier = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *ctx, std::optional<::mlir::Location> loc,
