@@ -126,6 +126,16 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   auto func = module->lookupSymbol<func::FuncOp>(entry);
   std::unique_ptr<CompiledCpuFunction> result(new CompiledCpuFunction());
   result->entryName = entry.str();
+  // The JIT links the code against libm, libc and the runtimes: a function
+  // named like one of their symbols (`exp`, `malloc`) would be called by
+  // the code it contains. Its symbol is private to TGC instead.
+  std::string symbol = jitEntrySymbol(entry);
+  if (failed(SymbolTable::replaceAllSymbolUses(
+          func, StringAttr::get(ctx, symbol), *module))) {
+    error = "cannot rename @" + entry.str() + " for the JIT";
+    return nullptr;
+  }
+  SymbolTable::setSymbolName(func, symbol);
   for (Type t : func.getArgumentTypes()) {
     auto rt = dyn_cast<RankedTensorType>(t);
     if (!rt) {
@@ -162,7 +172,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     llvm::raw_string_ostream os(result->loopsText);
     module->print(os);
   }
-  if (auto f = module->lookupSymbol<func::FuncOp>(entry)) {
+  if (auto f = module->lookupSymbol<func::FuncOp>(symbol)) {
     result->compileStats.kernels = countKernels(f);
     if (auto plan = f->getAttrOfType<DictionaryAttr>("tgc.memory_plan")) {
       if (auto n = plan.getAs<IntegerAttr>("buffers"))
@@ -218,8 +228,8 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });
-  auto guard = result->engine->lookup("tgc_guard_" + entry.str());
-  auto info = result->engine->lookup("tgc_guard_info_" + entry.str());
+  auto guard = result->engine->lookup("tgc_guard_" + symbol);
+  auto info = result->engine->lookup("tgc_guard_info_" + symbol);
   if (!guard || !info) {
     error = "the compiled module has no guard function for @" + entry.str();
     if (!guard)
@@ -229,7 +239,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     return nullptr;
   }
   // The entry is resolved once here, not by name on every call.
-  auto entryFn = result->engine->lookupPacked(entry);
+  auto entryFn = result->engine->lookupPacked(symbol);
   if (!entryFn) {
     error = "the compiled module has no entry point @" + entry.str() + ": " +
             llvm::toString(entryFn.takeError());

@@ -21,6 +21,9 @@ using namespace mlir::tgc;
 
 void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
                                  const CpuPipelineOptions &options) {
+  // A function named like a library symbol the code calls (`exp`) would be
+  // called in its place.
+  pm.addPass(createTgcCheckSymbolNames());
   // Frontend: symbolic shapes and guards (kept as guard sets, lowered last).
   FrontendPipelineOptions frontend;
   // Guards are lowered right away: they check the tensor signature, which

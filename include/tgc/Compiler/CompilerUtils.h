@@ -73,6 +73,13 @@ inline OwningOpRef<ModuleOp> cloneEntryModule(ModuleOp source, StringRef entry,
   return module;
 }
 
+/// The symbol of `entry` in code that TGC's JIT links: `tgc_entry_<entry>`,
+/// a name no C library, libm or runtime symbol has, whatever the user named
+/// the function.
+inline std::string jitEntrySymbol(StringRef entry) {
+  return ("tgc_entry_" + entry).str();
+}
+
 /// The function a driver compiles: `name`, or (when empty) the module's
 /// only public function with a body. Null with `error` set otherwise.
 inline func::FuncOp findEntryFunction(ModuleOp module, StringRef name,

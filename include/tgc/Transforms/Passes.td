@@ -334,6 +334,30 @@ def TgcReportChecks : Pass<"tgc-report-checks", "ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def TgcCheckSymbolNames : Pass<"tgc-check-symbol-names", "ModuleOp"> {
+  let summary = "Reject functions named like a symbol the compiled code calls";
+  let description = [{
+    The CPU code TGC generates calls the C math library (`exp`, `tanhf`,
+    `fmod`), the C library (`malloc`, `free`, `memcpy`), LLVM's and MLIR's
+    helpers (`__powidf2`, `_mlir_ciface_*`) and TGC's runtime
+    (`tgc_report_check_failure`). A function with a body and one of those
+    names would be called instead of the library (a function `@exp` that
+    calls `tgc.exp` on `f64` recursed until the stack overflowed; `@tanh` on
+    `f64` failed with an operand type mismatch; `@malloc` failed to link).
+    This pass fails with a diagnostic at such a function, before any
+    lowering.
+
+    Reserved: the functions of C99's `<math.h>` (with their `f` and `l`
+    forms), the allocation, memory and process functions of `<stdlib.h>` and
+    `<string.h>`, names that begin with `__` or `_mlir`, and TGC's runtime
+    prefixes (`tgc_guard_`, `tgc_report_`, `tgc_take_`). The JIT of
+    `tgc-run`, the C API and Python never meet this error: they give the
+    entry function the private symbol `tgc_entry_<name>`. Objects and
+    shared objects (`tgc-translate --tgc-to-object`) keep the module's names,
+    which are their interface, so there a reserved name is an error.
+  }];
+}
+
 def TgcPlanMemory : Pass<"tgc-plan-memory", "func::FuncOp"> {
   let summary = "Place intermediate buffers in one arena, reusing memory";
   let description = [{
