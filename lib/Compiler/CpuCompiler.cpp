@@ -220,11 +220,15 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     return nullptr;
   }
   result->engine = std::move(*engine);
-  // Failed data checks call into the runtime (tgc-report-checks).
+  // Failed data checks and allocations call into the runtime
+  // (tgc-report-checks, tgc-check-allocations).
   result->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
     symbols[interner("tgc_report_check_failure")] = {
         llvm::orc::ExecutorAddr::fromPtr(&tgc_report_check_failure),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("tgc_report_alloc_failure")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&tgc_report_alloc_failure),
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });
@@ -330,7 +334,12 @@ LogicalResult CompiledCpuFunction::runDescriptors(
   if (!resultTypes.empty())
     packed.push_back(resultStorage.data());
   entryFn(packed.data());
-  const char *checkFailure = tgc_take_check_failure();
+  const char *checkFailure = nullptr;
+  if (tgc_take_call_failure(&checkFailure) == TGC_CALL_NO_MEMORY) {
+    // The function freed its buffers and returned no results.
+    error = "@" + entryName + ": " + checkFailure;
+    return failure();
+  }
 
   // Copy the results out, then free the buffers the function allocated
   // (not the caller's: a result may be an argument's buffer).

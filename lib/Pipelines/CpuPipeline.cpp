@@ -51,7 +51,7 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   // value lands in an out buffer become that buffer).
   // Intermediate buffers become views of one arena per call; the small
   // per-iteration temporaries of a kernel go on the stack.
-  buildBufferizeAndPlanMemory(pm);
+  buildBufferizeAndPlanMemory(pm, /*checkedArenaSize=*/true);
   bufferization::PromoteBuffersToStackPassOptions stack;
   stack.maxAllocSizeInBytes = 64 * 1024;
   pm.addNestedPass<func::FuncOp>(
@@ -85,6 +85,10 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   // Failed data checks (a gather's indices, a zero divisor) report to the
   // runtime and the call fails, instead of an abort.
   pm.addPass(createTgcReportChecks());
+  // A failed allocation or a byte count that overflows ends the call with
+  // an error instead of a crash or heap corruption. (After the C wrappers
+  // are requested: the runtime functions it declares take none.)
+  pm.addPass(createTgcCheckAllocations());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -112,7 +116,8 @@ void mlir::tgc::buildGraphPasses(OpPassManager &pm, bool decompose,
     pm.addNestedPass<func::FuncOp>(createTgcFuse());
 }
 
-void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm) {
+void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm,
+                                             bool checkedArenaSize) {
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -120,7 +125,9 @@ void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createTgcPlanMemory());
+  TgcPlanMemoryOptions plan;
+  plan.checkedSize = checkedArenaSize;
+  pm.addNestedPass<func::FuncOp>(createTgcPlanMemory(plan));
 }
 
 void mlir::tgc::registerCpuPipeline() {

@@ -36,7 +36,8 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 
   // Bufferization and the arena, as on the CPU.
-  buildBufferizeAndPlanMemory(pm);
+  // The launch plan evaluates sizes with overflow checks itself.
+  buildBufferizeAndPlanMemory(pm, /*checkedArenaSize=*/false);
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Bufferization writes tensor.generate and tensor.pad as linalg.map.
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tgc::ref;
@@ -257,30 +258,88 @@ double mlir::tgc::ref::roundToDType(double v, DType dtype) {
 
 void HostTensor::FreeDeleter::operator()(void *p) const { std::free(p); }
 
+/// Physical memory: no tensor of the reference interpreter may be larger
+/// (past it, an allocation only succeeds by overcommitting, and touching
+/// it gets the process killed).
+static uint64_t physicalMemoryBytes() {
+  static const uint64_t bytes = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0
+               ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size)
+               : std::numeric_limits<uint64_t>::max();
+  }();
+  return bytes;
+}
+
+static thread_local std::string allocationFailure;
+
 static void *allocateAligned(size_t bytes) {
   size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
   void *p = std::aligned_alloc(64, rounded);
-  if (!p)
-    llvm::report_fatal_error("HostTensor: out of memory");
-  std::memset(p, 0, rounded);
+  if (p)
+    std::memset(p, 0, rounded);
   return p;
+}
+
+std::string HostTensor::takeAllocationFailure() {
+  std::string failure;
+  std::swap(failure, allocationFailure);
+  return failure;
 }
 
 HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape)
     : type(dtype), sizes(shape.begin(), shape.end()), count(1) {
+  bool overflow = false;
   for (int64_t s : shape) {
     if (s < 0)
       llvm::report_fatal_error("HostTensor: negative size");
-    count *= s;
+    overflow |= __builtin_mul_overflow(count, s, &count);
   }
-  bytes.reset(static_cast<unsigned char *>(allocateAligned(byteSize())));
+  uint64_t total = 0;
+  overflow |= __builtin_mul_overflow(static_cast<uint64_t>(count),
+                                     static_cast<uint64_t>(elementBytes(dtype)),
+                                     &total);
+  void *p = nullptr;
+  if (!overflow && total <= physicalMemoryBytes())
+    p = allocateAligned(total);
+  if (p) {
+    bytes.reset(static_cast<unsigned char *>(p));
+    return;
+  }
+  // No storage: the tensor has no elements (every size 0, so no loop over
+  // it runs) and the failure is kept for the caller to report.
+  if (allocationFailure.empty()) {
+    std::string shapeText;
+    for (int64_t s : shape)
+      shapeText += std::to_string(s) + "x";
+    shapeText += dtypeName(dtype);
+    allocationFailure =
+        overflow ? "cannot allocate a " + shapeText +
+                       " tensor: its size in bytes does not fit in 64 bits"
+                 : "cannot allocate " + std::to_string(total) +
+                       " bytes for a " + shapeText + " tensor" +
+                       (total > physicalMemoryBytes()
+                            ? " (more than this machine's memory)"
+                            : " (out of memory)");
+  }
+  std::fill(sizes.begin(), sizes.end(), 0);
+  count = 0;
 }
 
 HostTensor::HostTensor(const HostTensor &other)
     : type(other.type), sizes(other.sizes), count(other.count) {
   if (!other.bytes)
     return;
-  bytes.reset(static_cast<unsigned char *>(allocateAligned(byteSize())));
+  void *p = allocateAligned(byteSize());
+  if (!p) {
+    if (allocationFailure.empty())
+      allocationFailure = "cannot allocate " + std::to_string(byteSize()) +
+                          " bytes for a copy of a tensor (out of memory)";
+    std::fill(sizes.begin(), sizes.end(), 0);
+    count = 0;
+    return;
+  }
+  bytes.reset(static_cast<unsigned char *>(p));
   std::memcpy(bytes.get(), other.bytes.get(), byteSize());
 }
 

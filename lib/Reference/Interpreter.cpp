@@ -329,6 +329,11 @@ static LogicalResult evalOp(Operation *op, Frame &frame) {
     EvalResult result = family(op, frame);
     if (!result)
       continue;
+    // A result that could not be allocated has no elements: the op's
+    // values are not computed, and that is an error of the op.
+    std::string noMemory = HostTensor::takeAllocationFailure();
+    if (!noMemory.empty())
+      return op->emitOpError() << "the reference interpreter " << noMemory;
     if (failed(*result))
       return failure();
     return checkResults(op, frame);

@@ -32,6 +32,8 @@ FailureOr<HostTensor> eval::tensorFromElements(Operation *op,
                              << " is not supported by the reference "
                                 "interpreter";
   HostTensor t(*dtype, type.getShape());
+  if (t.numel() != type.getNumElements())
+    return t; // not allocated: evalOp reports it
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
     int64_t i = 0;
     if (isFloatDType(*dtype)) {

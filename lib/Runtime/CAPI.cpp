@@ -9,7 +9,9 @@
 #include "tgc/Runtime/tgc_runtime.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <new>
 #include <type_traits>
 
@@ -182,17 +184,69 @@ const char *tgc_dispatch_cache_last_error(const tgc_dispatch_cache *cache) {
   return lastErrorText.c_str();
 }
 
-static thread_local const char *checkFailure = nullptr;
+namespace {
+/// The first failure of a call of compiled CPU code on this thread.
+struct CallFailure {
+  tgc_call_failure kind = TGC_CALL_OK;
+  const char *message = nullptr; // a constant of the code, or `text`
+  std::string text;
+};
+thread_local CallFailure callFailure;
+
+std::string formatBytes(int64_t bytes) {
+  static const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes);
+  int unit = -1;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  std::string out = std::to_string(bytes) + " bytes";
+  if (unit >= 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), " (%.1f %s)", value, units[unit]);
+    out += buf;
+  }
+  return out;
+}
+} // namespace
 
 void tgc_report_check_failure(const char *message) {
-  if (!checkFailure)
-    checkFailure = message ? message : "a data check failed";
+  if (callFailure.kind != TGC_CALL_OK)
+    return;
+  callFailure.kind = TGC_CALL_CHECK_FAILED;
+  callFailure.message = message ? message : "a data check failed";
+}
+
+void tgc_report_alloc_failure(int64_t bytes, const char *what) {
+  if (callFailure.kind == TGC_CALL_NO_MEMORY)
+    return;
+  // An allocation failure ends the call even after a data check failed:
+  // it decides what the caller may read.
+  std::string buffer = what ? what : "a buffer";
+  callFailure.kind = TGC_CALL_NO_MEMORY;
+  callFailure.text =
+      bytes >= 0
+          ? "cannot allocate " + formatBytes(bytes) + " for " + buffer +
+                " (out of memory)"
+          : "cannot allocate " + buffer +
+                ": its size in bytes does not fit in a 64-bit integer";
+  callFailure.message = callFailure.text.c_str();
+}
+
+tgc_call_failure tgc_take_call_failure(const char **message) {
+  tgc_call_failure kind = callFailure.kind;
+  if (message)
+    *message = callFailure.message;
+  callFailure.kind = TGC_CALL_OK;
+  callFailure.message = nullptr;
+  return kind;
 }
 
 const char *tgc_take_check_failure(void) {
-  const char *failure = checkFailure;
-  checkFailure = nullptr;
-  return failure;
+  const char *message = nullptr;
+  tgc_take_call_failure(&message);
+  return message;
 }
 
 void tgc_set_log_callback(tgc_log_fn callback, void *user) {

@@ -110,7 +110,51 @@ public:
     }
   }
 
+  /// `e` computed in i64 with overflow checks (sizes are >= 0, so a sum or
+  /// product overflows when it comes out negative or too wide): as an
+  /// index, or -1 when a step overflowed.
+  Value materializeChecked(OpBuilder &b, Location loc, AffineExpr e) {
+    Value overflow = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+    Value v = checked(b, loc, e, overflow);
+    Value minusOne = arith::ConstantIntOp::create(b, loc, b.getI64Type(), -1);
+    v = arith::SelectOp::create(b, loc, overflow, minusOne, v);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  }
+
 private:
+  Value checked(OpBuilder &b, Location loc, AffineExpr e, Value &overflow) {
+    Type i64 = b.getI64Type();
+    Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+    auto orIf = [&](arith::CmpIPredicate pred, Value x) {
+      overflow = arith::OrIOp::create(
+          b, loc, overflow, arith::CmpIOp::create(b, loc, pred, x, zero));
+    };
+    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin)
+      return arith::IndexCastOp::create(b, loc, i64, materialize(b, loc, e));
+    Value l = checked(b, loc, bin.getLHS(), overflow);
+    Value r = checked(b, loc, bin.getRHS(), overflow);
+    switch (e.getKind()) {
+    case AffineExprKind::Add: {
+      Value sum = arith::AddIOp::create(b, loc, l, r);
+      orIf(arith::CmpIPredicate::slt, sum);
+      return sum;
+    }
+    case AffineExprKind::Mul: {
+      auto product = arith::MulSIExtendedOp::create(b, loc, l, r);
+      orIf(arith::CmpIPredicate::ne, product.getHigh());
+      orIf(arith::CmpIPredicate::slt, product.getLow());
+      return product.getLow();
+    }
+    case AffineExprKind::FloorDiv:
+      return arith::FloorDivSIOp::create(b, loc, l, r);
+    case AffineExprKind::CeilDiv:
+      return arith::CeilDivSIOp::create(b, loc, l, r);
+    default:
+      return arith::RemSIOp::create(b, loc, l, r);
+    }
+  }
+
   AffineExpr exprOf(OpFoldResult r) {
     if (auto v = dyn_cast<Value>(r))
       return exprOf(v);
@@ -256,7 +300,14 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
       AffineExpr bytes = env.constant(elem);
       unsigned dyn = 0;
       bool known = true;
-      for (int64_t d = 0; d < type.getRank(); ++d) {
+      // A buffer whose static sizes alone overflow a byte count stays out
+      // of the plan: tgc-check-allocations rejects its type.
+      int64_t staticBytes = elem;
+      for (int64_t s : type.getShape())
+        if (!ShapedType::isDynamic(s) &&
+            __builtin_mul_overflow(staticBytes, s, &staticBytes))
+          known = false;
+      for (int64_t d = 0; known && d < type.getRank(); ++d) {
         if (!type.isDynamicDim(d)) {
           bytes = bytes * type.getDimSize(d);
           continue;
@@ -355,12 +406,18 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
     // Rewrite: the arena at the entry, a view per buffer.
     OpBuilder builder(&getContext());
     builder.setInsertionPointToStart(&block);
-    Value arenaBytes = sizes.materialize(builder, loc, total);
+    // -1 when the size overflows: tgc-check-allocations then fails the
+    // call instead of allocating a wrapped-around size.
+    Value arenaBytes = checkedSize
+                           ? sizes.materializeChecked(builder, loc, total)
+                           : sizes.materialize(builder, loc, total);
     auto arenaType =
         MemRefType::get({ShapedType::kDynamic}, builder.getI8Type());
     Value arena = memref::AllocOp::create(builder, loc, arenaType,
                                           ValueRange{arenaBytes},
                                           builder.getI64IntegerAttr(kAlignment));
+    // Named for diagnostics (tgc-check-allocations).
+    arena.getDefiningOp()->setAttr("tgc.arena", builder.getUnitAttr());
     std::vector<Value> offsetValues;
     for (AffineExpr o : offsets)
       offsetValues.push_back(sizes.materialize(builder, loc, o));

@@ -8,6 +8,7 @@
 
 #include "tgc/Transforms/GuardUtils.h"
 #include "tgc/Transforms/Passes.h"
+#include "tgc/Transforms/RuntimeCalls.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -52,20 +53,6 @@ struct TgcReportChecksPass
     });
     if (checks.empty())
       return;
-    MLIRContext *ctx = &getContext();
-    auto ptr = LLVM::LLVMPointerType::get(ctx);
-    auto report = module.lookupSymbol<func::FuncOp>(kReportFunction);
-    if (!report) {
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      report = func::FuncOp::create(b, module.getLoc(), kReportFunction,
-                                    b.getFunctionType({ptr}, {}));
-      report.setPrivate();
-    } else if (report.getFunctionType() !=
-               FunctionType::get(ctx, {ptr}, {})) {
-      report.emitOpError() << "has the name of the runtime's check report "
-                              "but another type";
-      return signalPassFailure();
-    }
     int counter = 0;
     for (cf::AssertOp assert : checks) {
       OpBuilder b(assert);
@@ -74,17 +61,15 @@ struct TgcReportChecksPass
       std::string where = formatLocation(loc);
       if (where != "unknown location")
         message += " at " + where;
-      Value failed = arith::XOrIOp::create(
+      Value violated = arith::XOrIOp::create(
           b, loc, assert.getArg(),
           arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
-      auto branch = scf::IfOp::create(b, loc, failed, /*withElse=*/false);
+      auto branch = scf::IfOp::create(b, loc, violated, /*withElse=*/false);
       OpBuilder tb = branch.getThenBodyBuilder();
-      // NUL-terminated, as the runtime reads a C string.
-      message.push_back('\0');
-      Value text = LLVM::createGlobalString(
-          loc, tb, ("__tgc_check_" + Twine(counter++)).str(), message,
-          LLVM::Linkage::Internal);
-      func::CallOp::create(tb, loc, report, ValueRange{text});
+      Value text = createStringConstant(
+          tb, loc, ("__tgc_check_" + Twine(counter++)).str(), message);
+      if (failed(createRuntimeCall(tb, loc, module, kReportFunction, {text})))
+        return signalPassFailure();
       assert.erase();
     }
   }

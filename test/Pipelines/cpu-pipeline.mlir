@@ -12,7 +12,7 @@
 // LOOPS-LABEL: func.func @mlp(%arg0: memref<?x64xf32>
 // LOOPS-SAME: tgc.memory_plan = {arena_bytes = #{{.*}}, buffers = 2 : i64
 // LOOPS: %[[D:.*]] = memref.dim %arg0, %c0
-// LOOPS: %[[ARENA:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+// LOOPS: %[[ARENA:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64, tgc.arena} : memref<?xi8>
 // LOOPS: omp.parallel
 // LOOPS: omp.wsloop
 // LOOPS: omp.loop_nest (%{{.*}}) : index = (%c0) to (%[[D]]) step (%c1)

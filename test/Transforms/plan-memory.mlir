@@ -9,7 +9,7 @@
 // CHECK-SAME: slots = 2 : i64
 // CHECK: %[[D:.*]] = memref.dim %arg0, %c0
 // CHECK: %[[BYTES:.*]] = arith.muli %[[D]], %c512
-// CHECK: %[[ARENA:.*]] = memref.alloc(%[[BYTES]]) {alignment = 64 : i64} : memref<?xi8>
+// CHECK: %[[ARENA:.*]] = memref.alloc(%[[BYTES]]) {alignment = 64 : i64, tgc.arena} : memref<?xi8>
 // CHECK-NOT: memref.alloc(
 // CHECK: %[[HALF:.*]] = arith.muli %[[D]], %c256
 // CHECK: %[[V0:.*]] = memref.view %[[ARENA]][%c0{{.*}}][%{{.*}}] : memref<?xi8> to memref<?x64xf32>
@@ -52,7 +52,7 @@ func.func @chain(%x: memref<?x64xf32>, %o: memref<?x64xf32>) {
 // CHECK-SAME: arena_bytes = affine_map<() -> (896)>
 // CHECK-SAME: buffers = 2 : i64
 // CHECK-SAME: slots = 2 : i64
-// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64, tgc.arena} : memref<?xi8>
 // CHECK: %[[R:.*]] = memref.alloc() : memref<100xf32>
 // CHECK: return %[[R]]
 // expected-remark @+1 {{tgc-plan-memory: 2 intermediate buffers in 2 slots; arena 896 bytes}}
@@ -96,7 +96,7 @@ func.func @sizes(%x: memref<?xf32>, %o: memref<4xf32>) {
 // are the sizes those views were given: every intermediate is planned.
 // CHECK-LABEL: func.func @sizes_through_views
 // CHECK-SAME: arena_bytes = affine_map<()[s0] -> (s0 * 2048)>, buffers = 2 : i64
-// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64, tgc.arena} : memref<?xi8>
 // CHECK-NOT: memref.alloc
 // expected-remark @+1 {{tgc-plan-memory: 2 intermediate buffers in 2 slots; arena arg0_dim0 * 2048 bytes}}
 func.func @sizes_through_views(%x: memref<?x384xf32>) {

@@ -86,8 +86,9 @@ void buildCpuLoopsToLLVMPipeline(OpPassManager &pm);
 
 /// One-shot bufferization with function boundaries (identity layouts, out
 /// buffers in place) and the arena plan: shared by the CPU and GPU
-/// pipelines.
-void buildBufferizeAndPlanMemory(OpPassManager &pm);
+/// pipelines. `checkedArenaSize`: the arena's byte count is -1 when it
+/// overflows (for tgc-check-allocations on the CPU).
+void buildBufferizeAndPlanMemory(OpPassManager &pm, bool checkedArenaSize);
 
 /// The graph passes both pipelines run on `tgc` after the frontend:
 /// canonicalization, tgc-decompose and tgc-fuse (each when asked for).

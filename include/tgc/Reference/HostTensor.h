@@ -64,7 +64,10 @@ bool isFloatDType(DType dtype);
 class HostTensor {
 public:
   HostTensor() = default;
-  /// A zero-filled tensor. Sizes must be non-negative.
+  /// A zero-filled tensor. Sizes must be non-negative. When its bytes
+  /// cannot be allocated (their count overflows, exceeds the machine's
+  /// physical memory, or the allocation fails) the tensor gets every size
+  /// 0 and no storage, and the failure is kept for takeAllocationFailure().
   HostTensor(DType dtype, ArrayRef<int64_t> shape);
   HostTensor(const HostTensor &other);
   HostTensor &operator=(const HostTensor &other);
@@ -98,6 +101,10 @@ public:
   /// Stores `v`: wraps for narrower integers, `v != 0` for i1, converted
   /// (rounded) for floats.
   void setInt(int64_t flat, int64_t v);
+
+  /// The first allocation failure of this thread since the last take (""
+  /// when none); clears it.
+  static std::string takeAllocationFailure();
 
   /// Floats uniform in [low, high) (after rounding to the type); integers
   /// uniform in [ceil(low), ceil(high)) (just ceil(low) when that range is

@@ -252,6 +252,25 @@ void tgc_report_check_failure(const char *message);
  * clears it. Call it after each call of compiled CPU code. */
 const char *tgc_take_check_failure(void);
 
+/* Allocations of compiled CPU code. When a buffer's byte count overflows
+ * 64-bit integers (`bytes` < 0) or the allocation fails, the code calls
+ * tgc_report_alloc_failure, frees what it allocated and returns at once:
+ * the call has no results (its result descriptors must not be read).
+ * `what` (the buffer's type and location) is a constant of the compiled
+ * code. Kept like a check failure: the first one per thread. */
+void tgc_report_alloc_failure(int64_t bytes, const char *what);
+
+typedef enum tgc_call_failure {
+  TGC_CALL_OK = 0,
+  TGC_CALL_CHECK_FAILED = 1, /* results exist but are not valid: free them */
+  TGC_CALL_NO_MEMORY = 2,    /* no results: do not read them */
+} tgc_call_failure;
+
+/* The first failure reported on this thread since the last take, its kind
+ * and its message (NULL when none; valid until the thread's next report);
+ * clears it. tgc_take_check_failure is this without the kind. */
+tgc_call_failure tgc_take_call_failure(const char **message);
+
 #define TGC_LOG_RECOMPILES 1u /* each compile and recompile reason */
 #define TGC_LOG_GUARDS 2u     /* the guard set of each new specialization */
 #define TGC_LOG_ALL 3u

@@ -358,6 +358,41 @@ def TgcCheckSymbolNames : Pass<"tgc-check-symbol-names", "ModuleOp"> {
   }];
 }
 
+def TgcCheckAllocations : Pass<"tgc-check-allocations", "ModuleOp"> {
+  let summary = "Allocations that fail or overflow end the call with an error";
+  let description = [{
+    Runs on bufferized CPU code, before its loops are lowered. A
+    `memref.alloc` lowers to `malloc` of the product of its sizes: with
+    huge sizes the product wrapped around (a small buffer, then writes past
+    it: heap corruption), and a failed `malloc` returned null (a crash at
+    the first write). For every heap allocation this pass
+
+    * computes the byte count with overflow checks (`arith.mulsi_extended`);
+      a negative size operand counts as an overflow (the memory planner
+      gives the arena the size -1 when its size overflows). A static type
+      whose byte count overflows is an error at compile time;
+    * allocates 0 bytes instead when the count overflowed, and tests the
+      pointer after the allocation;
+    * wraps the rest of the block in `scf.if`: on failure it skips it.
+
+    At the function's top level the failure path calls the runtime's
+    `tgc_report_alloc_failure(bytes, what)` ("cannot allocate 4398046511104
+    bytes (4.0 TiB) for the arena of intermediate values of @f (out of
+    memory)"), frees the buffers allocated so far and returns poison
+    results, which the caller does not read. Inside a loop (a kernel's
+    per-iteration temporary) the failure sets a flag of the function
+    instead (the loop's other iterations and threads go on), and the
+    function reports it after its loops with `tgc_report_check_failure`:
+    the call fails, its results are freed.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::ub::UBDialect"];
+}
+
 def TgcPlanMemory : Pass<"tgc-plan-memory", "func::FuncOp"> {
   let summary = "Place intermediate buffers in one arena, reusing memory";
   let description = [{
@@ -379,10 +414,17 @@ def TgcPlanMemory : Pass<"tgc-plan-memory", "func::FuncOp"> {
 
     Buffers allocated inside loops or whose size depends on a value computed
     in the body are left as they are.
+
+    With `checked-size` the arena's byte count is computed with overflow
+    checks and is -1 when it overflows, which `tgc-check-allocations` turns
+    into an error of the call (the CPU pipeline). The GPU's launch plan
+    evaluates sizes with overflow checks itself.
   }];
   let options = [
     Option<"check", "check", "bool", "false",
            "Prove that simultaneously live buffers never overlap">,
+    Option<"checkedSize", "checked-size", "bool", "false",
+           "Compute the arena's size with overflow checks (-1 on overflow)">,
     Option<"report", "report", "bool", "false",
            "Report the plan as a remark on each function">,
   ];

@@ -48,9 +48,24 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
     if (!value || value.getType() != op.getType())
       return rewriter.notifyMatchFailure(op, "value is not a typed attribute "
                                              "of the result type");
+    // A large splat is a fill: as a constant it would become a global of
+    // every element (a splat of 10^12 elements hung the LLVM translation).
+    auto dense = dyn_cast<DenseElementsAttr>(value);
+    RankedTensorType type = op.getType();
+    if (dense && dense.isSplat() && type.getNumElements() > kSplatFillElements) {
+      Location loc = op.getLoc();
+      Value scalar = arith::ConstantOp::create(
+          rewriter, loc, dense.getSplatValue<TypedAttr>());
+      Value empty = tensor::EmptyOp::create(rewriter, loc, type, ValueRange{});
+      rewriter.replaceOp(
+          op, linalg::FillOp::create(rewriter, loc, scalar, empty).getResult(0));
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
     return success();
   }
+
+  static constexpr int64_t kSplatFillElements = 1024;
 };
 
 struct FullLowering : OpConversionPattern<FullOp> {

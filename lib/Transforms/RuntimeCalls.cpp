@@ -1,0 +1,47 @@
+//===- RuntimeCalls.cpp - calls of TGC's runtime from compiled code -------===//
+
+#include "tgc/Transforms/RuntimeCalls.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+LogicalResult mlir::tgc::createRuntimeCall(OpBuilder &builder, Location loc,
+                                           ModuleOp module, StringRef name,
+                                           ValueRange args) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<Type> argTypes(args.getTypes());
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                          argTypes);
+  Operation *existing = module.lookupSymbol(name);
+  auto decl = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing);
+  if (existing && (!decl || decl.getFunctionType() != type))
+    return emitError(loc) << "the module has a symbol @" << name
+                          << " that is not the runtime function " << type;
+  if (!decl) {
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    decl = LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type,
+                                    LLVM::Linkage::ExternWeak);
+  }
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  Value address = LLVM::AddressOfOp::create(builder, loc, ptr, name);
+  Value null = LLVM::ZeroOp::create(builder, loc, ptr);
+  Value present = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ne,
+                                       address, null);
+  auto branch = scf::IfOp::create(builder, loc, present, /*withElse=*/false);
+  OpBuilder tb = branch.getThenBodyBuilder();
+  SmallVector<Value> operands = {address};
+  llvm::append_range(operands, args);
+  LLVM::CallOp::create(tb, loc, type, operands);
+  return success();
+}
+
+Value mlir::tgc::createStringConstant(OpBuilder &builder, Location loc,
+                                      StringRef name, StringRef text) {
+  std::string data = text.str();
+  data.push_back('\0'); // the runtime reads a C string
+  return LLVM::createGlobalString(loc, builder, name, data,
+                                  LLVM::Linkage::Internal);
+}
