@@ -40,6 +40,7 @@
 #include <chrono>
 #include <map>
 #include <random>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tgc;
@@ -219,6 +220,35 @@ std::optional<unsigned> argIndex(func::FuncOp f, StringRef arg) {
 }
 
 using Shapes = std::vector<std::vector<int64_t>>;
+
+/// Policy auto, as torch.compile(dynamic=None): a dimension whose size
+/// differs between the call being compiled and the example of an earlier
+/// specialization becomes dynamic in this and every later compile (the
+/// argument attribute `tgc.changed_dims` that tgc-symbolize-shapes reads).
+class AutoDynamic {
+public:
+  void noteCompile(func::FuncOp entry, const Shapes &call) {
+    if (policy != "auto")
+      return;
+    for (const Shapes &earlier : examples)
+      for (size_t i = 0; i < call.size() && i < earlier.size(); ++i)
+        if (call[i].size() == earlier[i].size())
+          for (size_t d = 0; d < call[i].size(); ++d)
+            if (call[i][d] != earlier[i][d])
+              changed[i].insert(static_cast<int64_t>(d));
+    examples.push_back(call);
+    for (auto &[arg, dims] : changed)
+      if (arg < entry.getNumArguments())
+        entry.setArgAttr(arg, "tgc.changed_dims",
+                         DenseI64ArrayAttr::get(
+                             entry.getContext(),
+                             SmallVector<int64_t>(dims.begin(), dims.end())));
+  }
+
+private:
+  std::vector<Shapes> examples;
+  std::map<unsigned, std::set<int64_t>> changed;
+};
 
 /// Applies `ARG=DIMS` entries to `shapes`.
 void applyShapeSpecs(func::FuncOp f, ArrayRef<std::string> specs,
@@ -649,6 +679,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   };
   std::vector<Spec> specs;
   std::vector<std::string> reasons;
+  AutoDynamic autoDynamic;
   RunReport run;
   int64_t arenaBytes = 0;
   for (size_t n = 0; n < calls.size(); ++n) {
@@ -691,6 +722,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
         fail("@" + entry.getName() + ": recompile limit (" +
              llvm::Twine(TGC_DEFAULT_RECOMPILE_LIMIT) + ") reached: " + miss);
       options.exampleShapes = calls[n];
+      autoDynamic.noteCompile(entry, calls[n]);
       options.vectorize = true;
       std::string error;
       FailureOr<GpuCompileResult> compiled =
@@ -1049,10 +1081,12 @@ int main(int argc, char **argv) {
   options.approximateMath = approxMath;
   options.reassociate = !strictReductions;
   size_t currentCall = 0;
+  AutoDynamic autoDynamic;
   ::tgc::runtime::DispatchCache cache(
       entry.getName().str(),
       [&](const ::tgc::runtime::CompileRequest &) {
         options.exampleShapes = calls[currentCall];
+        autoDynamic.noteCompile(entry, calls[currentCall]);
         compileError.clear();
         auto fn = CompiledCpuFunction::compile(*module, entry.getName(),
                                                options, compileError);
