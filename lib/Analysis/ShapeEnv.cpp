@@ -771,12 +771,25 @@ public:
 
   bool isEmpty() const {
     using namespace presburger;
-    IntegerRelation rel(PresburgerSpace::getSetSpace(numVars));
+    // Only the variables some constraint mentions are columns: the others
+    // (every symbol of the environment has a variable) are unconstrained
+    // and do not change emptiness, and the cost of the integer emptiness
+    // test grows with the number of columns (a function with 300 inputs
+    // has 600 symbols; each guard check was a 600-column problem).
+    DenseMap<unsigned, unsigned> column;
+    for (const auto *rows : {&inequalities, &equalities})
+      for (const Linear &l : *rows)
+        for (auto [v, c] : l.coeffs)
+          if (c != 0)
+            column.try_emplace(v, column.size());
+    unsigned numColumns = column.size();
+    IntegerRelation rel(PresburgerSpace::getSetSpace(numColumns));
     auto dense = [&](const Linear &l) {
-      SmallVector<int64_t> row(numVars + 1, 0);
+      SmallVector<int64_t> row(numColumns + 1, 0);
       for (auto [v, c] : l.coeffs)
-        row[v] += c;
-      row[numVars] = l.constant;
+        if (c != 0)
+          row[column.lookup(v)] += c;
+      row[numColumns] = l.constant;
       return row;
     };
     for (const Linear &l : inequalities)

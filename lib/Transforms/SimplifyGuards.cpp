@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <functional>
 #include <map>
 
 namespace mlir::tgc {
@@ -126,18 +127,71 @@ struct TgcSimplifyGuardsPass
     for (Operation &op : *body)
       if (isa<guard::RangeOp, guard::RelationOp>(op))
         sizeGuards.push_back(&op);
+    // Only guards that share symbols (through min/max definitions too) can
+    // imply one another: each guard is tested against the guards of its
+    // component, so that a function with many inputs (a concat of 300
+    // tensors has 300 independent size ranges) costs linear time, not a
+    // cubic one (every guard against all the others).
+    std::vector<unsigned> parent(env.getNumSymbols());
+    for (unsigned i = 0; i < parent.size(); ++i)
+      parent[i] = i;
+    std::function<unsigned(unsigned)> root = [&](unsigned i) {
+      while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+      return i;
+    };
+    auto symbolsOf = [&](AffineExpr e, SmallVectorImpl<unsigned> &out) {
+      e.walk([&](AffineExpr sub) {
+        if (auto sym = dyn_cast<AffineSymbolExpr>(sub))
+          out.push_back(sym.getPosition());
+      });
+    };
+    for (unsigned i = 0; i < env.getNumSymbols(); ++i) {
+      SmallVector<unsigned> used;
+      for (AffineExpr operand : env.getSymbol(i).operands)
+        symbolsOf(operand, used);
+      for (unsigned j : used)
+        if (j < parent.size())
+          parent[root(j)] = root(i);
+    }
+    DenseMap<Operation *, SmallVector<SizeConstraint>> constraints;
+    DenseMap<Operation *, int64_t> component; // -1: no symbol
+    for (Operation *g : sizeGuards) {
+      SmallVector<SizeConstraint> own = constraintsOfGuard(g, ir);
+      SmallVector<unsigned> used;
+      for (const SizeConstraint &c : own) {
+        symbolsOf(c.lhs, used);
+        symbolsOf(c.rhs, used);
+      }
+      for (unsigned j : used)
+        if (j < parent.size())
+          parent[root(j)] = root(used.front());
+      constraints[g] = std::move(own);
+    }
+    for (Operation *g : sizeGuards) {
+      SmallVector<unsigned> used;
+      for (const SizeConstraint &c : constraints[g]) {
+        symbolsOf(c.lhs, used);
+        symbolsOf(c.rhs, used);
+      }
+      component[g] = used.empty() || used.front() >= parent.size()
+                         ? -1
+                         : static_cast<int64_t>(root(used.front()));
+    }
     // Later guards are tried first, so that of two guards implying each
     // other the earlier one (usually the primary symbol's) is kept.
     DenseSet<Operation *> dropped;
     for (Operation *g : llvm::reverse(sizeGuards)) {
+      const SmallVector<SizeConstraint> &own = constraints[g];
+      if (own.empty())
+        continue;
       SmallVector<SizeConstraint> premises;
       for (Operation *other : sizeGuards)
-        if (other != g && !dropped.count(other))
-          llvm::append_range(premises, constraintsOfGuard(other, ir));
-      SmallVector<SizeConstraint> own = constraintsOfGuard(g, ir);
-      bool implied = !own.empty() && llvm::all_of(own, [&](auto &c) {
-        return env.implies(premises, c);
-      });
+        if (other != g && !dropped.count(other) &&
+            component[other] == component[g])
+          llvm::append_range(premises, constraints[other]);
+      bool implied = llvm::all_of(
+          own, [&](auto &c) { return env.implies(premises, c); });
       if (implied)
         dropped.insert(g);
     }

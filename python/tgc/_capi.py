@@ -188,7 +188,6 @@ class Compiled:
             text_i = l.tgc_compiled_guard_text(h, i).decode()
             reason = l.tgc_compiled_guard_reason(h, i).decode()
             self.guards.append((text_i, reason))
-        self._alloc_error: Optional[BaseException] = None
 
     def __del__(self):
         h = getattr(self, "handle", None)
@@ -210,6 +209,7 @@ class Compiled:
 
     def run(self, args: Args, device: torch.device) -> List[torch.Tensor]:
         results: List[Optional[torch.Tensor]] = [None] * self.num_results
+        alloc_error: List[BaseException] = []  # this call's (threads share self)
 
         def alloc(user, index, dtype, rank, sizes):
             try:
@@ -221,14 +221,13 @@ class Compiled:
                     return ctypes.addressof(args.descs)
                 return ptr
             except BaseException as e:  # reported after the call
-                self._alloc_error = e
+                alloc_error.append(e)
                 return None
 
         cb = ALLOC_FN(alloc)
         rc = _lib.tgc_compiled_run(self.handle, args.descs, args.count, cb, None)
-        if self._alloc_error is not None:
-            e, self._alloc_error = self._alloc_error, None
-            raise e
+        if alloc_error:
+            raise alloc_error[0]
         if rc != 0:
             raise TgcError(last_error())
         return results  # type: ignore[return-value]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -206,6 +207,11 @@ class CompiledFunction:
         self.eager_reason: Optional[str] = None
         self.declared_dynamic: Dict[int, Set[int]] = {}
         self.ranges: Dict[Tuple[int, int], Tuple[int, Optional[int]]] = {}
+        # `specs` and the hit counts change under `_lock`; compiles (and the
+        # state they change: auto-dynamic dims, reasons, the fallback) are
+        # serialized by `_compile_lock`.
+        self._lock = threading.Lock()
+        self._compile_lock = threading.RLock()
 
     # -- dispatch ------------------------------------------------------------
 
@@ -216,12 +222,30 @@ class CompiledFunction:
         self._check_ranges(originals)
         # The compiled code reads dense row-major tensors (a guard checks it).
         tensors = [t if t.is_contiguous() else t.contiguous() for t in originals]
+        found = self._lookup(tensors, keys)
+        if found[0] is not None:
+            return self._run(found[0], originals, tensors, found[1])
+        # A miss compiles under the function's compile lock; a thread that
+        # waited for it looks again first: the specialization it needs may
+        # be the one the other thread just made (one compile per
+        # specialization, whatever the number of threads).
+        with self._compile_lock:
+            spec, full, failures = self._lookup(tensors, keys)
+            if spec is None:
+                return self._miss(args, kwargs, originals, tensors, keys, failures)
+        return self._run(spec, originals, tensors, full)
+
+    def _lookup(self, tensors, keys):
+        """(spec, descriptors, []) of the specialization whose guards accept
+        the call, most recently used first, or (None, None, failures)."""
+        with self._lock:
+            specs = list(self.specs)
         # Descriptors once per call per set of captured tensors (a module's
         # specializations all capture the same parameters).
         descriptors: Dict[Tuple[int, ...], _capi.Args] = {}
         failures: List[str] = []
-        for i in range(len(self.specs) - 1, -1, -1):
-            spec = self.specs[i]
+        for i in range(len(specs) - 1, -1, -1):
+            spec = specs[i]
             if spec.keys != keys:
                 failures.append(
                     f"specialization {i}: the non-tensor arguments differ "
@@ -243,14 +267,18 @@ class CompiledFunction:
                 full = descriptors[key] = _capi.Args(tensors + spec.trace.captured)
             failed = spec.compiled.check(full)
             if failed == -1:
-                spec.hits += 1
-                if i != len(self.specs) - 1:  # most recently used last
-                    self.specs.append(self.specs.pop(i))
-                return self._run(spec, originals, tensors, full)
-            failures.append(self._why(spec, failed, full))
-        return self._miss(args, kwargs, originals, tensors, keys, failures)
+                with self._lock:
+                    spec.hits += 1
+                    # Most recently used last (another thread may have
+                    # reordered the list since the snapshot).
+                    at = next((k for k, x in enumerate(self.specs) if x is spec), None)
+                    if at is not None and at != len(self.specs) - 1:
+                        self.specs.append(self.specs.pop(at))
+                return spec, full, []
+            failures.append(self._why(spec, failed, full, i))
+        return None, None, failures
 
-    def _why(self, spec: Specialized, failed: int, call: _capi.Args) -> str:
+    def _why(self, spec: Specialized, failed: int, call: _capi.Args, index: int) -> str:
         text = spec.compiled.describe(failed, call)
         m = re.search(r"arg(\d+)_dim(\d+) ==", text)
         if m:
@@ -258,7 +286,7 @@ class CompiledFunction:
             for s in spec.trace.specializations:
                 if s.arg == arg and s.dim == dim:
                     text += f"; the size was specialized by a {s.reason}"
-        return f"specialization {self.specs.index(spec)}: {text}"
+        return f"specialization {index}: {text}"
 
     def _miss(self, args, kwargs, originals, tensors, keys, failures: List[str]):
         first = not self.specs
@@ -291,7 +319,8 @@ class CompiledFunction:
             self.eager_reason = str(e)
             warnings.warn(f"tgc: {self.name} runs eagerly: {e}")
             return self.fn(*args, **kwargs)
-        self.specs.append(spec)
+        with self._lock:
+            self.specs.append(spec)
         return self._run(spec, originals, tensors, full)
 
     # -- compile -------------------------------------------------------------
@@ -430,13 +459,15 @@ class CompiledFunction:
     # -- introspection ---------------------------------------------------------
 
     def explain(self) -> Explanation:
+        with self._lock:
+            specs = list(self.specs)
         return Explanation(
-            compiles=len(self.specs),
-            graphs=[s.trace.text for s in self.specs],
-            guards=[s.guard_strings() for s in self.specs],
+            compiles=len(specs),
+            graphs=[s.trace.text for s in specs],
+            guards=[s.guard_strings() for s in specs],
             recompile_reasons=list(self.recompile_reasons),
-            compile_ms=[s.compiled.compile_ms for s in self.specs],
-            hits=[s.hits for s in self.specs],
+            compile_ms=[s.compiled.compile_ms for s in specs],
+            hits=[s.hits for s in specs],
             fallbacks=self.fallbacks,
         )
 

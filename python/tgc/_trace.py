@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -351,6 +352,16 @@ def trace(
 ) -> TraceResult:
     """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
     static and the trace restarts (at most once per input dim)."""
+    # One trace at a time in the process: the tracer patches
+    # torch.Tensor.__getitem__ and keeps the active tracer in a global.
+    with _trace_lock:
+        return _trace(fn, inputs, dynamic, name)
+
+
+_trace_lock = threading.RLock()
+
+
+def _trace(fn, inputs, dynamic, name) -> TraceResult:
     dyn = [set(d) for d in dynamic]
     specs: List[Specialization] = []
     for _ in range(64):
