@@ -95,6 +95,11 @@ Value SymbolicIR::materializeSymbol(OpBuilder &builder, Location loc,
                                     unsigned symbol) {
   if (Value v = symbolValues.lookup(symbol))
     return v;
+  if (symbolPoint && builder.getInsertionPoint() !=
+                         Block::iterator(symbolPoint)) {
+    OpBuilder atPoint(symbolPoint);
+    return materializeSymbol(atPoint, loc, symbol);
+  }
   const SymbolInfo &info = env.getSymbol(symbol);
   Value result;
   MLIRContext *ctx = builder.getContext();

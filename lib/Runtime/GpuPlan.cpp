@@ -11,6 +11,8 @@
 
 #include "tgc/Runtime/GpuPlan.h"
 
+#include "tgc/Runtime/Checksum.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -1098,15 +1100,6 @@ const char *sectionName(uint32_t kind) {
     return "chip";
   }
   return "unknown";
-}
-
-uint64_t fnv1a64(const char *data, size_t size) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= uint8_t(data[i]);
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
 }
 
 void putU32(std::string &out, uint32_t value) {

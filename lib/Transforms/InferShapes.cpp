@@ -107,6 +107,18 @@ struct TgcInferShapesPass : tgc::impl::TgcInferShapesBase<TgcInferShapesPass> {
           break;
       constraintsOf[anchor].push_back(&r);
     }
+    // Symbols the binds need that no op defines yet (unbacked sizes,
+    // min/max) go at the function's entry, after the argument binds: a
+    // symbol first needed inside a region may be used outside it too.
+    Operation *firstOther = nullptr;
+    for (Operation &op : entry)
+      if (op.getDialect() !=
+              getContext().getLoadedDialect<sym::TgcSymDialect>() ||
+          isa<sym::ConstrainOp>(op)) {
+        firstOther = &op;
+        break;
+      }
+    ir.setSymbolInsertionPoint(firstOther ? firstOther : entry.getTerminator());
     OpBuilder builder(&getContext());
     auto emitAfter = [&](Operation *op) {
       builder.setInsertionPointAfter(op);

@@ -27,6 +27,17 @@ from ._trace import Specialization, TraceResult, rebuild, trace
 
 DEFAULT_RECOMPILE_LIMIT = 8
 
+# torch.compile's modes and whether each runs through CUDA graphs on the GPU.
+# TGC times cuBLASLt's candidate algorithms for every GEMM shape in every
+# mode, so "max-autotune" differs from "reduce-overhead" only in name, as
+# "max-autotune-no-cudagraphs" from "default" (docs/python.md).
+_MODES = {
+    "default": False,
+    "reduce-overhead": True,
+    "max-autotune": True,
+    "max-autotune-no-cudagraphs": False,
+}
+
 _STANCES = ("default", "fail_on_recompile", "eager_on_recompile", "force_eager")
 _stance = "default"
 _LOG_NAMES = ("recompiles", "guards", "graph", "output_code")
@@ -187,10 +198,20 @@ class CompiledFunction:
         recompile_limit: int = DEFAULT_RECOMPILE_LIMIT,
         options: str = "",
     ):
-        if mode not in ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"):
-            raise ValueError(f"unknown mode {mode!r}")
+        if mode not in _MODES:
+            raise ValueError(f"unknown mode {mode!r}; expected one of {tuple(_MODES)}")
         if dynamic not in (None, True, False):
             raise ValueError("dynamic must be None, True or False")
+        if isinstance(recompile_limit, bool) or not isinstance(recompile_limit, int) \
+                or recompile_limit < 1:
+            raise ValueError(
+                f"recompile_limit must be an int >= 1, got {recompile_limit!r}")
+        if not isinstance(options, str):
+            raise ValueError(f"options must be a string, got {type(options).__name__}")
+        if device not in (None, "cpu", "cuda") and not (
+                isinstance(device, str) and device.startswith("cuda:")) and not isinstance(
+                device, torch.device):
+            raise ValueError(f"device must be None, 'cpu' or 'cuda', got {device!r}")
         self.fn = fn
         self.dynamic = dynamic
         self.mode = mode
@@ -365,7 +386,7 @@ class CompiledFunction:
         _log("graph", f"graph of {self.name} ({tr.ops} ops, traced in {trace_ms:.1f} ms):\n{tr.text}")
         device = self._device(tensors + tr.captured)
         opts = [f"device={device}", "keep-code=1" if "output_code" in _logs else ""]
-        if device == "cuda" and self.mode == "reduce-overhead":
+        if device == "cuda" and _MODES[self.mode]:
             opts.append("cuda-graphs=1")
         if device == "cpu":
             libs = _capi.bundled_shared_libs()

@@ -17,6 +17,18 @@
 // RUN: echo "not a numpy file" > %t.text.npy
 // RUN: not tgc-run %s --entry add --inputs %t.x.npy,%t.text.npy 2>&1 | FileCheck %s --check-prefix=MAGIC
 // MAGIC: tgc-run: error: '{{.*}}text.npy' is not a .npy file
+// A format version numpy does not write (the layout may differ): the
+// version byte of a valid file set to 9.
+// RUN: %python -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[6] = 9; open(sys.argv[2], 'wb').write(d)" %t.x.npy %t.v9.npy
+// RUN: not tgc-run %s --entry add --inputs %t.x.npy,%t.v9.npy 2>&1 | FileCheck %s --check-prefix=VERSION
+// VERSION: tgc-run: error: '{{.*}}v9.npy': .npy format version 9.0 is not supported (1.0, 2.0 and 3.0 are)
+// Tolerances that would turn the check off, and an unknown policy.
+// RUN: not tgc-run %s --entry add --rtol=nan --check reference 2>&1 | FileCheck %s --check-prefix=RTOL
+// RTOL: tgc-run: error: --rtol must be a finite number >= 0, got nan
+// RUN: not tgc-run %s --entry add --atol=-1 --check reference 2>&1 | FileCheck %s --check-prefix=ATOL
+// ATOL: tgc-run: error: --atol must be a finite number >= 0, got -1.000000
+// RUN: not tgc-run %s --entry add --policy dynamc 2>&1 | FileCheck %s --check-prefix=POLICY
+// POLICY: tgc-run: error: --policy takes dynamic, static or auto, not 'dynamc'
 // A .npy header with absurd sizes is rejected before anything is
 // allocated, and so is a --shape too large for the machine's memory.
 // RUN: %python %S/Inputs/npy.py %t.huge.npy f4 100000000000x100000 1 2 3

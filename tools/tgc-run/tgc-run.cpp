@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <unistd.h>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -357,7 +358,12 @@ ref::HostTensor readNpy(StringRef path) {
   StringRef data = (*file)->getBuffer();
   if (!data.starts_with("\x93NUMPY") || data.size() < 10)
     fail("'" + path + "' is not a .npy file");
-  uint8_t major = data[6];
+  uint8_t major = data[6], minor = data[7];
+  // Versions 1.0, 2.0 (4-byte header length) and 3.0 (UTF-8 header): the
+  // ones numpy writes. Another version may mean another layout.
+  if (major < 1 || major > 3 || minor != 0)
+    fail("'" + path + "': .npy format version " + std::to_string(major) + "." +
+         std::to_string(minor) + " is not supported (1.0, 2.0 and 3.0 are)");
   size_t headerLen, headerStart;
   if (major == 1) {
     headerLen = uint8_t(data[8]) | (uint8_t(data[9]) << 8);
@@ -473,9 +479,9 @@ CheckResult checkAgainstReference(ArrayRef<ref::HostTensor> results,
   auto check = [&](const ref::HostTensor &actual, const ref::HostTensor &want,
                    const std::string &what) {
     auto [rtol, atol] = ref::defaultTolerances(want.dtype());
-    if (rtolOpt >= 0)
+    if (rtolOpt.getNumOccurrences())
       rtol = rtolOpt;
-    if (atolOpt >= 0)
+    if (atolOpt.getNumOccurrences())
       atol = atolOpt;
     ref::Comparison c = ref::compare(actual, want, rtol, atol);
     out.maxAbs = std::max(out.maxAbs, c.maxAbsErr);
@@ -986,6 +992,15 @@ int main(int argc, char **argv) {
     fail("--check takes 'reference'");
   if (repeat == 0)
     fail("--repeat must be at least 1");
+  // A NaN tolerance makes every comparison pass; a negative one is no
+  // tolerance. (The defaults, by dtype, are the options left unset.)
+  for (auto *opt : {&rtolOpt, &atolOpt})
+    if (opt->getNumOccurrences() &&
+        (!std::isfinite(opt->getValue()) || opt->getValue() < 0))
+      fail("--" + opt->ArgStr.str() + " must be a finite number >= 0, got " +
+           std::to_string(opt->getValue()));
+  if (policy != "dynamic" && policy != "static" && policy != "auto")
+    fail("--policy takes dynamic, static or auto, not '" + policy + "'");
 
   DialectRegistry registry;
   registerAllTgcDialects(registry);

@@ -55,12 +55,19 @@ public:
   /// Associates an existing SSA value with a ShapeEnv symbol.
   void mapSymbol(unsigned symbol, Value value);
 
+  /// Where materialize() creates the ops of missing symbols: before `op`
+  /// (by default at the builder it is given). A symbol may be used in
+  /// several regions (an unbacked size read in both branches of an
+  /// scf.if); created at the function's entry it dominates every use.
+  void setSymbolInsertionPoint(Operation *op) { symbolPoint = op; }
+
 private:
   Value materializeSymbol(OpBuilder &builder, Location loc, unsigned symbol);
 
   ShapeEnv &env;
   DenseMap<Value, AffineExpr> valueExprs;
   DenseMap<unsigned, Value> symbolValues;
+  Operation *symbolPoint = nullptr;
 };
 
 } // namespace mlir::tgc

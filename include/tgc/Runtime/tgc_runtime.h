@@ -271,6 +271,25 @@ typedef enum tgc_call_failure {
  * clears it. tgc_take_check_failure is this without the kind. */
 tgc_call_failure tgc_take_call_failure(const char **message);
 
+/*===----------------------------------------------------------------------===*
+ * CPU shared objects
+ *===----------------------------------------------------------------------===*/
+
+/* A shared object of `tgc-translate --tgc-to-shared-object` carries a seal
+ * (its size and checksum) after its ELF contents. tgc_shared_object_open
+ * checks the seal, then loads exactly the bytes it checked (RTLD_NOW |
+ * RTLD_LOCAL); NULL with tgc_shared_object_last_error() set when the file
+ * cannot be read, has no seal, is truncated or corrupted, or does not load.
+ * Plain dlopen also loads such a file, without the check. */
+typedef struct tgc_shared_object tgc_shared_object;
+tgc_shared_object *tgc_shared_object_open(const char *path);
+/* A symbol of the object (the entry `_mlir_ciface_<f>`, the guard
+ * `tgc_guard_<f>`, `tgc_guard_info_<f>`), or NULL. */
+void *tgc_shared_object_symbol(tgc_shared_object *object, const char *name);
+void tgc_shared_object_close(tgc_shared_object *object);
+/* Why the last open or symbol lookup of this thread failed ("" if none). */
+const char *tgc_shared_object_last_error(void);
+
 #define TGC_LOG_RECOMPILES 1u /* each compile and recompile reason */
 #define TGC_LOG_GUARDS 2u     /* the guard set of each new specialization */
 #define TGC_LOG_ALL 3u

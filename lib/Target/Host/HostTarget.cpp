@@ -8,6 +8,8 @@
 
 #include "tgc/Target/Host/HostTarget.h"
 
+#include "tgc/Runtime/SharedObject.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -267,7 +269,9 @@ mlir::tgc::translateModuleToSharedObject(Operation *op,
   auto buffer = llvm::MemoryBuffer::getFile(sharedFile.path, false, false);
   if (!buffer)
     return emitError(loc) << "cannot read the linked shared object";
-  return (*buffer)->getBuffer().str();
+  // The seal (size and checksum after the ELF contents) that the runtime's
+  // tgc_shared_object_open checks; dlopen ignores it.
+  return ::tgc::runtime::sealSharedObject((*buffer)->getBuffer().str());
 }
 
 namespace {

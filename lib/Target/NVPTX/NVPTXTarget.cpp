@@ -567,7 +567,16 @@ FailureOr<std::string> mlir::tgc::compilePTXToCubin(StringRef ptx,
   if (!cubin)
     return emitError(loc) << "cannot read the cubin ptxas wrote to "
                           << cubinFile << ": " << cubin.getError().message();
-  return (*cubin)->getBuffer().str();
+  // A cubin is an ELF file: an exit code of 0 with nothing (or something
+  // else) written is a broken ptxas, not a kernel to load.
+  StringRef bytes = (*cubin)->getBuffer();
+  if (!bytes.starts_with("\x7f" "ELF"))
+    return emitError(loc) << "ptxas (" << *ptxas << ") exited with 0 but "
+                          << (bytes.empty() ? "wrote no cubin"
+                                            : "wrote a cubin that is not an "
+                                              "ELF file")
+                          << " (" << bytes.size() << " bytes)";
+  return bytes.str();
 }
 
 FailureOr<std::string>
