@@ -52,12 +52,17 @@ namespace {
 /// extents. It stays a loop nest of its own, whose loops run zero times.
 bool hasEmptyLoop(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    return llvm::is_contained(linalgOp.getStaticLoopRanges(), 0);
-  for (Type t : op->getResultTypes())
-    if (auto shaped = dyn_cast<ShapedType>(t))
-      if (shaped.hasRank() && llvm::is_contained(shaped.getShape(), 0))
-        return true;
-  return false;
+    if (llvm::is_contained(linalgOp.getStaticLoopRanges(), 0))
+      return true;
+  // A static size 0 of any operand or result: some loop runs over it (a
+  // size a loop does not index is a broadcast, of size 1).
+  auto empty = [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && shaped.hasRank() &&
+           llvm::is_contained(shaped.getShape(), 0);
+  };
+  return llvm::any_of(op->getOperandTypes(), empty) ||
+         llvm::any_of(op->getResultTypes(), empty);
 }
 
 /// A fill: a generic over parallel dims that yields its one scalar input.

@@ -23,6 +23,9 @@ void mlir::tgc::buildFrontendPipeline(OpPassManager &pm,
   generate.device = options.device;
   pm.addPass(createTgcGenerateGuards(generate));
   pm.addPass(createTgcSimplifyGuards());
+  // The sizes the guards pin to numbers become static in the types, for
+  // the lowerings (which read types, not symbols).
+  pm.addNestedPass<func::FuncOp>(createTgcSpecializeTypes());
   if (options.lowerGuards)
     pm.addPass(createTgcLowerGuards());
 }

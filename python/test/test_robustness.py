@@ -184,9 +184,9 @@ def test_threads_cycling_through_specializations_never_recompile():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(recompile_limit="x"), "recompile_limit must be an int >= 1"),
-        (dict(recompile_limit=0), "recompile_limit must be an int >= 1"),
-        (dict(recompile_limit=True), "recompile_limit must be an int >= 1"),
+        (dict(recompile_limit="x"), "recompile_limit must be an int >= 0"),
+        (dict(recompile_limit=-1), "recompile_limit must be an int >= 0"),
+        (dict(recompile_limit=True), "recompile_limit must be an int >= 0"),
         (dict(mode="fast"), "unknown mode 'fast'"),
         (dict(dynamic="yes"), "dynamic must be None, True or False"),
         (dict(options=["fuse=0"]), "options must be a string"),

@@ -203,9 +203,10 @@ class CompiledFunction:
         if dynamic not in (None, True, False):
             raise ValueError("dynamic must be None, True or False")
         if isinstance(recompile_limit, bool) or not isinstance(recompile_limit, int) \
-                or recompile_limit < 1:
+                or recompile_limit < 0:
             raise ValueError(
-                f"recompile_limit must be an int >= 1, got {recompile_limit!r}")
+                f"recompile_limit must be an int >= 0 (recompiles after the first "
+                f"compile), got {recompile_limit!r}")
         if not isinstance(options, str):
             raise ValueError(f"options must be a string, got {type(options).__name__}")
         if device not in (None, "cpu", "cuda") and not (

@@ -16,6 +16,13 @@
 // A dynamic size next to a size 0 (what tgc.compile(dynamic=True) makes of
 // a 0 x 5 input): several sizes, one compile.
 // RUN: tgc-run %s --entry mixed --calls 0=0x5,1=5 --calls 0=0x9,1=9 --check reference --json | FileCheck %s --check-prefix=MIXED
+// A `?` that is 1 at run time broadcasts against 0 and against a larger
+// size (the crash fuzzer found 1x1 vs 1x0 returning 1x1): specialized
+// sizes are static in the types the lowering reads (tgc-specialize-types).
+// RUN: tgc-run %s --entry broadcast_one --calls 0=1x1,1=1x0 --calls 0=1x1,1=1x5 \
+// RUN:   --calls 0=1x5,1=1x1 --calls 0=1x0,1=1x1 --check reference --json | FileCheck %s --check-prefix=ONE
+// ONE:         "calls": 4,
+// ONE:         "reference_ok": true
 // CHECK:       "reference_ok": true
 // MIXED:       "calls": 2,
 // MIXED:       "compiles": 1,
@@ -84,4 +91,10 @@ func.func @mixed(%a: tensor<0x?xf32>, %b: tensor<?xf32>) -> (tensor<?xf32>, tens
   %m = tgc.add %e, %b : tensor<0x?xf32>, tensor<?xf32> -> tensor<0x?xf32>
   %v = tgc.mean %a dims [0] : tensor<0x?xf32> -> tensor<?xf32>
   return %r, %m, %v : tensor<?xf32>, tensor<0x?xf32>, tensor<?xf32>
+}
+
+func.func @broadcast_one(%a: tensor<1x?xf32>, %b: tensor<1x?xf32>) -> (tensor<1x?xf32>, tensor<1x?xf32>) {
+  %m = tgc.maximum %a, %b : tensor<1x?xf32>, tensor<1x?xf32> -> tensor<1x?xf32>
+  %s = tgc.add %m, %b : tensor<1x?xf32>, tensor<1x?xf32> -> tensor<1x?xf32>
+  return %m, %s : tensor<1x?xf32>, tensor<1x?xf32>
 }

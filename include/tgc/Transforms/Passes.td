@@ -66,6 +66,28 @@ def TgcInferShapes : Pass<"tgc-infer-shapes", "func::FuncOp"> {
   let dependentDialects = ["::mlir::tgc::sym::TgcSymDialect"];
 }
 
+def TgcSpecializeTypes : Pass<"tgc-specialize-types", "func::FuncOp"> {
+  let summary = "Sizes the frontend specialized become static in the types";
+  let description = [{
+    After `tgc-symbolize-shapes` and `tgc-infer-shapes`, an argument size
+    that is `?` in the signature may be specialized to a number (0/1
+    specialization, the `static` or `auto` policy); its guard checks it at
+    run time. This pass writes the number into the argument's type, and
+    each op's result type is refined by its type rule (inference,
+    same-operands-and-result, convert, layer/rms norm, a reshape's one `?`
+    without size operands) in program order.
+
+    The lowering reads types: a `?` that is 1 at run time was indexed like
+    any other size, so broadcasting it against 0 or against a larger size
+    gave a wrong shape and out-of-bounds reads (the crash fuzzer found
+    `maximum` of a 1x1 and a 1x0 tensor, both typed `1x?`, returning 1x1).
+    A user that has no type rule here (a reshape with size operands, a
+    return, a region's terminator) reads a `tensor.cast` back to the old
+    type. The function's argument types change; its result types do not.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def TgcGenerateGuards : Pass<"tgc-generate-guards", "ModuleOp"> {
   let summary = "Build the guard set of each function";
   let description = [{

@@ -1,0 +1,57 @@
+// RUN: tgc-opt %s -tgc-specialize-types -split-input-file | FileCheck %s
+// RUN: tgc-opt %s -tgc-specialize-types -split-input-file | tgc-opt -split-input-file -verify-diagnostics
+
+// Sizes the frontend pinned to numbers (0/1 specialization here: the binds
+// of tgc-symbolize-shapes) become static in the argument types; results
+// follow by their type rules: `maximum` of a 1x1 and a 1x0 is 1x0 (the
+// lowering read `1x?` as an ordinary size and returned 1x1). The return
+// reads a cast back to the declared result type.
+// CHECK-LABEL: func.func @broadcast_one_and_zero
+// CHECK-SAME:    (%[[A:.*]]: tensor<1x1xf32>, %[[B:.*]]: tensor<1x0xf32>) -> tensor<1x?xf32>
+// CHECK:         %[[M:.*]] = tgc.maximum %[[A]], %[[B]] : tensor<1x1xf32>, tensor<1x0xf32> -> tensor<1x0xf32>
+// CHECK:         %[[C:.*]] = tensor.cast %[[M]] : tensor<1x0xf32> to tensor<1x?xf32>
+// CHECK:         return %[[C]]
+func.func @broadcast_one_and_zero(%a: tensor<1x?xf32>, %b: tensor<1x?xf32>) -> tensor<1x?xf32> {
+  tgc_sym.bind %a [1, 1] : tensor<1x?xf32>
+  tgc_sym.bind %b [1, 0] : tensor<1x?xf32>
+  %m = tgc.maximum %a, %b : tensor<1x?xf32>, tensor<1x?xf32> -> tensor<1x?xf32>
+  return %m : tensor<1x?xf32>
+}
+
+// -----
+
+// A chain: unary (same type), convert, layer norm, a reduction, a -1
+// reshape; an expand has no rule here and reads a cast.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x8xf32>, %[[S:.*]]: tensor<?x8xf32>, %[[Y:.*]]: tensor<1x1xf32>)
+// CHECK:         %[[E:.*]] = tgc.exp %[[X]] : tensor<1x8xf32>
+// CHECK:         %[[H:.*]] = tgc.convert %[[E]] : tensor<1x8xf32> -> tensor<1x8xf16>
+// CHECK:         %[[L:.*]] = tgc.layer_norm %[[E]] normalized_rank = 1 {{.*}}: tensor<1x8xf32>
+// CHECK:         %[[R:.*]] = tgc.sum %[[L]] dims [1] : tensor<1x8xf32> -> tensor<1xf32>
+// CHECK:         %[[F:.*]] = tgc.reshape %[[L]] : tensor<1x8xf32> -> tensor<2x4xf32>
+// CHECK:         %[[CAST:.*]] = tensor.cast %[[Y]] : tensor<1x1xf32> to tensor<?x1xf32>
+// CHECK:         tgc.expand %[[CAST]] : tensor<?x1xf32> -> tensor<?x8xf32>
+// CHECK:         %[[ADD:.*]] = tgc.add %[[S]], %[[E]] : tensor<?x8xf32>, tensor<1x8xf32> -> tensor<?x8xf32>
+func.func @chain(%x: tensor<?x8xf32>, %s: tensor<?x8xf32>, %y: tensor<?x1xf32>) -> (tensor<?x8xf16>, tensor<?xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  tgc_sym.bind %x [1, 8] : tensor<?x8xf32>
+  tgc_sym.bind %y [1, 1] : tensor<?x1xf32>
+  %e = tgc.exp %x : tensor<?x8xf32>
+  %h = tgc.convert %e : tensor<?x8xf32> -> tensor<?x8xf16>
+  %l = tgc.layer_norm %e normalized_rank = 1 eps = 1.0e-05 : tensor<?x8xf32>
+  %r = tgc.sum %l dims [1] : tensor<?x8xf32> -> tensor<?xf32>
+  %f = tgc.reshape %l : tensor<?x8xf32> -> tensor<?x4xf32>
+  %g = tgc.expand %y : tensor<?x1xf32> -> tensor<?x8xf32>
+  %a = tgc.add %s, %e : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return %h, %r, %f, %g, %a : tensor<?x8xf16>, tensor<?xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+// Nothing specialized: nothing changes.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME:    (%{{.*}}: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-NOT:     tensor.cast
+func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %e = tgc.exp %x : tensor<?x8xf32>
+  return %e : tensor<?x8xf32>
+}
