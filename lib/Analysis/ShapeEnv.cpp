@@ -625,16 +625,17 @@ public:
   };
 
   LinearSystem(const ShapeEnv &env, const llvm::DenseSet<unsigned> &relevant)
-      : env(env), relevant(relevant) {
-    for (unsigned i = 0, e = env.getNumSymbols(); i < e; ++i)
-      newVar();
-  }
+      : env(env), relevant(relevant), numVars(env.getNumSymbols()) {}
 
   /// Adds the ranges of the relevant symbols and the definitions of the
-  /// relevant min/max symbols.
+  /// relevant min/max symbols. (In symbol order, so that the system is the
+  /// same from run to run; only the relevant ones are visited: a query
+  /// costs what it mentions, not the size of the environment.)
   void addSymbolFacts() {
-    for (unsigned i = 0, e = env.getNumSymbols(); i < e; ++i) {
-      if (!relevant.count(i))
+    SmallVector<unsigned> order(relevant.begin(), relevant.end());
+    llvm::sort(order);
+    for (unsigned i : order) {
+      if (i >= env.getNumSymbols())
         continue;
       const SymbolInfo &s = env.getSymbol(i);
       Linear v;
@@ -870,12 +871,13 @@ relevantSymbols(const ShapeEnv &env, ArrayRef<AffineExpr> roots,
   for (AffineExpr r : roots)
     collectSymbols(env, r, relevant);
   poolUsed.assign(pool.size(), false);
+  SmallVector<unsigned> substituted = env.getSubstitutedSymbols();
   bool changed = true;
   while (changed) {
     changed = false;
     // Substituted symbols whose replacement touches the relevant set carry
     // range facts about it.
-    for (unsigned i = 0, e = env.getNumSymbols(); i < e; ++i) {
+    for (unsigned i : substituted) {
       if (relevant.count(i))
         continue;
       if (std::optional<AffineExpr> sub = env.getSubstitution(i)) {

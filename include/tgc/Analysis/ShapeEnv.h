@@ -169,6 +169,14 @@ public:
 
   /// Substitution in force for symbol i, if any (already canonical).
   std::optional<AffineExpr> getSubstitution(unsigned i) const;
+  /// The symbols that have a substitution, in increasing order.
+  SmallVector<unsigned> getSubstitutedSymbols() const {
+    SmallVector<unsigned> out;
+    for (auto &entry : substitutions)
+      out.push_back(entry.first);
+    llvm::sort(out);
+    return out;
+  }
 
   /// Concrete check of a constraint for given symbol values.
   std::optional<bool> evaluate(const SizeConstraint &c,

@@ -566,6 +566,7 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
                            "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect"];
 }
