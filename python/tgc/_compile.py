@@ -10,6 +10,8 @@ limit and the stances follow the runtime's dispatch cache (docs/runtime.md).
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import os
 import re
 import sys
@@ -21,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _capi
+from . import _capi, _state
 from ._graph import Unsupported
 from ._trace import Specialization, TraceResult, rebuild, trace
 
@@ -91,10 +93,12 @@ class Specialized:
     trace: TraceResult
     keys: Tuple[Any, ...]  # non-tensor arguments, by value
     example_shapes: List[Optional[List[int]]]
+    captured: _state.CapturedTensors
     hits: int = 0
 
     def guard_strings(self) -> List[str]:
         out = [f"{t}  ({r})" for t, r in self.compiled.guards]
+        out += [g.describe() for g in self.trace.value_guards]
         for a, v in self.trace.value_specs:
             out.append(f"value(arg{a}) == {v!r}  (read as a Python number)")
         for s in self.trace.specializations:
@@ -111,9 +115,11 @@ class Explanation:
     compile_ms: List[float]
     hits: List[int]
     fallbacks: int
+    fallback_reasons: List[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        lines = [f"{self.compiles} compile(s), {self.fallbacks} eager fallback(s)"]
+        lines = [f"{self.compiles} compile(s), {self.fallbacks} call(s) run eagerly"]
+        lines += ["eager fallback: " + r for r in self.fallback_reasons]
         for i, (g, gs) in enumerate(zip(self.graphs, self.guards)):
             lines.append(f"specialization {i} ({self.compile_ms[i]:.1f} ms, {self.hits[i]} hits):")
             lines += ["  guard: " + s for s in gs]
@@ -131,15 +137,23 @@ def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
         if isinstance(o, torch.Tensor):
             tensors.append(o)
             return ("T",)
-        if o is None or isinstance(o, (bool, int, float, str, torch.dtype, torch.device)):
+        if o is None or isinstance(o, (bool, int, float, str, torch.dtype, torch.device,
+                                       enum.Enum)):
             return ("c", type(o).__name__, o)
+        if isinstance(o, tuple) and hasattr(type(o), "_fields"):  # a namedtuple
+            return ("namedtuple", type(o), tuple(walk(e) for e in o))
         if isinstance(o, (tuple, list)):
             return (type(o).__name__, tuple(walk(e) for e in o))
         if isinstance(o, dict):
-            return ("dict", tuple((k, walk(v)) for k, v in o.items()))
+            return ("dict", type(o), tuple((k, walk(v)) for k, v in o.items()))
+        if dataclasses.is_dataclass(o) and not isinstance(o, type):
+            return ("dataclass", type(o),
+                    tuple((f.name, walk(getattr(o, f.name)))
+                          for f in dataclasses.fields(o) if f.init))
         raise Unsupported(
-            f"an argument of type {type(o).__name__} (tensors, numbers, strings "
-            "and tuples, lists and dicts of them are supported)"
+            f"an argument of type {type(o).__name__} (tensors, numbers, strings, "
+            "enums and tuples, namedtuples, lists, dicts and dataclasses of them "
+            "are supported)"
         )
 
     key = walk(obj)
@@ -156,7 +170,12 @@ def unflatten(key, tensors: List[torch.Tensor]):
         if tag == "c":
             return k[2]
         if tag == "dict":
-            return {name: build(v) for name, v in k[1]}
+            items = {name: build(v) for name, v in k[2]}
+            return items if k[1] is dict else k[1](items)
+        if tag == "namedtuple":
+            return k[1](*[build(e) for e in k[2]])
+        if tag == "dataclass":
+            return k[1](**{name: build(v) for name, v in k[2]})
         items = [build(e) for e in k[1]]
         return tuple(items) if tag == "tuple" else items
 
@@ -171,7 +190,11 @@ def describe_key(key) -> str:
         if tag == "c":
             return repr(k[2])
         if tag == "dict":
-            return "{" + ", ".join(f"{n}: {show(v)}" for n, v in k[1]) + "}"
+            return "{" + ", ".join(f"{n}: {show(v)}" for n, v in k[2]) + "}"
+        if tag == "namedtuple":
+            return k[1].__name__ + "(" + ", ".join(show(e) for e in k[2]) + ")"
+        if tag == "dataclass":
+            return k[1].__name__ + "(" + ", ".join(f"{n}={show(v)}" for n, v in k[2]) + ")"
         inner = ", ".join(show(e) for e in k[1])
         return f"({inner})" if tag == "tuple" else f"[{inner}]"
 
@@ -225,7 +248,8 @@ class CompiledFunction:
         self.specs: List[Specialized] = []
         self.recompile_reasons: List[str] = []
         self.auto_dynamic: Dict[int, Set[int]] = {}
-        self.fallbacks = 0
+        self.fallbacks = 0  # calls that ran eagerly
+        self.fallback_reasons: List[str] = []  # why, once per decision
         self.eager_reason: Optional[str] = None
         self.declared_dynamic: Dict[int, Set[int]] = {}
         self.ranges: Dict[Tuple[int, int], Tuple[int, Optional[int]]] = {}
@@ -238,7 +262,10 @@ class CompiledFunction:
     # -- dispatch ------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        if _stance == "force_eager" or self.eager_reason is not None:
+        if _stance == "force_eager":
+            return self.fn(*args, **kwargs)
+        if self.eager_reason is not None:
+            self.fallbacks += 1
             return self.fn(*args, **kwargs)
         originals, keys = flatten((args, kwargs))
         self._check_ranges(originals)
@@ -283,10 +310,17 @@ class CompiledFunction:
                     f"now {tensors[bad[0]].item()!r}"
                 )
                 continue
-            key = tuple(id(t) for t in spec.trace.captured)
+            changed = next((m for m in (g.check() for g in spec.trace.value_guards) if m),
+                           None)
+            if changed is not None:
+                failures.append(f"specialization {i}: {changed}")
+                continue
+            # Parameters and buffers as the module holds them now.
+            captured, _ = spec.captured.current()
+            key = tuple(id(t) for t in captured)
             full = descriptors.get(key)
             if full is None:
-                full = descriptors[key] = _capi.Args(tensors + spec.trace.captured)
+                full = descriptors[key] = _capi.Args(tensors + captured)
             failed = spec.compiled.check(full)
             if failed == -1:
                 with self._lock:
@@ -322,11 +356,13 @@ class CompiledFunction:
                 raise RecompileError(reason)
             if _stance == "eager_on_recompile":
                 self.fallbacks += 1
+                self.fallback_reasons.append(reason + " (stance eager_on_recompile)")
                 _log("recompiles", reason + " -> running eagerly (stance eager_on_recompile)")
                 return self.fn(*args, **kwargs)
             if len(self.specs) > self.recompile_limit:
                 self.fallbacks += 1
                 msg = f"{reason}: recompile limit ({self.recompile_limit}) reached"
+                self.fallback_reasons.append(msg)
                 if not self.fallback:
                     raise RecompileError(msg + "; raise it with recompile_limit=")
                 warnings.warn(msg + "; running eagerly")
@@ -339,6 +375,8 @@ class CompiledFunction:
             if not self.fallback:
                 raise
             self.eager_reason = str(e)
+            self.fallbacks += 1
+            self.fallback_reasons.append(f"{self.name} runs eagerly from now on: {e}")
             warnings.warn(f"tgc: {self.name} runs eagerly: {e}")
             return self.fn(*args, **kwargs)
         with self._lock:
@@ -382,7 +420,9 @@ class CompiledFunction:
                 return self.fn(*args, **kwargs)
 
         start = time.perf_counter()
-        tr = trace(run, tensor_clones, dynamic, name=self.name)
+        module = self._module()
+        tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
+                   source=self.fn)
         trace_ms = (time.perf_counter() - start) * 1e3
         _log("graph", f"graph of {self.name} ({tr.ops} ops, traced in {trace_ms:.1f} ms):\n{tr.text}")
         device = self._device(tensors + tr.captured)
@@ -398,7 +438,17 @@ class CompiledFunction:
                 opts.append(f"example={i}:" + "x".join(str(s) for s in t.shape))
         opts.append(self.extra_options)
         options = " ".join(o for o in opts if o)
-        compiled = _capi.Compiled(tr.text, self.name, options)
+        try:
+            compiled = _capi.Compiled(tr.text, self.name, options)
+        except _capi.TgcError as e:
+            if "does not parse" in str(e):
+                # The tracer emitted IR the verifier rejects: TGC's bug, but
+                # one that fallback=True can absorb like any unsupported op.
+                raise Unsupported(
+                    f"internal error: the traced graph of {self.name} does not "
+                    f"verify ({str(e).split(':', 2)[-1].strip()}); please report it"
+                ) from e
+            raise
         call = _capi.Args(tensors + tr.captured)
         if compiled.check(call) != -1 and device == "cuda":
             # Misaligned views: the same code without vector accesses.
@@ -420,6 +470,7 @@ class CompiledFunction:
             trace=tr,
             keys=keys,
             example_shapes=[list(t.shape) for t in tensors],
+            captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module),
         )
         _log(
             "guards",
@@ -431,6 +482,15 @@ class CompiledFunction:
             code = compiled.code("loops") or compiled.code("plan")
             _log("output_code", f"output code of {self.name}:\n{code}")
         return spec, call
+
+    def _module(self) -> Optional[torch.nn.Module]:
+        """The module whose parameters, buffers and attributes the compiled
+        function reads: the compiled module, or the owner of a compiled
+        bound method."""
+        if isinstance(self.fn, torch.nn.Module):
+            return self.fn
+        owner = getattr(self.fn, "__self__", None)
+        return owner if isinstance(owner, torch.nn.Module) else None
 
     def _device(self, tensors: Sequence[torch.Tensor]) -> str:
         devices = {t.device.type for t in tensors}
@@ -491,6 +551,7 @@ class CompiledFunction:
             compile_ms=[s.compiled.compile_ms for s in specs],
             hits=[s.hits for s in specs],
             fallbacks=self.fallbacks,
+            fallback_reasons=list(self.fallback_reasons),
         )
 
 

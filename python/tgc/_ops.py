@@ -25,7 +25,7 @@ from ._graph import (
     scalar_literal,
     size_value,
 )
-from ._trace import Poisoned, Tracer, TracedSize, user_frame
+from ._trace import NeedRetrace, Poisoned, Tracer, TracedSize, user_frame
 
 Handler = Callable[..., Any]
 HANDLERS: Dict[str, Handler] = {}
@@ -233,6 +233,12 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         if e.fatal:
             raise
         return _unsupported(tr, real, e.message, e.where)
+    except NeedRetrace:
+        raise
+    except Exception as e:  # noqa: BLE001 - a bug of TGC's, never the user's crash
+        return _unsupported(
+            tr, real, f"internal error recording torch operator '{name}' "
+            f"({type(e).__name__}: {e}); please report it")
 
 
 def _unsupported(tr: Tracer, real, message: str, where: str = ""):
@@ -437,12 +443,23 @@ def _promote(x, y) -> torch.dtype:
     return torch.result_type(x, y)
 
 
+# On bools PyTorch's + and max are "or", * and min "and" (tgc's arithmetic
+# takes numbers).
+_BOOL_BINARY = {"add": "logical_or", "maximum": "logical_or",
+                "mul": "logical_and", "minimum": "logical_and"}
+
+
 def _binary(mnemonic: str, swap: bool = False):
     def handler(tr, real, x, y, *rest, **kw):
         alpha = _arg(rest, kw, 0, "alpha", 1)
         if swap:
             x, y = y, x
         dtype = real.dtype
+        if dtype == torch.bool:
+            if mnemonic not in _BOOL_BINARY or alpha not in (1, True):
+                raise Unsupported(f"{mnemonic} of bool tensors")
+            return _binary_value(tr, _BOOL_BINARY[mnemonic], as_value(tr, x, dtype),
+                                 as_value(tr, y, dtype), dtype)
         a = as_value(tr, x, dtype)
         b = as_value(tr, y, dtype)
         if alpha != 1:
@@ -455,13 +472,47 @@ def _binary(mnemonic: str, swap: bool = False):
 for _names, _mn, _swap in [
     (("add",), "add", False), (("radd",), "add", True),
     (("sub",), "sub", False), (("rsub",), "sub", True),
-    (("mul", "rmul"), "mul", False), (("maximum", "fmax"), "maximum", False),
-    (("minimum", "fmin"), "minimum", False), (("atan2",), "atan2", False),
+    (("mul", "rmul"), "mul", False), (("maximum",), "maximum", False),
+    (("minimum",), "minimum", False), (("atan2",), "atan2", False),
     (("remainder",), "remainder", False), (("rremainder",), "remainder", True),
 ]:
     for _n in _names:
         HANDLERS[_n] = _binary(_mn, _swap)
 HANDLERS["aten.rsub"] = _binary("sub", True)
+
+
+def _fmax_fmin(mnemonic: str):
+    """torch.fmax/fmin: like maximum/minimum, but a NaN loses to a number
+    (the result is NaN only where both are)."""
+
+    def handler(tr, real, x, y):
+        dtype = real.dtype
+        a, b = as_value(tr, x, dtype), as_value(tr, y, dtype)
+        m = _binary_value(tr, mnemonic, a, b, dtype)
+        if not dtype.is_floating_point:
+            return m
+        a_nan = _binary_value(tr, "cmp ne,", a, a, torch.bool)
+        b_nan = _binary_value(tr, "cmp ne,", b, b, torch.bool)
+        # where(a is nan, b, where(b is nan, a, m)), broadcast to m's shape.
+        inner = _where_values(tr, b_nan, a, m, dtype)
+        return _where_values(tr, a_nan, b, inner, dtype)
+
+    return handler
+
+
+def _where_values(tr, c: Value, a: Value, b: Value, dtype) -> Value:
+    shape = broadcast([c.shape, a.shape, b.shape],
+                      list(torch.broadcast_shapes(tuple(c.concrete()), tuple(a.concrete()),
+                                                  tuple(b.concrete()))))
+    rt = format_type(dtype, shape)
+    return tr.graph.emit(
+        f"tgc.where {c.name}, {a.name}, {b.name} : {c.type}, {a.type}, {b.type} -> {rt}",
+        [(dtype, shape)], tr.loc(),
+    )[0]
+
+
+HANDLERS["fmax"] = _fmax_fmin("maximum")
+HANDLERS["fmin"] = _fmax_fmin("minimum")
 
 
 @op("div")
@@ -580,11 +631,11 @@ def _masked_fill(tr, real, x, mask, value):
     return _where(tr, real, mask, value, x)
 
 
-@op("clamp", "clamp_min", "clamp_max", "hardtanh", "relu6")
-def _clamp(tr, real, x, lo=None, hi=None, **kw):
-    lo = kw.get("min", kw.get("min_val", lo))
-    hi = kw.get("max", kw.get("max_val", hi))
-    if isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor):
+def _clamp_value(tr, real, x, lo, hi):
+    """min(max(x, lo), hi) as PyTorch computes it: NaN stays NaN, and with
+    lo > hi every element is hi."""
+    if isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor) or \
+            not real.dtype.is_floating_point:
         v = as_value(tr, x, real.dtype)
         if lo is not None:
             v = _binary_value(tr, "maximum", v, as_value(tr, lo, real.dtype), real.dtype)
@@ -592,14 +643,36 @@ def _clamp(tr, real, x, lo=None, hi=None, **kw):
             v = _binary_value(tr, "minimum", v, as_value(tr, hi, real.dtype), real.dtype)
         return v
     v = as_value(tr, x, real.dtype)
-    if not real.dtype.is_floating_point:
-        raise Unsupported("clamp of an integer tensor")
+    if lo is not None and hi is not None and lo > hi:
+        # tgc.clamp needs min <= max: two clamps give PyTorch's answer.
+        v = tr.graph.emit(f"tgc.clamp {v.name} min {attr_float(lo)} : {v.type}",
+                          [(v.dtype, v.shape)], tr.loc())[0]
+        lo = None
     attrs = ""
     if lo is not None:
         attrs += f" min {attr_float(lo)}"
     if hi is not None:
         attrs += f" max {attr_float(hi)}"
+    if not attrs:
+        return v
     return tr.graph.emit(f"tgc.clamp {v.name}{attrs} : {v.type}", [(v.dtype, v.shape)], tr.loc())[0]
+
+
+@op("clamp")
+def _clamp(tr, real, x, lo=None, hi=None, **kw):
+    lo = kw.get("min", kw.get("min_val", lo))
+    hi = kw.get("max", kw.get("max_val", hi))
+    return _clamp_value(tr, real, x, lo, hi)
+
+
+@op("clamp_min")
+def _clamp_min(tr, real, x, lo=None, **kw):
+    return _clamp_value(tr, real, x, kw.get("min", lo), None)
+
+
+@op("clamp_max")
+def _clamp_max(tr, real, x, hi=None, **kw):
+    return _clamp_value(tr, real, x, None, kw.get("max", hi))
 
 
 HANDLERS["relu6"] = lambda tr, real, x, *a, **k: _clamp(tr, real, x, 0.0, 6.0)
@@ -680,14 +753,18 @@ def _reduction(mnemonic: str):
         v = convert(tr, v, real.dtype)
         if v.rank == 0:
             return v
+        # amax/amin of bools ("any"/"all"): over i8, then back to bool.
+        dtype = torch.int8 if real.dtype == torch.bool else real.dtype
+        v = convert(tr, v, dtype)
         dims = _dims(v, dim)
         shape = _reduce_shape(v, dims, keepdim)
-        rt = format_type(real.dtype, shape)
+        rt = format_type(dtype, shape)
         kd = " keepdim" if keepdim else ""
-        return tr.graph.emit(
+        r = tr.graph.emit(
             f"tgc.{mnemonic} {v.name} dims {list(dims)}{kd} : {v.type} -> {rt}",
-            [(real.dtype, shape)], tr.loc(),
+            [(dtype, shape)], tr.loc(),
         )[0]
+        return convert(tr, r, real.dtype)
 
     return handler
 
@@ -1381,13 +1458,27 @@ def _pair(x, n=2) -> List[int]:
     return x * n if len(x) == 1 else [int(e) for e in x]
 
 
-@op("conv2d", "convolution")
+@op("convolution", "_convolution")
+def _convolution(tr, real, x, weight, bias, stride, padding, dilation, transposed,
+                 output_padding, groups, *rest):
+    """aten.convolution's argument order (transposed and output_padding
+    come before groups: reading them as conv2d's made groups 0)."""
+    if transposed:
+        raise Unsupported("transposed convolution")
+    return _conv2d(tr, real, x, weight, bias, stride, padding, dilation, groups)
+
+
+@op("conv2d")
 def _conv2d(tr, real, x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *rest):
     if isinstance(padding, str):
         raise Unsupported(f"conv2d(padding={padding!r})")
     v, w = tval(tr, x), tval(tr, weight)
-    if v.rank != 4:
+    if v.rank != 4 or w.rank != 4:
         raise Unsupported("convolutions other than 2-d on NCHW input")
+    if not real.dtype.is_floating_point:
+        raise Unsupported(f"convolution of {real.dtype} tensors")
+    if v.concrete()[1] == 0:
+        raise Unsupported("a convolution over 0 input channels")
     shape = [v.shape[0], w.shape[0]] + [
         derived([v.shape[2 + i]], real.shape[2 + i]) for i in range(2)
     ]
@@ -1426,6 +1517,21 @@ def _max_pool2d(tr, real, x, kernel_size, stride=None, padding=0, dilation=1, ce
 @op("avg_pool2d")
 def _avg_pool2d(tr, real, x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     v = tval(tr, x)
+    if not v.dtype.is_floating_point:
+        # PyTorch sums integers and divides with truncation: in f64 (exact
+        # for the sums of any realistic window), converted back.
+        if v.dtype == torch.bool:
+            raise Unsupported("avg_pool2d of bool tensors")
+        f = convert(tr, v, torch.float64)
+        pooled = _avg_pool2d_value(tr, f, real, kernel_size, stride, padding, ceil_mode,
+                                   count_include_pad, divisor_override)
+        return convert(tr, pooled, real.dtype)
+    return _avg_pool2d_value(tr, v, real, kernel_size, stride, padding, ceil_mode,
+                             count_include_pad, divisor_override)
+
+
+def _avg_pool2d_value(tr, v, real, kernel_size, stride, padding, ceil_mode,
+                      count_include_pad, divisor_override):
     stride = kernel_size if stride is None or stride == [] else stride
     shape = _pool_shape(v, real)
     rt = format_type(v.dtype, shape)

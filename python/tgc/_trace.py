@@ -15,6 +15,8 @@ unsupported.
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import os
 import sys
 import threading
@@ -129,6 +131,10 @@ class TraceResult:
     mutated_args: List[int] = field(default_factory=list)
     # One-element inputs read as numbers: (input index, value).
     value_specs: List[Tuple[int, Any]] = field(default_factory=list)
+    # Parameter or buffer name of each captured tensor (None: not one of
+    # the compiled module's), and the Python values the trace read.
+    captured_names: List[Optional[str]] = field(default_factory=list)
+    value_guards: List[Any] = field(default_factory=list)
 
 
 class Tracer(TorchFunctionMode):
@@ -141,9 +147,12 @@ class Tracer(TorchFunctionMode):
         dynamic: Sequence[Set[int]],
         name: str = "traced",
         specializations: Sequence[Specialization] = (),
+        tensor_names: Optional[Dict[int, str]] = None,
     ):
         super().__init__()
         self.graph = Graph(name=name)
+        self.tensor_names = tensor_names or {}
+        self.captured_names: List[Optional[str]] = []
         self.values: Dict[int, Tuple[torch.Tensor, Value]] = {}
         self.keep: List[Any] = []
         self.inputs = list(inputs)
@@ -209,6 +218,7 @@ class Tracer(TorchFunctionMode):
         # reference on every call.
         v = self.graph.add_arg(t.dtype, [int(s) for s in t.shape])
         self.captured.append(t)
+        self.captured_names.append(self.tensor_names.get(id(t)))
         self.bind(t, v)
         return v
 
@@ -273,9 +283,10 @@ class Tracer(TorchFunctionMode):
 
     def finish(self, out: Any) -> TraceResult:
         if self.errors:
+            distinct = list(dict.fromkeys(self.errors))
             raise Unsupported(
-                f"{len(self.errors)} unsupported call(s) in {self.graph.name}:\n  "
-                + "\n  ".join(dict.fromkeys(self.errors)),
+                f"{len(distinct)} unsupported call(s) in {self.graph.name}:\n  "
+                + "\n  ".join(distinct),
                 fatal=True,
             )
         results: List[Value] = []
@@ -290,11 +301,26 @@ class Tracer(TorchFunctionMode):
                     results.append(self.value_of(o))
                     outputs.append(("result", len(results) - 1))
                 return ("leaf", len(outputs) - 1)
+            if isinstance(o, TracedSize):
+                # Returned sizes are numbers the caller sees: specialized.
+                o._read(range(len(o)), "returned size")
+                outputs.append(("const", torch.Size(tuple.__iter__(o))))
+                return ("leaf", len(outputs) - 1)
+            if isinstance(o, torch.Size):
+                outputs.append(("const", o))
+                return ("leaf", len(outputs) - 1)
+            if dataclasses.is_dataclass(o) and not isinstance(o, type) and \
+                    not isinstance(o, dict):
+                fields = [f.name for f in dataclasses.fields(o) if f.init]
+                return ("dataclass", type(o),
+                        {n: walk(getattr(o, n)) for n in fields})
             if isinstance(o, (tuple, list)):
                 return (type(o), [walk(e) for e in o])
             if isinstance(o, dict):
-                return (dict, {k: walk(e) for k, e in o.items()})
-            if o is None or isinstance(o, (int, float, bool, str)):
+                # dict subclasses (OrderedDict, HF ModelOutput) keep their type.
+                return (type(o), {k: walk(e) for k, e in o.items()})
+            if o is None or isinstance(o, (int, float, bool, str, torch.dtype,
+                                           torch.device, enum.Enum)):
                 outputs.append(("const", o))
                 return ("leaf", len(outputs) - 1)
             raise Unsupported(f"an output of type {type(o).__name__}")
@@ -322,6 +348,7 @@ class Tracer(TorchFunctionMode):
             ops=self.ops,
             mutated_args=sorted(set(self.mutated.values())),
             value_specs=list(self.value_specs),
+            captured_names=list(self.captured_names),
         )
 
 
@@ -333,11 +360,23 @@ def current_tracer() -> Optional["Tracer"]:
 
 
 def rebuild(tree, leaves: Sequence[Any]):
-    kind, payload = tree
+    """The output structure of the traced call with `leaves` in it: the
+    types eager returns (tuples, lists, namedtuples, torch.return_types,
+    dicts and dict subclasses such as HF's ModelOutput, dataclasses)."""
+    kind = tree[0]
     if kind == "leaf":
-        return leaves[payload]
-    if kind is dict:
-        return {k: rebuild(v, leaves) for k, v in payload.items()}
+        return leaves[tree[1]]
+    if kind == "dataclass":
+        cls, fields = tree[1], tree[2]
+        return cls(**{n: rebuild(v, leaves) for n, v in fields.items()})
+    payload = tree[1]
+    if isinstance(kind, type) and issubclass(kind, dict):
+        items = {k: rebuild(v, leaves) for k, v in payload.items()}
+        if kind is dict:
+            return items
+        if dataclasses.is_dataclass(kind):  # HF ModelOutput: fields as keywords
+            return kind(**items)
+        return kind(items)
     items = [rebuild(e, leaves) for e in payload]
     if kind in (list, tuple) or not hasattr(kind, "_fields"):
         return kind(items)  # list, tuple, torch.return_types.*
@@ -349,32 +388,48 @@ def trace(
     inputs: Sequence[Any],
     dynamic: Sequence[Set[int]],
     name: str = "traced",
+    module: Optional[torch.nn.Module] = None,
+    source: Optional[Callable] = None,
 ) -> TraceResult:
     """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
     static and the trace restarts (at most once per input dim)."""
     # One trace at a time in the process: the tracer patches
     # torch.Tensor.__getitem__ and keeps the active tracer in a global.
     with _trace_lock:
-        return _trace(fn, inputs, dynamic, name)
+        return _trace(fn, inputs, dynamic, name, module, source)
 
 
 _trace_lock = threading.RLock()
 
 
-def _trace(fn, inputs, dynamic, name) -> TraceResult:
+def _trace(fn, inputs, dynamic, name, module, source) -> TraceResult:
+    """`module`: the compiled module (its parameters and buffers are named,
+    its attribute reads recorded); `source`: the user's function or module,
+    whose globals and closure are guarded."""
+    from . import _state
+
     dyn = [set(d) for d in dynamic]
     specs: List[Specialization] = []
+    names = _state.tensor_names(module) if module is not None else {}
+    module_names = _state.module_names(module) if module is not None else {}
     for _ in range(64):
-        tracer = Tracer(inputs, dyn, name, specs)
+        tracer = Tracer(inputs, dyn, name, specs, names)
+        recorder = _state.AttributeRecorder(module_names, user_frame)
         _active.append(tracer)
+        _state.start_recording(recorder)
         try:
             with tracer:
                 out = fn(*inputs)
-            return tracer.finish(out)
+            result = tracer.finish(out)
+            result.value_guards = list(recorder.reads.values())
+            if source is not None:
+                result.value_guards += _state.function_value_guards(source)
+            return result
         except NeedRetrace:
             specs = tracer.specializations
             for s in specs:
                 dyn[s.arg].discard(s.dim)
         finally:
+            _state.stop_recording()
             _active.pop()
     raise Unsupported("tracing did not converge")

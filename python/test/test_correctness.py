@@ -1,0 +1,243 @@
+"""Wrong answers and internal errors found by trying TGC as a user would
+(issue "Zero wrong answers on real models"): elementwise semantics, IR the
+importer must not emit invalid, eager's result structure, and module state
+that must be guarded."""
+
+import collections
+import dataclasses
+import warnings
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import tgc
+from conftest import assert_same
+
+NAN = float("nan")
+
+
+# --- elementwise semantics --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: torch.clamp_max(x, 2.0),  # computed clamp_min
+        lambda x: torch.clamp_min(x, 2.0),
+        lambda x: x.clamp(max=2.0),
+        lambda x: x.clamp(2, 1),  # min > max: every element is max (NaN stays)
+        lambda x: torch.fmax(x, torch.tensor([1.0, NAN, NAN, 1.0])),  # NaN loses
+        lambda x: torch.fmin(x, torch.tensor(1.0)),
+        lambda x: torch.fmax(torch.full((4,), NAN), x),
+    ],
+)
+def test_clamp_and_nan_ignoring_max(fn):
+    x = torch.tensor([-3.0, 0.5, NAN, 7.0])
+    assert_same(tgc.compile(fn)(x), fn(x))
+
+
+def test_integer_clamp():
+    x = torch.tensor([1, 5, 9])
+    for fn in (lambda a: a.clamp(2, 5), lambda a: a.clamp(2, 1), lambda a: torch.clamp_max(a, 4)):
+        assert_same(tgc.compile(fn)(x), fn(x))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a, b: a + b,
+        lambda a, b: a * b,
+        lambda a, b: torch.maximum(a, b),
+        lambda a, b: torch.minimum(a, b),
+        lambda a, b: a.amax(),
+        lambda a, b: (a & ~b).amin(0),
+    ],
+)
+def test_bool_arithmetic_is_logic(fn):
+    # tgc.add / tgc.mul on i1 used to fail to verify ("the module does not parse").
+    a = torch.tensor([True, False, True, False])
+    b = torch.tensor([True, True, False, False])
+    assert_same(tgc.compile(fn)(a, b), fn(a, b))
+
+
+def test_integer_average_pooling_truncates_like_eager():
+    x = torch.arange(36).reshape(1, 1, 6, 6) * 7 - 50
+    for fn in (lambda a: F.avg_pool2d(a, 3, 1),
+               lambda a: F.avg_pool2d(a, 2, 2, padding=1, count_include_pad=False)):
+        assert_same(tgc.compile(fn)(x), fn(x))
+
+
+def test_aten_convolution_reads_groups_from_its_own_position():
+    # aten.convolution(x, w, b, stride, padding, dilation, transposed,
+    # output_padding, groups): groups came out 0 ("groups must be >= 1").
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def f(x, w):
+        return F.conv2d(x, w, groups=2, padding=1)
+
+    x, w = torch.randn(1, 4, 5, 5), torch.randn(4, 2, 3, 3)
+    gm = make_fx(f)(x, w)
+    assert_same(tgc.compile(gm)(x, w), f(x, w), rtol=1e-4, atol=1e-4)
+
+
+# --- result structure and arguments ---------------------------------------------
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+@dataclasses.dataclass
+class Output:
+    hidden: torch.Tensor
+    count: int
+
+
+class ModelOutputLike(collections.OrderedDict):
+    """Like transformers' ModelOutput: an OrderedDict subclass."""
+
+
+def test_results_keep_eager_structure():
+    x = torch.randn(2, 3)
+    cases = [
+        lambda a: a.shape,  # TypeError: TracedSize.__new__()
+        lambda a: (a.shape, a + 1),
+        lambda a: Output(a * 2, 3),  # Unsupported: an output of type Output
+        lambda a: ModelOutputLike(y=a + 1),  # came back as a plain dict
+        lambda a: Pair(a, a * 2),
+        lambda a: {"x": [a, (a + 1,)], "n": None},
+    ]
+    for fn in cases:
+        got, want = tgc.compile(fn)(x), fn(x)
+        assert type(got) is type(want), (type(got), type(want))
+        if isinstance(want, Output):
+            assert_same(got.hidden, want.hidden) and got.count == want.count
+        elif isinstance(want, dict):
+            assert list(got) == list(want)
+        elif isinstance(want, torch.Size):
+            assert got == want
+
+
+def test_namedtuple_and_dataclass_arguments_keep_their_type():
+    seen = []
+
+    def f(p, o):
+        seen.append((type(p), type(o)))
+        return p.a * o.count + p.b + o.hidden
+
+    args = (Pair(torch.ones(2), torch.ones(2)), Output(torch.ones(2), 3))
+    assert_same(tgc.compile(f)(*args), f(*args))
+    assert seen[0] == (Pair, Output)  # the traced call saw the real types
+
+
+# --- no invalid IR, no internal errors -------------------------------------------
+
+
+def test_an_internal_error_is_an_unsupported_call_that_fallback_absorbs(monkeypatch):
+    from tgc import _ops
+
+    def broken(tr, real, x, *a, **k):
+        raise KeyError("a bug")
+
+    monkeypatch.setitem(_ops.HANDLERS, "relu", broken)
+    f = lambda x: torch.relu(x) + 1  # noqa: E731
+    with pytest.raises(tgc.Unsupported, match="internal error recording torch operator 'relu'"):
+        tgc.compile(f)(torch.randn(3))
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        g = tgc.compile(f, fallback=True)
+        assert_same(g(torch.ones(3)), f(torch.ones(3)))
+    e = tgc.explain(g)
+    assert e.fallbacks == 1 and "internal error" in e.fallback_reasons[0]
+    assert "1 call(s) run eagerly" in str(e)
+
+
+# --- module state -----------------------------------------------------------------
+
+
+def test_training_flag_is_guarded():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5)).eval()
+    c = tgc.compile(m, fallback=True)
+    x = torch.randn(4, 8)
+    assert_same(c(x), m(x))
+    m.train()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        c(x)  # used to run the eval graph: no dropout
+    assert any("dropout in training mode" in str(m.message) for m in w)
+    e = tgc.explain(c)
+    assert "self.1.training == False" in e.recompile_reasons[0], e.recompile_reasons
+    assert any("self.1.training == False" in g for g in e.guards[0])
+
+
+def test_replaced_parameters_and_buffers_are_used():
+    x = torch.randn(4, 8)
+    lin = nn.Linear(8, 8)
+    c = tgc.compile(lin)
+    assert_same(c(x), lin(x))
+    lin.weight = nn.Parameter(torch.zeros(8, 8))  # kept using the old tensor
+    assert_same(c(x), lin(x))
+    lin.load_state_dict({"weight": torch.ones(8, 8), "bias": torch.ones(8)})  # in place
+    assert_same(c(x), lin(x))
+    if "assign" in lin.load_state_dict.__code__.co_varnames:  # PyTorch >= 2.1
+        lin.load_state_dict({"weight": torch.eye(8), "bias": torch.zeros(8)}, assign=True)
+        assert_same(c(x), lin(x))
+    assert tgc.explain(c).compiles == 1
+
+    seq = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
+    cs = tgc.compile(seq)
+    assert_same(cs(x), seq(x))
+    seq[0] = nn.Linear(8, 8)  # a replaced submodule
+    assert_same(cs(x), seq(x))
+
+
+class Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.k = 5.0
+        self.mode = "mul"
+
+    def forward(self, x):
+        return x * self.k if self.mode == "mul" else x + self.k
+
+
+K = 3
+
+
+def test_python_values_read_by_the_trace_are_guarded():
+    m = Scale()
+    c = tgc.compile(m)
+    x = torch.ones(2)
+    assert_same(c(x), m(x))
+    m.k = 2.0  # stayed at its traced value
+    assert_same(c(x), m(x))
+    m.mode = "add"
+    assert_same(c(x), m(x))
+    reasons = tgc.explain(c).recompile_reasons
+    assert "self.k == 5.0" in reasons[0] and "now 2.0" in reasons[0], reasons
+    assert "self.mode == 'mul'" in reasons[1], reasons
+
+    def uses_global(t):
+        return t * K
+
+    g = tgc.compile(uses_global)
+    assert_same(g(x), uses_global(x))
+    globals()["K"] = 4
+    try:
+        assert_same(g(x), uses_global(x))
+    finally:
+        globals()["K"] = 3
+    assert "global K == 3" in tgc.explain(g).recompile_reasons[0]
+
+    scale = 2.5
+
+    def closure(t):
+        return t * scale
+
+    h = tgc.compile(closure)
+    assert_same(h(x), closure(x))
+    scale = 0.5  # noqa: F841 - read through the closure cell
+    assert_same(h(x), closure(x))
+    assert "closure scale == 2.5" in tgc.explain(h).recompile_reasons[0]

@@ -1,0 +1,258 @@
+"""What a trace read besides its tensor arguments, and the checks that keep
+a compiled specialization honest about it (torch.compile guards the same
+things).
+
+* **Python values** (numbers, strings, bools, None, enums, dtypes and
+  tuples of them) that the traced code read from a module's attributes
+  (`self.training`, `self.eps`, `self.k = 5.0`), from the compiled
+  function's globals and from its closure: each is a guard, equal to the
+  traced value, with its source line. A change recompiles.
+* **Parameters and buffers** of the compiled module are arguments passed by
+  reference on every call. They are found again by their names when the
+  module's parameter dicts or submodules changed (`m.weight =
+  nn.Parameter(...)`, `load_state_dict(assign=True)`, a replaced
+  submodule), so the current tensor is used; the guards on the arguments
+  then decide whether the specialization still fits.
+
+Attribute reads are seen by replacing `torch.nn.Module.__getattribute__`
+only while a trace runs (the tracer restores it; nothing of PyTorch's
+changes otherwise).
+"""
+
+from __future__ import annotations
+
+import dis
+import enum
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+
+_MISSING = object()
+
+
+def is_constant(value: Any) -> bool:
+    """A Python value a guard can compare (and that can change a trace)."""
+    if value is None or isinstance(value, (bool, int, float, str, enum.Enum,
+                                           torch.dtype, torch.device)):
+        return True
+    if isinstance(value, (tuple, frozenset)):
+        return all(is_constant(v) for v in value)
+    return False
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal values of the same type (1 and 1.0 and True are distinct
+    guards, as a float attribute turned int may change promotion)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float) and a != a:
+        return b != b
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+@dataclass
+class ValueGuard:
+    """`getter()` must still be `value`."""
+
+    what: str  # "self.blocks[1].training", "global k", "closure k"
+    getter: Callable[[], Any]
+    value: Any
+    where: str = ""
+
+    def check(self) -> Optional[str]:
+        try:
+            now = self.getter()
+        except Exception:  # noqa: BLE001 - an attribute deleted since
+            now = _MISSING
+        if same(now, self.value):
+            return None
+        shown = "<missing>" if now is _MISSING else repr(now)
+        return f"{self.what} == {self.value!r} (read{' at ' + self.where if self.where else ''}): now {shown}"
+
+    def describe(self) -> str:
+        return f"{self.what} == {self.value!r}  (a Python value the trace read" + \
+            (f" at {self.where})" if self.where else ")")
+
+
+# --- attribute reads during a trace ---------------------------------------------
+
+
+class AttributeRecorder:
+    """Records constant attributes read from modules while active."""
+
+    def __init__(self, names: Dict[int, str], frame: Callable[[], Tuple[str, int]]):
+        self.names = names  # id(module) -> "self.blocks.1"
+        self.frame = frame
+        self.reads: Dict[Tuple[int, str], ValueGuard] = {}
+
+    def record(self, module: torch.nn.Module, name: str, value: Any) -> None:
+        if name.startswith("__") or not is_constant(value):
+            return
+        key = (id(module), name)
+        if key in self.reads:
+            return
+        # Instance attributes only: class attributes and methods are code.
+        d = object.__getattribute__(module, "__dict__")
+        if name not in d:
+            return
+        owner = self.names.get(id(module), type(module).__name__)
+        file, line = self.frame()
+        self.reads[key] = ValueGuard(
+            f"{owner}.{name}",
+            lambda d=d, name=name: d.get(name, _MISSING),
+            value,
+            f"{file}:{line}",
+        )
+
+
+_recorders: List[AttributeRecorder] = []
+_original_getattribute = None
+
+
+def _recording_getattribute(self, name):
+    value = object.__getattribute__(self, name)
+    if _recorders:
+        _recorders[-1].record(self, name, value)
+    return value
+
+
+def start_recording(recorder: AttributeRecorder) -> None:
+    """Installs the recording __getattribute__ (traces are serialized)."""
+    global _original_getattribute
+    if not _recorders:
+        _original_getattribute = torch.nn.Module.__dict__.get("__getattribute__")
+        torch.nn.Module.__getattribute__ = _recording_getattribute
+    _recorders.append(recorder)
+
+
+def stop_recording() -> None:
+    _recorders.pop()
+    if not _recorders:
+        if _original_getattribute is None:
+            del torch.nn.Module.__getattribute__
+        else:
+            torch.nn.Module.__getattribute__ = _original_getattribute
+
+
+# --- globals and closures of the compiled function ----------------------------
+
+
+def _code_of(fn) -> Optional[types.CodeType]:
+    if isinstance(fn, torch.nn.Module):
+        fn = type(fn).forward
+    fn = getattr(fn, "__func__", fn)
+    return getattr(fn, "__code__", None), fn
+
+
+def function_value_guards(fn) -> List[ValueGuard]:
+    """The constant globals and closure cells the function's own code reads
+    (helpers it calls are not looked into)."""
+    code, func = _code_of(fn)
+    if code is None:
+        return []
+    guards: List[ValueGuard] = []
+    globs = getattr(func, "__globals__", {})
+    loaded = {ins.argval for ins in dis.get_instructions(code)
+              if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    for name in sorted(loaded):
+        if name in globs and is_constant(globs[name]):
+            guards.append(ValueGuard(f"global {name}",
+                                     lambda g=globs, n=name: g.get(n, _MISSING),
+                                     globs[name], f"{code.co_filename}:{code.co_firstlineno}"))
+    for name, cell in zip(code.co_freevars, getattr(func, "__closure__", None) or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if is_constant(value):
+            guards.append(ValueGuard(f"closure {name}",
+                                     lambda c=cell: c.cell_contents, value,
+                                     f"{code.co_filename}:{code.co_firstlineno}"))
+    return guards
+
+
+# --- parameters and buffers by name ---------------------------------------------
+
+
+def module_names(root: torch.nn.Module) -> Dict[int, str]:
+    """id(submodule) -> "self", "self.blocks.1", ..."""
+    out: Dict[int, str] = {}
+    for name, m in root.named_modules(remove_duplicate=False):
+        out.setdefault(id(m), "self" + ("." + name if name else ""))
+    return out
+
+
+def tensor_names(root: torch.nn.Module) -> Dict[int, str]:
+    """id(tensor) -> qualified parameter or buffer name."""
+    out: Dict[int, str] = {}
+    for prefix, m in root.named_modules():
+        for kind in ("_parameters", "_buffers"):
+            for name, t in m.__dict__.get(kind, {}).items():
+                if t is not None:
+                    out.setdefault(id(t), prefix + "." + name if prefix else name)
+    return out
+
+
+def _resolve(root: torch.nn.Module, name: str) -> Tuple[Optional[torch.Tensor], List[Tuple[dict, str, Any]]]:
+    """The tensor called `name` now, and the (dict, key, object) links that
+    lead to it (each parent's _modules entry, then the _parameters or
+    _buffers entry)."""
+    parts = name.split(".")
+    links: List[Tuple[dict, str, Any]] = []
+    m = root
+    for p in parts[:-1]:
+        mods = m.__dict__.get("_modules", {})
+        child = mods.get(p)
+        if child is None:
+            return None, links
+        links.append((mods, p, child))
+        m = child
+    leaf = parts[-1]
+    for kind in ("_parameters", "_buffers"):
+        d = m.__dict__.get(kind, {})
+        if leaf in d and d[leaf] is not None:
+            links.append((d, leaf, d[leaf]))
+            return d[leaf], links
+    return None, links
+
+
+@dataclass
+class CapturedTensors:
+    """The captured tensors of a specialization and how to find them again."""
+
+    tensors: List[torch.Tensor]
+    names: List[Optional[str]]  # parameter/buffer name, or None (a global)
+    root: Optional[torch.nn.Module] = None
+    links: List[Tuple[dict, str, Any]] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.links = []
+        if self.root is None:
+            return
+        for name in self.names:
+            if name is not None:
+                _, links = _resolve(self.root, name)
+                self.links.extend(links)
+
+    def current(self) -> Tuple[List[torch.Tensor], bool]:
+        """The tensors to pass now, and whether they changed (re-resolved by
+        name: a replaced parameter, buffer or submodule)."""
+        for d, key, obj in self.links:
+            if d.get(key) is not obj:
+                break
+        else:
+            return self.tensors, False
+        fresh = list(self.tensors)
+        for i, name in enumerate(self.names):
+            if name is None:
+                continue
+            t, _ = _resolve(self.root, name)
+            if t is not None:
+                fresh[i] = t
+        self.tensors = fresh
+        self.__post_init__()
+        return fresh, True
