@@ -378,39 +378,84 @@ UNARY_SAFE = ["neg", "abs", "relu", "tanh", "sigmoid", "erf", "silu", "sin",
 BINARY_SAFE = ["add", "sub", "mul", "maximum", "minimum"]
 
 
-def gen_graph(seed, ncalls=None):
-    """Returns (mlir_text, shape-options list, description)."""
+OP_KINDS = ["unary", "unary_pos", "exp", "binary", "div", "pow", "atan2",
+            "disc", "cmp_where", "clamp", "reduce", "argreduce",
+            "softmax", "layer_norm", "reshape", "permute", "slice",
+            "concat", "expand", "unsqueeze", "matmul", "linear", "bmm",
+            "convert64", "pad", "rms_norm", "topk", "indexing", "int",
+            "sdpa", "conv_pool", "wide"]
+OP_WEIGHTS = [8, 4, 3, 10, 3, 2, 1, 3, 3, 2, 6, 2, 3, 2, 4, 3, 3,
+              3, 2, 2, 4, 2, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2]
+
+
+def random_op(g, rng, base_dtype, ops):
+    kind = rng.choices(OP_KINDS, weights=OP_WEIGHTS)[0]
+    v = GEN[kind](g, base_dtype)
+    if v is not None:
+        v = g.add(g.tame(v))
+    ops.append(kind)
+    return v
+
+
+def model_blocks(g, rng, base_dtype, ops):
+    """A whole model's shape: a stream [B, S, D] through 100-500 ops of
+    repeated blocks. Each block draws its ops from the stream and its own
+    values (views, reductions, contractions, ...), ends with a residual add
+    into the stream when a value has the stream's shape, and sometimes
+    writes a value into an out buffer (an in-place update of the caller's
+    tensor)."""
+    d = S(rng.choice([8, 16, 24, 32]))
+    dims = [g.random_dim(0.6), g.random_dim(0.6), d]
+    while g.max_numel(dims) > g.max_elems // 4:
+        dims = [S(rng.choice([1, 2, 3]))] + dims[1:]
+    x = g.add(g.add_arg(base_dtype, dims))
+    target = rng.randint(100, 500)
+    blocks = 0
+    while g.next_id < target:
+        blocks += 1
+        earlier = g.values
+        g.values = [v for v in earlier if v is not x] + [x]
+        start = len(g.values)
+        for _ in range(rng.randint(4, 16)):
+            random_op(g, rng, base_dtype, ops)
+        fresh = g.values[start:]
+        same = [v for v in fresh if v.dtype == x.dtype and v.rank == x.rank
+                and all(a.same(b) for a, b in zip(v.dims, x.dims))]
+        if same:
+            y = rng.choice(same[-3:])
+            x = g.add(g.tame(g.binary("add", x, y, x.dims,
+                                      bound=x.bound + y.bound)))
+            ops.append("residual")
+        if fresh and rng.random() < 0.2:
+            v = rng.choice(fresh)
+            g.outs.append((v, g.add_arg(v.dtype, v.dims)))
+            ops.append("write_out")
+    ops.append(f"({blocks} blocks)")
+    return x
+
+
+def gen_graph(seed, ncalls=None, model=False):
+    """Returns (mlir_text, shape-options list, description). With `model`,
+    a graph of 100-500 ops shaped like a model (model_blocks)."""
     rng = random.Random(seed)
     if ncalls is None:
         ncalls = 2 if rng.random() < 0.35 else 1
     g = Graph(rng, ncalls, big=rng.random() < 0.25)
-
-    # Arguments: 1-3 float inputs.
-    nin = rng.randint(1, 3)
     base_dtype = "f64" if rng.random() < 0.15 else "f32"
-    for _ in range(nin):
-        rank = rng.choice([1, 2, 2, 3, 3, 4])
-        dims = [g.random_dim() for _ in range(rank)]
-        while g.max_numel(dims) > g.max_elems:
-            dims = dims[1:]
-        g.add(g.add_arg(base_dtype, dims))
-
-    nops = rng.randint(2, 12)
     ops = []
-    for _ in range(nops):
-        kind = rng.choices(
-            ["unary", "unary_pos", "exp", "binary", "div", "pow", "atan2",
-             "disc", "cmp_where", "clamp", "reduce", "argreduce",
-             "softmax", "layer_norm", "reshape", "permute", "slice",
-             "concat", "expand", "unsqueeze", "matmul", "linear", "bmm",
-             "convert64", "pad", "rms_norm", "topk", "indexing", "int",
-             "sdpa", "conv_pool", "wide"],
-            weights=[8, 4, 3, 10, 3, 2, 1, 3, 3, 2, 6, 2, 3, 2, 4, 3, 3,
-                     3, 2, 2, 4, 2, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2])[0]
-        v = GEN[kind](g, base_dtype)
-        if v is not None:
-            g.add(g.tame(v))
-        ops.append(kind)
+    if model:
+        model_blocks(g, rng, base_dtype, ops)
+    else:
+        # Arguments: 1-3 float inputs.
+        nin = rng.randint(1, 3)
+        for _ in range(nin):
+            rank = rng.choice([1, 2, 2, 3, 3, 4])
+            dims = [g.random_dim() for _ in range(rank)]
+            while g.max_numel(dims) > g.max_elems:
+                dims = dims[1:]
+            g.add(g.add_arg(base_dtype, dims))
+        for _ in range(rng.randint(2, 12)):
+            random_op(g, rng, base_dtype, ops)
 
     # f16 tail: some results computed in f16 (one or two ops).
     if rng.random() < 0.15:
@@ -455,7 +500,8 @@ def gen_graph(seed, ncalls=None):
         if v.name not in {r.name for r in results}:
             results.append(v)
     # Out buffers: write a result into an argument.
-    outs = []
+    outs = list(g.outs)
+    results = [r for r in results if r.name not in {v.name for v, _ in outs}]
     if results and rng.random() < 0.15:
         v = results.pop(rng.randrange(len(results)))
         outs.append((v, g.add_arg(v.dtype, v.dims)))
@@ -1391,8 +1437,13 @@ def classify(rc, stderr):
     return f"exit {rc}"
 
 
-def run_one(index, seed, tgc_run, workdir, timeout):
-    text, opts, desc = gen_graph(seed)
+def is_model_seed(seed, fraction):
+    """Whether graph `seed` is model-shaped (--models FRACTION)."""
+    return random.Random(seed * 31 + 7).random() < fraction
+
+
+def run_one(index, seed, tgc_run, workdir, timeout, models=0.0):
+    text, opts, desc = gen_graph(seed, model=is_model_seed(seed, models))
     path = os.path.join(workdir, f"graph-{seed}.mlir")
     with open(path, "w") as f:
         f.write(text)
@@ -1439,6 +1490,10 @@ def main():
     parser.add_argument("--timeout", type=float, default=120,
                         help="per-graph limit in seconds")
     parser.add_argument("--keep-failures", default=None, metavar="DIR")
+    parser.add_argument("--models", type=float, default=0.0, metavar="FRACTION",
+                        help="fraction of the graphs that are model-shaped: "
+                             "100-500 ops of repeated blocks with residuals, "
+                             "views and out-buffer updates (1 = all)")
     parser.add_argument("--print", dest="print_seed", type=int, default=None,
                         help="print the graph and options of one seed; "
                              "run nothing")
@@ -1446,7 +1501,8 @@ def main():
     args = parser.parse_args()
 
     if args.print_seed is not None:
-        text, opts, _ = gen_graph(args.print_seed)
+        text, opts, _ = gen_graph(args.print_seed,
+                                  model=is_model_seed(args.print_seed, args.models))
         sys.stdout.write(text)
         print("// options: " + " ".join(opts))
         return 0
@@ -1467,7 +1523,7 @@ def main():
                         stopped = True
                         break
                     pending.add(ex.submit(run_one, i, args.seed + i, tgc_run,
-                                          workdir, args.timeout))
+                                          workdir, args.timeout, args.models))
                     i += 1
                 if not pending:
                     break

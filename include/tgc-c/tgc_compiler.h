@@ -116,6 +116,17 @@ int32_t tgc_compiled_run(tgc_compiled *compiled, const tgc_arg_desc *args,
  * zeros on the CPU. `out` holds 6 values. */
 void tgc_compiled_gpu_stats(const tgc_compiled *compiled, int64_t *out);
 
+/* Runs `entry` of the tgc module `module_text` (NULL or "": its only
+ * public function) on the reference interpreter (docs/reference-interpreter.md),
+ * the oracle tgc-run checks compiled code against: `args` are dense
+ * row-major tensors in host memory; out arguments are written in place; each
+ * result is copied into the host memory `alloc` returns. Returns 0, or -1
+ * with tgc_last_error() (an op the interpreter rejects: an index out of
+ * range, a matrix that is not positive definite, a size mismatch, ...). */
+int32_t tgc_reference_run(const char *module_text, const char *entry,
+                          const tgc_arg_desc *args, int32_t num_args,
+                          tgc_result_alloc_fn alloc, void *user);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -15,6 +15,7 @@
 #include "tgc/Compiler/GpuCompiler.h"
 #include "tgc/InitAllDialects.h"
 #include "tgc/InitAllPasses.h"
+#include "tgc/Reference/Interpreter.h"
 #include "tgc/Runtime/DispatchCache.h"
 #include "tgc/Runtime/GpuExecutor.h"
 #include "tgc/Runtime/GpuPlan.h"
@@ -486,3 +487,82 @@ void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
 }
 
 } // extern "C"
+
+int32_t tgc_reference_run(const char *moduleText, const char *entryName,
+                          const tgc_arg_desc *args, int32_t n,
+                          tgc_result_alloc_fn alloc, void *user) {
+  lastError.clear();
+  if (!moduleText || !alloc || (n > 0 && !args)) {
+    setError("tgc_reference_run: invalid arguments");
+    return -1;
+  }
+  DialectRegistry registry;
+  registerAllTgcDialects(registry);
+  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  ErrorCollector diagnostics(&ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(moduleText, &ctx, "<input>");
+  if (!module) {
+    setError("tgc_reference_run: the module does not parse:\n" +
+             diagnostics.text);
+    return -1;
+  }
+  std::string error;
+  func::FuncOp entry =
+      findEntryFunction(*module, entryName ? entryName : "", error);
+  if (!entry) {
+    setError("tgc_reference_run: " + error + " in the module");
+    return -1;
+  }
+  if (n != static_cast<int32_t>(entry.getNumArguments())) {
+    setError("tgc_reference_run: @" + entry.getName().str() + " takes " +
+             std::to_string(entry.getNumArguments()) + " arguments, got " +
+             std::to_string(n));
+    return -1;
+  }
+  std::vector<ref::HostTensor> inputs;
+  for (int32_t i = 0; i < n; ++i) {
+    const tgc_arg_desc &a = args[i];
+    if (a.device_type != TGC_DEVICE_CPU || a.rank < 0 ||
+        a.dtype < 0 || a.dtype > static_cast<int32_t>(ref::DType::I1)) {
+      setError("tgc_reference_run: argument " + std::to_string(i) +
+               " is not a host tensor of a TGC dtype");
+      return -1;
+    }
+    auto dtype = static_cast<ref::DType>(a.dtype);
+    ref::HostTensor t(dtype, ArrayRef<int64_t>(a.sizes, a.rank));
+    std::string noMemory = ref::HostTensor::takeAllocationFailure();
+    if (!noMemory.empty()) {
+      setError("tgc_reference_run: argument " + std::to_string(i) + ": " +
+               noMemory);
+      return -1;
+    }
+    if (t.byteSize())
+      std::memcpy(t.data(), a.data, t.byteSize());
+    inputs.push_back(std::move(t));
+  }
+  FailureOr<std::vector<ref::HostTensor>> results =
+      ref::interpret(entry, inputs);
+  if (failed(results)) {
+    setError("tgc_reference_run: " + diagnostics.text);
+    return -1;
+  }
+  // Out arguments were written in the copies: back into the caller's.
+  for (int32_t i = 0; i < n; ++i)
+    if (inputs[i].byteSize() && args[i].data != inputs[i].data())
+      std::memcpy(args[i].data, inputs[i].data(), inputs[i].byteSize());
+  for (auto [index, r] : llvm::enumerate(*results)) {
+    void *out = alloc(user, static_cast<int32_t>(index),
+                      static_cast<int32_t>(r.dtype()), r.rank(),
+                      r.shape().data());
+    if (!out) {
+      setError("tgc_reference_run: no memory for result " +
+               std::to_string(index));
+      return -1;
+    }
+    if (r.byteSize())
+      std::memcpy(out, r.data(), r.byteSize());
+  }
+  return 0;
+}

@@ -95,6 +95,20 @@ SmallVector<Type> refinedResultTypes(Operation *op) {
   return out;
 }
 
+/// `type` with the sizes `bind` gives as numbers, where the type has `?`.
+RankedTensorType withBoundSizes(RankedTensorType type, sym::BindOp bind) {
+  ArrayRef<AffineExpr> sizes = bind.getShape().getResults();
+  if (static_cast<int64_t>(sizes.size()) != type.getRank())
+    return type;
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [d, e] : llvm::enumerate(sizes))
+    if (auto c = dyn_cast<AffineConstantExpr>(e);
+        c && ShapedType::isDynamic(shape[d]) && c.getValue() >= 0)
+      shape[d] = c.getValue();
+  return RankedTensorType::get(shape, type.getElementType(),
+                               type.getEncoding());
+}
+
 struct TgcSpecializeTypesPass
     : tgc::impl::TgcSpecializeTypesBase<TgcSpecializeTypesPass> {
   void runOnOperation() override {
@@ -102,60 +116,74 @@ struct TgcSpecializeTypesPass
     if (func.isExternal())
       return;
     Block &entry = func.front();
+    // What tgc-infer-shapes proved of each value's sizes.
+    DenseMap<Value, sym::BindOp> binds;
+    func.walk([&](sym::BindOp bind) { binds.try_emplace(bind.getTensor(), bind); });
     // Old types of the values whose types change: users that do not follow
     // get a tensor.cast back to them.
     DenseMap<Value, Type> oldTypes;
 
     // Arguments: the sizes their binds give as numbers.
-    for (auto bind : entry.getOps<sym::BindOp>()) {
-      auto arg = dyn_cast<BlockArgument>(bind.getTensor());
-      if (!arg || arg.getOwner() != &entry)
+    for (BlockArgument arg : entry.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      auto bind = binds.lookup(arg);
+      if (!type || !bind)
         continue;
-      auto type = cast<RankedTensorType>(arg.getType());
-      SmallVector<int64_t> shape(type.getShape());
-      ArrayRef<AffineExpr> sizes = bind.getShape().getResults();
-      if (static_cast<int64_t>(sizes.size()) != type.getRank())
-        continue;
-      for (auto [d, e] : llvm::enumerate(sizes))
-        if (auto c = dyn_cast<AffineConstantExpr>(e);
-            c && ShapedType::isDynamic(shape[d]))
-          shape[d] = c.getValue();
-      auto refined = RankedTensorType::get(shape, type.getElementType(),
-                                           type.getEncoding());
+      RankedTensorType refined = withBoundSizes(type, bind);
       if (refined == type)
         continue;
       oldTypes[arg] = type;
       arg.setType(refined);
     }
-    if (oldTypes.empty())
-      return; // nothing was specialized: every type stays
 
-    // Ops in program order: results refined by their type rules.
+    // Ops in program order: results refined by their type rules, then by
+    // what their binds say (a size computed from others that is a number
+    // for every allowed input: a slice of 2 with step 2 is 1), through a
+    // cast after the op where its type rule does not give it.
     DenseSet<Operation *> followed;
+    OpBuilder builder(&getContext());
     func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (op == func)
+      if (op == func || isa<sym::BindOp>(op))
         return WalkResult::advance();
       bool operandChanged = llvm::any_of(op->getOperands(), [&](Value v) {
         return oldTypes.count(v);
       });
-      if (!operandChanged)
-        return WalkResult::advance();
-      SmallVector<Type> types = refinedResultTypes(op);
-      if (types.empty())
-        return WalkResult::advance();
-      followed.insert(op);
-      for (auto [result, type] : llvm::zip(op->getResults(), types))
-        if (type != result.getType()) {
-          oldTypes.try_emplace(result, result.getType());
-          result.setType(type);
+      if (operandChanged) {
+        SmallVector<Type> types = refinedResultTypes(op);
+        if (!types.empty()) {
+          followed.insert(op);
+          for (auto [result, type] : llvm::zip(op->getResults(), types))
+            if (type != result.getType()) {
+              oldTypes.try_emplace(result, result.getType());
+              result.setType(type);
+            }
         }
+      }
+      if (op->getDialect() != getContext().getLoadedDialect<TgcDialect>())
+        return WalkResult::advance();
+      for (Value result : op->getResults()) {
+        auto type = dyn_cast<RankedTensorType>(result.getType());
+        auto bind = binds.lookup(result);
+        if (!type || !bind)
+          continue;
+        RankedTensorType refined = withBoundSizes(type, bind);
+        if (refined == type)
+          continue;
+        builder.setInsertionPointAfter(op);
+        auto cast = tensor::CastOp::create(builder, op->getLoc(), refined, result);
+        result.replaceUsesWithIf(cast.getResult(), [&](OpOperand &use) {
+          return use.getOwner() != cast && !isa<sym::BindOp>(use.getOwner());
+        });
+        oldTypes[cast.getResult()] = type;
+      }
       return WalkResult::advance();
     });
+    if (oldTypes.empty())
+      return; // nothing was specialized: every type stays
 
     // Uses whose owner did not take the new type (an op without a type
     // rule here, a return, a region's terminator) read a cast back to the
     // old one, so that every op still verifies.
-    OpBuilder builder(&getContext());
     for (auto &[value, oldType] : oldTypes) {
       if (value.getType() == oldType)
         continue;

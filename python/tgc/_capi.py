@@ -117,6 +117,10 @@ def lib() -> ctypes.CDLL:
             "tgc_compiled_code": (c.c_char_p, [P, c.c_char_p]),
             "tgc_compiled_run": (c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P]),
             "tgc_set_logs": (c.c_int32, [c.c_char_p]),
+            "tgc_reference_run": (
+                c.c_int32,
+                [c.c_char_p, c.c_char_p, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P],
+            ),
         }
         for name, (res, args) in sig.items():
             f = getattr(l, name)
@@ -231,3 +235,30 @@ class Compiled:
         if rc != 0:
             raise TgcError(last_error())
         return results  # type: ignore[return-value]
+
+
+def reference_run(text: str, entry: str, tensors: Sequence[torch.Tensor]) -> List[torch.Tensor]:
+    """Runs `entry` of a tgc module on the reference interpreter (the oracle
+    of tgc-run --check reference): host tensors in, host tensors out; out
+    arguments are written in place. Raises TgcError on what the interpreter
+    rejects."""
+    dense = [t.contiguous() for t in tensors]
+    if any(t.device.type != "cpu" for t in dense):
+        raise TgcError("reference_run: the reference interpreter takes host tensors")
+    args = Args(dense)
+    results: List[Optional[torch.Tensor]] = []
+
+    def alloc(user, index, dtype, rank, sizes):
+        t = torch.empty([sizes[i] for i in range(rank)], dtype=CODE_DTYPES[dtype])
+        while len(results) <= index:
+            results.append(None)
+        results[index] = t
+        return t.data_ptr() or ctypes.addressof(args.descs)
+
+    cb = ALLOC_FN(alloc)
+    if lib().tgc_reference_run(text.encode(), entry.encode(), args.descs, args.count, cb, None) != 0:
+        raise TgcError(last_error())
+    for original, copy in zip(tensors, dense):
+        if copy is not original:  # an out argument written in the copy
+            original.copy_(copy)
+    return results  # type: ignore[return-value]

@@ -28,8 +28,9 @@ from torch.overrides import TorchFunctionMode
 
 from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
 
-_TORCH_DIR = os.path.dirname(torch.__file__)
-_TGC_DIR = os.path.dirname(__file__)
+# With a trailing separator: "…/torch" must not match "…/torchvision".
+_TORCH_DIR = os.path.join(os.path.dirname(torch.__file__), "")
+_TGC_DIR = os.path.join(os.path.dirname(__file__), "")
 
 
 def user_frame() -> Tuple[str, int]:

@@ -9,12 +9,23 @@ arrive as symbolic sizes and stay dynamic here.
 
 from __future__ import annotations
 
+import weakref
 from typing import List
 
 import torch
 
 from ._compile import CompiledFunction
 from .fx import graph_module_runner
+
+
+# The compiled functions this backend made (tools such as utils/zoo sum
+# their explanations: compiles and eager fallbacks per model).
+_graphs: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def graphs() -> List[CompiledFunction]:
+    """The live compiled graphs made by torch.compile(backend="tgc")."""
+    return list(_graphs)
 
 
 def tgc_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
@@ -41,6 +52,7 @@ def tgc_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
     compiled = CompiledFunction(run, dynamic=False, mode=mode, fallback=True)
     compiled.declared_dynamic = dynamic
     compiled.name = "dynamo_graph"
+    _graphs.add(compiled)
 
     def call(*args):
         if unused_ints:

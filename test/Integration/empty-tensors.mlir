@@ -23,6 +23,13 @@
 // RUN:   --calls 0=1x5,1=1x1 --calls 0=1x0,1=1x1 --check reference --json | FileCheck %s --check-prefix=ONE
 // ONE:         "calls": 4,
 // ONE:         "reference_ok": true
+// A computed size that is 1 for every allowed input (a slice of the first
+// 2 rows with step 2, of a dynamic size >= 2) broadcasts the same way (the
+// model-shaped fuzzer found it: garbage read past the 1-row buffer).
+// RUN: tgc-run %s --entry derived_one --calls 0=5x4 --calls 0=9x4 --check reference --json \
+// RUN:   | FileCheck %s --check-prefix=DERIVED
+// DERIVED:     "compiles": 1,
+// DERIVED:     "reference_ok": true
 // CHECK:       "reference_ok": true
 // MIXED:       "calls": 2,
 // MIXED:       "compiles": 1,
@@ -97,4 +104,11 @@ func.func @broadcast_one(%a: tensor<1x?xf32>, %b: tensor<1x?xf32>) -> (tensor<1x
   %m = tgc.maximum %a, %b : tensor<1x?xf32>, tensor<1x?xf32> -> tensor<1x?xf32>
   %s = tgc.add %m, %b : tensor<1x?xf32>, tensor<1x?xf32> -> tensor<1x?xf32>
   return %m, %s : tensor<1x?xf32>, tensor<1x?xf32>
+}
+
+func.func @derived_one(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %s = tgc.slice %a dim = 0 start = 0 end = 2 step = 2 : tensor<?x4xf32> -> tensor<?x4xf32>
+  %e = tgc.exp %s : tensor<?x4xf32>
+  %r = tgc.add %a, %e : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
 }

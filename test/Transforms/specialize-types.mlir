@@ -55,3 +55,24 @@ func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %e = tgc.exp %x : tensor<?x8xf32>
   return %e : tensor<?x8xf32>
 }
+
+// -----
+
+// A result whose bind gives a number (a slice of 2 rows with step 2 has 1
+// row for every size): a cast to the static type after the op, which its
+// users (exp, add) follow; the broadcast of 1 against ? is then visible to
+// the lowering.
+// CHECK-LABEL: func.func @derived_size
+// CHECK:         %[[S:.*]] = tgc.slice %arg0 dim = 0 start = 0 end = 2 step = 2 : tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK:         %[[C:.*]] = tensor.cast %[[S]] : tensor<?x4xf32> to tensor<1x4xf32>
+// CHECK:         %[[E:.*]] = tgc.exp %[[C]] : tensor<1x4xf32>
+// CHECK:         tgc.add %arg0, %[[E]] : tensor<?x4xf32>, tensor<1x4xf32> -> tensor<?x4xf32>
+func.func @derived_size(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 0 dim 0
+  tgc_sym.bind %a [%s0, 4] : tensor<?x4xf32>
+  %s = tgc.slice %a dim = 0 start = 0 end = 2 step = 2 : tensor<?x4xf32> -> tensor<?x4xf32>
+  tgc_sym.bind %s [1, 4] : tensor<?x4xf32>
+  %e = tgc.exp %s : tensor<?x4xf32>
+  %r = tgc.add %a, %e : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}

@@ -75,7 +75,10 @@ def TgcSpecializeTypes : Pass<"tgc-specialize-types", "func::FuncOp"> {
     run time. This pass writes the number into the argument's type, and
     each op's result type is refined by its type rule (inference,
     same-operands-and-result, convert, layer/rms norm, a reshape's one `?`
-    without size operands) in program order.
+    without size operands) in program order. A result whose bind proves a
+    `?` size a number for every allowed input (a slice of the first 2 rows
+    with step 2 has 1 row) gets a `tensor.cast` to that static type after
+    its op.
 
     The lowering reads types: a `?` that is 1 at run time was indexed like
     any other size, so broadcasting it against 0 or against a larger size

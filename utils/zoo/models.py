@@ -1,0 +1,219 @@
+"""The models of the zoo: each a builder of (module, make_inputs) at a size.
+
+Local models are written here (PyTorch 1.13 and 2.x, CPU and GPU); the
+Hugging Face and torchvision ones are built from configs with random
+weights (nothing is downloaded) where those packages are installed.
+`make_inputs(batch, seq)` returns (args, kwargs) for one call; `sizes` are
+the (batch, seq) pairs the harness calls the model with, in order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+@dataclass
+class Entry:
+    name: str
+    build: Callable[[], nn.Module]
+    inputs: Callable[[int, int, torch.device], Tuple[tuple, dict]]
+    sizes: List[Tuple[int, int]] = field(default_factory=lambda: [(2, 16), (4, 16), (3, 24)])
+    family: str = "local"  # local, hf, torchvision
+    needs: str = ""  # a module that must import (transformers, torchvision)
+
+
+# --- local models ----------------------------------------------------------------
+
+
+class MLP(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(d, 64), nn.LayerNorm(64), nn.GELU(),
+                                 nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+
+    def forward(self, x):
+        return torch.log_softmax(self.net(x), -1)
+
+
+class Block(nn.Module):
+    """Pre-norm transformer block with its own attention (no fast path)."""
+
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.ff = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        h = self.ln1(x)
+        q, k, v = self.qkv(h).unflatten(-1, (3, self.heads, -1)).permute(2, 0, 3, 1, 4)
+        att = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), -1)
+        x = x + self.proj((att @ v).transpose(1, 2).flatten(2))
+        return x + self.ff(self.ln2(x))
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab=100, d=32, layers=3):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(64, d) * 0.02)
+        self.blocks = nn.ModuleList(Block(d) for _ in range(layers))
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        x = self.embed(ids) + self.pos[: ids.shape[1]]
+        for b in self.blocks:
+            x = b(x)
+        return self.head(self.norm(x))
+
+
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = nn.Conv2d(8, 16, 3, padding=1, stride=2)
+        self.c3 = nn.Conv2d(16, 16, 1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.c1(x)), 2)
+        x = F.relu(self.c2(x))
+        x = x + F.relu(self.c3(x))  # a residual
+        return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+class ResidualStack(nn.Module):
+    """Many repeated residual blocks with views: the fuzzer's whole-model
+    shape as a model (reshapes, permutes, in-place adds on temporaries)."""
+
+    def __init__(self, d=24, depth=6):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(d, d) for _ in range(depth))
+        self.norms = nn.ModuleList(nn.LayerNorm(d) for _ in range(depth))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        for lin, ln in zip(self.layers, self.norms):
+            h = lin(ln(x)).view(b, s, 2, d // 2).transpose(2, 3).reshape(b, s, d)
+            h = torch.tanh(h)
+            h.mul_(0.5)
+            x = x + h
+        return x.sum(1), x.amax(-1)
+
+
+class SeqRegressor(nn.Module):
+    """Gather, cumulative masking and reductions over a sequence."""
+
+    def __init__(self, vocab=50, d=16):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.score = nn.Linear(d, 1)
+
+    def forward(self, ids, mask):
+        x = self.embed(ids)
+        w = self.score(x).squeeze(-1).masked_fill(~mask, float("-inf"))
+        p = torch.softmax(w, -1)
+        return (p.unsqueeze(-1) * x).sum(1), p.argmax(-1)
+
+
+def _ids(vocab):
+    def make(batch, seq, device):
+        return (torch.randint(0, vocab, (batch, seq), device=device),), {}
+    return make
+
+
+LOCAL = [
+    Entry("mlp", MLP, lambda b, s, dev: ((torch.randn(b * 4, 32, device=dev),), {}),
+          sizes=[(2, 0), (5, 0), (9, 0)]),
+    Entry("encoder", Encoder, _ids(100), sizes=[(2, 16), (4, 16), (3, 24), (2, 40)]),
+    Entry("cnn", CNN, lambda b, s, dev: ((torch.randn(b, 3, 16, 16, device=dev),), {}),
+          sizes=[(2, 0), (4, 0), (3, 0)]),
+    Entry("residual-stack", ResidualStack,
+          lambda b, s, dev: ((torch.randn(b, s, 24, device=dev),), {}),
+          sizes=[(2, 8), (3, 8), (2, 12)]),
+    Entry("seq-regressor", SeqRegressor,
+          lambda b, s, dev: ((torch.randint(0, 50, (b, s), device=dev),
+                              torch.rand(b, s, device=dev) > 0.3), {}),
+          sizes=[(2, 10), (4, 10), (3, 7)]),
+]
+
+
+# --- Hugging Face (transformers, configs with random weights) -------------------
+
+
+def _hf(name: str, config_cls: str, model_cls: str, config: dict, kind: str = "ids",
+        vocab: int = 1000):
+    def build():
+        import transformers
+
+        cfg = getattr(transformers, config_cls)(**config)
+        return getattr(transformers, model_cls)(cfg)
+
+    def inputs(batch, seq, device):
+        if kind == "pixels":
+            return (), {"pixel_values": torch.randn(batch, 3, 224, 224, device=device)}
+        ids = torch.randint(0, vocab, (batch, seq), device=device)
+        if kind == "seq2seq":
+            return (), {"input_ids": ids, "decoder_input_ids": ids[:, : max(1, seq // 2)]}
+        return (), {"input_ids": ids}
+
+    sizes = [(2, 0), (4, 0), (3, 0)] if kind == "pixels" else [(2, 32), (4, 32), (3, 48), (2, 64)]
+    return Entry(name, build, inputs, sizes=sizes, family="hf", needs="transformers")
+
+
+HF = [
+    _hf("hf-gpt2", "GPT2Config", "GPT2Model",
+        dict(n_layer=2, n_embd=128, n_head=4, vocab_size=1000, n_positions=256)),
+    _hf("hf-bert", "BertConfig", "BertModel",
+        dict(num_hidden_layers=4, hidden_size=256, num_attention_heads=4,
+             intermediate_size=1024, vocab_size=8000), vocab=8000),
+    _hf("hf-llama", "LlamaConfig", "LlamaModel",
+        dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4,
+             num_key_value_heads=2, intermediate_size=256, vocab_size=1000)),
+    _hf("hf-mistral", "MistralConfig", "MistralModel",
+        dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4,
+             num_key_value_heads=2, intermediate_size=256, vocab_size=1000)),
+    _hf("hf-vit", "ViTConfig", "ViTModel",
+        dict(num_hidden_layers=2, hidden_size=256, num_attention_heads=4,
+             intermediate_size=1024), kind="pixels"),
+    _hf("hf-t5", "T5Config", "T5Model",
+        dict(num_layers=2, num_decoder_layers=2, d_model=128, num_heads=4, d_kv=32,
+             d_ff=256, vocab_size=1000), kind="seq2seq"),
+]
+
+
+# --- torchvision (random weights) ----------------------------------------------
+
+
+def _tv(name: str, fn: str, res: int = 64):
+    def build():
+        import torchvision.models as tvm
+
+        return getattr(tvm, fn)()
+
+    def inputs(batch, seq, device):
+        return (torch.randn(batch, 3, res, res, device=device),), {}
+
+    return Entry(name, build, inputs, sizes=[(2, 0), (4, 0), (3, 0)],
+                 family="torchvision", needs="torchvision")
+
+
+TORCHVISION = [
+    _tv("tv-resnet18", "resnet18"),
+    _tv("tv-mobilenet-v3", "mobilenet_v3_small"),
+    _tv("tv-efficientnet-b0", "efficientnet_b0"),
+    _tv("tv-convnext-tiny", "convnext_tiny"),
+    _tv("tv-swin-t", "swin_t", res=224),
+    _tv("tv-vit-b-16", "vit_b_16", res=224),
+    _tv("tv-squeezenet", "squeezenet1_1"),
+]
+
+ALL: Dict[str, Entry] = {e.name: e for e in LOCAL + HF + TORCHVISION}
