@@ -406,12 +406,15 @@ def model_blocks(g, rng, base_dtype, ops):
     tensor)."""
     d = S(rng.choice([8, 16, 24, 32]))
     dims = [g.random_dim(0.6), g.random_dim(0.6), d]
-    while g.max_numel(dims) > g.max_elems // 4:
-        dims = [S(rng.choice([1, 2, 3]))] + dims[1:]
+    for i in (0, 1):  # small enough for the interpreter, batch first
+        if g.max_numel(dims) > g.max_elems // 4:
+            dims[i] = S(rng.choice([1, 2, 3]))
     x = g.add(g.add_arg(base_dtype, dims))
     target = rng.randint(100, 500)
     blocks = 0
-    while g.next_id < target:
+    # A bound on the blocks: some draws emit nothing (an op that does not
+    # fit the values at hand).
+    while g.next_id < target and blocks < 4 * target:
         blocks += 1
         earlier = g.values
         g.values = [v for v in earlier if v is not x] + [x]

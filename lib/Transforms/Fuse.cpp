@@ -261,14 +261,10 @@ private:
   /// through an op in neither. Groups formed so far are single nodes of the
   /// graph the materialized function will have, so the walk steps from any
   /// member of a third group to the users of all its members (a path that
-  /// enters a group at one op may leave it at another). Ops are visited in
-  /// program order only up to the target's last member: no path to it can
-  /// pass through a later op.
+  /// enters a group at one member may leave it at another, which may come
+  /// earlier in program order: no walk can stop at the target's position).
   bool wouldCycle(const Group &a, const Group &b) {
     auto reachesThroughOutside = [&](const Group &from, const Group &to) {
-      int64_t limit = 0;
-      for (Operation *op : to.ops)
-        limit = std::max(limit, position.lookup(op));
       SmallVector<Operation *> work;
       DenseSet<Operation *> seen;
       DenseSet<unsigned> seenGroups;
@@ -281,18 +277,15 @@ private:
             continue;
           if (contains(to, user))
             return true;
-          if (contains(a, user) || contains(b, user) ||
-              position.lookup(user) > limit)
-            continue;
-          work.push_back(user);
+          if (!contains(a, user) && !contains(b, user))
+            work.push_back(user);
         }
         return false;
       };
       for (Operation *op : from.ops)
         for (Operation *user : op->getUsers()) {
           user = block.findAncestorOpInBlock(*user);
-          if (user && !contains(a, user) && !contains(b, user) &&
-              position.lookup(user) <= limit)
+          if (user && !contains(a, user) && !contains(b, user))
             work.push_back(user);
         }
       while (!work.empty()) {

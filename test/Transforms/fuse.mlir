@@ -154,3 +154,37 @@ func.func @no_cycle_through_a_third_group(%a: tensor<33x33xf32>) -> (tensor<33x3
   %m = tgc.maximum %r, %s : tensor<33xf32>, tensor<33x33xf32> -> tensor<33x33xf32>
   return %m, %d : tensor<33x33xf32>, tensor<33x33xf32>
 }
+
+// A model-shaped fuzz graph (fuzz-graphs.py --models 1, seed 102), reduced:
+// a path can enter a group formed earlier at a member late in program order
+// and leave it at an earlier member, so the cycle check cannot stop at the
+// target's position in the block (it did, and the pipeline failed with
+// "fusion created a cycle"). The fused function is valid IR and
+// round-trips.
+// CHECK-LABEL: func.func @backward_group
+// CHECK:         return
+func.func @backward_group(%a17: tensor<f32>, %a18: tensor<10x4xf32>, %a20: tensor<5xf32>, %a24: tensor<f32>, %a30: tensor<1x5xf32>, %a31: tensor<1x5x1xf32>, %rm1: tensor<f32>, %rm4: tensor<f32>, %rm62: tensor<5xf32>, %rm96: tensor<i1>, %rm107: tensor<5xi1>, %rm126: tensor<3x3x16xf32>, %rm133: tensor<1x5xf32>, %rm135: tensor<3x3x16xf32>) -> (tensor<4xf32>, tensor<f32>, tensor<3x3x16xf32>, tensor<1x1x1xf32>) {
+  %v98 = tgc.where %rm96, %rm62, %a17 : tensor<i1>, tensor<5xf32>, tensor<f32> -> tensor<5xf32>
+  %v100 = tgc.concat %v98, %rm62 dim = 0 : (tensor<5xf32>, tensor<5xf32>) -> tensor<10xf32>
+  %v101 = tgc.clamp %v100 min -1.0 max 2.0 : tensor<10xf32>
+  %v102 = tgc.matmul %v101, %a18 : tensor<10xf32>, tensor<10x4xf32> -> tensor<4xf32>
+  %v103 = tgc.mul %v102, %rm1 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %v104 = tgc.log_softmax %v103 dim = 0 : tensor<4xf32>
+  %v105 = tgc.mul %v104, %rm1 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %v109 = tgc.where %rm107, %a20, %v98 : tensor<5xi1>, tensor<5xf32>, tensor<5xf32> -> tensor<5xf32>
+  %v115 = tgc.mean %v109 dims [0] : tensor<5xf32> -> tensor<f32>
+  %v119 = tgc.sub %v115, %a24 : tensor<f32>, tensor<f32> -> tensor<f32>
+  %v137 = tgc.mul %rm135, %rm1 : tensor<3x3x16xf32>, tensor<f32> -> tensor<3x3x16xf32>
+  %v138 = tgc.layer_norm %rm133 weight(%a30 : tensor<1x5xf32>) normalized_rank = 2 eps = 1.000000e-01 : tensor<1x5xf32>
+  %v139 = tgc.mul %v138, %rm4 : tensor<1x5xf32>, tensor<f32> -> tensor<1x5xf32>
+  %v143 = tgc.mul %v139, %rm1 : tensor<1x5xf32>, tensor<f32> -> tensor<1x5xf32>
+  %v144 = tgc.matmul %v143, %a31 : tensor<1x5xf32>, tensor<1x5x1xf32> -> tensor<1x1x1xf32>
+  %v147 = tgc.cmp le, %v137, %rm1 : tensor<3x3x16xf32>, tensor<f32> -> tensor<3x3x16xi1>
+  %v148 = tgc.where %v147, %v144, %a24 : tensor<3x3x16xi1>, tensor<1x1x1xf32>, tensor<f32> -> tensor<3x3x16xf32>
+  %v152 = tgc.add %rm126, %v137 : tensor<3x3x16xf32>, tensor<3x3x16xf32> -> tensor<3x3x16xf32>
+  %v153 = tgc.mul %v152, %rm4 : tensor<3x3x16xf32>, tensor<f32> -> tensor<3x3x16xf32>
+  %v154 = tgc.mul %v153, %rm1 : tensor<3x3x16xf32>, tensor<f32> -> tensor<3x3x16xf32>
+  %v155 = tgc.amax %v154 dims [0, 1, 2] keepdim : tensor<3x3x16xf32> -> tensor<1x1x1xf32>
+  return %v105, %v119, %v148, %v155 : tensor<4xf32>, tensor<f32>, tensor<3x3x16xf32>, tensor<1x1x1xf32>
+}
+
