@@ -35,7 +35,8 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+if importlib.util.find_spec("tgc") is None:  # else PYTHONPATH names a bundle
+    sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
