@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -22,6 +23,29 @@ using namespace mlir::tgc;
 std::optional<int64_t> mlir::tgc::getFusionGroup(Operation *op) {
   if (auto a = op->getAttrOfType<IntegerAttr>("tgc.group"))
     return a.getInt();
+  return std::nullopt;
+}
+
+std::optional<int64_t> mlir::tgc::getKernelFusionGroup(Operation *op) {
+  if (isa<linalg::GenericOp>(op))
+    return getFusionGroup(op);
+  if (!isa<memref::CopyOp>(op))
+    return std::nullopt;
+  // The nearest generics before and after the copy (other copies and
+  // non-kernel ops such as allocations and views in between).
+  auto nearest = [](Operation *from, bool forward) -> Operation * {
+    for (Operation *o = forward ? from->getNextNode() : from->getPrevNode(); o;
+         o = forward ? o->getNextNode() : o->getPrevNode())
+      if (isa<linalg::GenericOp>(o))
+        return o;
+    return nullptr;
+  };
+  Operation *before = nearest(op, false), *after = nearest(op, true);
+  if (!before || !after)
+    return std::nullopt;
+  std::optional<int64_t> group = getFusionGroup(after);
+  if (group && getFusionGroup(before) == group)
+    return group;
   return std::nullopt;
 }
 

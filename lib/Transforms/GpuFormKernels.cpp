@@ -2801,9 +2801,26 @@ void freshResults(func::FuncOp func) {
 
 /// memref.copy as an elementwise generic (a copy kernel).
 void copiesToGenerics(func::FuncOp func) {
-  SmallVector<memref::CopyOp> copies;
-  func.walk([&](memref::CopyOp op) { copies.push_back(op); });
-  for (memref::CopyOp copy : copies) {
+  // A copy bufferization put inside a group (an accumulator's init read by
+  // two reductions) belongs to that group, so that it does not split the
+  // group's kernel; any other copy is a kernel of its own. The rule is
+  // tgc-plan-memory's too (getKernelFusionGroup), which keeps the buffers
+  // a kernel uses alive over all of it; it is applied to every copy before
+  // any becomes a generic.
+  SmallVector<std::pair<memref::CopyOp, NamedAttrList>> copies;
+  func.walk([&](memref::CopyOp op) {
+    NamedAttrList tags;
+    if (getKernelFusionGroup(op)) {
+      Operation *next = op->getNextNode();
+      while (!isa<linalg::GenericOp>(next))
+        next = next->getNextNode();
+      for (StringRef name : {"tgc.group", "tgc.group_kind"})
+        if (Attribute a = next->getAttr(name))
+          tags.set(name, a);
+    }
+    copies.push_back({op, tags});
+  });
+  for (auto &[copy, tags] : copies) {
     OpBuilder b(copy);
     auto type = cast<MemRefType>(copy.getTarget().getType());
     SmallVector<AffineMap> maps(
@@ -2816,18 +2833,8 @@ void copiesToGenerics(func::FuncOp func) {
         [](OpBuilder &nb, Location l, ValueRange args) {
           linalg::YieldOp::create(nb, l, args[0]);
         });
-    // A copy bufferization put inside a group (an accumulator's init read
-    // by two reductions) belongs to the group of the op after it, so that
-    // it does not split the group's kernel.
-    for (Operation *next = copy->getNextNode(); next;
-         next = next->getNextNode()) {
-      if (!isa<linalg::GenericOp>(next))
-        continue;
-      for (StringRef name : {"tgc.group", "tgc.group_kind"})
-        if (Attribute a = next->getAttr(name))
-          generic->setAttr(name, a);
-      break;
-    }
+    for (NamedAttribute a : tags)
+      generic->setAttr(a.getName(), a.getValue());
     copy->erase();
   }
 }

@@ -10,6 +10,7 @@
 #include "tgc/Analysis/ShapeEnv.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -282,6 +283,42 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
     int64_t n = 0;
     for (Operation &op : block)
       position[&op] = n++;
+    // Kernel spans: on the GPU path, tgc-gpu-form-kernels makes one kernel
+    // of each run of consecutive generics (and copies) of one fusion group
+    // and runs their ops interleaved, row by row or element by element. A
+    // buffer that any op of such a run uses is alive from the run's first
+    // op to its last: a buffer allocated in the run must not take the
+    // memory of one whose last use is earlier in the same run (the stats
+    // of a layer norm over the pieces of the concat it normalizes).
+    // Elsewhere the runs are single ops or loop nests, and this changes
+    // nothing.
+    DenseMap<Operation *, std::pair<int64_t, int64_t>> span;
+    {
+      SmallVector<Operation *> run;
+      std::optional<int64_t> runGroup;
+      auto close = [&]() {
+        if (run.size() > 1)
+          for (Operation *op : run)
+            span[op] = {position[run.front()], position[run.back()]};
+        run.clear();
+      };
+      for (Operation &op : block) {
+        if (!isa<linalg::GenericOp, memref::CopyOp>(op))
+          continue; // allocations and views do not end a kernel
+        std::optional<int64_t> group = getKernelFusionGroup(&op);
+        if (!group || group != runGroup)
+          close();
+        runGroup = group;
+        if (group)
+          run.push_back(&op);
+      }
+      close();
+    }
+    auto spanOf = [&](Operation *op) -> std::pair<int64_t, int64_t> {
+      if (auto it = span.find(op); it != span.end())
+        return it->second;
+      return {position[op], position[op]};
+    };
 
     ShapeEnv env(&getContext());
     SizeModel sizes(env, func);
@@ -323,7 +360,7 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
         continue;
       // Lifetime: the last use of the buffer or of a view of it; a
       // returned (or otherwise escaping) buffer is not planned.
-      int64_t end = position[alloc];
+      int64_t start = position[alloc], end = start;
       bool escapes = false;
       SmallVector<Value> worklist = {alloc.getResult()};
       while (!worklist.empty() && !escapes) {
@@ -345,14 +382,16 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
             escapes = true;
             break;
           }
-          end = std::max(end, position[top]);
+          auto [first, last] = spanOf(top);
+          start = std::min(start, first);
+          end = std::max(end, last);
         }
       }
       if (escapes)
         continue;
       AffineExpr aligned = env.canonicalize(bytes.ceilDiv(kAlignment) *
                                             kAlignment);
-      buffers.push_back({alloc, position[alloc], end, aligned});
+      buffers.push_back({alloc, start, end, aligned});
     }
     if (buffers.empty())
       return;

@@ -112,3 +112,76 @@ func.func @sizes_through_views(%x: memref<?x384xf32>) {
   "test.use"(%b, %a, %c) : (memref<?x128xf32>, memref<?x384xf32>, memref<?x128xf32>) -> ()
   return
 }
+
+// -----
+
+// The generics of one fusion group run as one GPU kernel
+// (tgc-gpu-form-kernels), their ops interleaved row by row: a buffer used
+// anywhere in the run is alive over all of it. %a is last read by the
+// run's first op and %s is allocated inside the run: apart, they would
+// share memory (2 slots), and the kernel would write %s over %a's rows it
+// has yet to read. A copy between two generics of the group belongs to the
+// run; %c, read only by the copy, stays alive over the run too.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @kernel_run
+// CHECK-SAME: buffers = 4 : i64
+// CHECK-SAME: slots = 4 : i64
+// expected-remark @+1 {{tgc-plan-memory: 4 intermediate buffers in 4 slots; arena 1024 bytes}}
+func.func @kernel_run(%x: memref<64xf32>, %o: memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) attrs = {tgc.group = 0 : i64} {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  %c = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : memref<64xf32>) outs(%c : memref<64xf32>) attrs = {tgc.group = 1 : i64} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %b = memref.alloc() : memref<64xf32>
+  memref.copy %c, %b : memref<64xf32> to memref<64xf32>
+  %s = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%b : memref<64xf32>) outs(%s : memref<64xf32>) attrs = {tgc.group = 1 : i64} {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%s : memref<64xf32>) outs(%o : memref<64xf32>) attrs = {tgc.group = 1 : i64} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+// Between two groups a copy is a kernel of its own and generics of
+// different groups are different kernels: %a (last read by group 0's
+// kernel) and %s (written by group 1's) share memory.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @kernels_apart
+// CHECK-SAME: buffers = 3 : i64
+// CHECK-SAME: slots = 2 : i64
+// expected-remark @+1 {{tgc-plan-memory: 3 intermediate buffers in 2 slots; arena 512 bytes}}
+func.func @kernels_apart(%x: memref<64xf32>, %o: memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) attrs = {tgc.group = 0 : i64} {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  %b = memref.alloc() : memref<64xf32>
+  memref.copy %a, %b : memref<64xf32> to memref<64xf32>
+  %s = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%b : memref<64xf32>) outs(%s : memref<64xf32>) attrs = {tgc.group = 1 : i64} {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%s : memref<64xf32>) outs(%o : memref<64xf32>) attrs = {tgc.group = 1 : i64} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

@@ -30,6 +30,17 @@ namespace mlir::tgc {
 /// The fusion group tgc-to-linalg tagged `op` with (`tgc.group`), if any.
 std::optional<int64_t> getFusionGroup(Operation *op);
 
+/// The fusion group of the kernel that runs `op` on the GPU path: a
+/// `linalg.generic`'s own group, or, for a `memref.copy` that bufferization
+/// put between two generics of one group (an accumulator's initial value
+/// read by two reductions), that group. Other copies, and every other op,
+/// run in no group's kernel: a copy between two groups (a concat's pieces
+/// before the consumer's kernel) is a copy kernel of its own.
+/// tgc-gpu-form-kernels makes one kernel of each run of consecutive such
+/// ops of one group, and tgc-plan-memory keeps every buffer that such a
+/// run uses alive over the whole run.
+std::optional<int64_t> getKernelFusionGroup(Operation *op);
+
 /// Named linalg ops that carry a fusion group (`tgc.group`) become
 /// linalg.generic with the same tags (upstream's generalization drops
 /// discardable attributes, which would leave the op, a fill for instance,
