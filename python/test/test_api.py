@@ -198,3 +198,46 @@ def test_data_check_fails_the_call_not_the_process():
         f(x, torch.tensor([[1], [20], [3], [0]]))
     assert torch.equal(f(x, i), torch.gather(x, 1, i))
     assert tgc.explain(f).compiles == 1
+
+
+# --- TGC_CHECK=reference ------------------------------------------------------
+
+
+def test_check_reference_catches_a_wrong_result(tmp_path, monkeypatch):
+    """The accuracy check raises on a wrong result (here made wrong after the
+    compiled run) and leaves a reproducer that tgc-run checks on its own."""
+    import os
+    import shutil
+    import subprocess
+
+    monkeypatch.setenv("TGC_CHECK_DIR", str(tmp_path))
+    f = tgc.compile(lambda x, y: (x * y + 1.0).relu().sum(-1))
+    x, y = torch.randn(3, 5), torch.randn(3, 5)
+    tgc.set_check("reference")
+    try:
+        assert torch.allclose(f(x, y), (x * y + 1.0).relu().sum(-1))  # checked, correct
+        spec = f.specs[0]
+        real_run = spec.compiled.run
+        monkeypatch.setattr(spec.compiled, "run",
+                            lambda call, dev: [r + 1e-2 for r in real_run(call, dev)])
+        with pytest.raises(tgc.AccuracyError, match=r"result 0 differs .* reproducer in"):
+            f(x, y)
+    finally:
+        tgc.set_check("")
+    f(x, y)  # unchecked again
+    (folder,) = list(tmp_path.iterdir())
+    assert sorted(p.name for p in folder.iterdir()) == ["arg0.npy", "arg1.npy", "graph.mlir", "repro.sh"]
+    tgc_run = shutil.which("tgc-run") or os.path.join(
+        os.path.dirname(__file__), "..", "..", "build", "bin", "tgc-run")
+    if not os.path.exists(tgc_run):
+        pytest.skip("no tgc-run to run the reproducer")
+    env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(tgc_run)) + os.pathsep + os.environ["PATH"])
+    out = subprocess.run(["sh", str(folder / "repro.sh")], env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_check_mode_validation():
+    with pytest.raises(ValueError):
+        tgc.set_check("sometimes")
+    assert tgc.get_check() == ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ._capi import TgcError, cuda_available
+from ._check import AccuracyError, get_check, set_check
 from ._compile import (
     CompiledFunction,
     Explanation,
@@ -30,6 +31,9 @@ __all__ = [
     "set_stance",
     "get_stance",
     "set_logs",
+    "set_check",
+    "get_check",
+    "AccuracyError",
     "trace_to_mlir",
     "CompiledFunction",
     "Explanation",

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _capi, _state
+from . import _capi, _check, _state
 from ._graph import Unsupported
 from ._trace import Specialization, TraceResult, rebuild, trace
 
@@ -513,7 +513,13 @@ class CompiledFunction:
         device = torch.device(spec.compiled.device)
         if spec.compiled.device == "cuda":
             torch.cuda.current_stream().synchronize()
+        if _check.enabled():
+            inputs = list(tensors) + spec.captured.current()[0]
+            before = _check.host_copies(inputs)
         results = spec.compiled.run(call, device)
+        if _check.enabled():
+            _check.compare(spec.trace.text, self.name, before, inputs, results,
+                           spec.compiled.device)
         for i in spec.trace.mutated_args:
             if originals[i] is not tensors[i]:  # a non-contiguous input
                 originals[i].copy_(tensors[i])
