@@ -24,6 +24,12 @@ there with lib/Runtime's tgc-gpu-run (built from source on that machine):
     utils/run-gpu-tests.py --run-cases .gpu-cases \
         --tgc-gpu-run build-rt/tgc-gpu-run            # on the GPU machine
 
+With --sanitizer memcheck,initcheck,racecheck,synccheck the cases run
+again under CUDA's compute-sanitizer, once per tool: an out-of-bounds or
+misaligned access, a read of device memory no one wrote, a shared-memory
+race or an invalid barrier fails the case even when its results match
+(memory read before it is written can match by luck).
+
 Prints one line per RUN line and a summary; exits 1 on any failure.
 """
 import argparse
@@ -68,6 +74,12 @@ def main():
     ap.add_argument("--run-cases", default="",
                     help="run the cases of this folder with --tgc-gpu-run")
     ap.add_argument("--tgc-gpu-run", default="")
+    ap.add_argument("--sanitizer", default="",
+                    help="with --run-cases: also run every case under "
+                         "compute-sanitizer with these tools (comma list of "
+                         "memcheck, initcheck, racecheck, synccheck)")
+    ap.add_argument("--compute-sanitizer", default="compute-sanitizer",
+                    help="the compute-sanitizer binary")
     ap.add_argument("--cpu-tests", action="store_true",
                     help="also run the CPU integration tests on the GPU")
     ap.add_argument("--filter", default="", help="regex on the file path")
@@ -176,38 +188,62 @@ def main():
 
 
 def run_cases(args):
-    """Runs a folder written by --save-cases with tgc-gpu-run."""
+    """Runs a folder written by --save-cases with tgc-gpu-run, then again
+    under each --sanitizer tool."""
     import json
+    import shutil
     counts = {"PASS": 0, "FAIL": 0}
-    for line in open(os.path.join(args.run_cases, "manifest.txt")):
-        case, name, flags = line.rstrip("\n").split("\t")
-        cmd = [args.tgc_gpu_run, os.path.join(args.run_cases, case), "--json"]
-        cmd += flags.split()
-        p = subprocess.run(cmd, capture_output=True, text=True,
-                           timeout=args.timeout)
-        ok = p.returncode == 0
-        detail = ""
-        try:
-            report = json.loads(p.stdout)
-            ok = ok and report["reference_ok"]
-            if "--cuda-graphs" in flags:
-                ok = ok and report["graph_replays"] > 0
-            if "--cuda-graphs" in flags and "--fresh-inputs" in flags:
-                # Changed pointers were patched into the graph (kernels) or
-                # the graph was captured again (GEMM operands).
-                ok = ok and (report["patched_nodes"] > 0 or
-                             report["graph_captures"] > report["calls"])
-            detail = (f"run {report['run_ms']:.4f} ms, max abs err "
-                      f"{report['max_abs_err']:.3g}, graphs "
-                      f"{report['graph_captures']}/{report['graph_replays']}/"
-                      f"{report['patched_nodes']}")
-        except (ValueError, KeyError):
-            ok = False
-        if not ok:
-            detail = (p.stdout + p.stderr)[-1500:]
-        status = "PASS" if ok else "FAIL"
-        counts[status] += 1
-        print(f"{status}: {name} [{flags}] {detail}", flush=True)
+    tools = [""] + [t for t in args.sanitizer.split(",") if t]
+    sanitizer = shutil.which(args.compute_sanitizer) or next(
+        (p for p in ("/usr/local/cuda/bin/compute-sanitizer",)
+         if os.path.exists(p)), "")
+    if len(tools) > 1 and not sanitizer:
+        print("FAIL: --sanitizer: compute-sanitizer not found")
+        return 1
+    for tool in tools:
+        if tool:
+            print(f"\n== compute-sanitizer --tool {tool}", flush=True)
+        for line in open(os.path.join(args.run_cases, "manifest.txt")):
+            case, name, flags = line.rstrip("\n").split("\t")
+            cmd = [args.tgc_gpu_run, os.path.join(args.run_cases, case), "--json"]
+            cmd += flags.split()
+            if tool:
+                # Errors go to stderr (--print-limit keeps a bad case
+                # short); --error-exitcode makes any report a failure.
+                cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99",
+                       "--print-limit", "10"] + cmd
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True,
+                                   timeout=args.timeout * (4 if tool else 1))
+            except subprocess.TimeoutExpired:
+                counts["FAIL"] += 1
+                print(f"FAIL{'[' + tool + ']' if tool else ''}: {name} [{flags}] timed out",
+                      flush=True)
+                continue
+            ok = p.returncode == 0
+            detail = ""
+            try:
+                report = json.loads(p.stdout[p.stdout.index("{"):p.stdout.rindex("}") + 1])
+                ok = ok and report["reference_ok"]
+                if "--cuda-graphs" in flags:
+                    ok = ok and report["graph_replays"] > 0
+                if "--cuda-graphs" in flags and "--fresh-inputs" in flags:
+                    # Changed pointers were patched into the graph (kernels) or
+                    # the graph was captured again (GEMM operands).
+                    ok = ok and (report["patched_nodes"] > 0 or
+                                 report["graph_captures"] > report["calls"])
+                detail = (f"run {report['run_ms']:.4f} ms, max abs err "
+                          f"{report['max_abs_err']:.3g}, graphs "
+                          f"{report['graph_captures']}/{report['graph_replays']}/"
+                          f"{report['patched_nodes']}")
+            except (ValueError, KeyError):
+                ok = False
+            if not ok:
+                detail = (p.stdout + p.stderr)[-1500:]
+            status = "PASS" if ok else "FAIL"
+            counts[status] += 1
+            print(f"{status}{'[' + tool + ']' if tool else ''}: {name} [{flags}] {detail}",
+                  flush=True)
     print(f"\n{counts['PASS']} passed, {counts['FAIL']} failed")
     return 1 if counts["FAIL"] else 0
 
