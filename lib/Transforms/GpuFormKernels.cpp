@@ -854,8 +854,8 @@ private:
       return success();
     }
     return user->emitOpError()
-           << "reads a scalar computed on the host, which the GPU path does "
-              "not support yet";
+           << "reads a scalar computed on the host; not supported on the "
+              "GPU yet";
   }
 
   /// Registers the operands of `op` and the values its regions capture.
@@ -2882,6 +2882,58 @@ bool isFlagCheck(Operation *op) {
          llvm::all_of(load->getUsers(), checked);
 }
 
+/// Moves each flag check (the host read of a flag and the asserts on it)
+/// after the last kernel that writes the flag. A check sits where the
+/// generic computing its flag was, and a kernel is launched where the last
+/// generic of its segment was: when the flag's generic and the checked op
+/// (a gather's indices, a division's divisors) share a kernel, the launch
+/// plan read the flag before the kernel wrote it, a byte of whatever the
+/// arena held there ("index out of range" for valid indices).
+void checksAfterTheirKernels(func::FuncOp func) {
+  SmallVector<memref::LoadOp> checks;
+  for (Operation &op : func.getBody().front())
+    if (isFlagCheck(&op))
+      checks.push_back(cast<memref::LoadOp>(op));
+  for (memref::LoadOp load : checks) {
+    // The flag and the views of it.
+    SmallPtrSet<Value, 4> flag;
+    SmallVector<Value> work = {load.getMemRef()};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!flag.insert(v).second)
+        continue;
+      for (Operation *user : v.getUsers())
+        if (isa<ViewLikeOpInterface, memref::ExpandShapeOp,
+                memref::CollapseShapeOp, memref::CastOp>(user))
+          for (Value r : user->getResults())
+            work.push_back(r);
+    }
+    Operation *last = nullptr;
+    for (Operation *op = load->getNextNode(); op; op = op->getNextNode())
+      if (isa<gpu::LaunchFuncOp>(op) &&
+          llvm::any_of(op->getOperands(),
+                       [&](Value v) { return flag.contains(v); }))
+        last = op;
+    if (!last)
+      continue;
+    // The load, then its users (`flag || size == 0`, the asserts) and
+    // theirs, in their order; what they read besides is defined earlier.
+    SmallVector<Operation *> chain = {load};
+    for (size_t i = 0; i < chain.size(); ++i)
+      for (Operation *user : chain[i]->getUsers())
+        if (!llvm::is_contained(chain, user))
+          chain.push_back(user);
+    llvm::sort(chain, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    Operation *after = last;
+    for (Operation *op : chain) {
+      op->moveAfter(after);
+      after = op;
+    }
+  }
+}
+
 /// A store into or a load from a reshape's shape buffer (host sizes).
 bool isShapeAccess(Operation *op) {
   if (auto store = dyn_cast<memref::StoreOp>(op))
@@ -3186,6 +3238,7 @@ struct TgcGpuFormKernelsPass
         return failure();
       loop->erase();
     }
+    checksAfterTheirKernels(func);
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
       if (isa<memref::GetGlobalOp>(op) && op.use_empty())
         op.erase(); // splat constants, now inside the kernels

@@ -653,3 +653,20 @@ func.func @concat_norm(%a: tensor<2x1x64xf32>, %b: tensor<2x64x7xf32>, %w: tenso
   %n = tgc.layer_norm %c weight(%w : tensor<64xf32>) bias(%bias : tensor<64xf32>) normalized_rank = 1 eps = 1.0e-5 : tensor<2x8x64xf32>
   return %n : tensor<2x8x64xf32>
 }
+
+// -----
+
+// The gather's index check (a flag the kernels compute, read by the launch
+// plan) shares its kernel with the gather: the plan reads the flag after
+// that kernel, not where the flag's generic was (before the kernel, it
+// read whatever the arena held: "index out of range" for valid indices).
+// CHECK-LABEL: func.func @gather_check
+// CHECK: gpu.launch_func @gather_check_kernels::@gather_check_warp_rows_1 {{.*}} args(%[[F:[a-z_0-9]+]] : memref<i1>,
+// CHECK-NEXT: %[[OK:.*]] = memref.load %[[F]][] : memref<i1>
+// CHECK-NEXT: cf.assert %[[OK]], "tgc.gather: index out of range"
+func.func @gather_check(%x: tensor<4xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
+  %n = tgc.sum %x dims [0] keepdim : tensor<4xf32> -> tensor<1xf32>
+  %g = tgc.gather %n, %i dim = 0 : tensor<1xf32>, tensor<2xi64> -> tensor<2xf32>
+  %c = tgc.tanh %g : tensor<2xf32>
+  return %c : tensor<2xf32>
+}
