@@ -16,7 +16,8 @@ f16 1e-2/1e-3, integers and bools exactly; NaN equals NaN).
 
     utils/fuzz-gpu.py [--count N] [--seed S] [--models FRACTION]
                       [--cuda-graphs] [--time-budget SECONDS] [--jobs J]
-                      [--keep-failures DIR] [-v]
+                      [--keep-failures DIR] [-v] [--seeds S1,S2,...]
+                      [--options "fuse=0 vectorize=0 ..."]
 
 A graph the GPU compiler reports as not supported on the GPU is counted
 as such, not as a failure. Exit status 1 on any mismatch, crash or
@@ -137,7 +138,7 @@ def mismatch(got, want):
     return f"{int((~ok).sum())} elements differ, first at {bad}: {g[tuple(bad)]} vs {w[tuple(bad)]}"
 
 
-def run_graph(seed, models, cuda_graphs, device="cuda"):
+def run_graph(seed, models, cuda_graphs, device="cuda", extra=""):
     """(kind, message): kind is ok, unsupported, mismatch, error."""
     import torch
     from tgc import _capi
@@ -145,7 +146,7 @@ def run_graph(seed, models, cuda_graphs, device="cuda"):
     graphs = _import_graphs()
     text, opts, desc = graphs.gen_graph(seed, model=graphs.is_model_seed(seed, models))
     sig = arguments(text)
-    options = [f"device={device}"]
+    options = [f"device={device}"] + extra.split()
     if device == "cpu":
         libs = _capi.bundled_shared_libs()
         if libs:
@@ -203,9 +204,9 @@ def run_graph(seed, models, cuda_graphs, device="cuda"):
 
 
 def worker(args):
-    seed, models, cuda_graphs, device = args
+    seed, models, cuda_graphs, device, extra = args
     try:
-        return seed, run_graph(seed, models, cuda_graphs, device)
+        return seed, run_graph(seed, models, cuda_graphs, device, extra)
     except Exception as e:  # noqa: BLE001
         return seed, ("error", f"{type(e).__name__}: {e} {traceback.format_exc()[-400:]}")
 
@@ -219,6 +220,11 @@ def main():
     parser.add_argument("--device", default="cuda",
                         help="cuda, or cpu (the same check of the CPU compiler "
                              "through the C API: a smoke test of this script)")
+    parser.add_argument("--options", default="",
+                        help="extra tgc_compile options (e.g. 'fuse=0 vectorize=0'), "
+                             "to narrow a failure down")
+    parser.add_argument("--seeds", default="",
+                        help="comma-separated seeds to run instead of --seed/--count")
     parser.add_argument("--time-budget", type=float, default=None)
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--keep-failures", default=None)
@@ -228,8 +234,10 @@ def main():
     counts, failures = {}, []
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.jobs) as pool:
-        work = ((args.seed + i, args.models, args.cuda_graphs and args.device == "cuda",
-                 args.device) for i in range(args.count))
+        seeds = ([int(x) for x in args.seeds.split(",") if x] if args.seeds
+                 else [args.seed + i for i in range(args.count)])
+        work = ((seed, args.models, args.cuda_graphs and args.device == "cuda",
+                 args.device, args.options) for seed in seeds)
         for seed, (kind, msg) in pool.imap_unordered(worker, work):
             counts[kind] = counts.get(kind, 0) + 1
             if args.verbose or kind not in ("ok", "unsupported"):

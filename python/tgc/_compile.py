@@ -448,6 +448,12 @@ class CompiledFunction:
                     f"internal error: the traced graph of {self.name} does not "
                     f"verify ({str(e).split(':', 2)[-1].strip()}); please report it"
                 ) from e
+            if "not supported on the GPU" in str(e):
+                # A GPU coverage gap, like an unsupported op: fallback=True
+                # and the torch.compile backend run it eagerly.
+                raise Unsupported(
+                    f"{self.name}: {str(e).strip().splitlines()[-1]}"
+                ) from e
             raise
         call = _capi.Args(tensors + tr.captured)
         if compiled.check(call) != -1 and device == "cuda":
