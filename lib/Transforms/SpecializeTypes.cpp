@@ -109,6 +109,32 @@ RankedTensorType withBoundSizes(RankedTensorType type, sym::BindOp bind) {
                                type.getEncoding());
 }
 
+/// A size the type rule made a number is that number in the bind too: a
+/// bmm's batch taken from the operand whose batch is static, a broadcast of
+/// a static size against a `?`. The symbolic rule kept the other operand's
+/// expression ((s0 - 1) ceildiv 3, s0 * 2), equal to the number only by a
+/// constraint the guards check, and a static dim must be bound to its
+/// number.
+void bindStaticSizes(sym::BindOp bind, RankedTensorType type) {
+  AffineMap map = bind.getShape();
+  if (static_cast<int64_t>(map.getNumResults()) != type.getRank())
+    return;
+  SmallVector<AffineExpr> sizes(map.getResults());
+  bool changed = false;
+  for (auto [d, e] : llvm::enumerate(sizes)) {
+    if (type.isDynamicDim(d))
+      continue;
+    AffineExpr c = getAffineConstantExpr(type.getDimSize(d), map.getContext());
+    if (e != c) {
+      e = c;
+      changed = true;
+    }
+  }
+  if (changed)
+    bind.setShape(AffineMap::get(0, map.getNumSymbols(), sizes,
+                                 map.getContext()));
+}
+
 struct TgcSpecializeTypesPass
     : tgc::impl::TgcSpecializeTypesBase<TgcSpecializeTypesPass> {
   void runOnOperation() override {
@@ -156,6 +182,8 @@ struct TgcSpecializeTypesPass
             if (type != result.getType()) {
               oldTypes.try_emplace(result, result.getType());
               result.setType(type);
+              if (auto bind = binds.lookup(result))
+                bindStaticSizes(bind, cast<RankedTensorType>(type));
             }
         }
       }
@@ -174,7 +202,12 @@ struct TgcSpecializeTypesPass
         result.replaceUsesWithIf(cast.getResult(), [&](OpOperand &use) {
           return use.getOwner() != cast && !isa<sym::BindOp>(use.getOwner());
         });
-        oldTypes[cast.getResult()] = type;
+        // Users that do not follow read the value's type before this pass
+        // (the result's type may already be refined by its type rule), and
+        // the cast itself takes any type.
+        Type original = oldTypes.lookup(result);
+        oldTypes[cast.getResult()] = original ? original : Type(type);
+        followed.insert(cast);
       }
       return WalkResult::advance();
     });
