@@ -118,6 +118,10 @@ void mlir::tgc::buildGraphPasses(OpPassManager &pm, bool decompose,
 
 void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm,
                                              bool checkedArenaSize) {
+  // Empty-tensor elimination turns the init chain of a write_out value into
+  // the out buffer; sound only when no other kernel shares that chain (CSE
+  // merges the identical inits of sibling kernels).
+  pm.addNestedPass<func::FuncOp>(createTgcUnshareInits());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

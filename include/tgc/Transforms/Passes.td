@@ -310,6 +310,34 @@ def TgcOrderLoops : Pass<"tgc-order-loops", "func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TgcUnshareInits : Pass<"tgc-unshare-inits", "func::FuncOp"> {
+  let summary = "A value bound for an out buffer gets inits of its own";
+  let description = [{
+    Runs right before `eliminate-empty-tensors`, which follows the init
+    chain of a value that `tgc.write_out` materializes in an out buffer
+    (`materialize_in_destination ... restrict` into a memref) back to a
+    `tensor.empty` and replaces that with the out buffer
+    (`to_tensor restrict`). That is sound only if nothing else writes into
+    that chain: one-shot bufferization sees neither the materialize's copy
+    into the memref nor that the buffer must keep its value to the end. CSE
+    gives sibling kernels one init (two `amin` reductions share one
+    `tensor.empty` filled with +inf); the sibling was then computed in the
+    out buffer and overwritten by the write_out's copy, or started from the
+    value written there instead of +inf (fuzzer seeds 202037, 202038).
+
+    For each such materialize: where a link of the chain is used by an op
+    the value does not depend on (or the value itself is another op's
+    init), the chain from that link down gets its own copies of the empty
+    tensors, casts and fills it consists of; if it holds anything else, the
+    materialize drops `restrict` (a copy into the out buffer, no
+    elimination). Ops the value depends on may share the chain (the fill of
+    a matmul whose bias epilogue is the value).
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
   let summary = "Hoist fixed-size stack buffers out of loops";
   let description = [{
@@ -429,6 +457,9 @@ def TgcPlanMemory : Pass<"tgc-plan-memory", "func::FuncOp"> {
     every size the arguments may have (proved with the symbolic size
     library), so sizes and offsets are symbolic expressions of the
     arguments' sizes, evaluated once per call. Slots are 64-byte aligned.
+    A run of consecutive generics (and the copies between them) of one
+    fusion group is one GPU kernel (tgc-gpu-form-kernels), whose ops run
+    interleaved: a buffer any of them uses is alive over the whole run.
 
     The plan is recorded on the function as `tgc.memory_plan` (number of
     buffers and slots; arena and peak bytes as affine maps over argument
