@@ -434,6 +434,13 @@ StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
     return "";
   Type outType = e->outType, accType = e->accType;
   Value cArg = e->cArg, biasArg = e->biasArg;
+  // cuBLASLt computes a 16-bit D only from 16-bit A and B (f32 A and B
+  // with an f16 D is no supported type combination: no algorithm).
+  if (outType != accType &&
+      llvm::any_of(gemm.getDpsInputOperands(), [&](OpOperand *in) {
+        return getElementTypeOrSelf(in->get().getType()) != outType;
+      }))
+    return "";
   if (e->bias)
     bias = e->bias->get();
   Block *body = epilogue.getBody();

@@ -670,3 +670,19 @@ func.func @gather_check(%x: tensor<4xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
   %c = tgc.tanh %g : tensor<2xf32>
   return %c : tensor<2xf32>
 }
+
+// -----
+
+// An f32 product rounded to f16 is no cuBLASLt epilogue: cuBLASLt has no
+// algorithm for f32 A and B with an f16 D (it failed at run time). The
+// GEMM writes f32 and a kernel rounds it.
+// CHECK-LABEL: func.func @matmul_f32_to_f16
+// CHECK: linalg.generic
+// CHECK-SAME: tgc.gemm,
+// CHECK-NOT: tgc.gemm_epilogue
+// CHECK: gpu.launch_func @matmul_f32_to_f16_kernels::@matmul_f32_to_f16_elementwise_0 {{.*}} args(%{{.*}} : memref<8x6xf32>, %{{.*}} : memref<8x6xf16>)
+func.func @matmul_f32_to_f16(%a: tensor<8x4xf32>, %b: tensor<4x6xf32>) -> tensor<8x6xf16> {
+  %m = tgc.matmul %a, %b : tensor<8x4xf32>, tensor<4x6xf32> -> tensor<8x6xf32>
+  %h = tgc.convert %m : tensor<8x6xf32> -> tensor<8x6xf16>
+  return %h : tensor<8x6xf16>
+}
