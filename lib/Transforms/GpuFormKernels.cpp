@@ -2806,6 +2806,29 @@ void freshResults(func::FuncOp func) {
   }
 }
 
+/// Generics and copies read a `memref.cast` of a strided view to the
+/// identity layout (bufferization's, for a slice with a step) through the
+/// view itself. The cast keeps the view's strides at run time, but its type
+/// claims a contiguous buffer, and a kernel that trusts the type (a flat,
+/// vectorized one) read the rows of `x[::3]` as if they were adjacent.
+void readStridedViewsDirectly(func::FuncOp func) {
+  SmallVector<memref::CastOp> casts;
+  func.walk([&](memref::CastOp cast) {
+    auto from = dyn_cast<MemRefType>(cast.getSource().getType());
+    auto to = dyn_cast<MemRefType>(cast.getType());
+    if (from && to && !from.getLayout().isIdentity() &&
+        to.getLayout().isIdentity())
+      casts.push_back(cast);
+  });
+  for (memref::CastOp cast : casts) {
+    for (OpOperand &use : llvm::make_early_inc_range(cast->getUses()))
+      if (isa<linalg::GenericOp, memref::CopyOp>(use.getOwner()))
+        use.set(cast.getSource());
+    if (cast->use_empty())
+      cast->erase();
+  }
+}
+
 /// memref.copy as an elementwise generic (a copy kernel).
 void copiesToGenerics(func::FuncOp func) {
   // A copy bufferization put inside a group (an accumulator's init read by
@@ -3073,6 +3096,7 @@ struct TgcGpuFormKernelsPass
       return func.emitOpError() << "has control flow; the GPU path needs a "
                                    "straight-line function";
     freshResults(func);
+    readStridedViewsDirectly(func);
     copiesToGenerics(func);
     // Ops that must stay on the host but cannot: reject before building.
     // Constants other than scalars read by kernels: their data becomes a

@@ -686,3 +686,22 @@ func.func @matmul_f32_to_f16(%a: tensor<8x4xf32>, %b: tensor<4x6xf32>) -> tensor
   %h = tgc.convert %m : tensor<8x6xf32> -> tensor<8x6xf16>
   return %h : tensor<8x6xf16>
 }
+
+// -----
+
+// A slice with a step, returned: bufferization casts the strided view to
+// the identity layout of the result. The copy kernel reads the view
+// itself (strided, element by element), not the cast, whose type claims
+// contiguous rows: a flat vectorized copy read the rows of x[::3] as if
+// they were adjacent.
+// CHECK-LABEL: func.func @step_slice
+// CHECK: %[[V:.*]] = memref.subview %{{.*}}[0, 0] [3, %{{.*}}] [3, 1] : memref<8x?xf32> to memref<3x?xf32, strided<[?, 1]>>
+// CHECK-NOT: memref.cast
+// CHECK: gpu.launch_func @step_slice_kernels::@step_slice_elementwise_1 {{.*}} args(%{{.*}} : index, %[[V]] : memref<3x?xf32, strided<[?, 1]>>, %{{.*}} : memref<3x?xf32>)
+// CHECK-NOT: tgc.vector_align
+// CHECK-LABEL: gpu.module
+func.func @step_slice(%x: tensor<8x?xf32>) -> tensor<3x?xf32> {
+  %e = tgc.exp2 %x : tensor<8x?xf32>
+  %s = tgc.slice %e dim = 0 start = -8 end = 7 step = 3 : tensor<8x?xf32> -> tensor<3x?xf32>
+  return %s : tensor<3x?xf32>
+}
