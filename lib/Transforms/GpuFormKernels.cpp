@@ -793,13 +793,38 @@ private:
     }
     if (!reduces)
       return false;
+    // Every stage runs over the same rows: the grid has one block (or
+    // warp) per row of the group. A stage over other rows (the sum of a
+    // 1x1 tensor with an add over ?x7 that broadcasts it) is no stage of
+    // this group: the add's rows past the first were never computed.
+    SmallVector<int64_t> rowRanges;
+    for (linalg::GenericOp op : ops) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      ranges.resize(rows);
+      if (rowRanges.empty())
+        rowRanges = ranges;
+      else if (ranges != rowRanges)
+        return false;
+    }
     // A stage that reads what an earlier stage wrote must read the same
     // row (its map starts with the row loops, in order): other rows belong
-    // to other blocks, which may not have written them yet.
+    // to other blocks, which may not have written them yet. Views of one
+    // buffer are the buffer (a reduction's keepdim output read through
+    // another reshape of it).
+    auto bufferOf = [](Value v) {
+      while (Operation *def = v.getDefiningOp()) {
+        if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
+                memref::CastOp>(def))
+          v = def->getOperand(0);
+        else
+          break;
+      }
+      return v;
+    };
     DenseSet<Value> written;
     for (linalg::GenericOp op : ops) {
       for (OpOperand &operand : op->getOpOperands()) {
-        if (!written.contains(operand.get()))
+        if (!written.contains(bufferOf(operand.get())))
           continue;
         AffineMap map = op.getMatchingIndexingMap(&operand);
         if (map.getNumResults() < rows)
@@ -811,7 +836,7 @@ private:
         }
       }
       for (Value init : op.getDpsInits())
-        written.insert(init);
+        written.insert(bufferOf(init));
     }
     return true;
   }

@@ -705,3 +705,22 @@ func.func @step_slice(%x: tensor<8x?xf32>) -> tensor<3x?xf32> {
   %s = tgc.slice %e dim = 0 start = -8 end = 7 step = 3 : tensor<8x?xf32> -> tensor<3x?xf32>
   return %s : tensor<3x?xf32>
 }
+
+// -----
+
+// A row group's stages run over the same rows: one block per row. The sum
+// over a 1x1 tensor (one row) and the add over ?x7 that broadcasts it are
+// no row group: as one, its grid had one block and the add's rows past
+// the first were never computed (GPU fuzzing, seed 304416).
+// CHECK-LABEL: func.func @rows_differ
+// CHECK-NOT: warp_rows
+// CHECK: gpu.launch_func @rows_differ_kernels::@rows_differ_elementwise_{{[0-9]+}} blocks in (%{{[0-9]+}}, %c1, %c1) {{.*}} args(%{{.*}} : index, %arg0 : memref<?x7xf32>, %{{.*}} : memref<1x1xf32>, %{{.*}} : memref<?x7xf32>)
+// CHECK-LABEL: gpu.module
+func.func @rows_differ(%a0: tensor<?x7xf32>, %a2: tensor<3x?xf32>) -> tensor<?x7xf32> {
+  %c = tgc.constant dense<1.5> : tensor<f32>
+  %m = tgc.maximum %a0, %c : tensor<?x7xf32>, tensor<f32> -> tensor<?x7xf32>
+  %r = tgc.amin %a2 dims [0, 1] keepdim : tensor<3x?xf32> -> tensor<1x1xf32>
+  %s = tgc.sum %r dims [1] keepdim : tensor<1x1xf32> -> tensor<1x1xf32>
+  %y = tgc.add %m, %s : tensor<?x7xf32>, tensor<1x1xf32> -> tensor<?x7xf32>
+  return %y : tensor<?x7xf32>
+}
