@@ -829,17 +829,23 @@ def _norm(tr, real, x, p=2, dim=None, keepdim=False, *rest, **kw):
 def _arg_reduction(mnemonic: str):
     def handler(tr, real, x, dim=None, keepdim=False):
         v = tval(tr, x)
-        if dim is None:
+        whole = dim is None
+        if whole:
             flat = _reshape_to(tr, v, [derived(v.shape, v.concrete() and math.prod(v.concrete()))])
-            v, dim = flat, 0
+            v, dim, keepdim = flat, 0, False
         d = norm_dim(dim, v.rank)
         shape = _reduce_shape(v, [d], keepdim)
         rt = format_type(torch.int64, shape)
         kd = " keepdim" if keepdim else ""
-        return tr.graph.emit(
+        r = tr.graph.emit(
             f"tgc.{mnemonic} {v.name} dim {d}{kd} : {v.type} -> {rt}",
             [(torch.int64, shape)], tr.loc(),
         )[0]
+        # keepdim without a dim: PyTorch 2.x keeps every dim as 1 (1.13
+        # ignores keepdim); the result has eager's shape.
+        if whole and isinstance(real, torch.Tensor) and real.dim() > 0:
+            r = _reshape_to(tr, r, [1] * real.dim())
+        return r
 
     return handler
 
