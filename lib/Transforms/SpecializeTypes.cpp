@@ -148,17 +148,22 @@ struct TgcSpecializeTypesPass
     // Old types of the values whose types change: users that do not follow
     // get a tensor.cast back to them.
     DenseMap<Value, Type> oldTypes;
+    // The type the bind of `v` gives it, when more static than its own.
+    auto boundType = [&](Value v) -> RankedTensorType {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      auto bind = binds.lookup(v);
+      if (!type || !bind)
+        return {};
+      RankedTensorType refined = withBoundSizes(type, bind);
+      return refined == type ? RankedTensorType() : refined;
+    };
 
     // Arguments: the sizes their binds give as numbers.
     for (BlockArgument arg : entry.getArguments()) {
-      auto type = dyn_cast<RankedTensorType>(arg.getType());
-      auto bind = binds.lookup(arg);
-      if (!type || !bind)
+      RankedTensorType refined = boundType(arg);
+      if (!refined)
         continue;
-      RankedTensorType refined = withBoundSizes(type, bind);
-      if (refined == type)
-        continue;
-      oldTypes[arg] = type;
+      oldTypes[arg] = arg.getType();
       arg.setType(refined);
     }
 
@@ -190,12 +195,8 @@ struct TgcSpecializeTypesPass
       if (op->getDialect() != getContext().getLoadedDialect<TgcDialect>())
         return WalkResult::advance();
       for (Value result : op->getResults()) {
-        auto type = dyn_cast<RankedTensorType>(result.getType());
-        auto bind = binds.lookup(result);
-        if (!type || !bind)
-          continue;
-        RankedTensorType refined = withBoundSizes(type, bind);
-        if (refined == type)
+        RankedTensorType refined = boundType(result);
+        if (!refined)
           continue;
         builder.setInsertionPointAfter(op);
         auto cast = tensor::CastOp::create(builder, op->getLoc(), refined, result);
@@ -206,7 +207,7 @@ struct TgcSpecializeTypesPass
         // (the result's type may already be refined by its type rule), and
         // the cast itself takes any type.
         Type original = oldTypes.lookup(result);
-        oldTypes[cast.getResult()] = original ? original : Type(type);
+        oldTypes[cast.getResult()] = original ? original : result.getType();
         followed.insert(cast);
       }
       return WalkResult::advance();
