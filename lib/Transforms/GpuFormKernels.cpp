@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/Transforms/LoopExtents.h"
 #include "tgc/Transforms/Passes.h"
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 
@@ -642,7 +643,7 @@ public:
                 bool vectorize, bool rowRegisters)
       : func(func), gpuModule(gpuModule), blockSize(blockSize),
         rowBlockSize(rowBlockSize), maxBlocks(maxBlocks),
-        vectorize(vectorize), rowRegisters(rowRegisters) {}
+        vectorize(vectorize), rowRegisters(rowRegisters), sizeClasses(func) {}
 
   /// Emits the ops of one group segment (no GEMMs) as kernels and erases
   /// them.
@@ -746,6 +747,9 @@ private:
   /// set it to `rowBlockSize` while they are built.
   int64_t blockSize, rowBlockSize, maxBlocks;
   bool vectorize, rowRegisters;
+  /// Argument sizes the guards check equal: loops over them run equally
+  /// far (getLoopExtents).
+  ArgSizeClasses sizeClasses;
   int64_t counter = 0;
 
   // Per kernel.
@@ -797,13 +801,14 @@ private:
     // warp) per row of the group. A stage over other rows (the sum of a
     // 1x1 tensor with an add over ?x7 that broadcasts it) is no stage of
     // this group: the add's rows past the first were never computed.
-    SmallVector<int64_t> rowRanges;
+    // Dynamic rows are the same only when provably the same size.
+    std::optional<SmallVector<Extent>> rowExtents;
     for (linalg::GenericOp op : ops) {
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      ranges.resize(rows);
-      if (rowRanges.empty())
-        rowRanges = ranges;
-      else if (ranges != rowRanges)
+      SmallVector<Extent> extents = getLoopExtents(op, &sizeClasses);
+      extents.resize(rows);
+      if (!rowExtents)
+        rowExtents = extents;
+      else if (extents != *rowExtents)
         return false;
     }
     // A stage that reads what an earlier stage wrote must read the same
@@ -1574,8 +1579,16 @@ private:
     SmallVector<Value> touched{out};
     for (OpOperand *in : t.op.getDpsInputOperands())
       touched.push_back(in->get());
+    SmallVector<Extent> treeExtents = getLoopExtents(t.op, &sizeClasses),
+                        outExtents;
+    for (unsigned d : t.par)
+      outExtents.push_back(treeExtents[d]);
     for (linalg::GenericOp e : rest) {
-      if (!isAllParallel(e) || e.getNumLoops() != t.par.size())
+      // An epilogue runs at the tree's output points: over the same
+      // extents (an op over more points, a broadcast the consumer reads,
+      // would be computed at the first ones only).
+      if (!isAllParallel(e) || e.getNumLoops() != t.par.size() ||
+          getLoopExtents(e, &sizeClasses) != outExtents)
         break;
       bool ok = true;
       for (OpOperand &operand : e->getOpOperands()) {

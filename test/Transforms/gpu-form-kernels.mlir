@@ -724,3 +724,41 @@ func.func @rows_differ(%a0: tensor<?x7xf32>, %a2: tensor<3x?xf32>) -> tensor<?x7
   %y = tgc.add %m, %s : tensor<?x7xf32>, tensor<1x1xf32> -> tensor<?x7xf32>
   return %y : tensor<?x7xf32>
 }
+
+// -----
+
+// A tree's epilogue runs at the tree's output points only. The add over
+// the elements of %w, which the division broadcasts along the one row of
+// the log-softmax, is no epilogue of the row's sum: as one, only its first
+// element was computed (GPU fuzzing, seeds 401554 and 300092). It runs as
+// its own elementwise kernel over all of %w.
+// CHECK-LABEL: func.func @tree_broadcast_operand
+// CHECK-NOT: _tree_{{.*}}%arg1
+// CHECK: gpu.launch_func @tree_broadcast_operand_kernels::@tree_broadcast_operand_elementwise_{{[0-9]+}} {{.*}} args(%{{.*}} : index, %arg1 : memref<?xf32>, %{{.*}} : memref<?xf32>)
+// CHECK-LABEL: gpu.module
+func.func @tree_broadcast_operand(%x: tensor<?xf32>, %w: tensor<?xf32>) -> tensor<1x?xf32> {
+  %half = tgc.constant dense<0.5> : tensor<f32>
+  %u = tgc.unsqueeze %x dim = 0 : tensor<?xf32> -> tensor<1x?xf32>
+  %l = tgc.log_softmax %u dim = 1 : tensor<1x?xf32>
+  %a = tgc.abs %w : tensor<?xf32>
+  %d = tgc.add %a, %half : tensor<?xf32>, tensor<f32> -> tensor<?xf32>
+  %y = tgc.div %l, %d : tensor<1x?xf32>, tensor<?xf32> -> tensor<1x?xf32>
+  return %y : tensor<1x?xf32>
+}
+
+// -----
+
+// Dynamic rows are one row group only when provably the same size: here
+// the rows of %w (arg 1 dim 0) and of %x (arg 0 dim 0), which the guard set
+// checks equal (the mul broadcasts them). One warp-per-row kernel.
+// CHECK-LABEL: func.func @rows_guard_equal
+// CHECK: gpu.launch_func @rows_guard_equal_kernels::@rows_guard_equal_warp_rows_0
+// CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: gpu.module
+func.func @rows_guard_equal(%x: tensor<?x32xf32>, %w: tensor<?x1xf32>) -> tensor<?x32xf32> {
+  %s = tgc.sum %x dims [1] keepdim : tensor<?x32xf32> -> tensor<?x1xf32>
+  %e = tgc.exp %w : tensor<?x1xf32>
+  %m = tgc.mul %e, %s : tensor<?x1xf32>, tensor<?x1xf32> -> tensor<?x1xf32>
+  %y = tgc.div %x, %m : tensor<?x32xf32>, tensor<?x1xf32> -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
+}
