@@ -470,6 +470,7 @@ mlir::tgc::translateGPUModuleToPTX(gpu::GPUModuleOp module,
     return failure();
 
   optimizeLLVMModule(*llvmModule, **machine, options.optLevel);
+  hideNegationsFromIntegerMinMax(*llvmModule);
   if (failed(collector.flush(module.getLoc())))
     return failure();
 

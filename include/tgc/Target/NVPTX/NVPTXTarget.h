@@ -18,6 +18,10 @@
 
 #include <string>
 
+namespace llvm {
+class Module;
+} // namespace llvm
+
 namespace mlir {
 class DialectRegistry;
 
@@ -52,6 +56,13 @@ void registerNVPTXTranslationDialects(DialectRegistry &registry);
 /// context (registerNVPTXTranslationDialects). Emits diagnostics at the
 /// module's location and fails on an unknown chip or feature, a PTX version
 /// too old for the chip, an op that is not lowered, or an LLVM failure.
+/// Rewrites LLVM IR that ptxas is known to compile wrong into equivalent IR
+/// it compiles right (see PtxasWorkarounds.cpp): each integer negation that
+/// feeds an integer min or max becomes opaque inline assembly for that use.
+/// Returns the number of uses rewritten. translateGPUModuleToPTX runs it
+/// after LLVM's optimizations.
+unsigned hideNegationsFromIntegerMinMax(llvm::Module &module);
+
 FailureOr<std::string> translateGPUModuleToPTX(gpu::GPUModuleOp module,
                                                const NVPTXOptions &options);
 

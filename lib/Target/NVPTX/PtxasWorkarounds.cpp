@@ -1,0 +1,96 @@
+//===- PtxasWorkarounds.cpp - LLVM IR that ptxas compiles wrong, rewritten ===//
+//
+// ptxas (CUDA 12.8 to 13.3 at least, at -O1 and above, sm_90 and later)
+// fuses an integer negation into the three-input min/max it forms from two
+// integer min/max instructions (SASS VIMNMX3) and drops the negation:
+// `max(max(acc, -a), -b)` runs as `max(max(acc, a), b)`. The PTX is right;
+// only the machine code is wrong (pytorch/pytorch#190973,
+// triton-lang/triton#11032; found here by utils/fuzz-gpu.py: an i32 amax of
+// -|x|, and a minimum of two i32 tensors with a negated one).
+//
+// On the H100 the same PTX with the negation spelled `not` then `add 1`
+// compiles right (ptxas forms LOP3 and VIADDMNMX instead), while every
+// other spelling of `0 - x` tried (neg, sub, mul by -1, sub.cc, a mov in
+// between) is miscompiled. So each negation that feeds an integer min or
+// max is replaced, for that use only, by inline assembly computing
+// `~x + 1`, which LLVM cannot fold back into `0 - x`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Target/NVPTX/NVPTXTarget.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PatternMatch.h"
+
+using namespace llvm;
+using namespace llvm::PatternMatch;
+
+/// `~x + 1` for a scalar of 16, 32 or 64 bits as ptxas sees it, or null.
+static Value *opaqueNegate(IRBuilder<> &b, Value *x) {
+  auto *type = dyn_cast<IntegerType>(x->getType());
+  if (!type)
+    return nullptr;
+  const char *asmText, *constraints;
+  switch (type->getBitWidth()) {
+  case 16:
+    asmText = "not.b16 $0, $1;\n\tadd.s16 $0, $0, 1;";
+    constraints = "=h,h";
+    break;
+  case 32:
+    asmText = "not.b32 $0, $1;\n\tadd.s32 $0, $0, 1;";
+    constraints = "=r,r";
+    break;
+  case 64:
+    asmText = "not.b64 $0, $1;\n\tadd.s64 $0, $0, 1;";
+    constraints = "=l,l";
+    break;
+  default:
+    return nullptr;
+  }
+  auto *fnType = FunctionType::get(type, {type}, /*isVarArg=*/false);
+  InlineAsm *negate = InlineAsm::get(fnType, asmText, constraints,
+                                     /*hasSideEffects=*/false);
+  return b.CreateCall(negate, {x}, x->getName() + ".neg");
+}
+
+/// The same for each element of a vector (or the scalar itself).
+static Value *opaqueNegateAll(IRBuilder<> &b, Value *x) {
+  auto *vector = dyn_cast<FixedVectorType>(x->getType());
+  if (!vector)
+    return opaqueNegate(b, x);
+  Value *result = PoisonValue::get(vector);
+  for (unsigned i = 0, e = vector->getNumElements(); i < e; ++i) {
+    Value *element = opaqueNegate(b, b.CreateExtractElement(x, i));
+    if (!element)
+      return nullptr;
+    result = b.CreateInsertElement(result, element, i);
+  }
+  return result;
+}
+
+unsigned mlir::tgc::hideNegationsFromIntegerMinMax(llvm::Module &module) {
+  unsigned rewritten = 0;
+  for (Function &function : module) {
+    for (BasicBlock &block : function) {
+      for (Instruction &inst : block) {
+        auto *minMax = dyn_cast<MinMaxIntrinsic>(&inst);
+        if (!minMax)
+          continue;
+        for (unsigned i = 0; i < 2; ++i) {
+          llvm::Value *negated;
+          if (!match(minMax->getArgOperand(i), m_Neg(m_Value(negated))))
+            continue;
+          IRBuilder<> b(minMax);
+          if (llvm::Value *opaque = opaqueNegateAll(b, negated)) {
+            minMax->setArgOperand(i, opaque);
+            ++rewritten;
+          }
+        }
+      }
+    }
+  }
+  return rewritten;
+}
