@@ -690,9 +690,11 @@ public:
       auto c = dyn_cast<AffineConstantExpr>(b.getRHS());
       if (!c || c.getValue() <= 0)
         return opaque(e);
+      // The numerator first: linearizing it may add quotients, which
+      // would invalidate an iterator into `quotients` taken before.
+      Linear num = linearize(b.getLHS());
       auto it = quotients.find(e);
       unsigned q;
-      Linear num = linearize(b.getLHS());
       int64_t d = c.getValue();
       if (it != quotients.end()) {
         q = it->second;

@@ -69,6 +69,18 @@ TEST_F(ShapeEnvTest, RangeEvaluation) {
   EXPECT_EQ(env.bounds(c(7)), SizeRange::exactly(7));
 }
 
+// A quotient whose numerator holds another quotient: linearizing the inner
+// one grows the quotient table while the outer one is looked up (this
+// crashed on a fuzz graph of strided slices, seed 800289).
+TEST_F(ShapeEnvTest, NestedQuotients) {
+  AffineExpr s0 = sym("s0");
+  AffineExpr nested = (s0.floorDiv(2) + 1).ceilDiv(3);
+  EXPECT_TRUE(env.implies({}, con(ConstraintKind::ge, nested, c(1))));
+  EXPECT_TRUE(env.implies({con(ConstraintKind::ge, s0, c(12))},
+                          con(ConstraintKind::ge, nested % 5, c(0))));
+  EXPECT_FALSE(env.implies({}, con(ConstraintKind::ge, nested, c(2))));
+}
+
 TEST_F(ShapeEnvTest, ImplicationThroughPresburger) {
   AffineExpr s0 = sym("s0");
   // Implied by the range [2, inf]: no guard needed.
