@@ -211,6 +211,74 @@ def worker(args):
         return seed, ("error", f"{type(e).__name__}: {e} {traceback.format_exc()[-400:]}")
 
 
+def worker_loop(tasks, results):
+    """One worker process: runs the graphs it is given until told to stop."""
+    while True:
+        item = tasks.get()
+        if item is None:
+            return
+        seed, (kind, msg) = worker(item)
+        results.put((os.getpid(), seed, kind, msg))
+
+
+def run_pool(seeds, args, report, start):
+    """Runs the seeds on --jobs worker processes, one graph at a time each.
+    A worker that dies (an assertion or a signal in the compiler or the
+    driver) is a crash of the graph it was given, reported like any
+    failure, and is replaced."""
+    import queue
+
+    ctx = multiprocessing.get_context("spawn")
+    results = ctx.Queue()
+    cuda_graphs = args.cuda_graphs and args.device == "cuda"
+    pending = list(reversed(seeds))
+    workers = {}  # pid -> (process, its task queue, the seed it runs or None)
+
+    def spawn():
+        tasks = ctx.Queue()
+        p = ctx.Process(target=worker_loop, args=(tasks, results), daemon=True)
+        p.start()
+        workers[p.pid] = [p, tasks, None]
+        return p.pid
+
+    def give(pid):
+        if pending:
+            seed = pending.pop()
+            workers[pid][2] = seed
+            workers[pid][1].put((seed, args.models, cuda_graphs, args.device, args.options))
+
+    for _ in range(args.jobs):
+        spawn()
+    for pid in list(workers):
+        give(pid)
+    last_check = time.monotonic()
+    while any(w[2] is not None for w in workers.values()):
+        if args.time_budget and time.monotonic() - start > args.time_budget:
+            break
+        try:
+            pid, seed, kind, text = results.get(timeout=1.0)
+            if pid in workers and workers[pid][2] == seed:
+                workers[pid][2] = None
+                report(seed, kind, text)
+                give(pid)
+        except queue.Empty:
+            pass
+        if time.monotonic() - last_check < 1.0:
+            continue
+        last_check = time.monotonic()
+        for pid, (p, _, seed) in list(workers.items()):
+            if p.is_alive():
+                continue
+            del workers[pid]
+            if seed is not None:
+                code = p.exitcode
+                why = f"signal {-code}" if code and code < 0 else f"exit code {code}"
+                report(seed, "crash", f"the worker process died ({why})")
+            give(spawn())
+    for p, _, _ in workers.values():
+        p.kill()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -232,27 +300,23 @@ def main():
     args = parser.parse_args()
     start = time.monotonic()
     counts, failures = {}, []
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(args.jobs) as pool:
-        seeds = ([int(x) for x in args.seeds.split(",") if x] if args.seeds
-                 else [args.seed + i for i in range(args.count)])
-        work = ((seed, args.models, args.cuda_graphs and args.device == "cuda",
-                 args.device, args.options) for seed in seeds)
-        for seed, (kind, msg) in pool.imap_unordered(worker, work):
-            counts[kind] = counts.get(kind, 0) + 1
-            if args.verbose or kind not in ("ok", "unsupported"):
-                print(f"seed {seed}: {kind}: {msg}", flush=True)
-            if kind not in ("ok", "unsupported"):
-                failures.append(seed)
-                if args.keep_failures:
-                    os.makedirs(args.keep_failures, exist_ok=True)
-                    text, opts, _ = _import_graphs().gen_graph(
-                        seed, model=_import_graphs().is_model_seed(seed, args.models))
-                    with open(os.path.join(args.keep_failures, f"graph-{seed}.mlir"), "w") as f:
-                        f.write(text + "// options: " + " ".join(opts) + "\n// " + msg + "\n")
-            if args.time_budget and time.monotonic() - start > args.time_budget:
-                pool.terminate()
-                break
+    seeds = ([int(x) for x in args.seeds.split(",") if x] if args.seeds
+             else [args.seed + i for i in range(args.count)])
+
+    def report(seed, kind, msg):
+        counts[kind] = counts.get(kind, 0) + 1
+        if args.verbose or kind not in ("ok", "unsupported"):
+            print(f"seed {seed}: {kind}: {msg}", flush=True)
+        if kind not in ("ok", "unsupported"):
+            failures.append(seed)
+            if args.keep_failures:
+                os.makedirs(args.keep_failures, exist_ok=True)
+                text, opts, _ = _import_graphs().gen_graph(
+                    seed, model=_import_graphs().is_model_seed(seed, args.models))
+                with open(os.path.join(args.keep_failures, f"graph-{seed}.mlir"), "w") as f:
+                    f.write(text + "// options: " + " ".join(opts) + "\n// " + msg + "\n")
+
+    run_pool(seeds, args, report, start)
     total = sum(counts.values())
     print(f"{total} graphs, {len(failures)} failures ({time.monotonic() - start:.1f} s; " +
           ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ")")
