@@ -16,9 +16,9 @@ with an internal error while the reference runs.
 Reduction steps, repeated until none applies:
   * keep only the first wrong result (the others are dropped);
   * drop each `tgc.write_out` (an out-buffer update);
-  * cut each op: its uses read a new function argument of its type and the
-    size it had (random inputs as fuzz-gpu.py draws them), so everything
-    that only fed it is deleted;
+  * cut each op: its uses read a new function argument of its type, given
+    the value the op had (from the reference interpreter), so everything
+    that only fed it is deleted and the rest computes what it computed;
   * delete ops nothing uses.
 A cut or deletion is kept only when the candidate is still wrong, so the
 result fails for the same inputs of the same sizes. It is printed, with
@@ -151,7 +151,6 @@ class Checker:
             if c == call:
                 break
         self.inputs, self.shapes = inputs, shapes
-        self.gen = torch.Generator().manual_seed(seed + 1)
         self.tests = 0
 
     def compile_options(self, inputs):
@@ -197,16 +196,16 @@ class Checker:
         r = self.run(g, inputs)
         return r is not None and any(m is not None for m in r)
 
-    def value_shape(self, g, inputs, name, ty):
-        """The shape `name` has at this call (from the reference)."""
+    def value_of(self, g, inputs, name, ty):
+        """The value `name` has at this call (from the reference)."""
         from tgc import _capi
 
         probe = g.copy()
         probe.results = [(name, ty)]
         dce(probe)
         try:
-            return list(_capi.reference_run(probe.text(), probe.name,
-                                            [t.clone() for t in inputs])[0].shape)
+            return _capi.reference_run(probe.text(), probe.name,
+                                       [t.clone() for t in inputs])[0]
         except _capi.TgcError:
             return None
 
@@ -279,8 +278,8 @@ def reduce_graph(g, checker, budget, verbose):
                 i -= 1
                 continue
             name, ty = d[0], result_type(line)
-            shape = checker.value_shape(g, inputs, name, ty)
-            if shape is None:
+            value = checker.value_of(g, inputs, name, ty)
+            if value is None:
                 i -= 1
                 continue
             cand = g.copy()
@@ -292,8 +291,7 @@ def reduce_graph(g, checker, budget, verbose):
                          for l in cand.body]
             cand.results = [(pat.sub(arg, n), t) for n, t in cand.results]
             dce(cand)
-            sig = fuzz_gpu.arguments(cand.text())
-            extra = fuzz_gpu.make_inputs(sig[-1:], [shape], checker.gen)
+            extra = [value]
             if checker.wrong(cand, inputs + extra):
                 g, inputs, changed = cand, inputs + extra, True
                 log(f"cut {name};", len(g.body), "lines", flush=True)

@@ -657,6 +657,8 @@ public:
       blockSize = saved;
       if (failed(built))
         return failure();
+      for (linalg::GenericOp op : ops)
+        kernelOf[op] = lastLaunch;
     } else {
       for (size_t i = 0; i < ops.size(); ++i) {
         // A reduction (with the fill of its output before it, and the
@@ -673,6 +675,9 @@ public:
           tree->epilogues = treeEpilogues(*tree, ops.drop_front(at + 1));
           if (failed(emitTree(*tree)))
             return failure();
+          // (The last launch is the final stage's, after the first's.)
+          for (size_t j = i; j <= at + tree->epilogues.size(); ++j)
+            kernelOf[ops[j]] = lastLaunch;
           i = at + tree->epilogues.size();
           continue;
         }
@@ -680,12 +685,17 @@ public:
         unsigned width = vectorize ? flatVectorWidth(op) : 0;
         if (failed(width ? emitFlatKernel(op, width) : emitElementKernel(op)))
           return failure();
+        kernelOf[op] = lastLaunch;
       }
     }
     for (linalg::GenericOp op : llvm::reverse(ops))
       op->erase();
     return success();
   }
+
+  /// The launch of the kernel each emitted generic became (the last one,
+  /// for a tree's two stages). Keys are erased ops: compare, never use.
+  DenseMap<Operation *, Operation *> kernelOf;
 
   /// Emits a sequential host loop nest (topk, cholesky) as one kernel and
   /// erases it. Its outer loops marked tgc.parallel (from 0 by 1, without
@@ -2957,32 +2967,60 @@ bool isFlagCheck(Operation *op) {
 /// (a gather's indices, a division's divisors) share a kernel, the launch
 /// plan read the flag before the kernel wrote it, a byte of whatever the
 /// arena held there ("index out of range" for valid indices).
-void checksAfterTheirKernels(func::FuncOp func) {
+/// The flag a check reads and the views of it (the same bytes).
+SmallPtrSet<Value, 4> flagViews(memref::LoadOp load) {
+  SmallPtrSet<Value, 4> flag;
+  SmallVector<Value> work = {load.getMemRef()};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!flag.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers())
+      if (isa<ViewLikeOpInterface, memref::ExpandShapeOp,
+              memref::CollapseShapeOp, memref::CastOp>(user))
+        for (Value r : user->getResults())
+          work.push_back(r);
+  }
+  return flag;
+}
+
+/// The generics before each flag check that write its flag: the check must
+/// read the flag after the kernels they become.
+DenseMap<Operation *, SmallVector<linalg::GenericOp>>
+flagProducers(func::FuncOp func) {
+  DenseMap<Operation *, SmallVector<linalg::GenericOp>> producers;
+  for (Operation &op : func.getBody().front()) {
+    if (!isFlagCheck(&op))
+      continue;
+    SmallPtrSet<Value, 4> flag = flagViews(cast<memref::LoadOp>(op));
+    for (Operation *prev = op.getPrevNode(); prev; prev = prev->getPrevNode())
+      if (auto generic = dyn_cast<linalg::GenericOp>(prev))
+        if (llvm::any_of(generic.getDpsInits(),
+                         [&](Value v) { return flag.contains(v); }))
+          producers[&op].push_back(generic);
+  }
+  return producers;
+}
+
+/// A kernel is launched where the last generic of its segment was, so a
+/// flag check (the host's read of a flag that a gather's or division's
+/// kernel computes) can come before the kernel that writes its flag, when
+/// the flag and the checked op share a kernel. Each such check, with what
+/// reads it, moves right after the last kernel made from a generic that
+/// wrote its flag before it (`flagKernels`). Only those kernels count: a
+/// later kernel taking the same view (the planner reuses the flag's bytes
+/// once the check has read it, and CSE merges equal views) writes other
+/// data there.
+void checksAfterTheirKernels(
+    func::FuncOp func, const DenseMap<Operation *, Operation *> &flagKernels) {
   SmallVector<memref::LoadOp> checks;
   for (Operation &op : func.getBody().front())
     if (isFlagCheck(&op))
       checks.push_back(cast<memref::LoadOp>(op));
   for (memref::LoadOp load : checks) {
-    // The flag and the views of it.
-    SmallPtrSet<Value, 4> flag;
-    SmallVector<Value> work = {load.getMemRef()};
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      if (!flag.insert(v).second)
-        continue;
-      for (Operation *user : v.getUsers())
-        if (isa<ViewLikeOpInterface, memref::ExpandShapeOp,
-                memref::CollapseShapeOp, memref::CastOp>(user))
-          for (Value r : user->getResults())
-            work.push_back(r);
-    }
-    Operation *last = nullptr;
-    for (Operation *op = load->getNextNode(); op; op = op->getNextNode())
-      if (isa<gpu::LaunchFuncOp>(op) &&
-          llvm::any_of(op->getOperands(),
-                       [&](Value v) { return flag.contains(v); }))
-        last = op;
-    if (!last)
+    Operation *last = flagKernels.lookup(load);
+    if (!last || last->getBlock() != load->getBlock() ||
+        last->isBeforeInBlock(load))
       continue;
     // The load, then its users (`flag || size == 0`, the asserts) and
     // theirs, in their order; what they read besides is defined earlier.
@@ -3299,15 +3337,28 @@ struct TgcGpuFormKernelsPass
     }
     KernelEmitter emitter(func, gpuModule, blockSize, rowBlockSize, maxBlocks,
                           vectorize, rowRegisters);
+    // The generics that write each check's flag; a check follows the
+    // kernels they become.
+    DenseMap<Operation *, SmallVector<linalg::GenericOp>> producers =
+        flagProducers(func);
     for (ArrayRef<linalg::GenericOp> segment : segments)
       if (failed(emitter.emit(segment)))
         return failure();
+    DenseMap<Operation *, Operation *> flagKernels;
+    for (auto &[check, gens] : producers) {
+      for (linalg::GenericOp g : gens) {
+        Operation *launch = emitter.kernelOf.lookup(g.getOperation());
+        Operation *&last = flagKernels[check];
+        if (launch && (!last || last->isBeforeInBlock(launch)))
+          last = launch;
+      }
+    }
     for (scf::ForOp loop : hostLoops) {
       if (failed(emitter.emitLoopKernel(loop)))
         return failure();
       loop->erase();
     }
-    checksAfterTheirKernels(func);
+    checksAfterTheirKernels(func, flagKernels);
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
       if (isa<memref::GetGlobalOp>(op) && op.use_empty())
         op.erase(); // splat constants, now inside the kernels

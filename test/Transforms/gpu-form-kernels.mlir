@@ -762,3 +762,30 @@ func.func @rows_guard_equal(%x: tensor<?x32xf32>, %w: tensor<?x1xf32>) -> tensor
   %y = tgc.div %x, %m : tensor<?x32xf32>, tensor<?x1xf32> -> tensor<?x32xf32>
   return %y : tensor<?x32xf32>
 }
+
+// -----
+
+// A division's check reads its flag right after the kernels that write it.
+// The planner gives the flag's bytes to the comparison once the check has
+// read them, and CSE makes that the same view: the where's kernel takes it.
+// The check stays before that kernel, which would otherwise make it read
+// the comparison as the flag (a false "division by zero": GPU fuzzing,
+// seed 901766).
+// CHECK-LABEL: func.func @check_flag_reused
+// CHECK: gpu.launch_func @check_flag_reused_kernels::@check_flag_reused_tree_final_{{[0-9]+}}
+// CHECK-NEXT: %[[FLAG:.*]] = memref.load %[[VIEW:view_[0-9]+]][] : memref<i1>
+// CHECK: cf.assert %{{.*}}, "tgc.div: integer division by zero"
+// CHECK: gpu.launch_func @check_flag_reused_kernels::@check_flag_reused_elementwise_{{[0-9]+}} {{.*}}%[[VIEW]] : memref<i1>
+// CHECK-LABEL: gpu.module
+func.func @check_flag_reused(%a: tensor<?xi32>, %b: tensor<?xi32>, %x: tensor<f32>, %y: tensor<f32>, %o: tensor<?xf32>) -> tensor<?xi32> {
+  %one = tgc.constant dense<1> : tensor<i32>
+  %ab = tgc.abs %b : tensor<?xi32>
+  %d = tgc.add %ab, %one : tensor<?xi32>, tensor<i32> -> tensor<?xi32>
+  %q = tgc.div %a, %d rounding = trunc : tensor<?xi32>, tensor<?xi32> -> tensor<?xi32>
+  %f = tgc.convert %q : tensor<?xi32> -> tensor<?xf32>
+  %ls = tgc.log_softmax %f dim = 0 : tensor<?xf32>
+  %c = tgc.cmp ge, %x, %y : tensor<f32>, tensor<f32> -> tensor<i1>
+  %w = tgc.where %c, %y, %ls : tensor<i1>, tensor<f32>, tensor<?xf32> -> tensor<?xf32>
+  tgc.write_out %w into %o : tensor<?xf32> into tensor<?xf32>
+  return %q : tensor<?xi32>
+}
