@@ -1,0 +1,21 @@
+"""How each PyTorch operator becomes ``tgc`` ops.
+
+One table keyed by operator name serves the tracer (``torch.add``,
+``Tensor.add``, ``F.linear``, ...) and the FX importer (the same functions,
+method names, and ``torch.ops.aten.*`` overloads). Every handler receives
+the real eager result, so dtypes follow PyTorch's promotion rules exactly;
+result sizes are computed here, static where PyTorch's rules make them
+static and dynamic (``?``) otherwise, never guessed from the example.
+
+The handlers live in one module per operator family; importing them
+registers them in ``HANDLERS`` (``core.op``):
+
+- ``core``: the table, dispatch, result binding and shared helpers;
+- ``elementwise``, ``reductions``, ``shapes``, ``nn``, ``factories``.
+
+A new operator goes into its family's module with ``@op("name", ...)``.
+"""
+
+from . import core, elementwise, shapes, reductions, nn, factories  # noqa: F401 (registration)
+from .core import HANDLERS, dispatch, func_name, op  # noqa: F401
+from .factories import dense_constant  # noqa: F401

@@ -1,0 +1,383 @@
+"""The operator table and its dispatch: the ``@op`` registry, operator
+names and aliases, how a call reaches its handler, binds results and
+checks them against eager PyTorch, and the helpers every family uses
+(sizes, broadcasting, constants, conversions)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import torch
+
+from .._graph import (
+    Dyn,
+    Unsupported,
+    Value,
+    format_type,
+    scalar_literal,
+)
+from .._trace import NeedRetrace, Poisoned, Tracer, TracedSize, user_frame
+
+Handler = Callable[..., Any]
+HANDLERS: Dict[str, Handler] = {}
+
+# Calls that only read metadata or are no-ops for a value-semantic graph.
+PASSTHROUGH = {
+    "dim", "ndimension", "is_contiguous", "is_floating_point", "is_complex",
+    "element_size", "get_device", "type", "__format__", "__repr__",
+    "__str__", "__hash__", "data_ptr", "stride",
+    "storage_offset", "is_signed", "__reduce_ex__", "__setstate__",
+    "_is_view", "requires_grad_", "has_names",
+}
+GETTERS_PASSTHROUGH = {
+    "dtype", "device", "requires_grad", "is_cuda", "ndim", "layout",
+    "names", "grad", "is_leaf", "grad_fn", "is_sparse", "is_quantized",
+    "is_meta", "is_mkldnn", "_base", "output_nr", "_version", "is_nested",
+    "itemsize", "nbytes",
+}
+
+
+def op(*names: str):
+    def register(fn: Handler) -> Handler:
+        for n in names:
+            HANDLERS[n] = fn
+        return fn
+
+    return register
+
+
+def func_name(func) -> str:
+    """The operator name of a torch function, method or aten overload."""
+    if isinstance(func, str):
+        return func
+    schema = getattr(func, "_schema", None)
+    if schema is not None:  # torch.ops.aten.add.Tensor
+        return "aten." + schema.name.split("::")[-1]
+    name = getattr(func, "__name__", None)
+    if name == "__get__":
+        owner = getattr(func, "__self__", None)
+        return "get." + getattr(owner, "__name__", "?")
+    if name is None:
+        raise Unsupported(f"torch function {func!r}")
+    return name
+
+
+# Dunder and in-place spellings of the same operators.
+_ALIASES = {
+    "__add__": "add", "__radd__": "radd", "__iadd__": "add_",
+    "__sub__": "sub", "__rsub__": "rsub", "__isub__": "sub_",
+    "__mul__": "mul", "__rmul__": "rmul", "__imul__": "mul_",
+    "__truediv__": "div", "__rtruediv__": "rdiv", "__itruediv__": "div_",
+    "__div__": "div", "__rdiv__": "rdiv", "__floordiv__": "floor_divide",
+    "__rfloordiv__": "rfloordiv", "__mod__": "remainder",
+    "__pow__": "pow", "__rpow__": "rpow", "__matmul__": "matmul",
+    "__rmatmul__": "rmatmul", "__neg__": "neg", "__abs__": "abs",
+    "__and__": "logical_and_op", "__or__": "logical_or_op",
+    "__invert__": "bitwise_not", "__lt__": "lt", "__le__": "le",
+    "__gt__": "gt", "__ge__": "ge", "__eq__": "eq", "__ne__": "ne",
+    "true_divide": "div", "multiply": "mul", "subtract": "sub",
+    "divide": "div", "greater": "gt", "less": "lt", "greater_equal": "ge",
+    "less_equal": "le", "not_equal": "ne", "clip": "clamp",
+    "absolute": "abs", "negative": "neg", "arctan2": "atan2",
+    "getitem": "__getitem__", "concatenate": "cat", "concat": "cat", "swapaxes": "transpose",
+    "swapdims": "transpose", "moveaxis": "movedim",
+}
+
+
+def dispatch(tr: Tracer, func, args, kwargs, name: Optional[str] = None):
+    """Runs `func` eagerly and records it. An unsupported call is recorded
+    as an error (the trace goes on, so that one report lists them all) and
+    its results are poisoned: what depends on them is not reported again."""
+    name = name or func_name(func)
+    try:
+        return _dispatch(tr, func, name, args, kwargs)
+    except Poisoned:  # raised before the call ran
+        real = func(*args, **kwargs)
+        _poison_outputs(tr, real)
+        return real
+    except Unsupported as e:  # raised before the call ran
+        if e.fatal:
+            raise
+        return _unsupported(tr, func(*args, **kwargs), e.message, e.where)
+
+
+def _has_tensor(x) -> bool:
+    if isinstance(x, torch.Tensor):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_has_tensor(e) for e in x)
+    if isinstance(x, dict):
+        return any(_has_tensor(e) for e in x.values())
+    return False
+
+
+def _poison_outputs(tr: Tracer, real) -> None:
+    if isinstance(real, torch.Tensor):
+        tr.poison(real)
+    elif isinstance(real, (tuple, list)):
+        for r in real:
+            _poison_outputs(tr, r)
+
+
+def _dispatch(tr: Tracer, func, name: str, args, kwargs):
+    if name.startswith("get."):
+        attr = name[4:]
+        if attr == "shape":
+            v = tr.value_of(args[0])
+            return TracedSize(tr, v, func(*args, **kwargs))
+        if attr in GETTERS_PASSTHROUGH:
+            return func(*args, **kwargs)
+        name = attr
+    if name in ("size",):
+        return _size(tr, func, args, kwargs)
+    if name == "numel":
+        v = tr.value_of(args[0])
+        for s in v.shape:
+            tr.specialize(s, "numel()")
+        return func(*args, **kwargs)
+    if name == "__len__":
+        v = tr.value_of(args[0])
+        if v.rank == 0:
+            raise TypeError("len() of a 0-d tensor")
+        tr.specialize(v.shape[0], "len()")
+        return func(*args, **kwargs)
+    if name in ("item", "_local_scalar_dense", "__float__", "__int__") and isinstance(
+        args[0], torch.Tensor
+    ):
+        # A one-element input read as a Python number (Dynamo lifts module
+        # constants such as LayerNorm's eps this way): specialized on its
+        # value, checked before the guards on every call.
+        arg = next((i for i, x in enumerate(tr.inputs) if x is args[0]), None)
+        if arg is not None and args[0].numel() == 1 and id(args[0]) not in tr.mutated:
+            value = func(*args, **kwargs)
+            tr.value_specs.append((arg, value))
+            return value
+    if name in ("__bool__", "item", "tolist", "__int__", "__float__",
+                "__index__", "numpy", "nonzero", "any", "all", "equal",
+                "allclose", "unique", "_local_scalar_dense"):
+        tr.errors.append(
+            f"data-dependent Python code (Tensor.{name}): TGC traces one graph "
+            "and cannot guard on tensor values, at %s:%d" % user_frame()
+        )
+        return func(*args, **kwargs)
+    if name in PASSTHROUGH:
+        return func(*args, **kwargs)
+    name = _ALIASES.get(name, name)
+    if name.startswith("aten."):
+        handler = HANDLERS.get(name) or HANDLERS.get(_ALIASES.get(name[5:], name[5:]))
+    else:
+        handler = HANDLERS.get(name)
+    inplace = False
+    if handler is None and name.endswith("_") and not name.startswith("_"):
+        base = name[:-1]
+        handler = HANDLERS.get(_ALIASES.get(base, base))
+        if handler is None and base.startswith("aten."):
+            handler = HANDLERS.get(base[5:])
+        inplace = handler is not None
+    if handler is None:
+        real = func(*args, **kwargs)
+        if not (_has_tensor(args) or _has_tensor(kwargs) or _has_tensor(real)):
+            return real  # grad mode, autocast state, dtype queries...
+        kind = "operator" if _has_tensor(args) or _has_tensor(kwargs) else "factory"
+        return _unsupported(tr, real, f"torch {kind} '{name}'")
+    kwargs = dict(kwargs)
+    out_arg = kwargs.pop("out", None)
+    # Operands first: the results of an op on a poisoned operand are
+    # poisoned too, without a new error.
+    try:
+        for a in list(args) + list(kwargs.values()):
+            for t in (a if isinstance(a, (list, tuple)) else [a]):
+                if isinstance(t, torch.Tensor):
+                    tr.value_of(t)
+        poisoned = False
+    except Poisoned:
+        poisoned = True
+    if out_arg is not None:
+        real = func(*args, out=out_arg, **kwargs)
+    else:
+        real = func(*args, **kwargs)
+    if poisoned:
+        _poison_outputs(tr, real)
+        return real
+    tr.ops += 1
+    # From here on the op has run (once): a failure to record it is
+    # reported and its results poisoned, never a second eager run.
+    try:
+        result = handler(tr, real, *args, **kwargs)
+        if inplace:
+            _assign(tr, args[0], _single(result))
+            return args[0]
+        if out_arg is not None:
+            if isinstance(out_arg, torch.Tensor):
+                _assign(tr, out_arg, _single(result))
+                return out_arg
+            for t, v in zip(out_arg, result):
+                _assign(tr, t, v)
+            return real
+        return _bind_result(tr, real, result)
+    except Poisoned:
+        _poison_outputs(tr, real)
+        return real
+    except TypeError as e:
+        return _unsupported(tr, real, f"torch operator '{name}' with these arguments ({e})")
+    except Unsupported as e:
+        if e.fatal:
+            raise
+        return _unsupported(tr, real, e.message, e.where)
+    except NeedRetrace:
+        raise
+    except Exception as e:  # noqa: BLE001 - a bug of TGC's, never the user's crash
+        return _unsupported(
+            tr, real, f"internal error recording torch operator '{name}' "
+            f"({type(e).__name__}: {e}); please report it")
+
+
+def _unsupported(tr: Tracer, real, message: str, where: str = ""):
+    """Records an unsupported call that has run; poisons its results."""
+    tr.errors.append(f"{message} at {where or '%s:%d' % user_frame()}")
+    _poison_outputs(tr, real)
+    return real
+
+
+def _single(result):
+    if isinstance(result, Value):
+        return result
+    raise Unsupported("an in-place or out= form of an operator with several results")
+
+
+def _assign(tr: Tracer, t: torch.Tensor, v: Value) -> None:
+    """`t` now holds `v` (out=, in-place)."""
+    old = tr.value_of(t)
+    if old.dtype != v.dtype:
+        v = convert(tr, v, old.dtype)
+    if old.rank != v.rank or any(
+        isinstance(a, int) and isinstance(b, int) and a != b
+        for a, b in zip(old.shape, v.shape)
+    ):
+        if not isinstance(v.shape, list) or old.concrete() != v.concrete():
+            raise Unsupported("an out= tensor of a different shape (PyTorch resizes it)")
+    if t._base is not None:
+        raise Unsupported("an in-place update of a view")
+    arg = next(
+        (i for i, x in enumerate(tr.inputs) if x is t), None
+    )
+    if arg is None and any(c is t for c in tr.captured):
+        raise Unsupported("an in-place update of a tensor from outside the function")
+    if arg is not None:
+        tr.mutated[id(t)] = arg
+    tr.bind(t, v)
+
+
+def _bind_result(tr: Tracer, real, result):
+    if isinstance(result, Value):
+        if not isinstance(real, torch.Tensor):
+            raise Unsupported("an operator that returns a non-tensor")
+        _check(real, result)
+        tr.bind(real, result)
+        return real
+    if isinstance(result, (tuple, list)) and isinstance(real, (tuple, list)):
+        for t, v in zip(real, result):
+            if isinstance(v, Value):
+                _check(t, v)
+                tr.bind(t, v)
+            elif isinstance(t, torch.Tensor):
+                tr.poison(t)  # a result TGC does not compute
+        return real
+    _poison_outputs(tr, real)
+    return real
+
+
+def _check(real: torch.Tensor, v: Value) -> None:
+    if list(real.shape) != v.concrete() or real.dtype != v.dtype:
+        raise AssertionError(
+            f"internal error: recorded {v.type} {v.concrete()} but PyTorch "
+            f"computed {tuple(real.shape)} {real.dtype}"
+        )
+
+
+# --- helpers -----------------------------------------------------------------
+
+
+def merge_dims(sizes: Sequence[Any], value: int):
+    """Sizes that must be equal (or broadcast): static wins, else the one
+    symbol, else a new dynamic size."""
+    static = [s for s in sizes if isinstance(s, int) and s != 1]
+    if static:
+        return static[0]
+    dyns = [s for s in sizes if isinstance(s, Dyn)]
+    if not dyns:
+        return 1
+    if all(d is dyns[0] for d in dyns):
+        return dyns[0]
+    return Dyn(frozenset().union(*(d.sources for d in dyns)), value)
+
+
+def broadcast(shapes: Sequence[Sequence[Any]], real: Sequence[int]) -> List[Any]:
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(rank):
+        column = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
+        out.append(merge_dims(column, real[i]))
+    return out
+
+
+def derived(sizes: Sequence[Any], value: int):
+    """A size computed from `sizes` (static when they all are)."""
+    dyns = [s for s in sizes if isinstance(s, Dyn)]
+    if not dyns:
+        return int(value)
+    return Dyn(frozenset().union(*(d.sources for d in dyns)), value)
+
+
+def norm_dim(d: int, rank: int) -> int:
+    if d < -max(rank, 1) or d >= max(rank, 1):
+        raise IndexError(f"dim {d} out of range for rank {rank}")
+    return d + rank if d < 0 else d
+
+
+def constant(tr: Tracer, value, dtype: torch.dtype) -> Value:
+    t = format_type(dtype, [])
+    return tr.graph.emit(
+        f"tgc.constant dense<{scalar_literal(value, dtype)}> : {t}", [(dtype, [])]
+    )[0]
+
+
+def convert(tr: Tracer, v: Value, dtype: torch.dtype) -> Value:
+    if v.dtype == dtype:
+        return v
+    out = format_type(dtype, v.shape)
+    return tr.graph.emit(
+        f"tgc.convert {v.name} : {v.type} -> {out}", [(dtype, v.shape)], tr.loc()
+    )[0]
+
+
+def as_value(tr: Tracer, x, dtype: torch.dtype) -> Value:
+    """A tensor operand in `dtype`; Python scalars become constants."""
+    if isinstance(x, torch.Tensor):
+        return convert(tr, tr.value_of(x), dtype)
+    if isinstance(x, (bool, numbers.Number)):
+        return constant(tr, x, dtype)
+    raise Unsupported(f"an operand of type {type(x).__name__}")
+
+
+def tval(tr: Tracer, x) -> Value:
+    if not isinstance(x, torch.Tensor):
+        raise Unsupported(f"expected a tensor, got {type(x).__name__}")
+    return tr.value_of(x)
+
+
+def _size(tr: Tracer, func, args, kwargs):
+    v = tr.value_of(args[0])
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    real = func(*args, **kwargs)
+    if dim is None:
+        return TracedSize(tr, v, real)
+    tr.specialize(v.shape[norm_dim(dim, v.rank)], "size read")
+    return real
+
+
+def _arg(args, kwargs, index: int, name: str, default=None):
+    if len(args) > index:
+        return args[index]
+    return kwargs.get(name, default)

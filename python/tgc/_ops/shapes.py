@@ -1,0 +1,445 @@
+"""Shape and indexing operators: reshape and views, permutations, squeeze
+and unsqueeze, expand, slicing and indexing, cat and stack, gathers,
+embedding, padding."""
+
+from __future__ import annotations
+
+import torch
+from typing import Any, Dict, List
+
+from .._graph import Dyn, Unsupported, Value, format_type, scalar_literal
+from .._trace import Tracer
+from .core import (
+    broadcast,
+    convert,
+    derived,
+    merge_dims,
+    norm_dim,
+    op,
+    tval,
+)
+
+
+def _sizes_arg(args) -> List[int]:
+    if len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)):
+        args = args[0]
+    return [int(a) for a in args]
+
+
+def _index_value(tr: Tracer, v: Value, dim: int) -> str:
+    """An index SSA value holding the size of `dim` of `v`."""
+    c = tr.graph.fresh()
+    s = v.shape[dim]
+    if isinstance(s, int):
+        tr.graph.lines.append(f"{c} = arith.constant {s} : index")
+        return c
+    tr.graph.lines.append(f"{c} = arith.constant {dim} : index")
+    d = tr.graph.fresh()
+    tr.graph.lines.append(f"{d} = tensor.dim {v.name}, {c} : {v.type}")
+    return d
+
+
+def _index_op(tr: Tracer, op: str, a: str, b: str) -> str:
+    r = tr.graph.fresh()
+    tr.graph.lines.append(f"{r} = arith.{op} {a}, {b} : index")
+    return r
+
+
+def _reshape_to(tr: Tracer, v: Value, shape: List[Any], merged=None) -> Value:
+    """Reshapes `v`. With several dynamic result sizes, each is passed as
+    an index value: a size of `v` it keeps, the product of the sizes it
+    merges (`merged`: result position -> input dims), or the element count
+    divided by the other sizes."""
+    if [s for s in shape] == v.shape:
+        return v
+    rt = format_type(v.dtype, shape)
+    dyn = [i for i, s in enumerate(shape) if isinstance(s, Dyn)]
+    if len(dyn) <= 1:
+        return tr.graph.emit(f"tgc.reshape {v.name} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+    merged = merged or {}
+    sizes: Dict[int, str] = {}
+    unknown = []
+    for p in dyn:
+        if p in merged:
+            acc = None
+            for j in merged[p]:
+                x = _index_value(tr, v, j)
+                acc = x if acc is None else _index_op(tr, "muli", acc, x)
+            sizes[p] = acc
+            continue
+        j = next((j for j, s in enumerate(v.shape) if s is shape[p]), None)
+        if j is None:
+            unknown.append(p)
+        else:
+            sizes[p] = _index_value(tr, v, j)
+    if len(unknown) > 1:
+        raise Unsupported("a reshape with several new dynamic sizes")
+    if unknown:
+        total = None
+        for j in range(v.rank):
+            x = _index_value(tr, v, j)
+            total = x if total is None else _index_op(tr, "muli", total, x)
+        for p, s in enumerate(shape):
+            if p == unknown[0]:
+                continue
+            if isinstance(s, int):
+                c = tr.graph.fresh()
+                tr.graph.lines.append(f"{c} = arith.constant {s} : index")
+                total = _index_op(tr, "divsi", total, c)
+            else:
+                total = _index_op(tr, "divsi", total, sizes[p])
+        sizes[unknown[0]] = total
+    operands = ", ".join(sizes[p] for p in dyn)
+    return tr.graph.emit(
+        f"tgc.reshape {v.name} [{operands}] : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc()
+    )[0]
+
+
+@op("reshape", "view", "_unsafe_view", "_reshape_alias")
+def _reshape(tr, real, x, *sizes, **kw):
+    v = tval(tr, x)
+    if "shape" in kw:
+        sizes = (kw["shape"],)
+    if len(sizes) == 1 and isinstance(sizes[0], torch.dtype):
+        raise Unsupported("view(dtype)")
+    target = _sizes_arg(sizes)
+    shape: List[Any] = []
+    for i, s in enumerate(target):
+        if s == -1:
+            shape.append(derived(v.shape, real.shape[i]))
+        else:
+            shape.append(s)
+    return _reshape_to(tr, v, shape)
+
+
+@op("flatten")
+def _flatten(tr, real, x, start_dim=0, end_dim=-1):
+    v = tval(tr, x)
+    if v.rank == 0:
+        return _reshape_to(tr, v, [1])
+    s, e = norm_dim(start_dim, v.rank), norm_dim(end_dim, v.rank)
+    merged = derived(v.shape[s : e + 1], real.shape[s])
+    return _reshape_to(
+        tr, v, v.shape[:s] + [merged] + v.shape[e + 1 :], {s: list(range(s, e + 1))}
+    )
+
+
+@op("unflatten")
+def _unflatten(tr, real, x, dim, sizes):
+    v = tval(tr, x)
+    d = norm_dim(dim, v.rank)
+    new = [derived([v.shape[d]], real.shape[d + i]) if s == -1 else int(s) for i, s in enumerate(sizes)]
+    return _reshape_to(tr, v, v.shape[:d] + new + v.shape[d + 1 :])
+
+
+@op("view_as", "reshape_as")
+def _view_as(tr, real, x, other):
+    return _reshape_to(tr, tval(tr, x), list(tval(tr, other).shape))
+
+
+def _permute(tr: Tracer, v: Value, perm: List[int]) -> Value:
+    if perm == list(range(v.rank)):
+        return v
+    shape = [v.shape[p] for p in perm]
+    rt = format_type(v.dtype, shape)
+    return tr.graph.emit(f"tgc.permute {v.name} {list(perm)} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+
+
+@op("permute")
+def _permute_h(tr, real, x, *dims, **kw):
+    v = tval(tr, x)
+    dims = kw.get("dims", dims)
+    perm = [norm_dim(d, v.rank) for d in _sizes_arg(dims)]
+    return _permute(tr, v, perm)
+
+
+@op("transpose")
+def _transpose(tr, real, x, d0, d1):
+    v = tval(tr, x)
+    perm = list(range(v.rank))
+    a, b = norm_dim(d0, v.rank), norm_dim(d1, v.rank)
+    perm[a], perm[b] = perm[b], perm[a]
+    return _permute(tr, v, perm)
+
+
+@op("t", "T", "numpy_T")
+def _t(tr, real, x):
+    v = tval(tr, x)
+    return _permute(tr, v, list(reversed(range(v.rank))))
+
+
+@op("mT")
+def _mT(tr, real, x):
+    return _transpose(tr, real, x, -2, -1)
+
+
+@op("movedim")
+def _movedim(tr, real, x, src, dst):
+    v = tval(tr, x)
+    src = [src] if isinstance(src, int) else list(src)
+    dst = [dst] if isinstance(dst, int) else list(dst)
+    src = [norm_dim(s, v.rank) for s in src]
+    dst = [norm_dim(d, v.rank) for d in dst]
+    perm = [-1] * v.rank
+    for s, d in zip(src, dst):
+        perm[d] = s
+    rest = iter(i for i in range(v.rank) if i not in src)
+    perm = [p if p >= 0 else next(rest) for p in perm]
+    return _permute(tr, v, perm)
+
+
+def _unsqueeze(tr, v: Value, d: int) -> Value:
+    shape = v.shape[:d] + [1] + v.shape[d:]
+    rt = format_type(v.dtype, shape)
+    return tr.graph.emit(f"tgc.unsqueeze {v.name} dim = {d} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+
+
+@op("unsqueeze")
+def _unsqueeze_h(tr, real, x, dim):
+    v = tval(tr, x)
+    return _unsqueeze(tr, v, norm_dim(dim, v.rank + 1))
+
+
+@op("squeeze")
+def _squeeze(tr, real, x, dim=None):
+    v = tval(tr, x)
+    if dim is None:
+        dims = [i for i, s in enumerate(v.shape) if isinstance(s, int) and s == 1]
+        for i, s in enumerate(v.shape):
+            if isinstance(s, Dyn) and s.value == 1:
+                tr.specialize(s, "squeeze() of a size that is 1")
+    else:
+        ds = [dim] if isinstance(dim, int) else list(dim)
+        dims = []
+        for d in ds:
+            d = norm_dim(d, v.rank)
+            s = v.shape[d]
+            if isinstance(s, Dyn):
+                if s.value == 1:
+                    tr.specialize(s, "squeeze() of a size that is 1")
+                # A size > 1 stays: squeeze is a no-op there; but the size
+                # could be 1 on a later call. Specialize to be sound.
+                tr.specialize(s, "squeeze(dim) of a dynamic size")
+            if s == 1:
+                dims.append(d)
+    if not dims:
+        return v
+    shape = [s for i, s in enumerate(v.shape) if i not in dims]
+    rt = format_type(v.dtype, shape)
+    return tr.graph.emit(f"tgc.squeeze {v.name} dims {sorted(dims)} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+
+
+@op("expand", "broadcast_to")
+def _expand(tr, real, x, *sizes, **kw):
+    v = tval(tr, x)
+    target = _sizes_arg(kw.get("size", sizes) if "size" in kw else sizes)
+    lead = len(target) - v.rank
+    shape: List[Any] = []
+    for i, s in enumerate(target):
+        src = v.shape[i - lead] if i >= lead else None
+        if s == -1:
+            shape.append(src)
+        elif src is not None and isinstance(src, Dyn) and s == src.value and s != 1:
+            shape.append(src)  # expand(x.shape) keeps the symbol
+        else:
+            shape.append(int(s))
+    if shape == v.shape:
+        return v
+    rt = format_type(v.dtype, shape)
+    return tr.graph.emit(f"tgc.expand {v.name} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+
+
+@op("expand_as")
+def _expand_as(tr, real, x, other):
+    v, o = tval(tr, x), tval(tr, other)
+    shape = broadcast([v.shape, o.shape], list(real.shape))
+    if shape == v.shape:
+        return v
+    rt = format_type(v.dtype, shape)
+    return tr.graph.emit(f"tgc.expand {v.name} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+
+
+def _slice(tr, v: Value, d: int, start, end, step: int) -> Value:
+    s = v.shape[d]
+    if step <= 0:
+        raise Unsupported("a slice with a non-positive step")
+    start = 0 if start is None else int(start)
+    big = 2**62
+    end = big if end is None else int(end)
+    if isinstance(s, int):
+        n = len(range(*slice(start, end, step).indices(s)))
+        size: Any = n
+        if n == s:
+            return v
+    else:
+        n = len(range(*slice(start, end, step).indices(s.value)))
+        size = Dyn(s.sources, n)
+    shape = list(v.shape)
+    shape[d] = size
+    rt = format_type(v.dtype, shape)
+    end_attr = min(end, 2**62)
+    return tr.graph.emit(
+        f"tgc.slice {v.name} dim = {d} start = {start} end = {end_attr} step = {step} : {v.type} -> {rt}",
+        [(v.dtype, shape)], tr.loc(),
+    )[0]
+
+
+def _select(tr, v: Value, d: int, index: int) -> Value:
+    end = None if index == -1 else index + 1
+    s = _slice(tr, v, d, index, end, 1)
+    shape = s.shape[:d] + s.shape[d + 1 :]
+    # The slice has size 1 wherever the index is valid; the reshape's
+    # element-count guard rejects sizes where it is not.
+    return _reshape_to(tr, s, shape)
+
+
+@op("select")
+def _select_h(tr, real, x, dim, index):
+    v = tval(tr, x)
+    return _select(tr, v, norm_dim(dim, v.rank), int(index))
+
+
+@op("slice")
+def _slice_h(tr, real, x, dim=0, start=None, end=None, step=1):
+    v = tval(tr, x)
+    return _slice(tr, v, norm_dim(dim, v.rank), start, end, step)
+
+
+@op("narrow")
+def _narrow(tr, real, x, dim, start, length):
+    v = tval(tr, x)
+    d = norm_dim(dim, v.rank)
+    if int(start) < 0:
+        raise Unsupported("narrow with a negative start")
+    return _slice(tr, v, d, int(start), int(start) + int(length), 1)
+
+
+@op("__getitem__")
+def _getitem(tr, real, x, index):
+    v = tval(tr, x)
+    if not isinstance(index, tuple):
+        index = (index,)
+    if any(isinstance(i, torch.Tensor) for i in index):
+        tensors = [i for i in index if isinstance(i, torch.Tensor)]
+        if len(index) == 1 and tensors[0].dtype in (torch.int64, torch.int32):
+            return _index_select(tr, real, x, 0, index[0])
+        raise Unsupported("advanced indexing with tensors (other than x[idx])")
+    if Ellipsis in index:
+        k = index.index(Ellipsis)
+        used = sum(1 for i in index if i is not None and i is not Ellipsis)
+        index = index[:k] + (slice(None),) * (v.rank - used) + index[k + 1 :]
+    d = 0
+    for item in index:
+        if item is None:
+            v = _unsqueeze(tr, v, d)
+            d += 1
+        elif isinstance(item, slice):
+            v = _slice(tr, v, d, item.start, item.stop, item.step or 1)
+            d += 1
+        elif isinstance(item, int):
+            v = _select(tr, v, d, item)
+        else:
+            raise Unsupported(f"indexing with {type(item).__name__}")
+    return v
+
+
+@op("cat")
+def _cat(tr, real, tensors, dim=0):
+    vals = [convert(tr, tval(tr, t), real.dtype) for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)]
+    if len(vals) == 1:
+        return vals[0]
+    d = norm_dim(dim, vals[0].rank)
+    shape = []
+    for i in range(vals[0].rank):
+        if i == d:
+            shape.append(derived([x.shape[i] for x in vals], real.shape[i]))
+        else:
+            shape.append(merge_dims([x.shape[i] for x in vals], real.shape[i]))
+    rt = format_type(real.dtype, shape)
+    names = ", ".join(x.name for x in vals)
+    types = ", ".join(x.type for x in vals)
+    return tr.graph.emit(f"tgc.concat {names} dim = {d} : ({types}) -> {rt}", [(real.dtype, shape)], tr.loc())[0]
+
+
+@op("stack")
+def _stack(tr, real, tensors, dim=0):
+    vals = [convert(tr, tval(tr, t), real.dtype) for t in tensors]
+    d = norm_dim(dim, vals[0].rank + 1)
+    parts = [_unsqueeze(tr, v, d) for v in vals]
+    if len(parts) == 1:
+        return parts[0]
+    shape = [merge_dims([p.shape[i] for p in parts], real.shape[i]) for i in range(parts[0].rank)]
+    shape[d] = len(parts)
+    rt = format_type(real.dtype, shape)
+    names = ", ".join(p.name for p in parts)
+    types = ", ".join(p.type for p in parts)
+    return tr.graph.emit(f"tgc.concat {names} dim = {d} : ({types}) -> {rt}", [(real.dtype, shape)], tr.loc())[0]
+
+
+@op("split", "split_with_sizes", "chunk", "unbind", "tensor_split")
+def _split(tr, real, x, *a, **k):
+    raise Unsupported("split/chunk/unbind (use slicing)")
+
+
+@op("index_select")
+def _index_select(tr, real, x, dim, index):
+    v, i = tval(tr, x), tval(tr, index)
+    d = norm_dim(dim, v.rank)
+    shape = list(v.shape)
+    shape[d] = i.shape[0] if i.rank == 1 else 1
+    rt = format_type(v.dtype, shape)
+    return tr.graph.emit(
+        f"tgc.index_select {v.name}, {i.name} dim = {d} : {v.type}, {i.type} -> {rt}",
+        [(v.dtype, shape)], tr.loc(),
+    )[0]
+
+
+@op("gather")
+def _gather(tr, real, x, dim, index, sparse_grad=False):
+    v, i = tval(tr, x), tval(tr, index)
+    d = norm_dim(dim, v.rank)
+    rt = format_type(v.dtype, i.shape)
+    return tr.graph.emit(
+        f"tgc.gather {v.name}, {i.name} dim = {d} : {v.type}, {i.type} -> {rt}",
+        [(v.dtype, list(i.shape))], tr.loc(),
+    )[0]
+
+
+@op("embedding")
+def _embedding(tr, real, a, b, *rest, **kw):
+    # F.embedding(input, weight); aten.embedding(weight, indices).
+    if a.dtype.is_floating_point:
+        weight, ids = a, b
+    else:
+        ids, weight = a, b
+    w, i = tval(tr, weight), tval(tr, ids)
+    shape = list(i.shape) + [w.shape[1]]
+    rt = format_type(w.dtype, shape)
+    return tr.graph.emit(
+        f"tgc.embedding {w.name}, {i.name} : {w.type}, {i.type} -> {rt}",
+        [(w.dtype, shape)], tr.loc(),
+    )[0]
+
+
+@op("pad", "constant_pad_nd")
+def _pad(tr, real, x, pad, mode="constant", value=None):
+    if mode != "constant":
+        raise Unsupported(f"pad(mode={mode!r})")
+    v = tval(tr, x)
+    pad = list(pad)
+    low = [0] * v.rank
+    high = [0] * v.rank
+    for i in range(len(pad) // 2):
+        d = v.rank - 1 - i
+        low[d], high[d] = int(pad[2 * i]), int(pad[2 * i + 1])
+    if min(low + high) < 0:
+        raise Unsupported("negative padding")
+    shape = [s + low[i] + high[i] if isinstance(s, int) else derived([s], real.shape[i]) for i, s in enumerate(v.shape)]
+    rt = format_type(v.dtype, shape)
+    val = scalar_literal(value or 0, v.dtype)
+    from .._graph import mlir_dtype
+
+    return tr.graph.emit(
+        f"tgc.pad {v.name} low {low} high {high} value {val} : {mlir_dtype(v.dtype)} : {v.type} -> {rt}",
+        [(v.dtype, shape)], tr.loc(),
+    )[0]
