@@ -51,6 +51,8 @@ typedef struct tgc_compiled tgc_compiled;
  *                          (default: libomp and MLIR's C runner utils where
  *                          the build found them)
  *   chip=sm_90, ptx-only=0|1, vectorize=0|1, cuda-graphs=0|1   CUDA
+ *   exact-division=0|1     CUDA: IEEE f32 divisions, not one reciprocal
+ *                          and products per shared divisor (0)
  * Returns NULL on failure; tgc_last_error() then holds the diagnostics,
  * each with its location. */
 tgc_compiled *tgc_compile(const char *module_text, const char *entry,

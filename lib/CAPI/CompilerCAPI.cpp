@@ -55,7 +55,7 @@ struct Options {
   bool zeroOne = true, duck = true, fuse = true, decompose = true,
        keepCode = false;
   bool openmp = true, approximateMath = false, cudaGraphs = false;
-  bool ptxOnly = false, vectorize = true;
+  bool ptxOnly = false, vectorize = true, exactDivision = false;
   unsigned optLevel = 3;
   std::string chip = "sm_90";
   std::vector<std::string> sharedLibs;
@@ -86,7 +86,8 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       {"approximate-math", &o.approximateMath},
       {"cuda-graphs", &o.cudaGraphs},
       {"ptx-only", &o.ptxOnly},
-      {"vectorize", &o.vectorize}};
+      {"vectorize", &o.vectorize},
+      {"exact-division", &o.exactDivision}};
   SmallVector<StringRef> words;
   text.split(words, ' ', -1, /*KeepEmpty=*/false);
   for (StringRef word : words) {
@@ -280,6 +281,7 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   options.chip = o.chip;
   options.ptxOnly = o.ptxOnly;
   options.vectorize = o.vectorize;
+  options.exactDivision = o.exactDivision;
   FailureOr<GpuCompileResult> compiled =
       compileGpuFunction(*result->module, name, options, error);
   if (failed(compiled)) {

@@ -1114,6 +1114,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.rowBlockSize = options.rowBlockSize;
   pipeline.rowRegisters = options.rowRegisters;
   pipeline.gemmEpilogues = options.gemmEpilogues;
+  pipeline.exactDivision = options.exactDivision;
 
   ErrorCollector diagnostics(ctx);
   PassManager pm(ctx);

@@ -241,3 +241,24 @@ def test_check_mode_validation():
     with pytest.raises(ValueError):
         tgc.set_check("sometimes")
     assert tgc.get_check() == ""
+
+
+def test_gpu_exact_division_option():
+    """`exact-division=1` reaches the GPU compiler through the C API (PTX
+    only: no GPU needed): the softmax's divisions by its row sum stay IEEE
+    divisions instead of one reciprocal and multiplications."""
+    from tgc import _capi
+
+    text = """func.func @sm(%x: tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<8x1024xf32>
+  return %s : tensor<8x1024xf32>
+}"""
+
+    def divisions(extra):
+        c = _capi.Compiled(text, "sm", "device=cuda ptx-only=1 keep-code=1 " + extra)
+        return c.code("ptx").count("div.rn.f32")
+
+    assert divisions("") == 0
+    assert divisions("exact-division=1") == 8
+    with pytest.raises(_capi.TgcError, match="exact-division=2: expected 0 or 1"):
+        _capi.Compiled(text, "sm", "device=cuda ptx-only=1 exact-division=2")

@@ -167,6 +167,11 @@ static cl::opt<bool> gpuGemmEpilogues(
     cl::desc("With --device cuda: run a GEMM's bias / ReLU / tanh GELU "
              "consumer as its cuBLASLt epilogue (default on)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> gpuExactDivision(
+    "gpu-exact-division",
+    cl::desc("With --device cuda: float divisions as IEEE divisions, not "
+             "multiplications by a shared reciprocal"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> ptxOnly(
     "ptx-only",
     cl::desc("With --device cuda: load PTX (the driver compiles it) instead "
@@ -679,6 +684,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.rowBlockSize = gpuRowBlockSize;
   options.rowRegisters = gpuRowRegisters;
   options.gemmEpilogues = gpuGemmEpilogues;
+  options.exactDivision = gpuExactDivision;
   struct Spec {
     GpuCompileResult compiled;
     std::unique_ptr<rt::GpuFunction> fn;

@@ -33,6 +33,10 @@ struct GpuCompileOptions : FrontendCompileOptions {
   bool vectorize = true;
   /// GEMM consumers as cuBLASLt epilogues (bias, ReLU, tanh GELU).
   bool gemmEpilogues = true;
+  /// Float divisions as IEEE divisions; by default a division by a value
+  /// shared by many elements becomes a multiplication by its reciprocal
+  /// (tgc-gpu-form-kernels' `exact-division`).
+  bool exactDivision = false;
   /// The SM architecture for PTX and the cubin.
   std::string chip = "sm_90";
   /// PTX only (no ptxas), as when no CUDA toolkit is installed.

@@ -32,6 +32,20 @@
 // NOEPI: gemm f32 out f32 {{.*}} bias none epilogue none
 // NOEPI: launch k0
 
+// Divisions of a row by its sum become one reciprocal and multiplications,
+// unless --gpu-exact-division (the C API's and Python's `exact-division=1`
+// option) asks for IEEE divisions: 8 per thread of the 1024-wide rows.
+// RUN: tgc-run %s --entry softmax_static --device cuda --compile-only --ptx-only \
+// RUN:   --emit-artifact %t.recip.tgca > /dev/null
+// RUN: FileCheck %s --check-prefix=RECIP --input-file %t.recip.tgca
+// RECIP: .entry softmax_static_rows_0
+// RECIP-NOT: div.rn.f32
+// RUN: tgc-run %s --entry softmax_static --device cuda --compile-only --ptx-only \
+// RUN:   --gpu-exact-division --emit-artifact %t.exact.tgca > /dev/null
+// RUN: FileCheck %s --check-prefix=EXACT --input-file %t.exact.tgca
+// EXACT: .entry softmax_static_rows_0
+// EXACT-COUNT-8: div.rn.f32
+
 // A dense constant is a global of the kernel module, which the plan names
 // with its size; a function whose only kernel-module content is a GEMM's
 // constant weight still ships the module.
@@ -115,6 +129,11 @@
 func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %s = tgc.softmax %x dim = 1 : tensor<?x?xf32>
   return %s : tensor<?x?xf32>
+}
+
+func.func @softmax_static(%x: tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<8x1024xf32>
+  return %s : tensor<8x1024xf32>
 }
 
 func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
