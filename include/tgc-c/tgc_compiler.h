@@ -53,6 +53,9 @@ typedef struct tgc_compiled tgc_compiled;
  *   chip=sm_90, ptx-only=0|1, vectorize=0|1, cuda-graphs=0|1   CUDA
  *   exact-division=0|1     CUDA: IEEE f32 divisions, not one reciprocal
  *                          and products per shared divisor (0)
+ *   block-size=N, max-blocks=N, row-block-size=N, row-registers=0|1,
+ *   gemm-epilogues=0|1     CUDA kernel shapes, as tgc-run's --gpu-* options
+ *                          (256, 16896, 128, 1, 1)
  * Returns NULL on failure; tgc_last_error() then holds the diagnostics,
  * each with its location. */
 tgc_compiled *tgc_compile(const char *module_text, const char *entry,

@@ -28,6 +28,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,9 @@ struct Options {
        keepCode = false;
   bool openmp = true, approximateMath = false, cudaGraphs = false;
   bool ptxOnly = false, vectorize = true, exactDivision = false;
+  // GPU kernel shapes; unset ones keep GpuCompileOptions' defaults.
+  std::optional<int64_t> blockSize, maxBlocks, rowBlockSize;
+  std::optional<bool> rowRegisters, gemmEpilogues;
   unsigned optLevel = 3;
   std::string chip = "sm_90";
   std::vector<std::string> sharedLibs;
@@ -113,6 +117,22 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
         return false;
       }
       o.policy = value.str();
+    } else if (key == "block-size" || key == "max-blocks" ||
+               key == "row-block-size") {
+      int64_t n;
+      if (value.getAsInteger(10, n) || n <= 0) {
+        error = ("option " + key + "=" + value + ": expected a positive integer")
+                    .str();
+        return false;
+      }
+      (key == "block-size"  ? o.blockSize
+       : key == "max-blocks" ? o.maxBlocks
+                             : o.rowBlockSize) = n;
+    } else if (key == "row-registers" || key == "gemm-epilogues") {
+      bool b;
+      if (!parseBool(key, value, b, error))
+        return false;
+      (key == "row-registers" ? o.rowRegisters : o.gemmEpilogues) = b;
     } else if (key == "opt-level") {
       if (value.getAsInteger(10, o.optLevel) || o.optLevel > 3) {
         error = ("option opt-level=" + value + ": expected 0..3").str();
@@ -282,6 +302,16 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   options.ptxOnly = o.ptxOnly;
   options.vectorize = o.vectorize;
   options.exactDivision = o.exactDivision;
+  if (o.blockSize)
+    options.blockSize = *o.blockSize;
+  if (o.maxBlocks)
+    options.maxBlocks = *o.maxBlocks;
+  if (o.rowBlockSize)
+    options.rowBlockSize = *o.rowBlockSize;
+  if (o.rowRegisters)
+    options.rowRegisters = *o.rowRegisters;
+  if (o.gemmEpilogues)
+    options.gemmEpilogues = *o.gemmEpilogues;
   FailureOr<GpuCompileResult> compiled =
       compileGpuFunction(*result->module, name, options, error);
   if (failed(compiled)) {

@@ -262,3 +262,33 @@ def test_gpu_exact_division_option():
     assert divisions("exact-division=1") == 8
     with pytest.raises(_capi.TgcError, match="exact-division=2: expected 0 or 1"):
         _capi.Compiled(text, "sm", "device=cuda ptx-only=1 exact-division=2")
+
+
+def test_gpu_kernel_shape_options():
+    """The GPU kernel shape options reach the compiler through the C API
+    (PTX only), and bad values are errors that say why."""
+    from tgc import _capi
+
+    text = """func.func @f(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %y = tgc.exp %x : tensor<4096xf32>
+  return %y : tensor<4096xf32>
+}"""
+
+    def block_size(extra):
+        """The x block size of the plan's one launch."""
+        c = _capi.Compiled(text, "f", "device=cuda ptx-only=1 keep-code=1 " + extra)
+        lines = c.code("plan").splitlines()
+        exprs = {l.split()[1]: l.split()[2:] for l in lines if l.startswith("expr ")}
+        launch = next(l.split() for l in lines if l.startswith("launch "))
+        kind, value = exprs[launch[launch.index("block") + 1][1:]]
+        assert kind == "const"
+        return int(value)
+
+    assert block_size("") == 256
+    assert block_size("block-size=128") == 128
+    with pytest.raises(_capi.TgcError, match="block-size must be a multiple of 32"):
+        block_size("block-size=100")
+    with pytest.raises(_capi.TgcError, match="max-blocks=0: expected a positive integer"):
+        block_size("max-blocks=0")
+    with pytest.raises(_capi.TgcError, match="row-registers=2: expected 0 or 1"):
+        block_size("row-registers=2")
