@@ -55,7 +55,7 @@ typedef struct tgc_compiled tgc_compiled;
  *                          and products per shared divisor (0)
  *   block-size=N, max-blocks=N, row-block-size=N, row-registers=0|1,
  *   gemm-epilogues=0|1     CUDA kernel shapes, as tgc-run's --gpu-* options
- *                          (256, 16896, 128, 1, 1)
+ *                          (defaults: tgc-gpu-form-kernels' options)
  * Returns NULL on failure; tgc_last_error() then holds the diagnostics,
  * each with its location. */
 tgc_compiled *tgc_compile(const char *module_text, const char *entry,

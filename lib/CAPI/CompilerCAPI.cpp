@@ -56,10 +56,11 @@ struct Options {
   bool zeroOne = true, duck = true, fuse = true, decompose = true,
        keepCode = false;
   bool openmp = true, approximateMath = false, cudaGraphs = false;
-  bool ptxOnly = false, vectorize = true, exactDivision = false;
-  // GPU kernel shapes; unset ones keep GpuCompileOptions' defaults.
+  bool ptxOnly = false;
+  // GPU kernel options; unset ones keep GpuCompileOptions' defaults
+  // (tgc-gpu-form-kernels').
   std::optional<int64_t> blockSize, maxBlocks, rowBlockSize;
-  std::optional<bool> rowRegisters, gemmEpilogues;
+  std::optional<bool> rowRegisters, gemmEpilogues, vectorize, exactDivision;
   unsigned optLevel = 3;
   std::string chip = "sm_90";
   std::vector<std::string> sharedLibs;
@@ -90,8 +91,7 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       {"approximate-math", &o.approximateMath},
       {"cuda-graphs", &o.cudaGraphs},
       {"ptx-only", &o.ptxOnly},
-      {"vectorize", &o.vectorize},
-      {"exact-division", &o.exactDivision}};
+  };
   SmallVector<StringRef> words;
   text.split(words, ' ', -1, /*KeepEmpty=*/false);
   for (StringRef word : words) {
@@ -128,11 +128,15 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       (key == "block-size"  ? o.blockSize
        : key == "max-blocks" ? o.maxBlocks
                              : o.rowBlockSize) = n;
-    } else if (key == "row-registers" || key == "gemm-epilogues") {
+    } else if (key == "row-registers" || key == "gemm-epilogues" ||
+               key == "vectorize" || key == "exact-division") {
       bool b;
       if (!parseBool(key, value, b, error))
         return false;
-      (key == "row-registers" ? o.rowRegisters : o.gemmEpilogues) = b;
+      (key == "row-registers"    ? o.rowRegisters
+       : key == "gemm-epilogues" ? o.gemmEpilogues
+       : key == "vectorize"      ? o.vectorize
+                                 : o.exactDivision) = b;
     } else if (key == "opt-level") {
       if (value.getAsInteger(10, o.optLevel) || o.optLevel > 3) {
         error = ("option opt-level=" + value + ": expected 0..3").str();
@@ -300,8 +304,10 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   setCommonOptions(options, o, std::move(examples));
   options.chip = o.chip;
   options.ptxOnly = o.ptxOnly;
-  options.vectorize = o.vectorize;
-  options.exactDivision = o.exactDivision;
+  if (o.vectorize)
+    options.vectorize = *o.vectorize;
+  if (o.exactDivision)
+    options.exactDivision = *o.exactDivision;
   if (o.blockSize)
     options.blockSize = *o.blockSize;
   if (o.maxBlocks)

@@ -148,30 +148,30 @@ static cl::opt<std::string> saveCase(
              "folder, for tgc-gpu-run on a machine without LLVM"),
     cl::init(""), cl::cat(category));
 static cl::opt<int64_t> gpuBlockSize(
-    "gpu-block-size", cl::desc("With --device cuda: threads per block (256)"),
-    cl::init(256), cl::cat(category));
+    "gpu-block-size", cl::desc("With --device cuda: threads per block"),
+    cl::init(kGpuKernelDefaults.blockSize), cl::cat(category));
 static cl::opt<int64_t> gpuMaxBlocks(
     "gpu-max-blocks",
-    cl::desc("With --device cuda: most blocks of a grid-stride kernel (16896)"),
-    cl::init(16896), cl::cat(category));
+    cl::desc("With --device cuda: most blocks of a grid-stride kernel"),
+    cl::init(kGpuKernelDefaults.maxBlocks), cl::cat(category));
 static cl::opt<int64_t> gpuRowBlockSize(
     "gpu-row-block-size",
-    cl::desc("With --device cuda: threads per block of row kernels (128)"),
-    cl::init(128), cl::cat(category));
+    cl::desc("With --device cuda: threads per block of row kernels"),
+    cl::init(kGpuKernelDefaults.rowBlockSize), cl::cat(category));
 static cl::opt<bool> gpuRowRegisters(
     "gpu-row-registers",
     cl::desc("With --device cuda: row kernels keep static rows in registers"),
-    cl::init(true), cl::cat(category));
+    cl::init(kGpuKernelDefaults.rowRegisters), cl::cat(category));
 static cl::opt<bool> gpuGemmEpilogues(
     "gpu-gemm-epilogues",
     cl::desc("With --device cuda: run a GEMM's bias / ReLU / tanh GELU "
              "consumer as its cuBLASLt epilogue (default on)"),
-    cl::init(true), cl::cat(category));
+    cl::init(kGpuKernelDefaults.gemmEpilogues), cl::cat(category));
 static cl::opt<bool> gpuExactDivision(
     "gpu-exact-division",
     cl::desc("With --device cuda: float divisions as IEEE divisions, not "
              "multiplications by a shared reciprocal"),
-    cl::init(false), cl::cat(category));
+    cl::init(kGpuKernelDefaults.exactDivision), cl::cat(category));
 static cl::opt<bool> ptxOnly(
     "ptx-only",
     cl::desc("With --device cuda: load PTX (the driver compiles it) instead "

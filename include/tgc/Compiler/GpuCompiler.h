@@ -12,6 +12,7 @@
 #define TGC_COMPILER_GPUCOMPILER_H
 
 #include "tgc/Compiler/CompileOptions.h"
+#include "tgc/Pipelines/Pipelines.h"
 #include "tgc/Runtime/GpuPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,21 +23,22 @@
 
 namespace mlir::tgc {
 
+/// The kernel options default to tgc-gpu-form-kernels' (Passes.td).
 struct GpuCompileOptions : FrontendCompileOptions {
-  int64_t blockSize = 256;
+  int64_t blockSize = kGpuKernelDefaults.blockSize;
   /// Row kernels keep static rows in registers.
-  bool rowRegisters = true;
-  int64_t rowBlockSize = 128;
+  bool rowRegisters = kGpuKernelDefaults.rowRegisters;
+  int64_t rowBlockSize = kGpuKernelDefaults.rowBlockSize;
   /// Most blocks of a grid-stride kernel.
-  int64_t maxBlocks = 16896;
+  int64_t maxBlocks = kGpuKernelDefaults.maxBlocks;
   /// 16-byte vector accesses (argument buffers then get alignment guards).
-  bool vectorize = true;
+  bool vectorize = kGpuKernelDefaults.vectorize;
   /// GEMM consumers as cuBLASLt epilogues (bias, ReLU, tanh GELU).
-  bool gemmEpilogues = true;
+  bool gemmEpilogues = kGpuKernelDefaults.gemmEpilogues;
   /// Float divisions as IEEE divisions; by default a division by a value
   /// shared by many elements becomes a multiplication by its reciprocal
   /// (tgc-gpu-form-kernels' `exact-division`).
-  bool exactDivision = false;
+  bool exactDivision = kGpuKernelDefaults.exactDivision;
   /// The SM architecture for PTX and the cubin.
   std::string chip = "sm_90";
   /// PTX only (no ptxas), as when no CUDA toolkit is installed.

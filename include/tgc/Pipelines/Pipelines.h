@@ -98,6 +98,10 @@ void buildGraphPasses(OpPassManager &pm, bool decompose, bool fuse);
 void registerCpuPipeline();
 
 
+/// The defaults of the kernel options: tgc-gpu-form-kernels' (Passes.td),
+/// the one place they are written.
+inline const TgcGpuFormKernelsOptions kGpuKernelDefaults{};
+
 /// Options of tgc-gpu-pipeline: the frontend's plus kernel generation.
 struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
@@ -105,32 +109,32 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
                     llvm::cl::init(true)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
-                            llvm::cl::init(256)};
+                            llvm::cl::init(kGpuKernelDefaults.blockSize)};
   Option<int64_t> rowBlockSize{*this, "row-block-size",
                                llvm::cl::desc("Threads per block of row kernels"),
-                               llvm::cl::init(128)};
+                               llvm::cl::init(kGpuKernelDefaults.rowBlockSize)};
   Option<int64_t> maxBlocks{
       *this, "max-blocks",
       llvm::cl::desc("Most blocks of a grid-stride kernel"),
-      llvm::cl::init(16896)};
+      llvm::cl::init(kGpuKernelDefaults.maxBlocks)};
   Option<bool> rowRegisters{
       *this, "row-registers",
       llvm::cl::desc("Row kernels keep static rows in registers"),
-      llvm::cl::init(true)};
+      llvm::cl::init(kGpuKernelDefaults.rowRegisters)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("16-byte vector accesses in elementwise kernels"),
-      llvm::cl::init(true)};
+      llvm::cl::init(kGpuKernelDefaults.vectorize)};
   Option<bool> gemmEpilogues{
       *this, "gemm-epilogues",
       llvm::cl::desc("GEMM consumers as cuBLASLt epilogues (bias, ReLU, "
                      "tanh GELU)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(kGpuKernelDefaults.gemmEpilogues)};
   Option<bool> exactDivision{
       *this, "exact-division",
       llvm::cl::desc("Keep every f32 division (off: divisions of a kernel "
                      "by one value multiply by its reciprocal)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(kGpuKernelDefaults.exactDivision)};
   Option<bool> lowerKernels{
       *this, "lower-kernels",
       llvm::cl::desc("Lower the kernels to NVVM (off: stop at the gpu "
