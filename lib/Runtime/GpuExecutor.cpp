@@ -42,9 +42,8 @@ constexpr uint64_t kArenaGranule = 256;
 
 
 const char *dtypeText(int32_t dtype) {
-  static const char *const names[] = {"f32", "f16", "bf16", "f64",
-                                      "i64", "i32", "i8",   "i1"};
-  return dtype >= 0 && dtype < 8 ? names[dtype] : "unknown dtype";
+  const char *name = dtypeName(dtype);
+  return name ? name : "unknown dtype";
 }
 
 std::string num(int64_t value) { return std::to_string(value); }

@@ -35,7 +35,8 @@ constexpr int32_t kNumDtypes = 8;
 const char *const kDeviceNames[] = {"cpu", "cuda"};
 constexpr int32_t kNumDevices = 2;
 
-std::string dtypeName(int64_t dtype) {
+/// A dtype code as plan text: its name, or the number when unknown.
+std::string dtypeText(int64_t dtype) {
   if (dtype >= 0 && dtype < kNumDtypes)
     return kDtypeNames[dtype];
   return std::to_string(dtype);
@@ -906,7 +907,7 @@ bool PlanParser::parseGemm() {
   };
   if (!isFloat(gemm.dtype))
     return fail("a gemm's dtype must be f32, f16, bf16 or f64, got " +
-                dtypeName(gemm.dtype));
+                dtypeText(gemm.dtype));
   // `out <dtype>`: C and the bias in another type (f16 x f16 -> f32).
   if (!atEnd() && !tokens[pos].quoted && peek() == "out") {
     ++pos;
@@ -914,7 +915,7 @@ bool PlanParser::parseGemm() {
       return false;
     if (!isFloat(gemm.cDtype))
       return fail("a gemm's output dtype must be f32, f16, bf16 or f64, got " +
-                  dtypeName(gemm.cDtype));
+                  dtypeText(gemm.cDtype));
   }
   int64_t transA = 0, transB = 0;
   if (!keyword("m") || !nodeRef("the m node", false, gemm.m) || !keyword("n") ||
@@ -1146,7 +1147,7 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
   };
   line("function " + name(plan.function));
   for (size_t i = 0; i < plan.args.size(); ++i)
-    line("arg " + num(int64_t(i)) + " " + dtypeName(plan.args[i].dtype) + " " +
+    line("arg " + num(int64_t(i)) + " " + dtypeText(plan.args[i].dtype) + " " +
          num(plan.args[i].rank));
   for (size_t i = 0; i < plan.exprs.size(); ++i) {
     const PlanExpr &expr = plan.exprs[i];
@@ -1166,7 +1167,7 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
   for (size_t i = 0; i < plan.results.size(); ++i) {
     const PlanTensor &result = plan.results[i];
     std::string text = "result " + num(int64_t(i)) + " " +
-                       dtypeName(result.dtype) + " " + num(result.rank);
+                       dtypeText(result.dtype) + " " + num(result.rank);
     for (int64_t size : result.sizes)
       text += " " + node(size);
     line(text);
@@ -1178,7 +1179,7 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
       text += "rank " + num(guard.arg) + " " + num(guard.value);
       break;
     case GuardKind::Dtype:
-      text += "dtype " + num(guard.arg) + " " + dtypeName(guard.value);
+      text += "dtype " + num(guard.arg) + " " + dtypeText(guard.value);
       break;
     case GuardKind::Device:
       text += "device " + num(guard.arg) + " " + deviceName(guard.value);
@@ -1272,8 +1273,8 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
         return index < 0 ? std::string("none") : "b" + num(index);
       };
       int32_t epilogue = int32_t(gemm.epilogue);
-      line("gemm " + dtypeName(gemm.dtype) +
-           (gemm.cDtype != -1 ? " out " + dtypeName(gemm.cDtype) : "") + " m " +
+      line("gemm " + dtypeText(gemm.dtype) +
+           (gemm.cDtype != -1 ? " out " + dtypeText(gemm.cDtype) : "") + " m " +
            node(gemm.m) + " n " + node(gemm.n) + " k " + node(gemm.k) +
            " batch " + node(gemm.batch) + " transa " +
            (gemm.transA ? "1" : "0") + " transb " + (gemm.transB ? "1" : "0") +
@@ -1544,8 +1545,8 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
       if (!argOk(guard) || args[guard.arg].dtype != guard.value) {
         message = describe(
             index, guard,
-            "dtype(" + argLabel(guard.arg) + ") == " + dtypeName(guard.value),
-            argOk(guard) ? "dtype = " + dtypeName(args[guard.arg].dtype)
+            "dtype(" + argLabel(guard.arg) + ") == " + dtypeText(guard.value),
+            argOk(guard) ? "dtype = " + dtypeText(args[guard.arg].dtype)
                          : "no such argument");
         return index;
       }
@@ -1811,4 +1812,8 @@ bool tgc::runtime::readGpuArtifact(const std::string &bytes,
     return fail("plan section: " + planError);
   artifact = std::move(result);
   return true;
+}
+
+const char *tgc::runtime::dtypeName(int32_t dtype) {
+  return dtype >= 0 && dtype < kNumDtypes ? kDtypeNames[dtype] : nullptr;
 }

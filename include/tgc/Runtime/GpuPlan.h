@@ -205,6 +205,11 @@ struct Plan {
 /// existing buffers, kernels and nodes) and reports the first problem with
 /// its line number.
 std::string serializePlan(const Plan &plan);
+
+/// The name of a TGC dtype code ("f32", "f16", "bf16", "f64", "i64", "i32",
+/// "i8", "i1"), as plans and messages spell it; null for an unknown code.
+/// The runtime's one dtype table.
+const char *dtypeName(int32_t dtype);
 bool parsePlan(const std::string &text, Plan &plan, std::string &error);
 
 /// Evaluates every node for one call's argument sizes (`argSizes[i]` holds
