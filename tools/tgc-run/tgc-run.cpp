@@ -20,6 +20,7 @@
 #include "tgc/InitAllPasses.h"
 #include "tgc/Reference/HostTensor.h"
 #include "tgc/Reference/Interpreter.h"
+#include "tgc/Runtime/CaseFile.h"
 #include "tgc/Runtime/DispatchCache.h"
 #include "tgc/Runtime/GpuExecutor.h"
 
@@ -644,19 +645,15 @@ std::vector<int64_t> denseStrides(ArrayRef<int64_t> sizes) {
 /// (the layout tgc-gpu-run reads; see docs/gpu-pipeline.md).
 /// Without `data`, only the dtype (with bit 8 set) and the sizes: the
 /// runner fills the tensor with random values (benchmarks of large sizes).
-void appendTensor(std::string &out, const ref::HostTensor &t,
-                  bool data = true) {
-  auto put = [&](const void *p, size_t n) {
-    out.append(static_cast<const char *>(p), n);
-  };
-  int32_t dtype = static_cast<int32_t>(t.dtype()) | (data ? 0 : 0x100);
-  int32_t rank = static_cast<int32_t>(t.rank());
-  put(&dtype, 4);
-  put(&rank, 4);
-  for (int64_t d : t.shape())
-    put(&d, 8);
+/// A tensor of a case file (rt::CaseFile), with or without its data.
+rt::CaseTensor caseTensor(const ref::HostTensor &t, bool data = true) {
+  rt::CaseTensor c;
+  c.dtype = static_cast<int32_t>(t.dtype());
+  c.sizes.assign(t.shape().begin(), t.shape().end());
+  c.hasData = data;
   if (data)
-    put(t.data(), t.byteSize());
+    c.bytes.assign(static_cast<const char *>(t.data()), t.byteSize());
+  return c;
 }
 
 void writeFile(const std::string &path, const std::string &bytes) {
@@ -806,20 +803,18 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
                  std::to_string(n));
           expected = std::move(*r);
         }
-        std::string bytes = "TGCCASE1";
-        uint32_t header[3] = {static_cast<uint32_t>(chosen),
-                              static_cast<uint32_t>(args.size()),
-                              reference ? static_cast<uint32_t>(expected.size())
-                                        : 0xFFFFFFFFu};
-        bytes.append(reinterpret_cast<const char *>(header), sizeof(header));
+        rt::CaseFile file;
+        file.spec = static_cast<uint32_t>(chosen);
+        file.reference = reference;
         for (const ref::HostTensor &t : args)
-          appendTensor(bytes, t, reference);
+          file.args.push_back(caseTensor(t, reference));
         for (const ref::HostTensor &t : expected)
-          appendTensor(bytes, t);
+          file.expected.push_back(caseTensor(t));
         if (reference)
           for (const ref::HostTensor &t : refArgs)
-            appendTensor(bytes, t);
-        writeFile(saveCase + "/call" + std::to_string(n) + ".case", bytes);
+            file.expectedArgs.push_back(caseTensor(t));
+        writeFile(saveCase + "/call" + std::to_string(n) + ".case",
+                  rt::writeCaseFile(file));
         if (compiledNow)
           writeFile(saveCase + "/spec" + std::to_string(chosen) + ".tgca",
                     rt::writeGpuArtifact(spec.compiled.artifact));

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/Runtime/CaseFile.h"
 #include "tgc/Runtime/GpuExecutor.h"
 #include "tgc/Runtime/GpuPlan.h"
 
@@ -107,48 +108,27 @@ void fillRandom(Tensor &t, uint64_t n) {
   }
 }
 
-struct Reader {
-  const std::string &data;
-  size_t pos = 0;
-  std::string path;
-  void take(void *dst, size_t n) {
-    if (pos + n > data.size())
-      fail("'" + path + "' is truncated");
-    std::memcpy(dst, data.data() + pos, n);
-    pos += n;
-  }
-  /// A tensor; one written without data (bit 8 of the dtype) gets
-  /// random values in [-1, 1) (integers: 0..9).
-  Tensor tensor() {
+/// A case file's tensors; one written without data gets random values in
+/// [-1, 1) (integers: 0..9).
+std::vector<Tensor> tensors(const std::vector<CaseTensor> &in) {
+  std::vector<Tensor> out;
+  for (const CaseTensor &c : in) {
     Tensor t;
-    int32_t rank = 0;
-    take(&t.dtype, 4);
-    take(&rank, 4);
-    bool random = t.dtype & 0x100;
-    t.dtype &= 0xff;
-    if (rank < 0 || rank > 16 || t.dtype < 0 || t.dtype > TGC_DTYPE_I1)
-      fail("'" + path + "' has a bad tensor header");
-    uint64_t n = 1;
-    for (int32_t i = 0; i < rank; ++i) {
-      int64_t d;
-      take(&d, 8);
-      if (d < 0 || (d > 0 && n > (uint64_t(1) << 40) / uint64_t(d)))
-        fail("'" + path + "' has a bad size");
-      t.sizes.push_back(d);
-      n *= uint64_t(d);
-    }
-    size_t bytes = n * elementBytes(t.dtype);
-    if (random) {
+    t.dtype = c.dtype;
+    t.sizes = c.sizes;
+    if (c.hasData) {
+      t.bytes = c.bytes;
+    } else {
+      uint64_t n = 1;
+      for (int64_t d : c.sizes)
+        n *= uint64_t(d);
       fillRandom(t, n);
-      return t;
     }
-    if (pos + bytes > data.size())
-      fail("'" + path + "' is truncated");
-    t.bytes = data.substr(pos, bytes);
-    pos += bytes;
-    return t;
+    out.push_back(std::move(t));
   }
-};
+  return out;
+}
+
 
 double toDouble(const Tensor &t, size_t i) {
   const char *p = t.bytes.data() + i * elementBytes(t.dtype);
@@ -344,26 +324,19 @@ int main(int argc, char **argv) {
     if (!readFile(path, data))
       break;
     ++calls;
-    Reader r{data, 0, path};
-    char magic[8];
-    r.take(magic, 8);
-    if (std::memcmp(magic, "TGCCASE1", 8) != 0)
-      fail("'" + path + "' is not a TGC case file");
-    uint32_t header[3];
-    r.take(header, sizeof(header));
-    // header[2] == ~0u: no reference (a benchmark case).
-    bool reference = header[2] != 0xFFFFFFFFu;
-    std::vector<Tensor> args, expected, expectedArgs;
-    for (uint32_t i = 0; i < header[1]; ++i)
-      args.push_back(r.tensor());
-    for (uint32_t i = 0; reference && i < header[2]; ++i)
-      expected.push_back(r.tensor());
-    for (uint32_t i = 0; reference && i < header[1]; ++i)
-      expectedArgs.push_back(r.tensor());
+    CaseFile file;
+    std::string caseError;
+    if (!readCaseFile(data, file, caseError))
+      fail("'" + path + "': " + caseError);
+    // No reference: a benchmark case.
+    bool reference = file.reference;
+    std::vector<Tensor> args = tensors(file.args),
+                        expected = tensors(file.expected),
+                        expectedArgs = tensors(file.expectedArgs);
 
-    std::unique_ptr<GpuFunction> &fn = functions[header[0]];
+    std::unique_ptr<GpuFunction> &fn = functions[file.spec];
     if (!fn) {
-      std::string apath = dir + "/spec" + std::to_string(header[0]) + ".tgca";
+      std::string apath = dir + "/spec" + std::to_string(file.spec) + ".tgca";
       std::string bytes, error;
       if (!readFile(apath, bytes))
         fail("cannot read '" + apath + "'");
@@ -480,12 +453,12 @@ int main(int argc, char **argv) {
     std::snprintf(line, sizeof(line),
                   "{\"call\": %d, \"spec\": %u, \"run_ms\": %.4f, "
                   "\"device_ms\": %.4f, \"max_abs_err\": %.3g, \"ok\": %s}",
-                  n, header[0], ms, deviceMs, callAbs, ok ? "true" : "false");
+                  n, file.spec, ms, deviceMs, callAbs, ok ? "true" : "false");
     perCall += (perCall.empty() ? "" : ",\n    ") + std::string(line);
     if (!json)
       std::printf("call %d (spec %u): run %.4f ms (median of %d), max abs "
                   "err %.3g%s%s\n",
-                  n, header[0], ms, repeat, callAbs, ok ? "" : ", MISMATCH: ",
+                  n, file.spec, ms, repeat, callAbs, ok ? "" : ", MISMATCH: ",
                   first.c_str());
     if (!ok)
       std::fprintf(stderr, "tgc-gpu-run: mismatch in call %d: %s\n", n,
