@@ -1,0 +1,186 @@
+//===- GpuFunctionImpl.h - the state of a loaded GPU function (private) -*- C++ -*-===//
+//
+// GpuFunction::Impl and what its parts share: the module, stream, arena,
+// per-call arguments of launches and GEMMs, cuBLASLt configurations and
+// CUDA graphs. Private to lib/Runtime: GpuExecutor.cpp (loading, preparing
+// and issuing a call), GpuGemm.cpp (cuBLASLt) and GpuGraphs.cpp (capture
+// and replay).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_LIB_RUNTIME_GPUFUNCTIONIMPL_H
+#define TGC_LIB_RUNTIME_GPUFUNCTIONIMPL_H
+
+#include "tgc/Runtime/GpuExecutor.h"
+
+#include "CudaDriver.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tgc::runtime {
+namespace exec_detail {
+using namespace tgc::runtime::cuda;
+
+inline constexpr size_t kMaxGraphs = 16;
+inline constexpr uint64_t kGemmWorkspaceBytes = 32ull << 20;
+/// cuBLASLt algorithms timed for a GEMM shape the first time it runs off
+/// a graph capture (cuBLASLt's heuristic alone picked, on an H100, a
+/// split-K kernel taking 33 us for an 8x256x256 f32 product that another
+/// candidate runs in about 5).
+inline constexpr int kGemmCandidates = 8;
+inline constexpr int kGemmTimedRuns = 5;
+inline constexpr int64_t kDefaultSharedLimit = 48 * 1024;
+inline constexpr uint64_t kArenaGranule = 256;
+
+
+inline const char *dtypeText(int32_t dtype) {
+  const char *name = dtypeName(dtype);
+  return name ? name : "unknown dtype";
+}
+
+inline std::string num(int64_t value) { return std::to_string(value); }
+
+/// The largest power of two (at most 256) dividing `ptr`.
+inline uint32_t pointerAlignment(uint64_t ptr) {
+  uint32_t alignment = 256;
+  while (alignment > 1 && ptr % alignment != 0)
+    alignment /= 2;
+  return alignment;
+}
+
+/// One launch step's arguments for this call.
+struct LaunchArgs {
+  bool skip = false; // a grid dimension is 0: nothing to run
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  unsigned shared = 0;
+  /// Every kernel parameter is 8 bytes (a pointer or an i64).
+  std::vector<uint64_t> values;
+};
+
+/// One GEMM step's arguments for this call.
+struct GemmArgs {
+  bool skip = false; // m, n or batch is 0
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  uint64_t a = 0, b = 0, c = 0, bias = 0;
+};
+
+/// What a captured graph recorded for one step.
+struct StepRecord {
+  /// Launch steps: the kernel node when it is known (then patchable).
+  CUgraphNode node = nullptr;
+  /// Launch steps: the parameter values; other steps: their pointers and
+  /// extents. A difference on a later call means patch (a known kernel
+  /// node) or capture again (anything else).
+  std::vector<uint64_t> values;
+  /// Launch steps: the grid and dynamic shared memory the node has, and
+  /// whether the launch was skipped (no node).
+  unsigned grid[3] = {0, 0, 0};
+  unsigned shared = 0;
+  bool skipped = false;
+};
+
+struct Graph {
+  std::vector<int64_t> key;
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  std::vector<StepRecord> steps; // one per plan step
+};
+
+/// cuBLASLt objects for one GEMM step at one set of sizes and alignments.
+struct GemmConfig {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t layoutA = nullptr; // our B (cuBLAS's A)
+  cublasLtMatrixLayout_t layoutB = nullptr; // our A (cuBLAS's B)
+  cublasLtMatrixLayout_t layoutC = nullptr;
+  cublasLtMatmulAlgo_t algo = {};
+};
+
+} // namespace exec_detail
+
+using namespace exec_detail;
+
+struct GpuFunction::Impl {
+  const Driver *cu = nullptr;
+  const CublasLt *lt = nullptr;
+  Plan plan;
+
+  CUmodule module = nullptr;
+  std::vector<CUfunction> functions;
+  std::vector<uint64_t> globals; // device addresses of the plan's globals
+  /// Pinned host bytes the check steps copy their flags into, one per
+  /// check step (`checkSlot[step]`, -1 for other steps).
+  uint8_t *checkBytes = nullptr;
+  std::vector<int32_t> checkSlot;
+  std::vector<int64_t> sharedConfigured; // per kernel
+  CUstream stream = nullptr;
+
+  cublasLtHandle_t ltHandle = nullptr;
+  CUdeviceptr workspace = 0;
+  std::map<std::vector<int64_t>, GemmConfig> gemmConfigs;
+  /// The fastest algorithm per GEMM shape (types, transposes, epilogue,
+  /// sizes, strides, alignments), shared by the steps of that shape.
+  std::map<std::vector<int64_t>, cublasLtMatmulAlgo_t> tunedAlgos;
+
+  CUdeviceptr arena = 0;
+  uint64_t arenaCapacity = 0;
+
+  bool deviceTiming = false;
+  /// Event pairs of timed calls not waited for yet, and spare ones.
+  std::vector<std::pair<CUevent, CUevent>> pendingTimings, spareTimings;
+
+  std::vector<Graph> graphs; // least recently used first
+  GpuRunStats stats;
+  std::mutex mutex;
+
+  // This call's values, buffers and step arguments.
+  std::vector<int64_t> values;
+  std::vector<uint64_t> buffers;
+  std::vector<LaunchArgs> launches;            // per step (launch steps only)
+  std::vector<GemmArgs> gemms;                 // per step (GEMM steps only)
+  std::vector<std::vector<uint64_t>> pointers; // per step (non-launch)
+
+  ~Impl();
+
+  bool fail(std::string &error, const char *call, CUresult result) {
+    error = errorMessage(*cu, call, result);
+    return false;
+  }
+
+  bool prepare(const std::vector<DeviceTensor> &args,
+               std::vector<DeviceTensor> &results, std::string &error);
+  bool ensureArena(uint64_t bytes, std::string &error);
+  bool issue(size_t step, bool capturing, std::string &error);
+  bool issueGemm(size_t step, bool capturing, std::string &error);
+  /// The step's cuBLASLt configuration, made on first use; with `tune`,
+  /// its algorithm is the fastest of cuBLASLt's candidates, timed on a
+  /// scratch output (not allowed while capturing a graph).
+  GemmConfig *gemmConfig(size_t step, bool tune, std::string &error);
+  /// One cuBLASLt call of the step's GEMM with `algo`, writing `c`.
+  cublasStatus_t matmul(size_t step, const GemmConfig &config,
+                        const cublasLtMatmulAlgo_t &algo, uint64_t c);
+  bool tuneGemm(size_t step, GemmConfig &config,
+                const cublasLtMatmulHeuristicResult_t *candidates,
+                int count, std::string &error);
+  bool runGraph(std::string &error);
+  /// Whether `graph` can serve this call by patching kernel nodes alone
+  /// (sizes, grids and pointers of launches may differ; every other step
+  /// must be the same).
+  bool patchable(const Graph &graph) const;
+  bool configureShared(size_t step, std::string &error);
+  bool capture(Graph &graph, std::string &error);
+  void matchCapturedNodes(Graph &graph);
+  KernelNodeParams nodeParams(size_t step, std::vector<void *> &storage);
+  void destroyGraph(Graph &graph);
+  void destroyGraphs();
+};
+
+} // namespace tgc::runtime
+
+#endif // TGC_LIB_RUNTIME_GPUFUNCTIONIMPL_H

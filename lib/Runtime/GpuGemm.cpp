@@ -1,0 +1,312 @@
+//===- GpuGemm.cpp - cuBLASLt GEMM steps of a launch plan ------------------===//
+//
+// GpuFunction::Impl's GEMM steps: the cuBLASLt descriptors and layouts of a
+// GEMM shape, the timed choice of its algorithm, and issuing it on the
+// function's stream (docs/gpu-runtime.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuFunctionImpl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+using namespace tgc::runtime;
+using namespace tgc::runtime::cuda;
+
+namespace {
+/// A GEMM step's description for messages.
+std::string gemmWhere(size_t s, const GemmStep &gemm, const GemmArgs &args) {
+  return " (step " + num(int64_t(s)) + ", gemm " + dtypeText(gemm.dtype) +
+         (gemm.cDtype >= 0 && gemm.cDtype != gemm.dtype
+              ? std::string(" -> ") + dtypeText(gemm.cDtype)
+              : std::string()) +
+         " m " + num(args.m) + " n " + num(args.n) + " k " + num(args.k) +
+         " batch " + num(args.batch) + ")";
+}
+
+bool gemmTuningEnabled() {
+  const char *value = std::getenv("TGC_GEMM_TUNE");
+  return !value || std::strcmp(value, "0") != 0;
+}
+} // namespace
+
+GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
+                                          std::string &error) {
+  const GemmStep &gemm = plan.steps[s].gemm;
+  const GemmArgs &args = gemms[s];
+  // Only built for a message.
+  auto where = [&] { return gemmWhere(s, gemm, args); };
+  auto ltFail = [&](const char *call, cublasStatus_t status) -> GemmConfig * {
+    error = errorMessage(*lt, call, status) + where();
+    return nullptr;
+  };
+  auto cudaType = [](int32_t dtype) {
+    return dtype == TGC_DTYPE_F16    ? CUDA_R_16F
+           : dtype == TGC_DTYPE_BF16 ? CUDA_R_16BF
+           : dtype == TGC_DTYPE_F64  ? CUDA_R_64F
+                                     : CUDA_R_32F;
+  };
+  bool isF64 = gemm.dtype == TGC_DTYPE_F64;
+  int dataType = cudaType(gemm.dtype);
+  // C, D and the bias.
+  int outType = cudaType(gemm.cDtype >= 0 ? gemm.cDtype : gemm.dtype);
+  uint32_t alignA = pointerAlignment(args.a), alignB = pointerAlignment(args.b),
+           alignC = pointerAlignment(args.c),
+           alignBias = pointerAlignment(args.bias);
+  std::vector<int64_t> key = {
+      int64_t(s),   args.m,       args.n, args.k, args.batch, args.strideA,
+      args.strideB, args.strideC, alignA, alignB, alignC,     alignBias};
+  auto found = gemmConfigs.find(key);
+  if (found == gemmConfigs.end()) {
+    GemmConfig config;
+    // Row-major C[m,n] = A[m,k] B[k,n] is column-major C^T[n,m] =
+    // B^T[n,k] A^T[k,m]: cuBLAS's A is our B and its B is our A, each read
+    // in place (a row-major matrix is its transpose in column-major).
+    auto release = [&] {
+      if (config.layoutA)
+        lt->cublasLtMatrixLayoutDestroy(config.layoutA);
+      if (config.layoutB)
+        lt->cublasLtMatrixLayoutDestroy(config.layoutB);
+      if (config.layoutC)
+        lt->cublasLtMatrixLayoutDestroy(config.layoutC);
+      if (config.desc)
+        lt->cublasLtMatmulDescDestroy(config.desc);
+    };
+    auto configFail = [&](const char *call, cublasStatus_t status) {
+      release();
+      return ltFail(call, status);
+    };
+    cublasStatus_t status = lt->cublasLtMatmulDescCreate(
+        &config.desc, isF64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
+        isF64 ? CUDA_R_64F : CUDA_R_32F);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return configFail("cublasLtMatmulDescCreate", status);
+    int32_t opA = gemm.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int32_t opB = gemm.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+    // Indexed by GemmStep::Epilogue (the parser checks its range).
+    static const uint32_t kLtEpilogues[] = {
+        CUBLASLT_EPILOGUE_DEFAULT,   CUBLASLT_EPILOGUE_BIAS,
+        CUBLASLT_EPILOGUE_RELU,      CUBLASLT_EPILOGUE_RELU_BIAS,
+        CUBLASLT_EPILOGUE_GELU,      CUBLASLT_EPILOGUE_GELU_BIAS};
+    uint32_t epilogue = kLtEpilogues[gemm.epilogue];
+    bool hasBias = gemm.bias >= 0;
+    int32_t biasType = outType;
+    if ((status = lt->cublasLtMatmulDescSetAttribute(
+             config.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA))) !=
+            CUBLAS_STATUS_SUCCESS ||
+        (status = lt->cublasLtMatmulDescSetAttribute(
+             config.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB))) !=
+            CUBLAS_STATUS_SUCCESS ||
+        (status = lt->cublasLtMatmulDescSetAttribute(
+             config.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+             sizeof(epilogue))) != CUBLAS_STATUS_SUCCESS)
+      return configFail("cublasLtMatmulDescSetAttribute", status);
+    if (hasBias) {
+      const void *bias = reinterpret_cast<const void *>(args.bias);
+      if ((status = lt->cublasLtMatmulDescSetAttribute(
+               config.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &biasType,
+               sizeof(biasType))) != CUBLAS_STATUS_SUCCESS ||
+          (status = lt->cublasLtMatmulDescSetAttribute(
+               config.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+               sizeof(bias))) != CUBLAS_STATUS_SUCCESS)
+        return configFail("cublasLtMatmulDescSetAttribute", status);
+    }
+    // cuBLAS's A = our B: n x k (stored k x n row-major, or n x k with
+    // transB). cuBLAS's B = our A: k x m. D = C: n x m, ld n.
+    struct LayoutSpec {
+      cublasLtMatrixLayout_t *layout;
+      uint64_t rows, cols;
+      int64_t ld, stride;
+    };
+    LayoutSpec specs[] = {
+        {&config.layoutA, uint64_t(gemm.transB ? args.k : args.n),
+         uint64_t(gemm.transB ? args.n : args.k), gemm.transB ? args.k : args.n,
+         args.strideB},
+        {&config.layoutB, uint64_t(gemm.transA ? args.m : args.k),
+         uint64_t(gemm.transA ? args.k : args.m), gemm.transA ? args.m : args.k,
+         args.strideA},
+        {&config.layoutC, uint64_t(args.n), uint64_t(args.m), args.n,
+         args.strideC},
+    };
+    int32_t batch = int32_t(args.batch);
+    for (LayoutSpec &spec : specs) {
+      status = lt->cublasLtMatrixLayoutCreate(
+          spec.layout, spec.layout == &config.layoutC ? outType : dataType,
+          spec.rows, spec.cols, spec.ld);
+      if (status != CUBLAS_STATUS_SUCCESS)
+        return configFail("cublasLtMatrixLayoutCreate", status);
+      if (batch > 1 &&
+          ((status = lt->cublasLtMatrixLayoutSetAttribute(
+                *spec.layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch,
+                sizeof(batch))) != CUBLAS_STATUS_SUCCESS ||
+           (status = lt->cublasLtMatrixLayoutSetAttribute(
+                *spec.layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                &spec.stride, sizeof(spec.stride))) != CUBLAS_STATUS_SUCCESS))
+        return configFail("cublasLtMatrixLayoutSetAttribute", status);
+    }
+    cublasLtMatmulPreference_t preference = nullptr;
+    status = lt->cublasLtMatmulPreferenceCreate(&preference);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return configFail("cublasLtMatmulPreferenceCreate", status);
+    uint64_t workspaceBytes = kGemmWorkspaceBytes;
+    // cuBLAS's A is our B, its B our A.
+    uint32_t alignments[] = {alignB, alignA, alignC, alignC};
+    int alignmentAttrs[] = {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+                            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    status = lt->cublasLtMatmulPreferenceSetAttribute(
+        preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
+        sizeof(workspaceBytes));
+    for (int i = 0; i < 4 && status == CUBLAS_STATUS_SUCCESS; ++i)
+      status = lt->cublasLtMatmulPreferenceSetAttribute(
+          preference, alignmentAttrs[i], &alignments[i], sizeof(uint32_t));
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      lt->cublasLtMatmulPreferenceDestroy(preference);
+      return configFail("cublasLtMatmulPreferenceSetAttribute", status);
+    }
+    cublasLtMatmulHeuristicResult_t heuristics[kGemmCandidates] = {};
+    int algorithms = 0;
+    status = lt->cublasLtMatmulAlgoGetHeuristic(
+        ltHandle, config.desc, config.layoutA, config.layoutB, config.layoutC,
+        config.layoutC, preference, kGemmCandidates, heuristics, &algorithms);
+    lt->cublasLtMatmulPreferenceDestroy(preference);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return configFail("cublasLtMatmulAlgoGetHeuristic", status);
+    if (algorithms < 1) {
+      release();
+      error = "cublasLtMatmulAlgoGetHeuristic found no algorithm" + where();
+      return nullptr;
+    }
+    config.algo = heuristics[0].algo;
+    // The shape's tuned algorithm: cached, or timed now.
+    std::vector<int64_t> shape(key.begin() + 1, key.end());
+    for (int64_t field :
+         {int64_t(gemm.dtype), int64_t(gemm.cDtype), int64_t(gemm.transA),
+          int64_t(gemm.transB), int64_t(gemm.epilogue)})
+      shape.push_back(field);
+    auto tuned = tunedAlgos.find(shape);
+    if (tuned != tunedAlgos.end()) {
+      config.algo = tuned->second;
+    } else if (tune && algorithms > 1 && gemmTuningEnabled()) {
+      if (!tuneGemm(s, config, heuristics, algorithms, error)) {
+        release();
+        return nullptr;
+      }
+      tunedAlgos.emplace(std::move(shape), config.algo);
+    }
+    found = gemmConfigs.emplace(std::move(key), config).first;
+  } else if (gemm.bias >= 0) {
+    // The cached descriptor may hold another call's bias pointer.
+    const void *bias = reinterpret_cast<const void *>(args.bias);
+    cublasStatus_t status = lt->cublasLtMatmulDescSetAttribute(
+        found->second.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+        sizeof(bias));
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return ltFail("cublasLtMatmulDescSetAttribute", status);
+  }
+  return &found->second;
+}
+
+cublasStatus_t GpuFunction::Impl::matmul(size_t s, const GemmConfig &config,
+                                         const cublasLtMatmulAlgo_t &algo,
+                                         uint64_t c) {
+  const GemmArgs &args = gemms[s];
+  bool isF64 = plan.steps[s].gemm.dtype == TGC_DTYPE_F64;
+  float alpha32 = 1.0f, beta32 = 0.0f;
+  double alpha64 = 1.0, beta64 = 0.0;
+  const void *alpha = isF64 ? static_cast<const void *>(&alpha64)
+                            : static_cast<const void *>(&alpha32);
+  const void *beta = isF64 ? static_cast<const void *>(&beta64)
+                           : static_cast<const void *>(&beta32);
+  void *d = reinterpret_cast<void *>(c);
+  return lt->cublasLtMatmul(
+      ltHandle, config.desc, alpha, reinterpret_cast<const void *>(args.b),
+      config.layoutA, reinterpret_cast<const void *>(args.a), config.layoutB,
+      beta, d, config.layoutC, d, config.layoutC, &algo,
+      reinterpret_cast<void *>(workspace), size_t(kGemmWorkspaceBytes),
+      stream);
+}
+
+bool GpuFunction::Impl::tuneGemm(
+    size_t s, GemmConfig &config,
+    const cublasLtMatmulHeuristicResult_t *candidates, int count,
+    std::string &error) {
+  const GemmStep &gemm = plan.steps[s].gemm;
+  const GemmArgs &args = gemms[s];
+  // A scratch output: the step's own may be read by earlier steps of this
+  // call that have not run yet.
+  int64_t outBytes = dtypeBytes(gemm.cDtype >= 0 ? gemm.cDtype : gemm.dtype);
+  uint64_t bytes =
+      uint64_t(args.strideC * (args.batch - 1) + args.m * args.n) * outBytes;
+  CUdeviceptr scratch = 0;
+  CUresult result =
+      cu->cuMemAlloc(&scratch, size_t(std::max<uint64_t>(bytes, 256)));
+  if (result != CUDA_SUCCESS) {
+    fail(error, "cuMemAlloc", result);
+    error += " (GEMM tuning scratch of " + num(int64_t(bytes)) + " bytes)" +
+             gemmWhere(s, gemm, args);
+    return false;
+  }
+  auto run = [&](const cublasLtMatmulAlgo_t &algo) {
+    return matmul(s, config, algo, scratch);
+  };
+  double best = -1;
+  for (int i = 0; i < count; ++i) {
+    if (candidates[i].state != CUBLAS_STATUS_SUCCESS ||
+        candidates[i].workspaceSize > kGemmWorkspaceBytes)
+      continue;
+    // A warm-up run; a candidate cuBLASLt refuses is skipped.
+    if (run(candidates[i].algo) != CUBLAS_STATUS_SUCCESS)
+      continue;
+    if ((result = cu->cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+      break;
+    auto start = std::chrono::steady_clock::now();
+    bool ok = true;
+    for (int r = 0; r < kGemmTimedRuns && ok; ++r)
+      ok = run(candidates[i].algo) == CUBLAS_STATUS_SUCCESS;
+    if ((result = cu->cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+      break;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    if (ok && (best < 0 || seconds < best)) {
+      best = seconds;
+      config.algo = candidates[i].algo;
+    }
+  }
+  cu->cuMemFree(scratch);
+  if (result != CUDA_SUCCESS) {
+    fail(error, "cuStreamSynchronize", result);
+    error += " (timing cuBLASLt algorithms)" + gemmWhere(s, gemm, args);
+    return false;
+  }
+  ++stats.gemmTunings;
+  return true;
+}
+
+bool GpuFunction::Impl::issueGemm(size_t s, bool capturing,
+                                  std::string &error) {
+  const GemmStep &gemm = plan.steps[s].gemm;
+  const GemmArgs &args = gemms[s];
+  if (args.skip)
+    return true;
+  GemmConfig *found = gemmConfig(s, /*tune=*/!capturing, error);
+  if (!found)
+    return false;
+  auto ltFail = [&](const char *call, cublasStatus_t status) {
+    error = errorMessage(*lt, call, status) + gemmWhere(s, gemm, args);
+    return false;
+  };
+  const GemmConfig &config = *found;
+  cublasStatus_t status = matmul(s, config, config.algo, args.c);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    return ltFail("cublasLtMatmul", status);
+  if (!capturing)
+    ++stats.gemms;
+  return true;
+}
