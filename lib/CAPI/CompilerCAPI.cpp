@@ -304,20 +304,18 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   setCommonOptions(options, o, std::move(examples));
   options.chip = o.chip;
   options.ptxOnly = o.ptxOnly;
-  if (o.vectorize)
-    options.vectorize = *o.vectorize;
-  if (o.exactDivision)
-    options.exactDivision = *o.exactDivision;
-  if (o.blockSize)
-    options.blockSize = *o.blockSize;
-  if (o.maxBlocks)
-    options.maxBlocks = *o.maxBlocks;
-  if (o.rowBlockSize)
-    options.rowBlockSize = *o.rowBlockSize;
-  if (o.rowRegisters)
-    options.rowRegisters = *o.rowRegisters;
-  if (o.gemmEpilogues)
-    options.gemmEpilogues = *o.gemmEpilogues;
+  // The kernel options given; the others keep their defaults.
+  auto given = [](auto &field, const auto &value) {
+    if (value)
+      field = *value;
+  };
+  given(options.vectorize, o.vectorize);
+  given(options.exactDivision, o.exactDivision);
+  given(options.blockSize, o.blockSize);
+  given(options.maxBlocks, o.maxBlocks);
+  given(options.rowBlockSize, o.rowBlockSize);
+  given(options.rowRegisters, o.rowRegisters);
+  given(options.gemmEpilogues, o.gemmEpilogues);
   FailureOr<GpuCompileResult> compiled =
       compileGpuFunction(*result->module, name, options, error);
   if (failed(compiled)) {
