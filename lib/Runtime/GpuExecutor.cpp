@@ -206,17 +206,8 @@ GpuFunction::Impl::~Impl() {
       cu->cuEventDestroy(start);
       cu->cuEventDestroy(end);
     }
-  for (auto &entry : gemmConfigs) {
-    GemmConfig &config = entry.second;
-    if (config.layoutA)
-      lt->cublasLtMatrixLayoutDestroy(config.layoutA);
-    if (config.layoutB)
-      lt->cublasLtMatrixLayoutDestroy(config.layoutB);
-    if (config.layoutC)
-      lt->cublasLtMatrixLayoutDestroy(config.layoutC);
-    if (config.desc)
-      lt->cublasLtMatmulDescDestroy(config.desc);
-  }
+  for (auto &entry : gemmConfigs)
+    entry.second.release(*lt);
   if (stream)
     cu->cuStreamSynchronize(stream);
   if (ltHandle)

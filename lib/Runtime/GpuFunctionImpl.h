@@ -100,6 +100,18 @@ struct GemmConfig {
   cublasLtMatrixLayout_t layoutB = nullptr; // our A (cuBLAS's B)
   cublasLtMatrixLayout_t layoutC = nullptr;
   cublasLtMatmulAlgo_t algo = {};
+
+  /// Destroys the descriptor and layouts that were created.
+  void release(const CublasLt &lt) {
+    if (layoutA)
+      lt.cublasLtMatrixLayoutDestroy(layoutA);
+    if (layoutB)
+      lt.cublasLtMatrixLayoutDestroy(layoutB);
+    if (layoutC)
+      lt.cublasLtMatrixLayoutDestroy(layoutC);
+    if (desc)
+      lt.cublasLtMatmulDescDestroy(desc);
+  }
 };
 
 } // namespace exec_detail

@@ -66,16 +66,7 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
     // Row-major C[m,n] = A[m,k] B[k,n] is column-major C^T[n,m] =
     // B^T[n,k] A^T[k,m]: cuBLAS's A is our B and its B is our A, each read
     // in place (a row-major matrix is its transpose in column-major).
-    auto release = [&] {
-      if (config.layoutA)
-        lt->cublasLtMatrixLayoutDestroy(config.layoutA);
-      if (config.layoutB)
-        lt->cublasLtMatrixLayoutDestroy(config.layoutB);
-      if (config.layoutC)
-        lt->cublasLtMatrixLayoutDestroy(config.layoutC);
-      if (config.desc)
-        lt->cublasLtMatmulDescDestroy(config.desc);
-    };
+    auto release = [&] { config.release(*lt); };
     auto configFail = [&](const char *call, cublasStatus_t status) {
       release();
       return ltFail(call, status);
