@@ -83,39 +83,34 @@ def _linear(tr, real, x, weight, bias=None):
     )[0]
 
 
+def _norm_op(tr, mnemonic, x, normalized_shape, eps, **operands):
+    """A normalization over the last dims with optional affine operands
+    (`weight(...)`, `bias(...)` in that order)."""
+    v = tval(tr, x)
+    parts = ""
+    for key, t in operands.items():
+        if t is not None:
+            o = tval(tr, t)
+            parts += f" {key}({o.name} : {o.type})"
+    n = len(list(normalized_shape))
+    return tr.graph.emit(
+        f"{mnemonic} {v.name}{parts} normalized_rank = {n} eps = {attr_float(eps)} : {v.type}",
+        [(v.dtype, v.shape)], tr.loc(),
+    )[0]
+
+
 @op("layer_norm", "native_layer_norm")
 def _layer_norm(tr, real, x, normalized_shape, weight=None, bias=None, eps=1e-5, *rest):
     if isinstance(real, tuple):
         raise Unsupported("native_layer_norm's statistics")
-    v = tval(tr, x)
-    parts = ""
-    if weight is not None:
-        w = tval(tr, weight)
-        parts += f" weight({w.name} : {w.type})"
-    if bias is not None:
-        b = tval(tr, bias)
-        parts += f" bias({b.name} : {b.type})"
-    n = len(list(normalized_shape))
-    return tr.graph.emit(
-        f"tgc.layer_norm {v.name}{parts} normalized_rank = {n} eps = {attr_float(eps)} : {v.type}",
-        [(v.dtype, v.shape)], tr.loc(),
-    )[0]
+    return _norm_op(tr, "tgc.layer_norm", x, normalized_shape, eps, weight=weight, bias=bias)
 
 
 @op("rms_norm")
 def _rms_norm(tr, real, x, normalized_shape, weight=None, eps=None):
-    v = tval(tr, x)
     if eps is None:
-        eps = torch.finfo(v.dtype).eps
-    parts = ""
-    if weight is not None:
-        w = tval(tr, weight)
-        parts += f" weight({w.name} : {w.type})"
-    n = len(list(normalized_shape))
-    return tr.graph.emit(
-        f"tgc.rms_norm {v.name}{parts} normalized_rank = {n} eps = {attr_float(eps)} : {v.type}",
-        [(v.dtype, v.shape)], tr.loc(),
-    )[0]
+        eps = torch.finfo(x.dtype).eps
+    return _norm_op(tr, "tgc.rms_norm", x, normalized_shape, eps, weight=weight)
 
 
 @op("scaled_dot_product_attention")
