@@ -8,11 +8,13 @@
 // triton-lang/triton#11032; found here by utils/fuzz-gpu.py: an i32 amax of
 // -|x|, and a minimum of two i32 tensors with a negated one).
 //
-// On the H100 the same PTX with the negation spelled `not` then `add 1`
-// compiles right (ptxas forms LOP3 and VIADDMNMX instead), while every
-// other spelling of `0 - x` tried (neg, sub, mul by -1, sub.cc, a mov in
-// between) is miscompiled. So each negation that feeds an integer min or
-// max is replaced, for that use only, by inline assembly computing
+// Tried on the H100 (ptxas 13.0 and the driver's JIT): the negation
+// spelled neg, sub from 0, mul by -1, sub.cc or with a mov in between is
+// miscompiled; spelled `not` then `add 1` (or xor -1 then sub -1) it
+// compiles right, ptxas forming LOP3 and VIADDMNMX instead; so do a neg
+// followed by an identity prmt or two brevs, and a max written as setp +
+// selp, at more instructions. So each negation that feeds an integer min
+// or max is replaced, for that use only, by inline assembly computing
 // `~x + 1`, which LLVM cannot fold back into `0 - x`.
 //
 //===----------------------------------------------------------------------===//
