@@ -299,11 +299,12 @@ def main():
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
     start = time.monotonic()
-    counts, failures = {}, []
+    counts, failures, done = {}, [], set()
     seeds = ([int(x) for x in args.seeds.split(",") if x] if args.seeds
              else [args.seed + i for i in range(args.count)])
 
     def report(seed, kind, msg):
+        done.add(seed)
         counts[kind] = counts.get(kind, 0) + 1
         if args.verbose or kind not in ("ok", "unsupported"):
             print(f"seed {seed}: {kind}: {msg}", flush=True)
@@ -320,6 +321,12 @@ def main():
     total = sum(counts.values())
     print(f"{total} graphs, {len(failures)} failures ({time.monotonic() - start:.1f} s; " +
           ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ")")
+    if total < len(seeds):
+        # A --time-budget stop leaves a few seeds unfinished; say where the
+        # finished prefix ends so that the next run can go on from there.
+        prefix = next((i for i, s in enumerate(seeds) if s not in done), len(seeds))
+        print(f"finished {total} of {len(seeds)} seeds; every seed before "
+              f"{seeds[prefix]} finished (the next run can start there)")
     if failures:
         print("failing seeds: " + " ".join(map(str, sorted(failures))))
     return 1 if failures else 0
