@@ -1,11 +1,12 @@
-//===- GpuHostFunction.h - the host side of tgc-gpu-form-kernels -*- C++ -*-===//
+//===- GpuHostFunction.h - the host side of tgc-gpu-form-kernels -*- C++
+//-*-===//
 //
-// Private to lib/Transforms (GpuFormKernels.cpp, GpuHostFunction.cpp).
+// Private to lib/Transforms/GPU.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_LIB_TRANSFORMS_GPUHOSTFUNCTION_H
-#define TGC_LIB_TRANSFORMS_GPUHOSTFUNCTION_H
+#ifndef TGC_LIB_TRANSFORMS_GPU_GPUHOSTFUNCTION_H
+#define TGC_LIB_TRANSFORMS_GPU_GPUHOSTFUNCTION_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -54,4 +55,4 @@ void divisionsToReciprocals(gpu::GPUModuleOp module);
 
 } // namespace mlir::tgc::gpu_kernels
 
-#endif // TGC_LIB_TRANSFORMS_GPUHOSTFUNCTION_H
+#endif // TGC_LIB_TRANSFORMS_GPU_GPUHOSTFUNCTION_H

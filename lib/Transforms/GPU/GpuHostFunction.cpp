@@ -47,8 +47,8 @@ void freshResults(func::FuncOp func) {
     for (auto [d, size] : llvm::enumerate(type.getShape()))
       if (ShapedType::isDynamic(size))
         sizes.push_back(memref::DimOp::create(b, loc, operand.get(), d));
-    auto alloc = memref::AllocOp::create(b, loc, type, sizes,
-                                         b.getI64IntegerAttr(64));
+    auto alloc =
+        memref::AllocOp::create(b, loc, type, sizes, b.getI64IntegerAttr(64));
     memref::CopyOp::create(b, loc, operand.get(), alloc);
     operand.set(alloc);
   }
@@ -101,8 +101,7 @@ void copiesToGenerics(func::FuncOp func) {
   for (auto &[copy, tags] : copies) {
     OpBuilder b(copy);
     auto type = cast<MemRefType>(copy.getTarget().getType());
-    SmallVector<AffineMap> maps(
-        2, b.getMultiDimIdentityMap(type.getRank()));
+    SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
     SmallVector<utils::IteratorType> iterators(type.getRank(),
                                                utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
@@ -255,12 +254,11 @@ bool isHostOp(Operation *op) {
   // Size checks (cf.assert on sizes) become guards of the launch plan.
   if (op->getName().getStringRef() == "cf.assert")
     return true;
-  if (isa<func::ReturnOp, gpu::LaunchFuncOp, memref::AllocOp,
-          memref::DeallocOp, memref::GetGlobalOp, memref::ReshapeOp,
-          memref::ViewOp, memref::SubViewOp,
-          memref::DimOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
-          memref::CastOp, affine::AffineApplyOp, affine::AffineMinOp,
-          affine::AffineMaxOp>(op))
+  if (isa<func::ReturnOp, gpu::LaunchFuncOp, memref::AllocOp, memref::DeallocOp,
+          memref::GetGlobalOp, memref::ReshapeOp, memref::ViewOp,
+          memref::SubViewOp, memref::DimOp, memref::CollapseShapeOp,
+          memref::ExpandShapeOp, memref::CastOp, affine::AffineApplyOp,
+          affine::AffineMinOp, affine::AffineMaxOp>(op))
     return true;
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
     return generic->hasAttr("tgc.gemm") ||
@@ -325,9 +323,9 @@ void divisionsToReciprocals(gpu::GPUModuleOp module) {
       Value reciprocal = arith::DivFOp::create(b, loc, one, divisor);
       for (arith::DivFOp div : divs) {
         b.setInsertionPoint(div);
-        div.replaceAllUsesWith(arith::MulFOp::create(
-                                   b, div.getLoc(), div.getLhs(), reciprocal)
-                                   .getResult());
+        div.replaceAllUsesWith(
+            arith::MulFOp::create(b, div.getLoc(), div.getLhs(), reciprocal)
+                .getResult());
         div.erase();
       }
     }

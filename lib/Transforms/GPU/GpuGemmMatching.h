@@ -1,14 +1,15 @@
-//===- GpuGemmMatching.h - GEMMs and their epilogues for cuBLASLt -*- C++ -*-===//
+//===- GpuGemmMatching.h - GEMMs and their epilogues for cuBLASLt -*- C++
+//-*-===//
 //
 // What tgc-gpu-form-kernels hands to cuBLASLt instead of emitting a kernel:
 // contractions of dense buffers (matchGemm) and the elementwise consumer a
 // GEMM can run as its epilogue (bias, ReLU, tanh GELU, the rounding to a
-// 16-bit output). Private to lib/Transforms.
+// 16-bit output). Private to lib/Transforms/GPU.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_LIB_TRANSFORMS_GPUGEMMMATCHING_H
-#define TGC_LIB_TRANSFORMS_GPUGEMMMATCHING_H
+#ifndef TGC_LIB_TRANSFORMS_GPU_GPUGEMMMATCHING_H
+#define TGC_LIB_TRANSFORMS_GPU_GPUGEMMMATCHING_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -50,4 +51,4 @@ bool onlyEpilogueReads(linalg::GenericOp gemm, linalg::GenericOp epilogue);
 
 } // namespace mlir::tgc::gpu_kernels
 
-#endif // TGC_LIB_TRANSFORMS_GPUGEMMMATCHING_H
+#endif // TGC_LIB_TRANSFORMS_GPU_GPUGEMMMATCHING_H

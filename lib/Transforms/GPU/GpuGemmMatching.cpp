@@ -66,7 +66,8 @@ bool isDenseMemRef(Value v) {
   while (d < rank && getConstantIntValue(sizes[d]) == 1)
     ++d;
   for (++d; d < rank; ++d)
-    if (!isFullSize(view, d) || getConstantIntValue(view.getMixedOffsets()[d]) != 0)
+    if (!isFullSize(view, d) ||
+        getConstantIntValue(view.getMixedOffsets()[d]) != 0)
       return false;
   return true;
 }
@@ -93,8 +94,7 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
                SmallVector<unsigned> &batch, SmallVector<unsigned> &m,
                unsigned &n, unsigned &k) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureBufferSemantics() ||
-      !linalg::isaContractionOpInterface(op))
+      !op.hasPureBufferSemantics() || !linalg::isaContractionOpInterface(op))
     return false;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -120,7 +120,8 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
     return false;
   n = ns.front();
   k = dims->k.front();
-  Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get();
+  Value a = op.getDpsInputOperand(0)->get(),
+        b = op.getDpsInputOperand(1)->get();
   Value c = op.getDpsInitOperand(0)->get();
   if (!isDenseMemRef(a) || !isDenseMemRef(b) || !isDenseMemRef(c))
     return false;
@@ -208,8 +209,7 @@ Value matchRelu(Value v) {
 
 /// The other operand of the binary op defining `v` (of type OpTy) when one
 /// of its operands is the float constant `c`, or null.
-template <typename OpTy>
-Value besideConstant(Value v, double c) {
+template <typename OpTy> Value besideConstant(Value v, double c) {
   auto op = v ? v.getDefiningOp<OpTy>() : OpTy();
   if (!op)
     return Value();
@@ -231,12 +231,12 @@ Value matchTanhGelu(Value v) {
     Value x = besideConstant<arith::MulFOp>(outer->getOperand(side), 0.5);
     Value tanhValue =
         besideConstant<arith::AddFOp>(outer->getOperand(1 - side), 1.0);
-    auto tanh = tanhValue ? tanhValue.getDefiningOp<math::TanhOp>()
-                          : math::TanhOp();
+    auto tanh =
+        tanhValue ? tanhValue.getDefiningOp<math::TanhOp>() : math::TanhOp();
     if (!x || !tanh)
       continue;
-    Value inner = besideConstant<arith::MulFOp>(tanh.getOperand(),
-                                                0.7978845608028654);
+    Value inner =
+        besideConstant<arith::MulFOp>(tanh.getOperand(), 0.7978845608028654);
     auto sum = inner ? inner.getDefiningOp<arith::AddFOp>() : arith::AddFOp();
     Value cubeTerm = sum ? otherOperand(sum, x) : Value();
     Value cube = besideConstant<arith::MulFOp>(cubeTerm, 0.044715);
@@ -450,8 +450,7 @@ splitGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue) {
     maps.push_back(epilogue.getMatchingIndexingMap(biasOperand));
   }
   maps.push_back(epilogue.getMatchingIndexingMap(out));
-  SmallVector<utils::IteratorType> iterators =
-      epilogue.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = epilogue.getIteratorTypesArray();
   auto biased = linalg::GenericOp::create(
       b, loc, TypeRange{}, ins, ValueRange{o}, maps, iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) {

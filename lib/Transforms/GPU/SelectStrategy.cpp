@@ -1,0 +1,349 @@
+//===- SelectStrategy.cpp - which kernel strategy runs each group ---------===//
+//
+// The classification half of tgc-gpu-form-kernels: whether a segment of a
+// fusion group is a row group (one block or warp per row), which
+// reductions run as two-stage trees and which elementwise ops after them
+// join the tree's final stage, and which elementwise ops are read and
+// written with 16-byte vectors. The strategies' kernels are built in
+// FlatKernels.cpp, RowKernels.cpp, TreeKernels.cpp and LoopKernels.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuGemmMatching.h"
+#include "Strategies.h"
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+using namespace mlir::tgc;
+using namespace mlir::tgc::gpu_kernels;
+
+/// Row stages: every op has R or R+1 loops, the first R parallel, and the
+/// last loop of an R+1-loop op is parallel or a reduction with one
+/// combiner; at least one op reduces its row.
+bool gpu_kernels::isRowGroup(ArrayRef<linalg::GenericOp> ops,
+                             const ArgSizeClasses &sizeClasses) {
+  unsigned loops = 0;
+  for (linalg::GenericOp op : ops)
+    loops = std::max(loops, op.getNumLoops());
+  if (loops == 0)
+    return false;
+  unsigned rows = loops - 1;
+  bool reduces = false;
+  for (linalg::GenericOp op : ops) {
+    unsigned n = op.getNumLoops();
+    if (n != rows && n != loops)
+      return false;
+    SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
+    for (unsigned i = 0; i < rows; ++i)
+      if (it[i] != utils::IteratorType::parallel)
+        return false;
+    if (n == loops && it.back() == utils::IteratorType::reduction) {
+      if (!matchCombiner(op))
+        return false;
+      reduces = true;
+    }
+  }
+  if (!reduces)
+    return false;
+  // Every stage runs over the same rows: the grid has one block (or
+  // warp) per row of the group. A stage over other rows (the sum of a
+  // 1x1 tensor with an add over ?x7 that broadcasts it) is no stage of
+  // this group: the add's rows past the first were never computed.
+  // Dynamic rows are the same only when provably the same size.
+  std::optional<SmallVector<Extent>> rowExtents;
+  for (linalg::GenericOp op : ops) {
+    SmallVector<Extent> extents = getLoopExtents(op, &sizeClasses);
+    extents.resize(rows);
+    if (!rowExtents)
+      rowExtents = extents;
+    else if (extents != *rowExtents)
+      return false;
+  }
+  // A stage that reads what an earlier stage wrote must read the same
+  // row (its map starts with the row loops, in order): other rows belong
+  // to other blocks, which may not have written them yet. Views of one
+  // buffer are the buffer (a reduction's keepdim output read through
+  // another reshape of it).
+  auto bufferOf = [](Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+              def))
+        v = def->getOperand(0);
+      else
+        break;
+    }
+    return v;
+  };
+  DenseSet<Value> written;
+  for (linalg::GenericOp op : ops) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!written.contains(bufferOf(operand.get())))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (map.getNumResults() < rows)
+        return false;
+      for (unsigned d = 0; d < rows; ++d) {
+        auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+        if (!dim || dim.getPosition() != d)
+          return false;
+      }
+    }
+    for (Value init : op.getDpsInits())
+      written.insert(bufferOf(init));
+  }
+  return true;
+}
+
+/// A row group without row loops (a whole 1-D vector is the row) whose
+/// length is dynamic or above the target's singleBlockRow: one block would read
+/// it alone, so its reductions run as trees instead.
+bool gpu_kernels::isLongVectorGroup(ArrayRef<linalg::GenericOp> ops,
+                                    const GpuTarget &target) {
+  if (llvm::any_of(ops,
+                   [](linalg::GenericOp op) { return op.getNumLoops() > 1; }))
+    return false;
+  for (linalg::GenericOp op : ops) {
+    if (op.getNumLoops() == 1) {
+      int64_t length = op.getStaticLoopRanges().front();
+      if (ShapedType::isDynamic(length) || length > target.singleBlockRow)
+        return true;
+    }
+  }
+  return false;
+}
+
+/// Elements per 16-byte access when `op` is elementwise over contiguous
+/// buffers that all index its loops directly (no broadcast, no
+/// transpose, no linalg.index), all of one element width; else 0.
+unsigned gpu_kernels::flatVectorWidth(linalg::GenericOp op) {
+  if (!isAllParallel(op) || op.getNumLoops() == 0)
+    return 0;
+  bool usesIndex = false;
+  op.getBody()->walk([&](linalg::IndexOp) { usesIndex = true; });
+  if (usesIndex)
+    return 0;
+  unsigned bytes = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type) {
+      if (isa<ShapedType>(operand.get().getType()))
+        return 0;
+      continue; // a scalar
+    }
+    if (splatGlobal(operand.get()))
+      continue;
+    if (!type.getLayout().isIdentity() ||
+        !op.getMatchingIndexingMap(&operand).isIdentity())
+      return 0;
+    Type element = type.getElementType();
+    if (!element.isIntOrFloat() || element.isInteger(1))
+      return 0;
+    unsigned b = element.getIntOrFloatBitWidth() / 8;
+    if (bytes && b != bytes)
+      return 0;
+    bytes = b;
+  }
+  if (bytes != 2 && bytes != 4 && bytes != 8)
+    return 0;
+  return 16 / bytes;
+}
+
+std::optional<Tree> gpu_kernels::matchTree(linalg::GenericOp op,
+                                           const GpuTarget &target) {
+  if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  std::optional<Combiner> combiner = matchCombiner(op);
+  OpOperand *init = op.getDpsInitOperand(0);
+  if (!combiner || !isa<MemRefType>(init->get().getType()) ||
+      !op.getMatchingBlockArgument(init).hasOneUse())
+    return std::nullopt;
+  Tree t;
+  t.op = op;
+  t.combiner = *combiner;
+  for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray()))
+    (it == utils::IteratorType::parallel ? t.par : t.red)
+        .push_back(static_cast<unsigned>(i));
+  // The output: each parallel loop indexes it once (other indices are
+  // constant 0s), so each output point has one worker.
+  AffineMap map = op.getMatchingIndexingMap(init);
+  if (llvm::any_of(t.red, [&](unsigned d) { return map.isFunctionOfDim(d); }))
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineExpr> replacement(op.getNumLoops(),
+                                      getAffineConstantExpr(0, ctx));
+  for (auto [i, d] : llvm::enumerate(t.par))
+    replacement[d] = getAffineDimExpr(i, ctx);
+  t.outMap = map.replaceDimsAndSymbols(replacement, {}, t.par.size(), 0);
+  SmallVector<bool> indexed(t.par.size(), false);
+  for (AffineExpr e : t.outMap.getResults()) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (indexed[d.getPosition()])
+        return std::nullopt;
+      indexed[d.getPosition()] = true;
+    } else if (auto c = dyn_cast<AffineConstantExpr>(e);
+               !c || c.getValue() != 0) {
+      return std::nullopt;
+    }
+  }
+  if (llvm::is_contained(indexed, false))
+    return std::nullopt;
+  // Inputs indexed by the loops themselves (windows, as convolutions and
+  // pooling read, keep a thread per output); the innermost index of the
+  // input of the highest rank says which way the threads go.
+  unsigned rank = 0;
+  std::optional<unsigned> innermost;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    Value v = in->get();
+    if (v == init->get())
+      return std::nullopt;
+    if (!isa<MemRefType>(v.getType()) || splatGlobal(v))
+      continue;
+    AffineMap m = op.getMatchingIndexingMap(in);
+    if (!m.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return std::nullopt;
+    if (m.getNumResults() == 0 || m.getNumResults() < rank)
+      continue;
+    if (auto last = dyn_cast<AffineDimExpr>(m.getResults().back())) {
+      rank = m.getNumResults();
+      innermost = last.getPosition();
+    }
+  }
+  if (!innermost)
+    return std::nullopt;
+  t.columns = llvm::is_contained(t.par, *innermost);
+  // A short static reduction along the lanes would leave most of a warp
+  // idle: a thread per output reads it better.
+  if (!t.columns) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t k = 1;
+    for (unsigned d : t.red)
+      k = ShapedType::isDynamic(ranges[d]) || ShapedType::isDynamic(k)
+              ? ShapedType::kDynamic
+              : k * ranges[d];
+    if (!ShapedType::isDynamic(k) && k <= target.warpSize)
+      return std::nullopt;
+  }
+  return t;
+}
+
+/// Whether the tree of `op` writes every element `fill` fills (indices
+/// of the output that no loop reaches have extent 1).
+bool gpu_kernels::fillCovered(linalg::GenericOp fill, linalg::GenericOp op) {
+  Value out = op.getDpsInitOperand(0)->get();
+  if (fill.getDpsInitOperand(0)->get() != out)
+    return false;
+  auto type = cast<MemRefType>(out.getType());
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (auto [i, e] : llvm::enumerate(map.getResults()))
+    if (isa<AffineConstantExpr>(e) && type.getDimSize(i) != 1)
+      return false;
+  return true;
+}
+
+/// Whether `a` and `b` may be the same memory: the same buffer, or views
+/// of one buffer, unless both are arena views of static extent that do
+/// not overlap. (Arena slots are reused: a view written after a
+/// reduction may hold the bytes of an input whose life ended there.)
+static bool mayShareMemory(Value a, Value b) {
+  auto va = a.getDefiningOp<memref::ViewOp>();
+  auto vb = b.getDefiningOp<memref::ViewOp>();
+  if (va && vb && va.getSource() == vb.getSource()) {
+    std::optional<int64_t> sa = getConstantIntValue(va.getByteShift());
+    std::optional<int64_t> sb = getConstantIntValue(vb.getByteShift());
+    MemRefType ta = va.getType(), tb = vb.getType();
+    if (!sa || !sb || !ta.hasStaticShape() || !tb.hasStaticShape())
+      return true;
+    int64_t ea = *sa + ta.getNumElements() * ta.getElementTypeBitWidth() / 8;
+    int64_t eb = *sb + tb.getNumElements() * tb.getElementTypeBitWidth() / 8;
+    return *sa < eb && *sb < ea;
+  }
+  auto base = [](Value v) {
+    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+      v = view.getViewSource();
+    return v;
+  };
+  return base(a) == base(b);
+}
+
+/// Whether the buffer `u` (the arena view it is, or is a view of) is used
+/// at or after `at`, an op of the function's block: the arena planner
+/// then gave a buffer allocated at `at` other bytes (a slot is reused
+/// only after its last buffer's last use).
+static bool usedFrom(func::FuncOp func, Value u, Operation *at) {
+  Block &block = func.getBody().front();
+  if (!at || at->getBlock() != &block)
+    return false;
+  while (!u.getDefiningOp<memref::ViewOp>())
+    if (auto view = u.getDefiningOp<ViewLikeOpInterface>())
+      u = view.getViewSource();
+    else
+      return false;
+  SmallVector<Value> worklist{u};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      if (top && !top->isBeforeInBlock(at))
+        return true;
+      if (isa<ViewLikeOpInterface>(user))
+        llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return false;
+}
+
+/// The ops at the front of `rest` that run in `t`'s final stage: all
+/// parallel over the tree's outputs, reading what the tree (or an
+/// earlier one of them) wrote only at the point being finished, and
+/// writing at that point buffers that nothing else in the tree touches.
+SmallVector<linalg::GenericOp>
+gpu_kernels::treeEpilogues(Tree &t, ArrayRef<linalg::GenericOp> rest,
+                           func::FuncOp func,
+                           const ArgSizeClasses &sizeClasses) {
+  SmallVector<linalg::GenericOp> fused;
+  Value out = t.op.getDpsInitOperand(0)->get();
+  DenseSet<Value> held{out};
+  SmallVector<Value> touched{out};
+  for (OpOperand *in : t.op.getDpsInputOperands())
+    touched.push_back(in->get());
+  SmallVector<Extent> treeExtents = getLoopExtents(t.op, &sizeClasses),
+                      outExtents;
+  for (unsigned d : t.par)
+    outExtents.push_back(treeExtents[d]);
+  for (linalg::GenericOp e : rest) {
+    // An epilogue runs at the tree's output points: over the same
+    // extents (an op over more points, a broadcast the consumer reads,
+    // would be computed at the first ones only).
+    if (!isAllParallel(e) || e.getNumLoops() != t.par.size() ||
+        getLoopExtents(e, &sizeClasses) != outExtents)
+      break;
+    bool ok = true;
+    for (OpOperand &operand : e->getOpOperands()) {
+      Value v = operand.get();
+      AffineMap m = e.getMatchingIndexingMap(&operand);
+      if (held.contains(v)) {
+        ok &= m == t.outMap;
+        continue;
+      }
+      if (!e.isDpsInit(&operand))
+        continue;
+      ok &= m == t.outMap && isa<MemRefType>(v.getType()) &&
+            llvm::none_of(touched, [&](Value u) {
+              return isa<MemRefType>(u.getType()) && mayShareMemory(u, v) &&
+                     !usedFrom(func, u, v.getDefiningOp());
+            });
+    }
+    if (!ok)
+      break;
+    fused.push_back(e);
+    for (OpOperand &operand : e->getOpOperands())
+      touched.push_back(operand.get());
+    for (Value v : e.getDpsInits())
+      held.insert(v);
+  }
+  return fused;
+}
