@@ -18,6 +18,8 @@
 #include "tgc/Reference/HostTensor.h"
 #include "tgc/Transforms/GuardUtils.h"
 
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -35,24 +37,21 @@ using namespace mlir::tgc::plan_detail;
 
 namespace {
 
+/// One cuBLASLt call for the GEMM `op`; with `epilogue` (an op marked
+/// `tgc_gpu.gemm_epilogue_of`), the GEMM writes that op's output through
+/// the cuBLASLt epilogue its #tgc_gpu.gemm names.
 LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
                       linalg::GenericOp epilogue) {
-  // The loops of each role, as tgc-gpu-form-kernels matched them.
-  auto roleLoops = [&](StringRef name) -> std::optional<SmallVector<unsigned>> {
-    auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name);
-    if (!attr)
-      return std::nullopt;
-    return SmallVector<unsigned>(attr.asArrayRef().begin(),
-                                 attr.asArrayRef().end());
+  // The loops of each role, as tgc-gpu-select-strategy matched them.
+  auto gemmAttr = op->getAttrOfType<tgc_gpu::GemmAttr>(
+      tgc_gpu::TgcGpuDialect::kGemmAttrName);
+  if (!gemmAttr)
+    return op.emitOpError() << "is left on the host without a #tgc_gpu.gemm";
+  auto roleLoops = [](ArrayRef<int64_t> ds) {
+    return SmallVector<unsigned>(ds.begin(), ds.end());
   };
-  std::optional<SmallVector<unsigned>> batchLoops =
-      roleLoops("tgc.gemm_batch");
-  std::optional<SmallVector<unsigned>> mLoops = roleLoops("tgc.gemm_m");
-  std::optional<SmallVector<unsigned>> nLoops = roleLoops("tgc.gemm_n");
-  std::optional<SmallVector<unsigned>> kLoops = roleLoops("tgc.gemm_k");
-  if (!batchLoops || !mLoops || !nLoops || !kLoops || nLoops->size() != 1 ||
-      kLoops->size() != 1)
-    return op.emitOpError() << "is tagged as a GEMM without its loop roles";
+  SmallVector<unsigned> nLoops{static_cast<unsigned>(gemmAttr.getN())},
+      kLoops{static_cast<unsigned>(gemmAttr.getK())};
   // The size of each loop, from an operand that indexes it directly.
   SmallVector<int64_t> loopSize(op.getNumLoops(), -1);
   SmallVector<Layout> layouts;
@@ -72,28 +71,42 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
       p = b.binary(rt::ExprKind::Mul, p, loopSize[d]);
     return p;
   };
-  SmallVector<unsigned> m = *mLoops, batch = *batchLoops;
+  SmallVector<unsigned> m = roleLoops(gemmAttr.getM()),
+                        batch = roleLoops(gemmAttr.getBatch());
   rt::GemmStep g;
   g.m = product(m);
-  g.n = product(*nLoops);
-  g.k = product(*kLoops);
+  g.n = product(nLoops);
+  g.k = product(kLoops);
   g.batch = product(batch);
-  g.transA = op->getAttrOfType<BoolAttr>("tgc.gemm_trans_a").getValue();
-  g.transB = op->getAttrOfType<BoolAttr>("tgc.gemm_trans_b").getValue();
+  g.transA = gemmAttr.getTransA();
+  g.transB = gemmAttr.getTransB();
   Type ta = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
   Type tc = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
   Layout cLayout = layouts[2];
   if (epilogue) {
-    auto kind = op->getAttrOfType<StringAttr>("tgc.gemm_epilogue");
-    static const std::pair<StringRef, rt::GemmStep::Epilogue> kinds[] = {
-        {"none", rt::GemmStep::None},          {"bias", rt::GemmStep::Bias},
-        {"relu", rt::GemmStep::Relu},          {"bias_relu", rt::GemmStep::BiasRelu},
-        {"gelu", rt::GemmStep::Gelu},          {"bias_gelu", rt::GemmStep::BiasGelu}};
-    const auto *found = llvm::find_if(
-        kinds, [&](const auto &k) { return kind && k.first == kind.getValue(); });
-    if (found == std::end(kinds))
-      return op.emitOpError() << "has an unknown GEMM epilogue";
-    g.epilogue = found->second;
+    using tgc_gpu::GemmEpilogue;
+    switch (gemmAttr.getEpilogue()) {
+    case GemmEpilogue::unfused:
+      return op.emitOpError() << "has an epilogue op but no GEMM epilogue";
+    case GemmEpilogue::none:
+      g.epilogue = rt::GemmStep::None;
+      break;
+    case GemmEpilogue::bias:
+      g.epilogue = rt::GemmStep::Bias;
+      break;
+    case GemmEpilogue::relu:
+      g.epilogue = rt::GemmStep::Relu;
+      break;
+    case GemmEpilogue::bias_relu:
+      g.epilogue = rt::GemmStep::BiasRelu;
+      break;
+    case GemmEpilogue::gelu:
+      g.epilogue = rt::GemmStep::Gelu;
+      break;
+    case GemmEpilogue::bias_gelu:
+      g.epilogue = rt::GemmStep::BiasGelu;
+      break;
+    }
     Value out = epilogue.getDpsInitOperand(0)->get();
     FailureOr<Layout> l = b.layout(out);
     if (failed(l))
@@ -124,10 +137,10 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
            op.getMatchingIndexingMap(&op->getOpOperand(operand))
                .isFunctionOfDim(batch.front());
   };
-  g.strideA = hasBatch(0) ? b.binary(rt::ExprKind::Mul, g.m, g.k)
-                          : b.constant(0);
-  g.strideB = hasBatch(1) ? b.binary(rt::ExprKind::Mul, g.k, g.n)
-                          : b.constant(0);
+  g.strideA =
+      hasBatch(0) ? b.binary(rt::ExprKind::Mul, g.m, g.k) : b.constant(0);
+  g.strideB =
+      hasBatch(1) ? b.binary(rt::ExprKind::Mul, g.k, g.n) : b.constant(0);
   g.strideC = b.binary(rt::ExprKind::Mul, g.m, g.n);
   rt::PlanStep step;
   step.kind = rt::PlanStep::Gemm;
@@ -158,7 +171,8 @@ LogicalResult addLaunch(PlanBuilder &b, gpu::LaunchFuncOp launch) {
       return failure();
     l.sharedBytes = *n;
   }
-  auto align = launch->getAttrOfType<IntegerAttr>("tgc.vector_align");
+  auto align = launch->getAttrOfType<IntegerAttr>(
+      tgc_gpu::TgcGpuDialect::kVectorAlignAttrName);
   for (Value v : launch.getKernelOperands()) {
     rt::KernelParam p;
     if (isa<MemRefType>(v.getType())) {
@@ -249,8 +263,8 @@ FailureOr<rt::Plan> mlir::tgc::buildLaunchPlan(ModuleOp module,
   // it (extraArenaEnd).
   if (b.arena) {
     auto alloc = b.arena.getDefiningOp<memref::AllocOp>();
-    FailureOr<SmallVector<int64_t>> bytes = b.mixedSizes(
-        alloc.getType().getShape(), alloc.getDynamicSizes());
+    FailureOr<SmallVector<int64_t>> bytes =
+        b.mixedSizes(alloc.getType().getShape(), alloc.getDynamicSizes());
     if (failed(bytes))
       return failure();
     b.plan.arenaBytes = bytes->front();
@@ -275,21 +289,26 @@ FailureOr<rt::Plan> mlir::tgc::buildLaunchPlan(ModuleOp module,
       // A GEMM with an epilogue is issued at its epilogue op, whose output
       // it writes (only host ops, such as that output's allocation, lie
       // between them).
-      if (generic->hasAttr("tgc.gemm_epilogue"))
+      auto isFusedGemm = [](Operation *g) {
+        auto attr = g->getAttrOfType<tgc_gpu::GemmAttr>(
+            tgc_gpu::TgcGpuDialect::kGemmAttrName);
+        return attr && attr.getEpilogue() != tgc_gpu::GemmEpilogue::unfused;
+      };
+      if (isFusedGemm(generic))
         continue;
       linalg::GenericOp gemm = generic, epilogue;
-      if (generic->hasAttr("tgc.gemm_epilogue_of")) {
+      if (generic->hasAttr(tgc_gpu::TgcGpuDialect::kGemmEpilogueOfAttrName)) {
         epilogue = generic;
         gemm = nullptr;
         for (Operation *prev = op.getPrevNode(); prev && !gemm;
              prev = prev->getPrevNode())
           if (auto g = dyn_cast<linalg::GenericOp>(prev))
-            gemm = g->hasAttr("tgc.gemm_epilogue") ? g : nullptr;
+            gemm = isFusedGemm(g) ? g : nullptr;
         if (!gemm)
           return op.emitOpError() << "is tagged as a GEMM epilogue without "
                                      "its GEMM before it";
       }
-      if (!gemm->hasAttr("tgc.gemm"))
+      if (!gemm->hasAttr(tgc_gpu::TgcGpuDialect::kGemmAttrName))
         return op.emitOpError() << "is left on the host";
       if (failed(addGemm(b, gemm, epilogue)))
         return failure();

@@ -255,8 +255,4 @@ LogicalResult addAssert(PlanBuilder &b, cf::AssertOp op) {
   return success();
 }
 
-/// One cuBLASLt call for the GEMM `op`; with `epilogue` (an op tagged
-/// `tgc.gemm_epilogue_of`), the GEMM writes that op's output through the
-/// cuBLASLt epilogue named by `op`'s `tgc.gemm_epilogue`.
-
 } // namespace mlir::tgc::plan_detail

@@ -3,6 +3,7 @@
 #include "tgc/InitAllDialects.h"
 
 #include "tgc/Dialect/Tgc/IR/TgcDialect.h"
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
 #include "tgc/Dialect/TgcGuard/IR/TgcGuardDialect.h"
 #include "tgc/Dialect/TgcSym/IR/TgcSymDialect.h"
 
@@ -27,7 +28,7 @@
 
 void mlir::tgc::registerTgcDialects(DialectRegistry &registry) {
   registry.insert<tgc::TgcDialect, tgc::sym::TgcSymDialect,
-                  tgc::guard::TgcGuardDialect>();
+                  tgc::guard::TgcGuardDialect, tgc::tgc_gpu::TgcGpuDialect>();
 }
 
 void mlir::tgc::registerAllTgcDialects(DialectRegistry &registry) {

@@ -44,13 +44,15 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
 
   // Kernels and launches; the host function keeps only sizes, buffers,
   // launches and GEMMs, which the launch plan is read from.
+  TgcGpuSelectStrategyOptions strategies;
+  strategies.blockSize = options.blockSize;
+  strategies.vectorize = options.vectorize;
+  strategies.rowBlockSize = options.rowBlockSize;
+  strategies.rowRegisters = options.rowRegisters;
+  strategies.gemmEpilogues = options.gemmEpilogues;
+  pm.addPass(createTgcGpuSelectStrategy(strategies));
   TgcGpuFormKernelsOptions kernels;
-  kernels.blockSize = options.blockSize;
-  kernels.vectorize = options.vectorize;
   kernels.maxBlocks = options.maxBlocks;
-  kernels.rowBlockSize = options.rowBlockSize;
-  kernels.rowRegisters = options.rowRegisters;
-  kernels.gemmEpilogues = options.gemmEpilogues;
   kernels.exactDivision = options.exactDivision;
   pm.addPass(createTgcGpuFormKernels(kernels));
   pm.addPass(createCanonicalizerPass());

@@ -19,7 +19,7 @@
 // CHECK:   %[[M:.*]] = arith.minsi %[[B]], %c16896
 // CHECK:   %[[G:.*]] = arith.maxsi %[[M]], %c1
 // CHECK:   gpu.launch_func  @pointwise_kernels::@pointwise_elementwise_0 blocks in (%[[G]], %c1, %c1) threads in (%c256, %c1, %c1)
-// CHECK-SAME: {tgc.vector_align = 16 : i64}
+// CHECK-SAME: {tgc_gpu.vector_align = 16 : i64}
 // CHECK: gpu.module @pointwise_kernels
 // CHECK:   gpu.func @pointwise_elementwise_0
 // CHECK-SAME: kernel
@@ -51,7 +51,7 @@ func.func @pointwise(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32
 
 // CHECK-LABEL: func.func @broadcast
 // CHECK:   gpu.launch_func  @broadcast_kernels::@broadcast_elementwise_0
-// CHECK-NOT: tgc.vector_align
+// CHECK-NOT: tgc_gpu.vector_align
 // CHECK:   gpu.func @broadcast_elementwise_0
 // CHECK:     scf.for
 // CHECK:       arith.remui
@@ -107,13 +107,13 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK-LABEL: func.func @linear
 // CHECK-NOT: gpu.launch_func
 // CHECK:   linalg.generic
-// CHECK-SAME: tgc.gemm, tgc.gemm_batch = array<i64>, tgc.gemm_epilogue = "bias", tgc.gemm_k = array<i64: 2>, tgc.gemm_m = array<i64: 0>, tgc.gemm_n = array<i64: 1>, tgc.gemm_trans_a = false, tgc.gemm_trans_b = true
+// CHECK-SAME: tgc_gpu.gemm = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = true, epilogue = bias>
 // CHECK:   linalg.generic
 // CHECK-SAME: ins(%{{.*}}, %arg2 : memref<?x32xf32>, memref<32xf32>)
-// CHECK-SAME: tgc.gemm_epilogue_of
+// CHECK-SAME: tgc_gpu.gemm_epilogue_of
 // CHECK-NOT: gpu.launch_func
 // NOEPI-LABEL: func.func @linear
-// NOEPI-NOT: tgc.gemm_epilogue
+// NOEPI-NOT: epilogue
 // NOEPI:   gpu.launch_func  @linear_kernels::@linear_elementwise_0
 func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
   %h = tgc.linear %x, %w, %b : tensor<?x64xf32>, tensor<32x64xf32>, tensor<32xf32> -> tensor<?x32xf32>
@@ -128,8 +128,8 @@ func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32
 
 // CHECK-LABEL: func.func @batched_slices
 // CHECK:   linalg.generic
-// CHECK-SAME: tgc.gemm, tgc.gemm_batch = array<i64: 0, 1>, tgc.gemm_k = array<i64: 4>, tgc.gemm_m = array<i64: 2>, tgc.gemm_n = array<i64: 3>, tgc.gemm_trans_a = false, tgc.gemm_trans_b = false
-// CHECK-NOT: tgc.gemm
+// CHECK-SAME: tgc_gpu.gemm = #tgc_gpu.gemm<batch = [0, 1], m = [2], n = 3, k = 4, trans_a = false, trans_b = false>
+// CHECK-NOT: tgc_gpu.gemm
 // CHECK-NOT: warp_rows
 func.func @batched_slices(%qkv: tensor<3x?x4x?x32xf32>, %kt: tensor<?x4x32x?xf32>) -> tensor<?x4x?x?xf32> {
   %e = tgc.exp %qkv : tensor<3x?x4x?x32xf32>
@@ -151,7 +151,7 @@ func.func @batched_slices(%qkv: tensor<3x?x4x?x32xf32>, %kt: tensor<?x4x32x?xf32
 
 // CHECK-LABEL: func.func @broadcast_weight
 // CHECK:   linalg.generic
-// CHECK-SAME: tgc.gemm, tgc.gemm_batch = array<i64: 0>, tgc.gemm_k = array<i64: 3>, tgc.gemm_m = array<i64: 1>, tgc.gemm_n = array<i64: 2>, tgc.gemm_trans_a = false, tgc.gemm_trans_b = false
+// CHECK-SAME: tgc_gpu.gemm = #tgc_gpu.gemm<batch = [0], m = [1], n = 2, k = 3, trans_a = false, trans_b = false>
 func.func @broadcast_weight(%w: tensor<16x8xf32>, %x: tensor<?x8x36xf32>) -> tensor<?x16x36xf32> {
   %y = tgc.matmul %w, %x : tensor<16x8xf32>, tensor<?x8x36xf32> -> tensor<?x16x36xf32>
   return %y : tensor<?x16x36xf32>
@@ -233,7 +233,7 @@ func.func @column_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK:   arith.ceildivsi %{{.*}}, %c256 : index
 // CHECK:   arith.minsi %{{.*}}, %c8192 : index
 // CHECK:   gpu.launch_func @full_sum_kernels::@full_sum_tree_0
-// CHECK-SAME: {tgc.vector_align = 16 : i64}
+// CHECK-SAME: {tgc_gpu.vector_align = 16 : i64}
 // CHECK:   gpu.launch_func @full_sum_kernels::@full_sum_tree_final_1
 // CHECK:   gpu.func @full_sum_tree_0(
 // CHECK:     %[[REM:.*]] = arith.remui %{{.*}}, %c4 : index
@@ -343,8 +343,8 @@ func.func @warp_softmax(%x: tensor<?x200xf32>) -> tensor<?x200xf32> {
 
 // CHECK-LABEL: func.func @linear_relu_bf16
 // CHECK-NOT: gpu.launch_func
-// CHECK: tgc.gemm_epilogue = "bias_relu"
-// CHECK: tgc.gemm_epilogue_of
+// CHECK: epilogue = bias_relu>
+// CHECK: tgc_gpu.gemm_epilogue_of
 // CHECK-NOT: gpu.launch_func
 func.func @linear_relu_bf16(%x: tensor<?x64xbf16>, %w: tensor<32x64xbf16>, %b: tensor<32xbf16>) -> tensor<?x32xbf16> {
   %h = tgc.linear %x, %w, %b : tensor<?x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16> -> tensor<?x32xbf16>
@@ -359,12 +359,12 @@ func.func @linear_relu_bf16(%x: tensor<?x64xbf16>, %w: tensor<32x64xbf16>, %b: t
 
 // CHECK-LABEL: func.func @gelu_tanh
 // CHECK-NOT: gpu.launch_func
-// CHECK: tgc.gemm_epilogue = "bias_gelu"
+// CHECK: epilogue = bias_gelu>
 // CHECK-LABEL: func.func @matmul_bf16
 // CHECK-NOT: gpu.launch_func
-// CHECK: tgc.gemm_epilogue = "none"
+// CHECK: epilogue = none>
 // CHECK: ins(%{{.*}} : memref<?x32xf32>) outs(%{{.*}} : memref<?x32xbf16>)
-// CHECK-SAME: tgc.gemm_epilogue_of
+// CHECK-SAME: tgc_gpu.gemm_epilogue_of
 // CHECK-NOT: gpu.launch_func
 func.func @gelu_tanh(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
   %h = tgc.linear %x, %w, %b : tensor<?x64xf32>, tensor<32x64xf32>, tensor<32xf32> -> tensor<?x32xf32>
@@ -383,9 +383,9 @@ func.func @matmul_bf16(%x: tensor<?x64xbf16>, %w: tensor<64x32xbf16>) -> tensor<
 // over the bf16 output in place.
 
 // CHECK-LABEL: func.func @gelu_exact
-// CHECK: tgc.gemm_epilogue = "bias"
+// CHECK: epilogue = bias>
 // CHECK: ins(%{{.*}}, %arg2 : memref<?x48xf32>, memref<48xbf16>) outs(%[[OUT:.*]] : memref<?x48xbf16>)
-// CHECK-SAME: tgc.gemm_epilogue_of
+// CHECK-SAME: tgc_gpu.gemm_epilogue_of
 // CHECK: gpu.launch_func  @gelu_exact_kernels::@gelu_exact_elementwise_0
 // CHECK-SAME: %[[OUT]]
 // CHECK-LABEL: gpu.func @gelu_exact_elementwise_0
@@ -401,7 +401,7 @@ func.func @gelu_exact(%x: tensor<?x32xbf16>, %w: tensor<48x32xbf16>, %b: tensor<
 // The product is also a result: the ReLU reads it, so it is no epilogue.
 
 // CHECK-LABEL: func.func @two_readers
-// CHECK-NOT: tgc.gemm_epilogue
+// CHECK-NOT: epilogue
 // CHECK: gpu.launch_func
 func.func @two_readers(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>) -> (tensor<?x32xf32>, tensor<?x32xf32>) {
   %h = tgc.matmul %x, %w : tensor<?x64xf32>, tensor<64x32xf32> -> tensor<?x32xf32>
@@ -423,7 +423,7 @@ func.func @two_readers(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>) -> (tensor<?
 
 // CHECK-LABEL: func.func @softmax_static
 // CHECK: gpu.launch_func  @softmax_static_kernels::@softmax_static_rows_0
-// CHECK-SAME: {tgc.vector_align = 16 : i64}
+// CHECK-SAME: {tgc_gpu.vector_align = 16 : i64}
 // CHECK-LABEL: gpu.func @softmax_static_rows_0
 // CHECK-SAME: workgroup(%{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>)
 // CHECK: %[[ANY:.*]] = arith.cmpi ugt, %{{.*}}, %c0 : index
@@ -459,7 +459,7 @@ func.func @softmax_static(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
 
 // CHECK-LABEL: func.func @warp_softmax_bf16
 // CHECK: gpu.launch_func  @warp_softmax_bf16_kernels::@warp_softmax_bf16_warp_rows_0
-// CHECK-SAME: {tgc.vector_align = 4 : i64}
+// CHECK-SAME: {tgc_gpu.vector_align = 4 : i64}
 // CHECK-LABEL: gpu.func @warp_softmax_bf16_warp_rows_0
 // CHECK-NOT: gpu.barrier
 // CHECK: vector.load %{{.*}} {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
@@ -518,7 +518,7 @@ func.func @softmax_bf16_1024(%x: tensor<?x1024xbf16>) -> tensor<?x1024xbf16> {
 // CHECK:   gpu.launch_func  @dense_scale_kernels::@dense_scale_elementwise_0 {{.*}} args({{.*}}, %[[W]] : memref<4xf32>, {{.*}})
 // CHECK-LABEL: func.func @dense_weight
 // CHECK:   %[[W:.*]] = memref.get_global @__constant_3x2xf32 : memref<3x2xf32>
-// CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : memref<?x3xf32>, memref<3x2xf32>) {{.*}} tgc.gemm
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : memref<?x3xf32>, memref<3x2xf32>) {{.*}} tgc_gpu.gemm
 // A returned constant or argument is returned as a copy in a buffer of
 // its own (a copy kernel each).
 // CHECK-LABEL: func.func @dense_table
@@ -678,8 +678,8 @@ func.func @gather_check(%x: tensor<4xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
 // GEMM writes f32 and a kernel rounds it.
 // CHECK-LABEL: func.func @matmul_f32_to_f16
 // CHECK: linalg.generic
-// CHECK-SAME: tgc.gemm,
-// CHECK-NOT: tgc.gemm_epilogue
+// CHECK-SAME: tgc_gpu.gemm = #tgc_gpu.gemm<
+// CHECK-NOT: epilogue
 // CHECK: gpu.launch_func @matmul_f32_to_f16_kernels::@matmul_f32_to_f16_elementwise_0 {{.*}} args(%{{.*}} : memref<8x6xf32>, %{{.*}} : memref<8x6xf16>)
 func.func @matmul_f32_to_f16(%a: tensor<8x4xf32>, %b: tensor<4x6xf32>) -> tensor<8x6xf16> {
   %m = tgc.matmul %a, %b : tensor<8x4xf32>, tensor<4x6xf32> -> tensor<8x6xf32>
@@ -698,7 +698,7 @@ func.func @matmul_f32_to_f16(%a: tensor<8x4xf32>, %b: tensor<4x6xf32>) -> tensor
 // CHECK: %[[V:.*]] = memref.subview %{{.*}}[0, 0] [3, %{{.*}}] [3, 1] : memref<8x?xf32> to memref<3x?xf32, strided<[?, 1]>>
 // CHECK-NOT: memref.cast
 // CHECK: gpu.launch_func @step_slice_kernels::@step_slice_elementwise_1 {{.*}} args(%{{.*}} : index, %[[V]] : memref<3x?xf32, strided<[?, 1]>>, %{{.*}} : memref<3x?xf32>)
-// CHECK-NOT: tgc.vector_align
+// CHECK-NOT: tgc_gpu.vector_align
 // CHECK-LABEL: gpu.module
 func.func @step_slice(%x: tensor<8x?xf32>) -> tensor<3x?xf32> {
   %e = tgc.exp2 %x : tensor<8x?xf32>

@@ -153,7 +153,7 @@ static cl::opt<std::string> saveCase(
     cl::init(""), cl::cat(category));
 static cl::opt<int64_t> gpuBlockSize(
     "gpu-block-size", cl::desc("With --device cuda: threads per block"),
-    cl::init(kGpuKernelDefaults.blockSize), cl::cat(category));
+    cl::init(kGpuStrategyDefaults.blockSize), cl::cat(category));
 static cl::opt<int64_t> gpuMaxBlocks(
     "gpu-max-blocks",
     cl::desc("With --device cuda: most blocks of a grid-stride kernel"),
@@ -161,16 +161,16 @@ static cl::opt<int64_t> gpuMaxBlocks(
 static cl::opt<int64_t> gpuRowBlockSize(
     "gpu-row-block-size",
     cl::desc("With --device cuda: threads per block of row kernels"),
-    cl::init(kGpuKernelDefaults.rowBlockSize), cl::cat(category));
+    cl::init(kGpuStrategyDefaults.rowBlockSize), cl::cat(category));
 static cl::opt<bool> gpuRowRegisters(
     "gpu-row-registers",
     cl::desc("With --device cuda: row kernels keep static rows in registers"),
-    cl::init(kGpuKernelDefaults.rowRegisters), cl::cat(category));
+    cl::init(kGpuStrategyDefaults.rowRegisters), cl::cat(category));
 static cl::opt<bool> gpuGemmEpilogues(
     "gpu-gemm-epilogues",
     cl::desc("With --device cuda: run a GEMM's bias / ReLU / tanh GELU "
              "consumer as its cuBLASLt epilogue (default on)"),
-    cl::init(kGpuKernelDefaults.gemmEpilogues), cl::cat(category));
+    cl::init(kGpuStrategyDefaults.gemmEpilogues), cl::cat(category));
 static cl::opt<bool> gpuExactDivision(
     "gpu-exact-division",
     cl::desc("With --device cuda: float divisions as IEEE divisions, not "

@@ -25,16 +25,16 @@ namespace mlir::tgc {
 
 /// The kernel options default to tgc-gpu-form-kernels' (Passes.td).
 struct GpuCompileOptions : FrontendCompileOptions {
-  int64_t blockSize = kGpuKernelDefaults.blockSize;
+  int64_t blockSize = kGpuStrategyDefaults.blockSize;
   /// Row kernels keep static rows in registers.
-  bool rowRegisters = kGpuKernelDefaults.rowRegisters;
-  int64_t rowBlockSize = kGpuKernelDefaults.rowBlockSize;
+  bool rowRegisters = kGpuStrategyDefaults.rowRegisters;
+  int64_t rowBlockSize = kGpuStrategyDefaults.rowBlockSize;
   /// Most blocks of a grid-stride kernel.
   int64_t maxBlocks = kGpuKernelDefaults.maxBlocks;
   /// 16-byte vector accesses (argument buffers then get alignment guards).
-  bool vectorize = kGpuKernelDefaults.vectorize;
+  bool vectorize = kGpuStrategyDefaults.vectorize;
   /// GEMM consumers as cuBLASLt epilogues (bias, ReLU, tanh GELU).
-  bool gemmEpilogues = kGpuKernelDefaults.gemmEpilogues;
+  bool gemmEpilogues = kGpuStrategyDefaults.gemmEpilogues;
   /// Float divisions as IEEE divisions; by default a division by a value
   /// shared by many elements becomes a multiplication by its reciprocal
   /// (tgc-gpu-form-kernels' `exact-division`).

@@ -98,8 +98,9 @@ void buildGraphPasses(OpPassManager &pm, bool decompose, bool fuse);
 void registerCpuPipeline();
 
 
-/// The defaults of the kernel options: tgc-gpu-form-kernels' (Passes.td),
-/// the one place they are written.
+/// The defaults of the GPU kernel options: tgc-gpu-select-strategy's and
+/// tgc-gpu-form-kernels' (Passes.td), the one place they are written.
+inline const TgcGpuSelectStrategyOptions kGpuStrategyDefaults{};
 inline const TgcGpuFormKernelsOptions kGpuKernelDefaults{};
 
 /// Options of tgc-gpu-pipeline: the frontend's plus kernel generation.
@@ -109,10 +110,10 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
                     llvm::cl::init(true)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
-                            llvm::cl::init(kGpuKernelDefaults.blockSize)};
+                            llvm::cl::init(kGpuStrategyDefaults.blockSize)};
   Option<int64_t> rowBlockSize{*this, "row-block-size",
                                llvm::cl::desc("Threads per block of row kernels"),
-                               llvm::cl::init(kGpuKernelDefaults.rowBlockSize)};
+                               llvm::cl::init(kGpuStrategyDefaults.rowBlockSize)};
   Option<int64_t> maxBlocks{
       *this, "max-blocks",
       llvm::cl::desc("Most blocks of a grid-stride kernel"),
@@ -120,16 +121,16 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
   Option<bool> rowRegisters{
       *this, "row-registers",
       llvm::cl::desc("Row kernels keep static rows in registers"),
-      llvm::cl::init(kGpuKernelDefaults.rowRegisters)};
+      llvm::cl::init(kGpuStrategyDefaults.rowRegisters)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("16-byte vector accesses in elementwise kernels"),
-      llvm::cl::init(kGpuKernelDefaults.vectorize)};
+      llvm::cl::init(kGpuStrategyDefaults.vectorize)};
   Option<bool> gemmEpilogues{
       *this, "gemm-epilogues",
       llvm::cl::desc("GEMM consumers as cuBLASLt epilogues (bias, ReLU, "
                      "tanh GELU)"),
-      llvm::cl::init(kGpuKernelDefaults.gemmEpilogues)};
+      llvm::cl::init(kGpuStrategyDefaults.gemmEpilogues)};
   Option<bool> exactDivision{
       *this, "exact-division",
       llvm::cl::desc("Keep every f32 division (off: divisions of a kernel "

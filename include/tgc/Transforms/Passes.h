@@ -3,6 +3,7 @@
 #ifndef TGC_TRANSFORMS_PASSES_H
 #define TGC_TRANSFORMS_PASSES_H
 
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
 #include "tgc/Dialect/TgcGuard/IR/TgcGuardDialect.h"
 #include "tgc/Dialect/TgcSym/IR/TgcSymDialect.h"
 

@@ -33,7 +33,7 @@ public:
 
   /// One grid-stride loop over chunks of `width` elements, read and written
   /// with 16-byte vector accesses (the body runs once per lane), then the
-  /// remainder element by element. The launch carries `tgc.vector_align`:
+  /// remainder element by element. The launch carries `tgc_gpu.vector_align`:
   /// the launch plan guards the argument buffers' alignment.
   LogicalResult emitFlatKernel(linalg::GenericOp op, unsigned width) {
     Location loc = op.getLoc();
@@ -142,7 +142,8 @@ public:
                  gridSize(hb, loc, product(hb, loc, hostSizes),
                           blockSize * width, maxBlocks),
                  blockSize);
-    ctx.lastLaunch->setAttr("tgc.vector_align", hb.getI64IntegerAttr(align));
+    ctx.lastLaunch->setAttr(tgc_gpu::TgcGpuDialect::kVectorAlignAttrName,
+                            hb.getI64IntegerAttr(align));
     return success();
   }
 
@@ -257,12 +258,13 @@ public:
 
 LogicalResult gpu_kernels::emitFlatKernel(KernelContext &ctx,
                                           linalg::GenericOp op,
-                                          unsigned width) {
-  return FlatKernelEmitter(ctx, ctx.options.blockSize)
-      .emitFlatKernel(op, width);
+                                          tgc_gpu::StrategyAttr strategy) {
+  return FlatKernelEmitter(ctx, strategy)
+      .emitFlatKernel(op, strategy.getVector());
 }
 
 LogicalResult gpu_kernels::emitElementKernel(KernelContext &ctx,
-                                             linalg::GenericOp op) {
-  return FlatKernelEmitter(ctx, ctx.options.blockSize).emitElementKernel(op);
+                                             linalg::GenericOp op,
+                                             tgc_gpu::StrategyAttr strategy) {
+  return FlatKernelEmitter(ctx, strategy).emitElementKernel(op);
 }

@@ -1,16 +1,13 @@
-//===- GpuFormKernels.cpp - one GPU kernel per fusion group ---------------===//
+//===- GpuFormKernels.cpp - build the kernels that were chosen ------------===//
 //
-// Runs on bufferized functions whose linalg ops carry their fusion group.
-// Each group becomes kernels in a gpu.module (one block per row for row
-// groups, a grid-stride loop with one thread per output element for the
-// rest), launched with gpu.launch_func; contractions that cuBLASLt can run
-// are tagged for the launch plan. Sizes are kernel operands, so a kernel
-// serves every size of the specialization. This file is the driver: it
-// cuts the function into segments and hands each to the strategy that
-// SelectStrategy.cpp picks (Strategies.h lists them, one file each). GEMM
-// matching is in GpuGemmMatching.cpp, the host function's preparation and
-// clean-up in GpuHostFunction.cpp, which fusions are safe in
-// ../LoopExtents.cpp.
+// tgc-gpu-form-kernels: runs after tgc-gpu-select-strategy
+// (SelectStrategy.cpp), which wrote a #tgc_gpu.strategy on every generic and
+// host loop nest that a kernel runs and a #tgc_gpu.gemm on every contraction
+// cuBLASLt runs. The generics of each kernel number become kernels in a
+// gpu.module, launched with gpu.launch_func, built by the strategy's file
+// (Strategies.h lists them); GEMMs stay on the host for the launch plan. Sizes
+// are kernel operands, so a kernel serves every size of the specialization. The
+// host function's checks and clean-up are in GpuHostFunction.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,56 +28,67 @@ namespace mlir::tgc {
 using namespace mlir;
 using namespace mlir::tgc;
 using namespace mlir::tgc::gpu_kernels;
+using tgc_gpu::StrategyAttr;
+using tgc_gpu::StrategyKind;
+using tgc_gpu::TgcGpuDialect;
 
 namespace {
 
-constexpr int64_t kWarpSize = 32;
-
-/// Emits the ops of one group segment (no GEMMs) as kernels and erases
-/// them, recording the launch each op became in `kernelOf` (the last one,
-/// for a tree's two stages; keys are erased ops: compare, never use).
-LogicalResult emitSegment(KernelContext &ctx, ArrayRef<linalg::GenericOp> ops,
-                          DenseMap<Operation *, Operation *> &kernelOf) {
-  if (ops.empty())
-    return success();
-  const GpuTarget &target = ctx.target;
-  if (isRowGroup(ops, ctx.sizeClasses) && !isLongVectorGroup(ops, target)) {
-    if (failed(emitRowKernel(ctx, ops)))
+/// Builds the kernel(s) of `ops`, the generics that share one
+/// #tgc_gpu.strategy kernel number, and erases them, recording the launch
+/// each op became in `kernelOf` (the last one, for a tree's two stages;
+/// keys are erased ops: compare, never use).
+LogicalResult emitKernel(KernelContext &ctx, ArrayRef<linalg::GenericOp> ops,
+                         StrategyAttr strategy,
+                         DenseMap<Operation *, Operation *> &kernelOf) {
+  linalg::GenericOp first = ops.front();
+  auto single = [&]() -> LogicalResult {
+    if (ops.size() == 1)
+      return success();
+    return linalg::GenericOp(ops[1]).emitOpError()
+           << "shares kernel " << strategy.getKernel() << " of kind "
+           << tgc_gpu::stringifyStrategyKind(strategy.getKind())
+           << " with another op; that kind runs one op per kernel";
+  };
+  switch (strategy.getKind()) {
+  case StrategyKind::row:
+    if (failed(emitRowKernel(ctx, ops, strategy)))
       return failure();
-    for (linalg::GenericOp op : ops)
-      kernelOf[op] = ctx.lastLaunch;
-  } else {
-    for (size_t i = 0; i < ops.size(); ++i) {
-      // A reduction (with the fill of its output before it, and the
-      // elementwise ops after it that read it at its own points) as a
-      // two-stage tree.
-      size_t at = i;
-      std::optional<Tree> tree;
-      if (i + 1 < ops.size() && isFill(ops[i]) &&
-          (tree = matchTree(ops[i + 1], target)) &&
-          fillCovered(ops[i], ops[i + 1]))
-        tree->fill = ops[at++];
-      else
-        tree = matchTree(ops[i], target); // (a fill is never a tree)
-      if (tree) {
-        tree->epilogues = treeEpilogues(*tree, ops.drop_front(at + 1), ctx.func,
-                                        ctx.sizeClasses);
-        if (failed(emitTreeKernels(ctx, *tree)))
-          return failure();
-        // (The last launch is the final stage's, after the first's.)
-        for (size_t j = i; j <= at + tree->epilogues.size(); ++j)
-          kernelOf[ops[j]] = ctx.lastLaunch;
-        i = at + tree->epilogues.size();
-        continue;
-      }
-      linalg::GenericOp op = ops[i];
-      unsigned width = ctx.options.vectorize ? flatVectorWidth(op) : 0;
-      if (failed(width ? emitFlatKernel(ctx, op, width)
-                       : emitElementKernel(ctx, op)))
-        return failure();
-      kernelOf[op] = ctx.lastLaunch;
-    }
+    break;
+  case StrategyKind::tree: {
+    // The fill of the output, the reduction, the epilogues.
+    auto reduction = llvm::find_if(ops, [](linalg::GenericOp op) {
+      return op.getNumReductionLoops() != 0;
+    });
+    std::optional<Tree> tree;
+    if (reduction != ops.end())
+      tree = matchTree(*reduction, ctx.target);
+    size_t at = reduction - ops.begin();
+    if (!tree || at > 1 ||
+        (at == 1 && !(isFill(first) && fillCovered(first, *reduction))))
+      return first.emitOpError()
+             << "is in tree kernel " << strategy.getKernel()
+             << ", which is not a fill, a tree reduction and its epilogues";
+    if (at == 1)
+      tree->fill = first;
+    tree->epilogues.assign(ops.begin() + at + 1, ops.end());
+    if (failed(emitTreeKernels(ctx, *tree, strategy)))
+      return failure();
+    break;
   }
+  case StrategyKind::flat:
+    if (failed(single()) || failed(emitFlatKernel(ctx, first, strategy)))
+      return failure();
+    break;
+  case StrategyKind::element:
+    if (failed(single()) || failed(emitElementKernel(ctx, first, strategy)))
+      return failure();
+    break;
+  case StrategyKind::loop:
+    return first.emitOpError() << "has a loop strategy; only scf.for has one";
+  }
+  for (linalg::GenericOp op : ops)
+    kernelOf[op] = ctx.lastLaunch;
   for (linalg::GenericOp op : llvm::reverse(ops))
     op->erase();
   return success();
@@ -110,15 +118,6 @@ struct TgcGpuFormKernelsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    for (auto [name, size] :
-         {std::make_pair("block-size", int64_t(blockSize)),
-          std::make_pair("row-block-size", int64_t(rowBlockSize))})
-      if (size <= 0 || size % kWarpSize != 0 || size > 1024) {
-        module.emitError() << name
-                           << " must be a multiple of 32 in [32, 1024], got "
-                           << size;
-        return signalPassFailure();
-      }
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs)
       if (!func.isExternal() && failed(runOnFunction(module, func)))
@@ -141,9 +140,6 @@ struct TgcGpuFormKernelsPass
     if (!func.getBody().hasOneBlock())
       return func.emitOpError() << "has control flow; the GPU path needs a "
                                    "straight-line function";
-    freshResults(func);
-    readStridedViewsDirectly(func);
-    copiesToGenerics(func);
     // Ops that must stay on the host but cannot: reject before building.
     // Constants other than scalars read by kernels: their data becomes a
     // global of the kernel module, which kernels and GEMMs read through
@@ -224,99 +220,46 @@ struct TgcGpuFormKernelsPass
           std::max<uint64_t>(global.getAlignment().value_or(1), 16));
     }
 
-    // Segments: runs of consecutive generics of one group, cut at GEMMs.
-    SmallVector<SmallVector<linalg::GenericOp>> segments;
-    std::optional<int64_t> current;
-    bool open = false;
-    unsigned loopsBefore = 0;
-    SmallVector<linalg::GenericOp> generics;
-    for (Operation &op : func.getBody().front())
-      if (auto g = dyn_cast<linalg::GenericOp>(op))
-        generics.push_back(g);
-    DenseSet<Operation *> fusedEpilogues;
-    for (size_t i = 0; i < generics.size(); ++i) {
-      linalg::GenericOp op = generics[i];
-      if (fusedEpilogues.contains(op))
-        continue;
-      bool transA = false, transB = false;
-      SmallVector<unsigned> batch, m;
-      unsigned n = 0, k = 0;
-      if (matchGemm(op, transA, transB, batch, m, n, k)) {
-        OpBuilder b(op);
-        auto loops = [&](ArrayRef<unsigned> ds) {
-          return b.getDenseI64ArrayAttr(
-              SmallVector<int64_t>(ds.begin(), ds.end()));
-        };
-        op->setAttr("tgc.gemm", b.getUnitAttr());
-        op->setAttr("tgc.gemm_trans_a", b.getBoolAttr(transA));
-        op->setAttr("tgc.gemm_trans_b", b.getBoolAttr(transB));
-        // The loops of each role, for the launch plan.
-        op->setAttr("tgc.gemm_batch", loops(batch));
-        op->setAttr("tgc.gemm_m", loops(m));
-        op->setAttr("tgc.gemm_n", loops({n}));
-        op->setAttr("tgc.gemm_k", loops({k}));
-        // The GEMM overwrites its output: a zero fill right before it is
-        // dead.
-        if (i > 0 && !segments.empty() && !segments.back().empty() &&
-            segments.back().back() == generics[i - 1]) {
-          linalg::GenericOp prev = segments.back().back();
-          if (isZeroFill(prev) && prev.getDpsInitOperand(0)->get() ==
-                                      op.getDpsInitOperand(0)->get()) {
-            segments.back().pop_back();
-            prev->erase();
-          }
-        }
-        // The elementwise op after it as cuBLASLt's epilogue (bias,
-        // ReLU, tanh GELU, the rounding to a 16-bit output): the GEMM then
-        // writes that op's output, and the op is only read by the launch
-        // plan.
-        if (gemmEpilogues && i + 1 < generics.size()) {
-          linalg::GenericOp next = generics[i + 1];
-          Value bias;
-          StringRef kind = matchGemmEpilogue(op, next, bias);
-          if (kind.empty() && onlyEpilogueReads(op, next))
-            if (auto split = splitGemmEpilogue(op, next)) {
-              generics[i + 1] = next = split->first;
-              generics.insert(generics.begin() + i + 2, split->second);
-              kind = matchGemmEpilogue(op, next, bias);
-            }
-          if (!kind.empty() && onlyEpilogueReads(op, next)) {
-            op->setAttr("tgc.gemm_epilogue", b.getStringAttr(kind));
-            next->setAttr("tgc.gemm_epilogue_of", b.getUnitAttr());
-            fusedEpilogues.insert(next);
-          }
-        }
-        open = false;
-        continue;
-      }
-      std::optional<int64_t> group = getFusionGroup(op);
-      // A loop nest between two generics ends the segment: one kernel
-      // cannot run both across it.
-      unsigned loops = llvm::count_if(hostLoops, [&](scf::ForOp loop) {
-        return loop->isBeforeInBlock(op);
-      });
-      if (loops != loopsBefore)
-        open = false;
-      loopsBefore = loops;
-      if (!open || !group || group != current) {
-        segments.emplace_back();
-        open = group.has_value();
-      }
-      current = group;
-      segments.back().push_back(op);
-    }
-    KernelContext ctx(func, gpuModule,
-                      KernelOptions{blockSize, rowBlockSize, maxBlocks,
-                                    vectorize, rowRegisters},
+    KernelContext ctx(func, gpuModule, KernelOptions{maxBlocks},
                       GpuTarget::h100());
-    DenseMap<Operation *, Operation *> kernelOf;
     // The generics that write each check's flag; a check follows the
     // kernels they become.
     DenseMap<Operation *, SmallVector<linalg::GenericOp>> producers =
         flagProducers(func);
-    for (ArrayRef<linalg::GenericOp> segment : segments)
-      if (failed(emitSegment(ctx, segment, kernelOf)))
+    // Kernels: consecutive generics with one kernel number, in order.
+    SmallVector<linalg::GenericOp> generics(
+        func.getBody().front().getOps<linalg::GenericOp>());
+    DenseMap<Operation *, Operation *> kernelOf;
+    for (size_t i = 0; i < generics.size();) {
+      linalg::GenericOp op = generics[i];
+      if (op->hasAttr(TgcGpuDialect::kGemmAttrName) ||
+          op->hasAttr(TgcGpuDialect::kGemmEpilogueOfAttrName)) {
+        ++i;
+        continue;
+      }
+      auto strategy =
+          op->getAttrOfType<StrategyAttr>(TgcGpuDialect::kStrategyAttrName);
+      if (!strategy)
+        return op.emitOpError()
+               << "has no tgc_gpu.strategy (run tgc-gpu-select-strategy "
+                  "first)";
+      size_t end = i + 1;
+      while (end < generics.size()) {
+        auto next = generics[end]->getAttrOfType<StrategyAttr>(
+            TgcGpuDialect::kStrategyAttrName);
+        if (!next || next.getKernel() != strategy.getKernel())
+          break;
+        if (next != strategy)
+          return generics[end].emitOpError()
+                 << "is in kernel " << strategy.getKernel()
+                 << " with another strategy than the op before it";
+        ++end;
+      }
+      if (failed(emitKernel(ctx, ArrayRef(generics).slice(i, end - i), strategy,
+                            kernelOf)))
         return failure();
+      i = end;
+    }
     DenseMap<Operation *, Operation *> flagKernels;
     for (auto &[check, gens] : producers) {
       for (linalg::GenericOp g : gens) {
@@ -327,7 +270,12 @@ struct TgcGpuFormKernelsPass
       }
     }
     for (scf::ForOp loop : hostLoops) {
-      if (failed(emitLoopKernel(ctx, loop)))
+      auto strategy =
+          loop->getAttrOfType<StrategyAttr>(TgcGpuDialect::kStrategyAttrName);
+      if (!strategy || strategy.getKind() != StrategyKind::loop)
+        return loop.emitOpError() << "has no tgc_gpu.strategy of kind loop "
+                                     "(run tgc-gpu-select-strategy first)";
+      if (failed(emitLoopKernel(ctx, loop, strategy)))
         return failure();
       loop->erase();
     }

@@ -261,8 +261,8 @@ bool isHostOp(Operation *op) {
           affine::AffineMinOp, affine::AffineMaxOp>(op))
     return true;
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
-    return generic->hasAttr("tgc.gemm") ||
-           generic->hasAttr("tgc.gemm_epilogue_of");
+    return generic->hasAttr(tgc_gpu::TgcGpuDialect::kGemmAttrName) ||
+           generic->hasAttr(tgc_gpu::TgcGpuDialect::kGemmEpilogueOfAttrName);
   // Index and scalar arithmetic (sizes, offsets, constants).
   return op->getDialect() && op->getDialect()->getNamespace() == "arith";
 }

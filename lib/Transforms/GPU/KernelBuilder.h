@@ -13,6 +13,7 @@
 #define TGC_LIB_TRANSFORMS_GPU_KERNELBUILDER_H
 
 #include "GpuTarget.h"
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
 #include "tgc/Transforms/LoopExtents.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,13 +25,11 @@
 
 namespace mlir::tgc::gpu_kernels {
 
-/// The options of tgc-gpu-form-kernels that the strategies read.
+/// The options of tgc-gpu-form-kernels that the strategies read (the rest
+/// of their parameters come from each kernel's #tgc_gpu.strategy).
 struct KernelOptions {
-  /// Threads per block of grid-stride kernels, and of row kernels.
-  int64_t blockSize, rowBlockSize;
   /// The grid cap of grid-stride kernels.
   int64_t maxBlocks;
-  bool vectorize, rowRegisters;
 };
 
 /// What the kernels of one function share.
@@ -89,11 +88,12 @@ std::optional<Combiner> matchCombiner(linalg::GenericOp op);
 /// the kernel function, and launches it. Each strategy derives from it.
 class KernelBuilder {
 public:
-  KernelBuilder(KernelContext &ctx, int64_t blockSize)
+  /// A builder of the kernel(s) of `strategy`.
+  KernelBuilder(KernelContext &ctx, tgc_gpu::StrategyAttr strategy)
       : ctx(ctx), func(ctx.func), gpuModule(ctx.gpuModule), target(ctx.target),
-        blockSize(blockSize), maxBlocks(ctx.options.maxBlocks),
-        vectorize(ctx.options.vectorize),
-        rowRegisters(ctx.options.rowRegisters) {}
+        blockSize(strategy.getThreads()), maxBlocks(ctx.options.maxBlocks),
+        vectorize(strategy.getVectors()),
+        rowRegisters(strategy.getRegisters()) {}
 
 protected:
   /// Registers a host value the kernel reads; constants are rematerialized
@@ -176,6 +176,7 @@ protected:
   /// Threads per block of the kernel being built.
   int64_t blockSize;
   int64_t maxBlocks;
+  /// The strategy's `vectors` and `registers`.
   bool vectorize, rowRegisters;
 
   // Per kernel.

@@ -88,6 +88,7 @@ public:
 
 } // namespace
 
-LogicalResult gpu_kernels::emitLoopKernel(KernelContext &ctx, scf::ForOp loop) {
-  return LoopKernelEmitter(ctx, ctx.options.blockSize).emitLoopKernel(loop);
+LogicalResult gpu_kernels::emitLoopKernel(KernelContext &ctx, scf::ForOp loop,
+                                          tgc_gpu::StrategyAttr strategy) {
+  return LoopKernelEmitter(ctx, strategy).emitLoopKernel(loop);
 }

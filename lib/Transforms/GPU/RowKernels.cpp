@@ -577,7 +577,7 @@ public:
                                  cast<MemRefType>(operand.get().getType())
                                      .getElementTypeBitWidth() /
                                  8);
-      ctx.lastLaunch->setAttr("tgc.vector_align",
+      ctx.lastLaunch->setAttr(tgc_gpu::TgcGpuDialect::kVectorAlignAttrName,
                               hb.getI64IntegerAttr(vectorBytes));
     }
     return success();
@@ -591,6 +591,7 @@ private:
 } // namespace
 
 LogicalResult gpu_kernels::emitRowKernel(KernelContext &ctx,
-                                         ArrayRef<linalg::GenericOp> ops) {
-  return RowKernelEmitter(ctx, ctx.options.rowBlockSize).emitRowKernel(ops);
+                                         ArrayRef<linalg::GenericOp> ops,
+                                         tgc_gpu::StrategyAttr strategy) {
+  return RowKernelEmitter(ctx, strategy).emitRowKernel(ops);
 }

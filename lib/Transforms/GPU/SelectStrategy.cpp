@@ -1,17 +1,21 @@
 //===- SelectStrategy.cpp - which kernel strategy runs each group ---------===//
 //
-// The classification half of tgc-gpu-form-kernels: whether a segment of a
-// fusion group is a row group (one block or warp per row), which
-// reductions run as two-stage trees and which elementwise ops after them
-// join the tree's final stage, and which elementwise ops are read and
-// written with 16-byte vectors. The strategies' kernels are built in
-// FlatKernels.cpp, RowKernels.cpp, TreeKernels.cpp and LoopKernels.cpp.
+// tgc-gpu-select-strategy: which contractions cuBLASLt runs (and with
+// which epilogue), whether a segment of a fusion group is a row group (one
+// block or warp per row), which reductions run as two-stage trees and
+// which elementwise ops after them join the tree's final stage, and which
+// elementwise ops are read and written with 16-byte vectors; written as
+// #tgc_gpu.gemm and #tgc_gpu.strategy attributes. tgc-gpu-form-kernels
+// builds the kernels (FlatKernels.cpp, RowKernels.cpp, TreeKernels.cpp,
+// LoopKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GpuGemmMatching.h"
+#include "GpuHostFunction.h"
 #include "Strategies.h"
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+#include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -20,6 +24,16 @@
 using namespace mlir;
 using namespace mlir::tgc;
 using namespace mlir::tgc::gpu_kernels;
+using tgc_gpu::GemmAttr;
+using tgc_gpu::GemmEpilogue;
+using tgc_gpu::StrategyAttr;
+using tgc_gpu::StrategyKind;
+using tgc_gpu::TgcGpuDialect;
+
+namespace mlir::tgc {
+#define GEN_PASS_DEF_TGCGPUSELECTSTRATEGY
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace mlir::tgc
 
 /// Row stages: every op has R or R+1 loops, the first R parallel, and the
 /// last loop of an R+1-loop op is parallel or a reduction with one
@@ -347,3 +361,177 @@ gpu_kernels::treeEpilogues(Tree &t, ArrayRef<linalg::GenericOp> rest,
   }
   return fused;
 }
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct TgcGpuSelectStrategyPass
+    : tgc::impl::TgcGpuSelectStrategyBase<TgcGpuSelectStrategyPass> {
+  using TgcGpuSelectStrategyBase::TgcGpuSelectStrategyBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    const GpuTarget &target = GpuTarget::h100();
+    for (auto [name, size] :
+         {std::make_pair("block-size", int64_t(blockSize)),
+          std::make_pair("row-block-size", int64_t(rowBlockSize))})
+      if (size <= 0 || size % target.warpSize != 0 ||
+          size > target.maxThreadsPerBlock) {
+        module.emitError() << name << " must be a multiple of "
+                           << target.warpSize << " in [" << target.warpSize
+                           << ", " << target.maxThreadsPerBlock << "], got "
+                           << size;
+        return signalPassFailure();
+      }
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(runOnFunction(func, target)))
+        return signalPassFailure();
+  }
+
+  LogicalResult runOnFunction(func::FuncOp func, const GpuTarget &target) {
+    if (!func.getBody().hasOneBlock())
+      return func.emitOpError() << "has control flow; the GPU path needs a "
+                                   "straight-line function";
+    freshResults(func);
+    readStridedViewsDirectly(func);
+    copiesToGenerics(func);
+    MLIRContext *ctx = func.getContext();
+    SmallVector<scf::ForOp> hostLoops(
+        func.getBody().front().getOps<scf::ForOp>());
+
+    // Segments: runs of consecutive generics of one group, cut at GEMMs
+    // and host loop nests.
+    SmallVector<SmallVector<linalg::GenericOp>> segments;
+    std::optional<int64_t> current;
+    bool open = false;
+    unsigned loopsBefore = 0;
+    SmallVector<linalg::GenericOp> generics(
+        func.getBody().front().getOps<linalg::GenericOp>());
+    DenseSet<Operation *> fusedEpilogues;
+    for (size_t i = 0; i < generics.size(); ++i) {
+      linalg::GenericOp op = generics[i];
+      if (fusedEpilogues.contains(op))
+        continue;
+      bool transA = false, transB = false;
+      SmallVector<unsigned> batch, m;
+      unsigned n = 0, k = 0;
+      if (matchGemm(op, transA, transB, batch, m, n, k)) {
+        // The GEMM overwrites its output: a zero fill right before it is
+        // dead.
+        if (i > 0 && !segments.empty() && !segments.back().empty() &&
+            segments.back().back() == generics[i - 1]) {
+          linalg::GenericOp prev = segments.back().back();
+          if (isZeroFill(prev) && prev.getDpsInitOperand(0)->get() ==
+                                      op.getDpsInitOperand(0)->get()) {
+            segments.back().pop_back();
+            prev->erase();
+          }
+        }
+        // The elementwise op after it as cuBLASLt's epilogue (bias,
+        // ReLU, tanh GELU, the rounding to a 16-bit output): the GEMM then
+        // writes that op's output, and the op is only read by the launch
+        // plan.
+        GemmEpilogue epilogue = GemmEpilogue::unfused;
+        if (gemmEpilogues && i + 1 < generics.size()) {
+          linalg::GenericOp next = generics[i + 1];
+          Value bias;
+          StringRef kind = matchGemmEpilogue(op, next, bias);
+          if (kind.empty() && onlyEpilogueReads(op, next))
+            if (auto split = splitGemmEpilogue(op, next)) {
+              generics[i + 1] = next = split->first;
+              generics.insert(generics.begin() + i + 2, split->second);
+              kind = matchGemmEpilogue(op, next, bias);
+            }
+          if (!kind.empty() && onlyEpilogueReads(op, next)) {
+            epilogue = *tgc_gpu::symbolizeGemmEpilogue(kind);
+            next->setAttr(TgcGpuDialect::kGemmEpilogueOfAttrName,
+                          UnitAttr::get(ctx));
+            fusedEpilogues.insert(next);
+          }
+        }
+        auto loops = [](ArrayRef<unsigned> ds) {
+          return SmallVector<int64_t>(ds.begin(), ds.end());
+        };
+        op->setAttr(TgcGpuDialect::kGemmAttrName,
+                    GemmAttr::get(ctx, loops(batch), loops(m), n, k, transA,
+                                  transB, epilogue));
+        open = false;
+        continue;
+      }
+      std::optional<int64_t> group = getFusionGroup(op);
+      // A loop nest between two generics ends the segment: one kernel
+      // cannot run both across it.
+      unsigned loops = llvm::count_if(hostLoops, [&](scf::ForOp loop) {
+        return loop->isBeforeInBlock(op);
+      });
+      if (loops != loopsBefore)
+        open = false;
+      loopsBefore = loops;
+      if (!open || !group || group != current) {
+        segments.emplace_back();
+        open = group.has_value();
+      }
+      current = group;
+      segments.back().push_back(op);
+    }
+
+    ArgSizeClasses sizeClasses(func);
+    int64_t kernel = 0;
+    auto set = [&](Operation *op, StrategyKind kind, int64_t threads,
+                   int64_t vector = 0, bool vectors = false,
+                   bool registers = false) {
+      op->setAttr(TgcGpuDialect::kStrategyAttrName,
+                  StrategyAttr::get(ctx, kind, kernel, threads, vector, vectors,
+                                    registers));
+    };
+    for (ArrayRef<linalg::GenericOp> ops : segments) {
+      if (ops.empty())
+        continue;
+      if (isRowGroup(ops, sizeClasses) && !isLongVectorGroup(ops, target)) {
+        for (linalg::GenericOp op : ops)
+          set(op, StrategyKind::row, rowBlockSize, 0, vectorize, rowRegisters);
+        ++kernel;
+        continue;
+      }
+      for (size_t i = 0; i < ops.size(); ++i) {
+        // A reduction (with the fill of its output before it, and the
+        // elementwise ops after it that read it at its own points) as a
+        // two-stage tree.
+        size_t at = i;
+        std::optional<Tree> tree;
+        if (i + 1 < ops.size() && isFill(ops[i]) &&
+            (tree = matchTree(ops[i + 1], target)) &&
+            fillCovered(ops[i], ops[i + 1]))
+          ++at;
+        else
+          tree = matchTree(ops[i], target); // (a fill is never a tree)
+        if (tree) {
+          size_t epilogues =
+              treeEpilogues(*tree, ops.drop_front(at + 1), func, sizeClasses)
+                  .size();
+          for (size_t j = i; j <= at + epilogues; ++j)
+            set(ops[j], StrategyKind::tree, blockSize, 0, vectorize);
+          ++kernel;
+          i = at + epilogues;
+          continue;
+        }
+        unsigned width = vectorize ? flatVectorWidth(ops[i]) : 0;
+        if (width)
+          set(ops[i], StrategyKind::flat, blockSize, width);
+        else
+          set(ops[i], StrategyKind::element, blockSize);
+        ++kernel;
+      }
+    }
+    for (scf::ForOp loop : hostLoops) {
+      set(loop, StrategyKind::loop, blockSize);
+      ++kernel;
+    }
+    return success();
+  }
+};
+
+} // namespace

@@ -15,7 +15,9 @@
 // - loop: a sequential host loop nest (topk, cholesky) as one kernel, its
 //   outer parallel loops as threads (LoopKernels.cpp).
 //
-// Which strategy a segment gets is decided in SelectStrategy.cpp.
+// Which strategy a segment gets is decided in SelectStrategy.cpp
+// (tgc-gpu-select-strategy, which records it as #tgc_gpu.strategy);
+// GpuFormKernels.cpp (tgc-gpu-form-kernels) builds what it chose.
 // Private to lib/Transforms/GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -88,23 +90,27 @@ SmallVector<linalg::GenericOp> treeEpilogues(Tree &t,
 // (and leaves erasing them to the caller); ctx.lastLaunch is the last
 // launch built.
 
-/// `op` as a flat kernel with `width`-element vectors (FlatKernels.cpp).
+/// `op` as a flat kernel with the strategy's `vector`-element vectors
+/// (FlatKernels.cpp).
 LogicalResult emitFlatKernel(KernelContext &ctx, linalg::GenericOp op,
-                             unsigned width);
+                             tgc_gpu::StrategyAttr strategy);
 
 /// `op` with a thread per point of its parallel loops (FlatKernels.cpp).
-LogicalResult emitElementKernel(KernelContext &ctx, linalg::GenericOp op);
+LogicalResult emitElementKernel(KernelContext &ctx, linalg::GenericOp op,
+                                tgc_gpu::StrategyAttr strategy);
 
 /// The row group `ops` as one kernel (RowKernels.cpp).
-LogicalResult emitRowKernel(KernelContext &ctx,
-                            ArrayRef<linalg::GenericOp> ops);
+LogicalResult emitRowKernel(KernelContext &ctx, ArrayRef<linalg::GenericOp> ops,
+                            tgc_gpu::StrategyAttr strategy);
 
 /// The tree `t` (with its fill and epilogues) as two kernels
 /// (TreeKernels.cpp).
-LogicalResult emitTreeKernels(KernelContext &ctx, Tree &t);
+LogicalResult emitTreeKernels(KernelContext &ctx, Tree &t,
+                              tgc_gpu::StrategyAttr strategy);
 
 /// The host loop nest `loop` as one kernel (LoopKernels.cpp).
-LogicalResult emitLoopKernel(KernelContext &ctx, scf::ForOp loop);
+LogicalResult emitLoopKernel(KernelContext &ctx, scf::ForOp loop,
+                             tgc_gpu::StrategyAttr strategy);
 
 } // namespace mlir::tgc::gpu_kernels
 

@@ -492,7 +492,8 @@ public:
           arith::CeilDivSIOp::create(hb, loc, threads, c(hb, blockSize)),
           blockSize);
       if (treeVec)
-        ctx.lastLaunch->setAttr("tgc.vector_align", hb.getI64IntegerAttr(16));
+        ctx.lastLaunch->setAttr(tgc_gpu::TgcGpuDialect::kVectorAlignAttrName,
+                                hb.getI64IntegerAttr(16));
     }
 
     // Stage 2: each output's partials combined (not launched when every
@@ -603,6 +604,7 @@ public:
 
 } // namespace
 
-LogicalResult gpu_kernels::emitTreeKernels(KernelContext &ctx, Tree &t) {
-  return TreeKernelEmitter(ctx, ctx.options.blockSize).emitTree(t);
+LogicalResult gpu_kernels::emitTreeKernels(KernelContext &ctx, Tree &t,
+                                           tgc_gpu::StrategyAttr strategy) {
+  return TreeKernelEmitter(ctx, strategy).emitTree(t);
 }

@@ -1,0 +1,131 @@
+//===- TgcGpuDialect.cpp - tgc_gpu dialect --------------------------------===//
+//
+// The attributes and their verifiers; the dialect also verifies the
+// discardable attributes named after it wherever they are set.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tgc::tgc_gpu;
+
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuOpsDialect.cpp.inc"
+
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuAttrs.cpp.inc"
+
+void TgcGpuDialect::initialize() { registerAttributes(); }
+
+void TgcGpuDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuAttrs.cpp.inc"
+      >();
+}
+
+LogicalResult GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> batch, ArrayRef<int64_t> m,
+                               int64_t n, int64_t k, bool transA, bool transB,
+                               GemmEpilogue epilogue) {
+  if (m.empty())
+    return emitError() << "a GEMM needs at least one m loop";
+  SmallVector<int64_t> all(batch);
+  llvm::append_range(all, m);
+  all.push_back(n);
+  all.push_back(k);
+  llvm::SmallBitVector seen(all.size());
+  for (int64_t d : all) {
+    if (d < 0 || d >= static_cast<int64_t>(all.size()))
+      return emitError() << "GEMM loop " << d << " is not one of its "
+                         << all.size() << " loops";
+    if (seen.test(d))
+      return emitError() << "GEMM loop " << d << " has two roles";
+    seen.set(d);
+  }
+  return success();
+}
+
+LogicalResult StrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   StrategyKind kind, int64_t kernel,
+                                   int64_t threads, int64_t vector,
+                                   bool vectors, bool registers) {
+  if (kernel < 0)
+    return emitError() << "kernel number must be non-negative, got " << kernel;
+  if (threads < 32 || threads > 1024 || threads % 32 != 0)
+    return emitError() << "threads must be a multiple of 32 in [32, 1024], "
+                          "got "
+                       << threads;
+  if (kind == StrategyKind::flat) {
+    if (vector != 2 && vector != 4 && vector != 8)
+      return emitError() << "a flat kernel reads 16-byte vectors of 2, 4 or "
+                            "8 elements, got vector = "
+                         << vector;
+  } else if (vector != 0) {
+    return emitError() << "only flat kernels have a vector width";
+  }
+  if (vectors && kind != StrategyKind::row && kind != StrategyKind::tree)
+    return emitError() << "only row and tree kernels choose their vectors";
+  if (registers && kind != StrategyKind::row)
+    return emitError() << "only row kernels keep rows in registers";
+  return success();
+}
+
+LogicalResult TgcGpuDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kGemmAttrName) {
+    auto gemm = dyn_cast<GemmAttr>(attr.getValue());
+    if (!gemm)
+      return op->emitOpError() << "'" << name << "' must be a #tgc_gpu.gemm";
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      return op->emitOpError()
+             << "'" << name << "' is set on a linalg.generic only";
+    unsigned roles = gemm.getBatch().size() + gemm.getM().size() + 2;
+    if (generic.getNumLoops() != roles)
+      return op->emitOpError() << "has " << generic.getNumLoops()
+                               << " loops but its GEMM roles " << roles;
+    if (generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1)
+      return op->emitOpError() << "is a GEMM without two inputs and an output";
+    return success();
+  }
+  if (name == kGemmEpilogueOfAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<linalg::GenericOp>(op))
+      return op->emitOpError()
+             << "'" << name << "' is a unit attribute of a linalg.generic";
+    return success();
+  }
+  if (name == kStrategyAttrName) {
+    auto strategy = dyn_cast<StrategyAttr>(attr.getValue());
+    if (!strategy)
+      return op->emitOpError()
+             << "'" << name << "' must be a #tgc_gpu.strategy";
+    bool loop = strategy.getKind() == StrategyKind::loop;
+    if (loop ? !isa<scf::ForOp>(op) : !isa<linalg::GenericOp>(op))
+      return op->emitOpError()
+             << "'" << name << "' of kind "
+             << stringifyStrategyKind(strategy.getKind()) << " is set on "
+             << (loop ? "an scf.for" : "a linalg.generic") << " only";
+    return success();
+  }
+  if (name == kVectorAlignAttrName) {
+    auto align = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!align || !isa<gpu::LaunchFuncOp>(op) || align.getInt() <= 0 ||
+        !llvm::isPowerOf2_64(align.getInt()) || align.getInt() > 16)
+      return op->emitOpError()
+             << "'" << name
+             << "' is a power of two up to 16 on a gpu.launch_func";
+    return success();
+  }
+  return op->emitOpError() << "has an unknown tgc_gpu attribute '" << name
+                           << "'";
+}

@@ -1,0 +1,87 @@
+// RUN: tgc-opt %s | tgc-opt | FileCheck %s
+// RUN: tgc-opt %s -mlir-print-op-generic | tgc-opt | FileCheck %s
+
+// The tgc_gpu attributes round-trip, set where the dialect allows them.
+
+#mm = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// CHECK-LABEL: func @gemm
+// CHECK: tgc_gpu.gemm = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = true, epilogue = bias_relu>
+// CHECK: tgc_gpu.gemm_epilogue_of
+func.func @gemm(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
+  linalg.generic {indexing_maps = [#mm, #mk, #mn],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+      attrs = {tgc_gpu.gemm = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = true, epilogue = bias_relu>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x16xf32>) outs(%c : memref<4x16xf32>)
+      attrs = {tgc_gpu.gemm_epilogue_of} {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func @batched
+// CHECK: #tgc_gpu.gemm<batch = [0], m = [1, 2], n = 3, k = 4, trans_a = true, trans_b = false>
+func.func @batched(%a: memref<2x3x5x7xf32>, %b: memref<2x7x6xf32>, %c: memref<2x3x5x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, i, j, n, k) -> (b, i, j, k)>,
+                                   affine_map<(b, i, j, n, k) -> (b, k, n)>,
+                                   affine_map<(b, i, j, n, k) -> (b, i, j, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<2x3x5x7xf32>, memref<2x7x6xf32>) outs(%c : memref<2x3x5x6xf32>)
+      attrs = {tgc_gpu.gemm = #tgc_gpu.gemm<batch = [0], m = [1, 2], n = 3, k = 4, trans_a = true, trans_b = false>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func @strategies
+// CHECK: tgc_gpu.strategy = #tgc_gpu.strategy<flat, kernel = 0, threads = 256, vector = 4>
+// CHECK: tgc_gpu.strategy = #tgc_gpu.strategy<row, kernel = 1, threads = 128, vectors = true, registers = true>
+// CHECK: tgc_gpu.strategy = #tgc_gpu.strategy<loop, kernel = 2, threads = 256>
+func.func @strategies(%x: memref<4x16xf32>, %n: index) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x16xf32>) outs(%x : memref<4x16xf32>)
+      attrs = {tgc_gpu.strategy = #tgc_gpu.strategy<flat, kernel = 0, threads = 256, vector = 4>} {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x16xf32>) outs(%x : memref<4x16xf32>)
+      attrs = {tgc_gpu.strategy = #tgc_gpu.strategy<row, kernel = 1, threads = 128, vectors = true, registers = true>} {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+  } {tgc_gpu.strategy = #tgc_gpu.strategy<loop, kernel = 2, threads = 256>}
+  return
+}
+
+// CHECK-LABEL: func @launch
+// CHECK: tgc_gpu.vector_align = 16
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @f() kernel {
+      gpu.return
+    }
+  }
+  func.func @launch() {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) {tgc_gpu.vector_align = 16 : i64}
+    return
+  }
+}
