@@ -40,6 +40,8 @@ readonly PACKAGES=(
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
+# shellcheck source=utils/common.sh
+source "${ROOT}/utils/common.sh"
 
 preset=dev
 do_build=1
@@ -167,14 +169,7 @@ main() {
     --release) preset=release ;;
     --no-build) do_build=0 ;;
     --no-run) do_run=0 ;;
-    -h | --help)
-      usage
-      exit 0
-      ;;
-    *)
-      usage >&2
-      die "unknown option '$1'"
-      ;;
+    *) help_or_unknown "$1" ;;
     esac
     shift
   done

@@ -30,6 +30,8 @@ EOF
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
+# shellcheck source=utils/common.sh
+source "${ROOT}/utils/common.sh"
 
 # Debian's Python: the one with python3-torch and python3-pytest (a python3
 # earlier on PATH, e.g. from pyenv, may have neither).
@@ -40,10 +42,6 @@ preset=dev
 tmp_dir=""
 
 log() { printf '==> %s\n' "$*"; }
-die() {
-  printf 'error: %s\n' "$*" >&2
-  exit 1
-}
 now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
 print_elapsed() {
   local elapsed=$(($(now_us) - $2))
@@ -117,14 +115,7 @@ main() {
   while [[ $# -gt 0 ]]; do
     case $1 in
     --release) preset=release ;;
-    -h | --help)
-      usage
-      exit 0
-      ;;
-    *)
-      usage >&2
-      die "unknown option '$1'"
-      ;;
+    *) help_or_unknown "$1" ;;
     esac
     shift
   done

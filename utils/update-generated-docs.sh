@@ -20,13 +20,11 @@ Builds `tgc-doc` and copies DIR/docs/**/*.md into docs/generated/.
 EOF
 }
 
-die() {
-  printf 'error: %s\n' "$*" >&2
-  exit 1
-}
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
+# shellcheck source=utils/common.sh
+source "${ROOT}/utils/common.sh"
 
 main() {
   local build_dir=${ROOT}/build
@@ -37,14 +35,7 @@ main() {
       build_dir=$(realpath -m "$2")
       shift
       ;;
-    -h | --help)
-      usage
-      exit 0
-      ;;
-    *)
-      usage >&2
-      die "unknown option '$1'"
-      ;;
+    *) help_or_unknown "$1" ;;
     esac
     shift
   done

@@ -85,28 +85,19 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
   Layout cLayout = layouts[2];
   if (epilogue) {
     using tgc_gpu::GemmEpilogue;
-    switch (gemmAttr.getEpilogue()) {
-    case GemmEpilogue::unfused:
+    static const std::pair<GemmEpilogue, rt::GemmStep::Epilogue> kinds[] = {
+        {GemmEpilogue::none, rt::GemmStep::None},
+        {GemmEpilogue::bias, rt::GemmStep::Bias},
+        {GemmEpilogue::relu, rt::GemmStep::Relu},
+        {GemmEpilogue::bias_relu, rt::GemmStep::BiasRelu},
+        {GemmEpilogue::gelu, rt::GemmStep::Gelu},
+        {GemmEpilogue::bias_gelu, rt::GemmStep::BiasGelu}};
+    const auto *found = llvm::find_if(kinds, [&](const auto &k) {
+      return k.first == gemmAttr.getEpilogue();
+    });
+    if (found == std::end(kinds))
       return op.emitOpError() << "has an epilogue op but no GEMM epilogue";
-    case GemmEpilogue::none:
-      g.epilogue = rt::GemmStep::None;
-      break;
-    case GemmEpilogue::bias:
-      g.epilogue = rt::GemmStep::Bias;
-      break;
-    case GemmEpilogue::relu:
-      g.epilogue = rt::GemmStep::Relu;
-      break;
-    case GemmEpilogue::bias_relu:
-      g.epilogue = rt::GemmStep::BiasRelu;
-      break;
-    case GemmEpilogue::gelu:
-      g.epilogue = rt::GemmStep::Gelu;
-      break;
-    case GemmEpilogue::bias_gelu:
-      g.epilogue = rt::GemmStep::BiasGelu;
-      break;
-    }
+    g.epilogue = found->second;
     Value out = epilogue.getDpsInitOperand(0)->get();
     FailureOr<Layout> l = b.layout(out);
     if (failed(l))

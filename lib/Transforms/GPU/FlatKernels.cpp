@@ -38,10 +38,9 @@ public:
   LogicalResult emitFlatKernel(linalg::GenericOp op, unsigned width) {
     Location loc = op.getLoc();
     OpBuilder hb(op);
-    FailureOr<SmallVector<Value>> registered = addLoopSizesAndOperands(hb, op);
-    if (failed(registered))
+    SmallVector<Value> hostSizes;
+    if (failed(addLoopSizesAndOperands(hb, op, hostSizes)))
       return failure();
-    SmallVector<Value> hostSizes = *registered;
     OpBuilder kb = startKernel(loc, "elementwise");
     SmallVector<Value> sizes;
     for (Value s : hostSizes)
@@ -152,10 +151,9 @@ public:
   LogicalResult emitElementKernel(linalg::GenericOp op) {
     Location loc = op.getLoc();
     OpBuilder hb(op);
-    FailureOr<SmallVector<Value>> registered = addLoopSizesAndOperands(hb, op);
-    if (failed(registered))
+    SmallVector<Value> hostSizes;
+    if (failed(addLoopSizesAndOperands(hb, op, hostSizes)))
       return failure();
-    SmallVector<Value> hostSizes = *registered;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     SmallVector<unsigned> par, red;
     for (auto [i, t] : llvm::enumerate(iterators))

@@ -153,15 +153,14 @@ SmallVector<Value> KernelBuilder::hostLoopSizes(OpBuilder &b,
 
 /// The loop sizes of `op` (host values before `hb`'s point), registered
 /// as kernel operands with `op`'s operands and captured values.
-FailureOr<SmallVector<Value>>
-KernelBuilder::addLoopSizesAndOperands(OpBuilder &hb, linalg::GenericOp op) {
-  SmallVector<Value> sizes = hostLoopSizes(hb, op);
+LogicalResult
+KernelBuilder::addLoopSizesAndOperands(OpBuilder &hb, linalg::GenericOp op,
+                                       SmallVectorImpl<Value> &sizes) {
+  sizes.assign(hostLoopSizes(hb, op));
   for (Value s : sizes)
     if (failed(addOperand(s, op)))
       return failure();
-  if (failed(addOperands(op)))
-    return failure();
-  return sizes;
+  return addOperands(op);
 }
 
 /// Creates the kernel for the registered operands and maps them to its

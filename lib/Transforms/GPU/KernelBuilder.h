@@ -107,9 +107,10 @@ protected:
   SmallVector<Value> hostLoopSizes(OpBuilder &b, linalg::GenericOp op);
 
   /// The loop sizes of `op` (host values before `hb`'s point), registered
-  /// as kernel operands with `op`'s operands and captured values.
-  FailureOr<SmallVector<Value>> addLoopSizesAndOperands(OpBuilder &hb,
-                                                        linalg::GenericOp op);
+  /// as kernel operands with `op`'s operands and captured values, into
+  /// `sizes`.
+  LogicalResult addLoopSizesAndOperands(OpBuilder &hb, linalg::GenericOp op,
+                                        SmallVectorImpl<Value> &sizes);
 
   /// Creates the kernel for the registered operands and maps them to its
   /// arguments. The caller builds the body at the returned builder.

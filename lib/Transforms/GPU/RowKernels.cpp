@@ -46,13 +46,9 @@ public:
       loops = std::max(loops, op.getNumLoops());
     unsigned rows = loops - 1;
     SmallVector<SmallVector<Value>> hostSizes;
-    for (linalg::GenericOp op : ops) {
-      FailureOr<SmallVector<Value>> registered =
-          addLoopSizesAndOperands(hb, op);
-      if (failed(registered))
+    for (linalg::GenericOp op : ops)
+      if (failed(addLoopSizesAndOperands(hb, op, hostSizes.emplace_back())))
         return failure();
-      hostSizes.push_back(*registered);
-    }
     // The row sizes: from the first op with the row loop.
     size_t rowSource = 0;
     for (size_t i = 0; i < ops.size(); ++i)
