@@ -1,12 +1,13 @@
 //===- tgc-translate.cpp - TGC's translation driver -----------------------===//
 //
 // mlir-translate for TGC: upstream's --mlir-to-llvmir plus TGC's own
-// translations to GPU and CPU code.
+// translations to GPU and CPU code and to the GPU launch plan.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tgc/InitAllDialects.h"
 #include "tgc/Target/Host/HostTarget.h"
+#include "tgc/Target/LaunchPlan/LaunchPlan.h"
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
 
 #include "mlir/InitAllTranslations.h"
@@ -16,6 +17,7 @@ int main(int argc, char **argv) {
   mlir::registerToLLVMIRTranslation();
   mlir::tgc::registerNVPTXTranslations(mlir::tgc::registerAllTgcDialects);
   mlir::tgc::registerHostTranslations(mlir::tgc::registerAllTgcDialects);
+  mlir::tgc::registerLaunchPlanTranslation(mlir::tgc::registerAllTgcDialects);
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "TGC translation driver\n"));
 }

@@ -14,6 +14,7 @@
 #include "tgc/Compiler/CompileOptions.h"
 #include "tgc/Pipelines/Pipelines.h"
 #include "tgc/Runtime/GpuPlan.h"
+#include "tgc/Target/LaunchPlan/LaunchPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -58,12 +59,6 @@ FailureOr<GpuCompileResult> compileGpuFunction(ModuleOp module,
                                                StringRef entry,
                                                const GpuCompileOptions &options,
                                                std::string &error);
-
-/// Builds the launch plan of the host function `func` (after
-/// tgc-gpu-pipeline) and its guard set; errors are emitted at the op that
-/// cannot be expressed.
-FailureOr<::tgc::runtime::Plan> buildLaunchPlan(ModuleOp module,
-                                              func::FuncOp func);
 
 } // namespace mlir::tgc
 

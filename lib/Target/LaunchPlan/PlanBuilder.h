@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_LIB_COMPILER_PLANBUILDER_H
-#define TGC_LIB_COMPILER_PLANBUILDER_H
+#ifndef TGC_LIB_TARGET_LAUNCHPLAN_PLANBUILDER_H
+#define TGC_LIB_TARGET_LAUNCHPLAN_PLANBUILDER_H
 
-#include "tgc/Compiler/GpuCompiler.h"
+#include "tgc/Target/LaunchPlan/LaunchPlan.h"
 
 #include "tgc/Reference/HostTensor.h"
 
@@ -586,4 +586,4 @@ LogicalResult addAssert(PlanBuilder &b, cf::AssertOp op);
 
 } // namespace mlir::tgc::plan_detail
 
-#endif // TGC_LIB_COMPILER_PLANBUILDER_H
+#endif // TGC_LIB_TARGET_LAUNCHPLAN_PLANBUILDER_H

@@ -17,6 +17,7 @@
 #include "tgc/Dialect/TgcSym/IR/TgcSymOps.h"
 #include "tgc/Reference/HostTensor.h"
 #include "tgc/Transforms/GuardUtils.h"
+#include "tgc/Transforms/Passes.h"
 
 #include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
 
