@@ -240,6 +240,13 @@ def run_cases(args):
                 ok = False
             if not ok:
                 detail = (p.stdout + p.stderr)[-1500:]
+                if tool:
+                    # The first report (what was accessed, by which kernel
+                    # or API call, from where) and the summary, not the
+                    # tail of the last one.
+                    reports = [l for l in (p.stdout + p.stderr).splitlines()
+                               if l.startswith("=========")]
+                    detail = "\n".join(reports[:40] + reports[-2:])
             status = "PASS" if ok else "FAIL"
             counts[status] += 1
             print(f"{status}{'[' + tool + ']' if tool else ''}: {name} [{flags}] {detail}",

@@ -3,30 +3,23 @@
 #ifndef TGC_TRANSFORMS_PASSES_H
 #define TGC_TRANSFORMS_PASSES_H
 
-#include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
-#include "tgc/Dialect/TgcGuard/IR/TgcGuardDialect.h"
-#include "tgc/Dialect/TgcSym/IR/TgcSymDialect.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassOptions.h"
+#include "tgc/Transforms/CPU/Passes.h"
+#include "tgc/Transforms/Frontend/Passes.h"
+#include "tgc/Transforms/GPU/Passes.h"
+#include "tgc/Transforms/Graph/Passes.h"
+#include "tgc/Transforms/Memory/Passes.h"
 
 namespace mlir::tgc {
 
-#define GEN_PASS_DECL
-#include "tgc/Transforms/Passes.h.inc"
-
-#define GEN_PASS_REGISTRATION
-#include "tgc/Transforms/Passes.h.inc"
+/// Registers the passes of every folder (Frontend, Graph, Memory, CPU,
+/// GPU).
+inline void registerTgcTransformsPasses() {
+  registerTgcFrontendPasses();
+  registerTgcGraphPasses();
+  registerTgcMemoryPasses();
+  registerTgcCPUPasses();
+  registerTgcGPUPasses();
+}
 
 /// The fusion group tgc-to-linalg tagged `op` with (`tgc.group`), if any.
 std::optional<int64_t> getFusionGroup(Operation *op);

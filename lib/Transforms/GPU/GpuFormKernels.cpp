@@ -22,7 +22,7 @@
 
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCGPUFORMKERNELS
-#include "tgc/Transforms/Passes.h.inc"
+#include "tgc/Transforms/GPU/Passes.h.inc"
 } // namespace mlir::tgc
 
 using namespace mlir;

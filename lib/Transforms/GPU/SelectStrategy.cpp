@@ -32,7 +32,7 @@ using tgc_gpu::TgcGpuDialect;
 
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCGPUSELECTSTRATEGY
-#include "tgc/Transforms/Passes.h.inc"
+#include "tgc/Transforms/GPU/Passes.h.inc"
 } // namespace mlir::tgc
 
 /// Row stages: every op has R or R+1 loops, the first R parallel, and the

@@ -1,0 +1,208 @@
+//===- Passes.td - CPU passes ----------------------------------------*- tablegen -*-===//
+//
+// CPU code generation: parallel loops, math, allocations and data checks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_TRANSFORMS_CPU_PASSES_TD
+#define TGC_TRANSFORMS_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
+  let summary = "One parallel loop nest per fusion group";
+  let description = [{
+    Runs on linalg on tensors, where each op carries the `tgc.group` of the
+    fusion group it came from (tgc-to-linalg). For each group, every root
+    (an op whose result leaves the group) is tiled along its outer parallel
+    dimensions into an `scf.forall`, and the group's producers are fused
+    into the loop, so that the group computes in one pass over its rows or
+    elements and its intermediate values stay per-iteration. Tile sizes:
+    1 on every parallel dimension but the innermost (which stays whole, for
+    vectorization); a 1-D elementwise root is tiled in chunks of
+    `chunk-size`. Reduction dimensions are never tiled. Producers of other
+    groups are never fused (that would recompute them per iteration).
+
+    Then, with `fuse-elementwise`, elementwise producers merge into their
+    consumers (upstream's elementwise fusion) where nothing is recomputed:
+    the consumer reads the producer through a permutation of the same
+    loops. (Fusing softmax's normalization into an attention's P x V
+    contraction would recompute it for every output column.)
+  }];
+  let options = [
+    Option<"chunkSize", "chunk-size", "int64_t", "4096",
+           "Tile size of 1-D elementwise roots">,
+    Option<"fuseElementwise", "fuse-elementwise", "bool", "true",
+           "Merge elementwise producers into consumers without recompute">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def TgcApproximateMath : Pass<"tgc-approximate-math"> {
+  let summary = "Vectorizable polynomial approximations of f32 math functions";
+  let description = [{
+    Rewrites f32 `math.exp`, `math.log`, `math.log2`, `math.tanh` and
+    `math.erf` into upstream MLIR's polynomial approximations (range
+    reduction plus a minimax polynomial, arith ops only), so that LLVM
+    vectorizes loops that call them instead of calling libm once per
+    element. The approximations are accurate to a few ulp over the whole
+    f32 range (the same approach IREE takes); `log1p`, `expm1` and f64 stay
+    with libm, which is more accurate near 0. `ops` restricts the rewrite to
+    the listed mnemonics.
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "Math ops to approximate (default: exp, log, log2, tanh, erf)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def TgcReassociateReductions
+    : Pass<"tgc-reassociate-reductions", "func::FuncOp"> {
+  let summary = "Allow reordering of floating-point reductions";
+  let description = [{
+    Marks the combiner of every float reduction in a `linalg.generic` (an
+    `arith.addf`, `arith.mulf`, `arith.maximumf`/`minimumf` or
+    `arith.maxnumf`/`minnumf` that folds a value into the reduction's
+    accumulator, the block argument of its init) with the `reassoc` and
+    `contract` fast-math flags. Without them LLVM must add the terms of a
+    sum in order, one at a time, and cannot vectorize the loop; with them it
+    keeps several partial sums in vector registers, as PyTorch's vectorized
+    reductions do. Only the rounding of the result changes (sums of n terms
+    stay within n ulp-scaled bounds); NaN and infinity propagation is kept
+    (no `nnan`/`ninf`).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def TgcMathToIntrinsics : Pass<"tgc-math-to-intrinsics"> {
+  let summary = "Lower math ops with an exact LLVM intrinsic to it";
+  let description = [{
+    `math.fma`, `floor`, `ceil`, `trunc`, `round`, `roundeven`, `absf`,
+    `copysign`, `sqrt`, `exp`, `exp2`, `log`, `log2`, `log10`, `sin`, `cos`
+    and `powf` become the matching `llvm.intr.*` operations, which LLVM
+    turns into single instructions where the CPU has them (fma, rounding,
+    sqrt, abs) and vectorizes; only then does `convert-math-to-libm` turn
+    the remaining math ops (`expm1`, `log1p`, `tanh`, `erf`, `atan2`, ...)
+    into libm calls. Without this pass libm would be called for every
+    `floor` and `fma`, which keeps loops scalar. The intrinsics round
+    exactly as the math ops are specified (the transcendental ones become
+    the same libm calls in the end).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def TgcOrderLoops : Pass<"tgc-order-loops", "func::FuncOp"> {
+  let summary = "Innermost loop of a contraction: the one operands walk "
+                "contiguously";
+  let description = [{
+    A `linalg.generic` with reduction loops keeps its loops in the order of
+    its iteration space when it becomes a loop nest
+    (`convert-linalg-to-loops`): a matmul's `(i, j, k)` runs `k` innermost,
+    reading `B[k][j]` with a stride of a whole row and leaving LLVM a float
+    reduction it cannot vectorize without reassociation. This pass moves
+    one loop innermost, chosen among the loops that every operand depending
+    on them walks contiguously (the loop is the operand's last index, alone
+    or plus other loops): the one most operands walk, a parallel loop on a
+    tie. A matmul becomes `(i, k, j)`, whose inner loop is a vectorizable
+    `C[i][j] += A[i][k] * B[k][j]` over rows of B and C; a convolution
+    runs its output width innermost; `x W^T` (linear) keeps its contiguous
+    dot product. Each output element is still summed in the same order, so
+    results are bit-identical.
+
+    Generics without reduction loops are left alone (their order is the
+    output's), and so is a generic whose innermost loop already is the
+    best choice.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
+  let summary = "Hoist fixed-size stack buffers out of loops";
+  let description = [{
+    After promote-buffers-to-stack and convert-scf-to-openmp, the small
+    temporaries of a kernel are `memref.alloca`s inside loop bodies, each in
+    a `memref.alloca_scope`. A fixed-size alloca is moved to the entry of
+    the enclosing `omp.parallel` region (one buffer per thread) or of the
+    function, and the scopes are inlined: the stack no longer grows per
+    iteration, and the loop bodies become plain regions that lower to
+    control flow. Sound because a freshly allocated buffer has undefined
+    contents: bufferized code writes a temporary before reading it in every
+    iteration, so reusing one buffer across iterations changes nothing.
+  }];
+}
+
+def TgcReportChecks : Pass<"tgc-report-checks", "ModuleOp"> {
+  let summary = "Failed data checks report to the runtime instead of aborting";
+  let description = [{
+    A `cf.assert` whose condition reads memory (the flag of a gather's
+    indices in range, of no integer division by zero, of a positive-definite
+    cholesky) checks data, which no guard can check before the call. On the
+    CPU such an assert lowered to `abort`, which took the caller's process
+    down. This pass makes it
+
+    ```mlir
+    scf.if %failed {
+      func.call @tgc_report_check_failure(%message) : (!llvm.ptr) -> ()
+    }
+    ```
+
+    with the message a string constant: the assert's message and location
+    ("tgc.gather: index out of range at f.mlir:3:8"). The code goes on:
+    every op that a data check guards is defined whatever the data (a
+    gather clamps its indices, an integer division by zero divides by
+    one, a failed pivot gives NaNs). The runtime's
+    `tgc_report_check_failure` keeps the first message of the call on the
+    calling thread (the asserts are in the function's body, outside its
+    parallel loops), and the caller takes it after the call with
+    `tgc_take_check_failure` and fails the call: its results are not
+    valid.
+
+    Asserts on sizes alone are left alone: the guards imply them, so they
+    only fail when the guards were skipped, where stopping is right.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def TgcCheckAllocations : Pass<"tgc-check-allocations", "ModuleOp"> {
+  let summary = "Allocations that fail or overflow end the call with an error";
+  let description = [{
+    Runs on bufferized CPU code, before its loops are lowered. A
+    `memref.alloc` lowers to `malloc` of the product of its sizes: with
+    huge sizes the product wrapped around (a small buffer, then writes past
+    it: heap corruption), and a failed `malloc` returned null (a crash at
+    the first write). For every heap allocation this pass
+
+    * computes the byte count with overflow checks (`arith.mulsi_extended`);
+      a negative size operand counts as an overflow (the memory planner
+      gives the arena the size -1 when its size overflows). A static type
+      whose byte count overflows is an error at compile time;
+    * allocates 0 bytes instead when the count overflowed, and tests the
+      pointer after the allocation;
+    * wraps the rest of the block in `scf.if`: on failure it skips it.
+
+    At the function's top level the failure path calls the runtime's
+    `tgc_report_alloc_failure(bytes, what)` ("cannot allocate 4398046511104
+    bytes (4.0 TiB) for the arena of intermediate values of @f (out of
+    memory)"), frees the buffers allocated so far and returns poison
+    results, which the caller does not read. Inside a loop (a kernel's
+    per-iteration temporary) the failure sets a flag of the function
+    instead (the loop's other iterations and threads go on), and the
+    function reports it after its loops with `tgc_report_check_failure`:
+    the call fails, its results are freed.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::ub::UBDialect"];
+}
+
+#endif // TGC_TRANSFORMS_CPU_PASSES_TD

@@ -1,0 +1,95 @@
+//===- Passes.td - Graph passes --------------------------------------*- tablegen -*-===//
+//
+// The graph: decomposition and fusion groups.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_TRANSFORMS_GRAPH_PASSES_TD
+#define TGC_TRANSFORMS_GRAPH_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TgcDecompose : Pass<"tgc-decompose", "func::FuncOp"> {
+  let summary = "Rewrite composites whose primitive form fuses or lowers "
+                "better";
+  let description = [{
+    Runs on the `tgc` dialect before `tgc-fuse`. Each rewrite replaces a
+    composite op by `tgc` primitives that compute the same values, where
+    the primitives fuse with their neighbours or reach a faster lowering:
+
+    - `tgc.conv2d` with a 1x1 kernel, unit stride, no padding and one
+      group (pointwise convolutions of ResNet bottlenecks and MobileNets)
+      becomes reshapes around one `tgc.matmul` of the weight `[O, C]` with
+      the input `[N, C, H*W]` (the reshapes are views): a cuBLASLt GEMM on
+      the GPU and a contraction with a vectorized inner loop on the CPU,
+      instead of a window loop nest. The bias is a broadcast `tgc.add`,
+      which fuses as the matmul's epilogue (f32 and f64 only: for 16-bit
+      types the convolution adds its bias before its single rounding).
+    - `tgc.max_pool2d` / `tgc.avg_pool2d` whose one window covers the whole
+      input (global pooling, `AdaptiveAvgPool2d(1)`) become `tgc.amax` /
+      `tgc.mean` over the two spatial dims with `keepdim`: a row reduction
+      that fuses with its producers (the ReLU before the pool) instead of a
+      window op. `divisor_override` keeps the pool.
+
+    Only static channel and spatial sizes are rewritten (the batch may be
+    dynamic), so the reshapes stay views everywhere. The rewrites are exact
+    (the same sums in the same order, NaN propagation as the pools), so
+    results match the composite's lowering and the reference interpreter.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
+  let summary = "Form fusion groups (one kernel each) with a cost model";
+  let description = [{
+    Groups tgc ops into `tgc.fusion_group` regions, each compiled to one
+    kernel, in the spirit of Inductor's scheduler:
+
+    * vertical: elementwise chains and broadcasts; elementwise producers of
+      a reduction (prologue) and consumers over its output (epilogue);
+    * rows: row-wise ops over the same rows (softmax, log_softmax,
+      layer_norm, rms_norm, last-dimension reductions) with their
+      elementwise producers and consumers, e.g. softmax followed by the
+      entropy `-(p * log(p)).sum(-1)`;
+    * horizontal: sibling groups that read the same input over the same
+      iteration space (mean and variance of one tensor);
+    * matmul epilogues: matmul / linear with elementwise consumers of its
+      single result (bias, activation, residual).
+
+    Never fused: two matmuls; a multi-pass row op (softmax, layer norm)
+    into a group that already holds one (each pass would recompute the
+    other's row); a reduction over other dimensions than a
+    following row-wise op needs (a column sum feeding a row-wise division
+    needs every row first); groups whose merge would create a cycle; groups
+    larger than `max-group-size` ops. Symbolic sizes are compared
+    structurally (`?` sizes through tensor.dim are the same size when they
+    come from the same value), so fusion works with dynamic shapes.
+    Annotations (tgc_sym.bind) of values that end up inside a group are
+    dropped.
+  }];
+  let options = [
+    Option<"maxGroupSize", "max-group-size", "unsigned", "64",
+           "Largest number of ops in one group">,
+  ];
+}
+
+def TgcFuseGroupElementwise : Pass<"tgc-fuse-group-elementwise", "func::FuncOp"> {
+  let summary = "Merge elementwise producers into consumers of their group";
+  let description = [{
+    Runs on linalg on tensors tagged with `tgc.group` (tgc-to-linalg, then
+    tgc's tag-preserving generalization). Each all-parallel
+    `linalg.generic` merges into every consumer of the same group that
+    reads it through a permutation of the consumer's loops, with upstream's
+    elementwise fusion; the fused op keeps the consumer's tags. A producer
+    with several consumers is copied into each and erased once unused, so
+    a GPU kernel of the group recomputes a few operations instead of
+    writing and reading back an intermediate tensor (softmax's `x - max`
+    feeds both the sum and the normalization). Producers of other groups
+    and reads through broadcasts (which would recompute per element) are
+    left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+#endif // TGC_TRANSFORMS_GRAPH_PASSES_TD

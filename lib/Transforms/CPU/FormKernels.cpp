@@ -1,0 +1,264 @@
+//===- FormKernels.cpp - one parallel loop nest per fusion group ----------===//
+
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+namespace mlir::tgc {
+#define GEN_PASS_DEF_TGCFORMKERNELS
+#include "tgc/Transforms/CPU/Passes.h.inc"
+} // namespace mlir::tgc
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+std::optional<int64_t> mlir::tgc::getFusionGroup(Operation *op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>("tgc.group"))
+    return a.getInt();
+  return std::nullopt;
+}
+
+std::optional<int64_t> mlir::tgc::getKernelFusionGroup(Operation *op) {
+  if (isa<linalg::GenericOp>(op))
+    return getFusionGroup(op);
+  if (!isa<memref::CopyOp>(op))
+    return std::nullopt;
+  // The nearest generics before and after the copy (other copies and
+  // non-kernel ops such as allocations and views in between).
+  auto nearest = [](Operation *from, bool forward) -> Operation * {
+    for (Operation *o = forward ? from->getNextNode() : from->getPrevNode(); o;
+         o = forward ? o->getNextNode() : o->getPrevNode())
+      if (isa<linalg::GenericOp>(o))
+        return o;
+    return nullptr;
+  };
+  Operation *before = nearest(op, false), *after = nearest(op, true);
+  if (!before || !after)
+    return std::nullopt;
+  std::optional<int64_t> group = getFusionGroup(after);
+  if (group && getFusionGroup(before) == group)
+    return group;
+  return std::nullopt;
+}
+
+void mlir::tgc::generalizeTaggedLinalgOps(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  SmallVector<linalg::LinalgOp> named;
+  func.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp>(op) && getFusionGroup(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    SmallVector<NamedAttribute> tags;
+    for (NamedAttribute a : op->getDiscardableAttrs())
+      tags.push_back(a);
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (succeeded(generic))
+      for (NamedAttribute a : tags)
+        (*generic)->setAttr(a.getName(), a.getValue());
+  }
+}
+
+namespace {
+
+/// Whether `op` iterates over nothing along some loop (a static size 0):
+/// it does no work, and upstream's tiling and producer fusion divide by such
+/// extents. It stays a loop nest of its own, whose loops run zero times.
+bool hasEmptyLoop(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    if (llvm::is_contained(linalgOp.getStaticLoopRanges(), 0))
+      return true;
+  // A static size 0 of any operand or result: some loop runs over it (a
+  // size a loop does not index is a broadcast, of size 1).
+  auto empty = [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && shaped.hasRank() &&
+           llvm::is_contained(shaped.getShape(), 0);
+  };
+  return llvm::any_of(op->getOperandTypes(), empty) ||
+         llvm::any_of(op->getResultTypes(), empty);
+}
+
+/// A fill: a generic over parallel dims that yields its one scalar input.
+bool isFill(Operation *op) {
+  if (isa<linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  Value in = generic.getDpsInputOperand(0)->get();
+  if (isa<ShapedType>(in.getType()) &&
+      cast<ShapedType>(in.getType()).getRank() != 0)
+    return false;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == generic.getBody()->getArgument(0);
+}
+
+/// The destination of a tiled root (its `shared_outs` init) is often a fill
+/// (the zero accumulator of a matmul, the -inf of a max): a whole pass over
+/// the output before the kernel. Each iteration reads the slice it owns, so
+/// filling that slice inside the iteration is the same; the loop then starts
+/// from the fill's own destination.
+void fuseDestinationFills(scf::ForallOp loop) {
+  OpBuilder builder(loop.getContext());
+  for (auto [init, arg] :
+       llvm::zip(loop.getOutputsMutable(), loop.getRegionIterArgs())) {
+    Operation *fill = init.get().getDefiningOp();
+    if (!fill || !isFill(fill) || !fill->hasOneUse())
+      continue;
+    SmallVector<tensor::ExtractSliceOp> slices;
+    bool onlySlices = llvm::all_of(arg.getUsers(), [&](Operation *user) {
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
+        slices.push_back(slice);
+        return true;
+      }
+      return isa<tensor::ParallelInsertSliceOp>(user);
+    });
+    if (!onlySlices)
+      continue;
+    auto dps = cast<DestinationStyleOpInterface>(fill);
+    for (tensor::ExtractSliceOp slice : slices) {
+      builder.setInsertionPointAfter(slice);
+      IRMapping map;
+      map.map(dps.getDpsInitOperand(0)->get(), slice.getResult());
+      Operation *local = builder.clone(*fill, map);
+      slice.getResult().replaceAllUsesExcept(local->getResult(0), local);
+    }
+    init.set(dps.getDpsInitOperand(0)->get());
+    fill->erase();
+  }
+}
+
+/// Merges elementwise producers into their consumers inside each kernel
+/// (upstream's elementwise fusion), but only where nothing is recomputed:
+/// the consumer reads the producer through a permutation of its own loops,
+/// no more of them. Upstream's default would also fuse the normalized
+/// probabilities of an attention into the P x V contraction, recomputing
+/// exp and the division once per output column.
+void fuseElementwiseWithoutRecompute(func::FuncOp func) {
+  RewritePatternSet patterns(func.getContext());
+  linalg::ControlFusionFn control = [](OpOperand *use) {
+    auto consumer = dyn_cast<linalg::LinalgOp>(use->getOwner());
+    auto producer = use->get().getDefiningOp<linalg::LinalgOp>();
+    if (!consumer || !producer || !use->get().hasOneUse())
+      return false;
+    return consumer.getNumLoops() == producer.getNumLoops() &&
+           consumer.getMatchingIndexingMap(use).isPermutation();
+  };
+  linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+  (void)applyPatternsGreedily(func, std::move(patterns));
+}
+
+struct TgcFormKernelsPass
+    : tgc::impl::TgcFormKernelsBase<TgcFormKernelsPass> {
+  using TgcFormKernelsBase::TgcFormKernelsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    generalizeTaggedLinalgOps(func);
+    // Roots: tileable ops whose results leave their group, in program
+    // order (a root's consumers are tiled after it).
+    SmallVector<TilingInterface> roots;
+    for (Operation &op : func.getBody().getOps()) {
+      auto tileable = dyn_cast<TilingInterface>(op);
+      std::optional<int64_t> group = getFusionGroup(&op);
+      if (!tileable || !group || op.getNumResults() == 0 || hasEmptyLoop(&op))
+        continue;
+      bool leaves = llvm::any_of(op.getUsers(), [&](Operation *user) {
+        return getFusionGroup(user) != group;
+      });
+      if (leaves)
+        roots.push_back(tileable);
+    }
+    IRRewriter rewriter(&getContext());
+    for (TilingInterface root : roots) {
+      if (failed(tileAndFuse(rewriter, root)))
+        ; // Not tileable this way: the op stays a loop nest of its own.
+    }
+    func.walk([](scf::ForallOp loop) {
+      if (loop->hasAttr("tgc.group"))
+        fuseDestinationFills(loop);
+    });
+    if (fuseElementwise)
+      fuseElementwiseWithoutRecompute(func);
+  }
+
+  LogicalResult tileAndFuse(IRRewriter &rewriter, TilingInterface root) {
+    Operation *op = root.getOperation();
+    std::optional<int64_t> group = getFusionGroup(op);
+    SmallVector<utils::IteratorType> iterators = root.getLoopIteratorTypes();
+    SmallVector<int64_t> parallel;
+    for (auto [i, t] : llvm::enumerate(iterators))
+      if (t == utils::IteratorType::parallel)
+        parallel.push_back(i);
+    if (parallel.empty())
+      return failure(); // a full reduction: one sequential loop nest
+    SmallVector<OpFoldResult> sizes(iterators.size(),
+                                    rewriter.getIndexAttr(0));
+    bool hasReduction = parallel.size() != iterators.size();
+    auto kind = op->getAttrOfType<StringAttr>("tgc.group_kind");
+    bool rowWise = kind && (kind.getValue() == "rows" ||
+                            kind.getValue() == "reduction");
+    if (parallel.size() == 1 && !hasReduction && !rowWise) {
+      sizes[parallel.front()] = rewriter.getIndexAttr(chunkSize);
+    } else if (parallel.size() == 1 && !hasReduction) {
+      // The 1-D result of a row-wise group (a row reduction's epilogue):
+      // one row per iteration, so the row's temporaries stay small.
+      sizes[parallel.front()] = rewriter.getIndexAttr(1);
+    } else {
+      // Every parallel dim but the innermost one, by 1; a row reduction
+      // over 1-D rows tiles its rows.
+      size_t tiled = hasReduction && parallel.size() == 1
+                         ? parallel.size()
+                         : parallel.size() - 1;
+      for (size_t i = 0; i < tiled; ++i)
+        sizes[parallel[i]] = rewriter.getIndexAttr(1);
+    }
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(sizes);
+    tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tiling);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer,
+            bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          Operation *p = producer.getOwner();
+          // Fuse only the group's own producers (and the tensor.empty /
+          // linalg.fill inits the lowering made for them).
+          if (getFusionGroup(p) != group || hasEmptyLoop(p))
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
+    if (failed(result))
+      return failure();
+    for (Value v : op->getResults())
+      if (Value replacement = result->replacements.lookup(v))
+        rewriter.replaceAllUsesWith(v, replacement);
+    // The tiled loop belongs to the group.
+    for (LoopLikeOpInterface loop : result->loops)
+      loop->setAttr("tgc.group", op->getAttr("tgc.group"));
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace

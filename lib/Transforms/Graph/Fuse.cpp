@@ -1,0 +1,475 @@
+//===- Fuse.cpp - fusion groups with a cost model -------------------------===//
+//
+// Greedy fusion in the spirit of Inductor's scheduler: ops are classified
+// (elementwise, reduction, row-wise, matmul), producers and consumers merge
+// into groups when the merged group still compiles to one kernel, siblings
+// reading one input merge horizontally, and each group of two or more ops
+// becomes a tgc.fusion_group region. Fusion decides performance, not
+// semantics: the lowering of any grouping is correct.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Transforms/Passes.h"
+
+#include "tgc/Dialect/Tgc/IR/TgcOps.h"
+#include "tgc/Dialect/TgcSym/IR/TgcSymOps.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+namespace mlir::tgc {
+#define GEN_PASS_DEF_TGCFUSE
+#include "tgc/Transforms/Graph/Passes.h.inc"
+} // namespace mlir::tgc
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+namespace {
+
+enum class Kind { Elementwise, Reduction, Rows, Matmul, None };
+
+StringRef kindName(Kind k) {
+  switch (k) {
+  case Kind::Elementwise:
+    return "elementwise";
+  case Kind::Reduction:
+    return "reduction";
+  case Kind::Rows:
+    return "rows";
+  case Kind::Matmul:
+    return "matmul";
+  case Kind::None:
+    return "single";
+  }
+  return "single";
+}
+
+bool isElementwise(Operation *op) {
+  return isa<NegOp, AbsOp, ReluOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op,
+             Log1pOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp,
+             SiluOp, ReciprocalOp, FloorOp, CeilOp, RoundOp, LogicalNotOp,
+             GeluOp, ClampOp, AddOp, SubOp, MulOp, PowOp, MaximumOp,
+             MinimumOp, RemainderOp, Atan2Op, LogicalAndOp, LogicalOrOp,
+             DivOp, CmpOp, WhereOp, ConvertOp, ExpandOp>(op);
+}
+
+/// The dims a reduction reduces, if `op` is one.
+std::optional<SmallVector<int64_t>> reducedDims(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<SmallVector<int64_t>>>(op)
+      .Case<SumOp, MeanOp, AmaxOp, AminOp, VarOp, NormOp>(
+          [](auto r) -> std::optional<SmallVector<int64_t>> {
+            return SmallVector<int64_t>(r.getDims());
+          })
+      .Case<ArgmaxOp, ArgminOp, MaxOp, MinOp>(
+          [](auto r) -> std::optional<SmallVector<int64_t>> {
+            return SmallVector<int64_t>{static_cast<int64_t>(r.getDim())};
+          })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Whether a reduction reduces exactly the trailing dims of its input
+/// (so that it works row by row).
+bool isRowReduction(Operation *op) {
+  std::optional<SmallVector<int64_t>> dims = reducedDims(op);
+  if (!dims || dims->empty())
+    return false;
+  int64_t rank =
+      cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+  SmallVector<int64_t> sorted(*dims);
+  llvm::sort(sorted);
+  for (auto [i, d] : llvm::enumerate(llvm::reverse(sorted)))
+    if (d != rank - 1 - static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+bool isRowOp(Operation *op) {
+  if (auto s = dyn_cast<SoftmaxOp>(op))
+    return static_cast<int64_t>(s.getDim()) ==
+           s.getInput().getType().getRank() - 1;
+  if (auto s = dyn_cast<LogSoftmaxOp>(op))
+    return static_cast<int64_t>(s.getDim()) ==
+           s.getInput().getType().getRank() - 1;
+  return isa<LayerNormOp, RmsNormOp>(op);
+}
+
+Kind classify(Operation *op) {
+  if (isElementwise(op))
+    return Kind::Elementwise;
+  if (isRowOp(op))
+    return Kind::Rows;
+  if (reducedDims(op))
+    return isRowReduction(op) ? Kind::Rows : Kind::Reduction;
+  if (isa<MatmulOp, BmmOp, LinearOp>(op))
+    return Kind::Matmul;
+  return Kind::None;
+}
+
+/// The leading (row) shape of a row-wise op: its input without the
+/// reduced/normalized trailing dims.
+SmallVector<int64_t> rowShape(Operation *op) {
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  int64_t trailing = 1;
+  if (auto ln = dyn_cast<LayerNormOp>(op))
+    trailing = ln.getNormalizedRank();
+  else if (auto rn = dyn_cast<RmsNormOp>(op))
+    trailing = rn.getNormalizedRank();
+  else if (std::optional<SmallVector<int64_t>> dims = reducedDims(op))
+    trailing = dims->size();
+  return SmallVector<int64_t>(in.getShape().drop_back(trailing));
+}
+
+/// Shapes agree for fusion purposes (`?` matches anything: fusion is a
+/// performance decision, the lowering is correct for any grouping).
+bool shapesAgree(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (x != y && !ShapedType::isDynamic(x) && !ShapedType::isDynamic(y))
+      return false;
+  return true;
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// The users of `v` that compute with it: shape annotations (tgc_sym.bind)
+/// are not, and those of values that move into a group are dropped.
+auto computeUsers(Value v) {
+  return llvm::make_filter_range(
+      v.getUsers(), [](Operation *u) { return !isa<sym::BindOp>(u); });
+}
+
+struct Group {
+  Kind kind;
+  SmallVector<Operation *> ops; // program order
+  /// For rows groups: the row shape.
+  SmallVector<int64_t> rows;
+};
+
+class Fuser {
+public:
+  Fuser(Block &block, unsigned maxGroupSize)
+      : block(block), maxGroupSize(maxGroupSize) {
+    int64_t n = 0;
+    for (Operation &op : block) {
+      position[&op] = n++;
+      Kind k = classify(&op);
+      if (k == Kind::None || op.getNumResults() == 0)
+        continue;
+      // A group's inputs are tensors: an op with size operands (a dynamic
+      // expand) stays a kernel of its own.
+      if (llvm::any_of(op.getOperandTypes(),
+                       [](Type t) { return !isa<RankedTensorType>(t); }))
+        continue;
+      unsigned id = groups.size();
+      Group g{k, {&op}, {}};
+      if (k == Kind::Rows)
+        g.rows = rowShape(&op);
+      groups.push_back(g);
+      groupOf[&op] = id;
+    }
+  }
+
+  void run() {
+    // Vertical: each consumer tries to absorb its producers' groups.
+    for (Operation &op : block) {
+      if (!groupOf.count(&op))
+        continue;
+      for (Value operand : op.getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (!producer || !groupOf.count(producer))
+          continue;
+        unsigned pg = find(producer), cg = find(&op);
+        if (pg == cg)
+          continue;
+        if (std::optional<Group> merged =
+                mergeVertical(groups[pg], groups[cg], producer, &op, operand))
+          merge(pg, cg, *merged);
+      }
+    }
+    // Horizontal: groups that read one value (an argument or a result)
+    // over the same space.
+    SmallVector<Value> values(block.getArguments().begin(),
+                              block.getArguments().end());
+    for (Operation &op : block)
+      llvm::append_range(values, op.getResults());
+    {
+      for (Value result : values) {
+        SmallVector<unsigned> readers;
+        for (Operation *user : result.getUsers())
+          if (groupOf.count(user) && !llvm::is_contained(readers, find(user)))
+            readers.push_back(find(user));
+        for (size_t i = 0; i < readers.size(); ++i)
+          for (size_t j = i + 1; j < readers.size(); ++j) {
+            unsigned a = find(groups[readers[i]].ops.front());
+            unsigned b = find(groups[readers[j]].ops.front());
+            if (a == b)
+              continue;
+            if (std::optional<Group> merged =
+                    mergeHorizontal(groups[a], groups[b]))
+              merge(a, b, *merged);
+          }
+      }
+    }
+  }
+
+  /// The groups of at least two ops, each as a list of ops in program order.
+  std::vector<Group> finalGroups() {
+    std::map<unsigned, Group> byRoot;
+    for (Operation &op : block) {
+      if (!groupOf.count(&op))
+        continue;
+      unsigned g = find(&op);
+      auto [it, inserted] = byRoot.try_emplace(g, Group{groups[g].kind, {}, {}});
+      it->second.ops.push_back(&op);
+    }
+    std::vector<Group> out;
+    for (auto &[id, g] : byRoot)
+      if (g.ops.size() >= 2)
+        out.push_back(g);
+    return out;
+  }
+
+private:
+  unsigned find(Operation *op) {
+    unsigned g = groupOf[op];
+    while (parent.count(g))
+      g = parent[g];
+    return g;
+  }
+
+  void merge(unsigned a, unsigned b, const Group &merged) {
+    // Keep `b`'s id as the representative.
+    parent[a] = b;
+    groups[b] = merged;
+  }
+
+  bool contains(const Group &g, Operation *op) {
+    return llvm::is_contained(g.ops, op);
+  }
+
+  /// Merging `a` and `b` would create a cycle: a path from one to the other
+  /// through an op in neither. Groups formed so far are single nodes of the
+  /// graph the materialized function will have, so the walk steps from any
+  /// member of a third group to the users of all its members (a path that
+  /// enters a group at one member may leave it at another, which may come
+  /// earlier in program order: no walk can stop at the target's position).
+  bool wouldCycle(const Group &a, const Group &b) {
+    auto reachesThroughOutside = [&](const Group &from, const Group &to) {
+      SmallVector<Operation *> work;
+      DenseSet<Operation *> seen;
+      DenseSet<unsigned> seenGroups;
+      // Pushes the users of `op` that lie outside both groups; true when
+      // one of them is in `to`.
+      auto pushUsers = [&](Operation *op) {
+        for (Operation *user : op->getUsers()) {
+          user = block.findAncestorOpInBlock(*user);
+          if (!user)
+            continue;
+          if (contains(to, user))
+            return true;
+          if (!contains(a, user) && !contains(b, user))
+            work.push_back(user);
+        }
+        return false;
+      };
+      for (Operation *op : from.ops)
+        for (Operation *user : op->getUsers()) {
+          user = block.findAncestorOpInBlock(*user);
+          if (user && !contains(a, user) && !contains(b, user))
+            work.push_back(user);
+        }
+      while (!work.empty()) {
+        Operation *op = work.pop_back_val();
+        if (!seen.insert(op).second)
+          continue;
+        if (!groupOf.count(op)) {
+          if (pushUsers(op))
+            return true;
+          continue;
+        }
+        if (!seenGroups.insert(find(op)).second)
+          continue;
+        for (Operation *member : groups[find(op)].ops) {
+          seen.insert(member);
+          if (pushUsers(member))
+            return true;
+        }
+      }
+      return false;
+    };
+    return reachesThroughOutside(a, b) || reachesThroughOutside(b, a);
+  }
+
+  std::optional<Group> combine(const Group &a, const Group &b, Kind kind) {
+    if (a.ops.size() + b.ops.size() > maxGroupSize)
+      return std::nullopt;
+    if (wouldCycle(a, b))
+      return std::nullopt;
+    Group g{kind, {}, {}};
+    llvm::append_range(g.ops, a.ops);
+    llvm::append_range(g.ops, b.ops);
+    llvm::sort(g.ops, [&](Operation *x, Operation *y) {
+      return position[x] < position[y];
+    });
+    g.rows = !a.rows.empty() ? a.rows : b.rows;
+    return g;
+  }
+
+  /// `producer` (in group `p`) feeds `consumer` (in group `c`) through
+  /// `value`.
+  std::optional<Group> mergeVertical(const Group &p, const Group &c,
+                                     Operation *producer, Operation *consumer,
+                                     Value value) {
+    Kind pk = p.kind, ck = c.kind;
+    // Elementwise producers fuse into anything but a matmul (GEMM
+    // libraries take no prologue): chains, reduction prologues, rows.
+    if (pk == Kind::Elementwise && ck != Kind::Matmul) {
+      if (ck == Kind::Rows && !p.rows.empty() && !c.rows.empty() &&
+          !shapesAgree(p.rows, c.rows))
+        return std::nullopt;
+      return combine(p, c, ck);
+    }
+    // Epilogues: elementwise consumers of a reduction, rows or matmul
+    // group.
+    if (ck == Kind::Elementwise) {
+      ArrayRef<int64_t> produced = shapeOf(value);
+      ArrayRef<int64_t> space = shapeOf(consumer->getResult(0));
+      if (pk == Kind::Matmul) {
+        // cuBLASLt-style epilogue: the matmul's only user, over its space.
+        auto users = computeUsers(value);
+        if (std::distance(users.begin(), users.end()) != 1 ||
+            !shapesAgree(produced, space))
+          return std::nullopt;
+        return combine(p, c, Kind::Matmul);
+      }
+      if (pk == Kind::Reduction) {
+        if (!shapesAgree(produced, space))
+          return std::nullopt; // broadcast back over reduced dims: 2 passes
+        return combine(p, c, Kind::Reduction);
+      }
+      if (pk == Kind::Rows) {
+        // Row-wise: the consumer's space is the rows, or the rows with
+        // trailing dims (a keepdim result broadcast back along them).
+        if (space.size() < p.rows.size() ||
+            !shapesAgree(space.take_front(p.rows.size()), p.rows))
+          return std::nullopt;
+        return combine(p, c, Kind::Rows);
+      }
+      return std::nullopt;
+    }
+    // Row-wise ops over the same rows (softmax then entropy). Not into a
+    // multi-pass row op (softmax, layer norm: max/mean, sum/variance, then
+    // normalize) when the producer group holds one too: each of the
+    // consumer's passes would recompute the producer's row (its exps and
+    // divisions); the row is written once instead.
+    if (pk == Kind::Rows && ck == Kind::Rows && shapesAgree(p.rows, c.rows)) {
+      if (isRowOp(consumer) && llvm::any_of(p.ops, isRowOp))
+        return std::nullopt;
+      return combine(p, c, Kind::Rows);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Group> mergeHorizontal(const Group &a, const Group &b) {
+    if (a.kind != b.kind || a.kind == Kind::Matmul)
+      return std::nullopt;
+    if (a.kind == Kind::Rows && !shapesAgree(a.rows, b.rows))
+      return std::nullopt;
+    if (a.kind != Kind::Rows) {
+      // Same iteration space: the last ops' results agree.
+      ArrayRef<int64_t> sa = shapeOf(a.ops.back()->getResult(0));
+      ArrayRef<int64_t> sb = shapeOf(b.ops.back()->getResult(0));
+      if (!shapesAgree(sa, sb))
+        return std::nullopt;
+    }
+    return combine(a, b, a.kind);
+  }
+
+  Block &block;
+  unsigned maxGroupSize;
+  DenseMap<Operation *, int64_t> position;
+  std::vector<Group> groups;
+  DenseMap<Operation *, unsigned> groupOf;
+  DenseMap<unsigned, unsigned> parent;
+};
+
+/// Wraps `ops` (program order, one block) into a tgc.fusion_group.
+void materialize(const Group &group) {
+  SetVector<Operation *> members(group.ops.begin(), group.ops.end());
+  SetVector<Value> inputs, outputs;
+  for (Operation *op : group.ops) {
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !members.contains(def))
+        inputs.insert(v);
+    }
+    for (Value r : op->getResults())
+      for (Operation *user : computeUsers(r))
+        if (!members.contains(user)) {
+          outputs.insert(r);
+          break;
+        }
+  }
+  Operation *last = group.ops.back();
+  OpBuilder builder(last);
+  SmallVector<Type> resultTypes;
+  for (Value v : outputs)
+    resultTypes.push_back(v.getType());
+  auto fused = FusionGroupOp::create(builder, last->getLoc(),
+                                     kindName(group.kind),
+                                     inputs.getArrayRef(), resultTypes);
+  Block &body = fused.getBody().front();
+  IRMapping mapping;
+  for (auto [v, arg] : llvm::zip(inputs, body.getArguments()))
+    mapping.map(v, arg);
+  OpBuilder inner = OpBuilder::atBlockEnd(&body);
+  for (Operation *op : group.ops)
+    inner.clone(*op, mapping);
+  SmallVector<Value> yielded;
+  for (Value v : outputs)
+    yielded.push_back(mapping.lookup(v));
+  YieldOp::create(inner, last->getLoc(), yielded);
+  for (auto [i, v] : llvm::enumerate(outputs)) {
+    Value original = v;
+    original.replaceAllUsesWith(fused.getResult(i));
+  }
+  // Annotations of values now inside the group go (they described values
+  // that no longer exist outside); then the original ops.
+  for (Operation *op : llvm::reverse(group.ops)) {
+    for (Value r : op->getResults())
+      for (Operation *user : llvm::make_early_inc_range(r.getUsers()))
+        if (isa<sym::BindOp>(user))
+          user->erase();
+    op->erase();
+  }
+}
+
+struct TgcFusePass : tgc::impl::TgcFuseBase<TgcFusePass> {
+  using TgcFuseBase::TgcFuseBase;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal() || !func.getBody().hasOneBlock())
+      return;
+    Block &block = func.front();
+    Fuser fuser(block, maxGroupSize);
+    fuser.run();
+    for (const Group &g : fuser.finalGroups())
+      materialize(g);
+    // Users of a group's results that came before its last member now
+    // follow it.
+    if (!sortTopologically(&block))
+      func.emitError("tgc-fuse: fusion created a cycle (internal error)");
+  }
+};
+
+} // namespace
