@@ -15,7 +15,10 @@
 // followed by an identity prmt or two brevs, and a max written as setp +
 // selp, at more instructions. So each negation that feeds an integer min
 // or max is replaced, for that use only, by inline assembly computing
-// `~x + 1`, which LLVM cannot fold back into `0 - x`.
+// `~x + 1`, which LLVM cannot fold back into `0 - x`. The same ptxas drops
+// the negation read by a signed comparison (`-|x| > -1` held for every x
+// on the H100, fuzz seed 924138; the rewrite fixed it there), so those
+// uses are rewritten too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,16 +81,18 @@ unsigned mlir::tgc::hideNegationsFromIntegerMinMax(llvm::Module &module) {
   for (Function &function : module) {
     for (BasicBlock &block : function) {
       for (Instruction &inst : block) {
-        auto *minMax = dyn_cast<MinMaxIntrinsic>(&inst);
-        if (!minMax)
+        // Integer min/max, and signed comparisons (fuzz seed 924138: `-|x|
+        // > -1` ran as if the negation were not there).
+        auto *cmp = dyn_cast<ICmpInst>(&inst);
+        if (!isa<MinMaxIntrinsic>(inst) && !(cmp && cmp->isSigned()))
           continue;
         for (unsigned i = 0; i < 2; ++i) {
           llvm::Value *negated;
-          if (!match(minMax->getArgOperand(i), m_Neg(m_Value(negated))))
+          if (!match(inst.getOperand(i), m_Neg(m_Value(negated))))
             continue;
-          IRBuilder<> b(minMax);
+          IRBuilder<> b(&inst);
           if (llvm::Value *opaque = opaqueNegateAll(b, negated)) {
-            minMax->setArgOperand(i, opaque);
+            inst.setOperand(i, opaque);
             ++rewritten;
           }
         }

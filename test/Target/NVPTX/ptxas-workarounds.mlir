@@ -3,7 +3,8 @@
 // ptxas fuses two integer min/max instructions with a negated operand into
 // one VIMNMX3 and drops the negation (PtxasWorkarounds.cpp). A negation that
 // feeds an integer min or max is emitted as `not` then `add 1` in inline
-// assembly, which ptxas compiles right; other uses keep `neg`.
+// assembly, which ptxas compiles right, and so is one that feeds a signed
+// integer comparison; other uses keep `neg`.
 
 // out[0] = max(max(acc, -a), -|b|); out[1] = min(c, -c) (abs's own idiom);
 // out[2] = -a (no min/max: stays neg); 64-bit umax(x, -y).
@@ -25,6 +26,18 @@
 // CHECK:       max.u64 %{{rd[0-9]+}}, %{{rd[0-9]+}}, %[[L]];
 // CHECK:       ret;
 
+// A negation that a signed comparison reads is hidden too (fuzz seed
+// 924138: `-|x| > -1` held for every x); an unsigned one keeps `neg`.
+// CHECK-LABEL: .visible .entry negated_compare(
+// CHECK:       // begin inline asm
+// CHECK-NEXT:  not.b32 %[[C:r[0-9]+]], %{{r[0-9]+}};
+// CHECK-NEXT:  add.s32 %[[C]], %[[C]], 1;
+// CHECK-NEXT:  // end inline asm
+// CHECK:       setp.{{gt|lt}}.s32 %{{p[0-9]+}}, {{.*}}%[[C]]
+// CHECK:       neg.s32 %[[UN:r[0-9]+]],
+// CHECK:       setp.{{gt|lt}}.u32 %{{p[0-9]+}}, {{.*}}%[[UN]]
+// CHECK:       ret;
+
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     llvm.func @negated_minmax(%out: !llvm.ptr<1>, %acc: i32, %a: i32,
@@ -44,6 +57,20 @@ module attributes {gpu.container_module} {
       %m3 = llvm.intr.umax(%x, %ny) : (i64, i64) -> i64
       %p2 = llvm.getelementptr %out[2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i64
       llvm.store %m3, %p2 : i64, !llvm.ptr<1>
+      llvm.return
+    }
+    llvm.func @negated_compare(%out: !llvm.ptr<1>, %a: i32, %b: i32,
+                               %c: i32, %d: i32) attributes {nvvm.kernel} {
+      %zero = llvm.mlir.constant(0 : i32) : i32
+      %na = llvm.sub %zero, %a : i32
+      %gt = llvm.icmp "sgt" %na, %b : i32
+      %r = llvm.select %gt, %c, %d : i1, i32
+      llvm.store %r, %out : i32, !llvm.ptr<1>
+      %nc = llvm.sub %zero, %c : i32
+      %ugt = llvm.icmp "ugt" %nc, %b : i32
+      %s = llvm.select %ugt, %a, %d : i1, i32
+      %p1 = llvm.getelementptr %out[1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i32
+      llvm.store %s, %p1 : i32, !llvm.ptr<1>
       llvm.return
     }
   }

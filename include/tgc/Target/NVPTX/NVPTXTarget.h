@@ -58,7 +58,8 @@ void registerNVPTXTranslationDialects(DialectRegistry &registry);
 /// too old for the chip, an op that is not lowered, or an LLVM failure.
 /// Rewrites LLVM IR that ptxas is known to compile wrong into equivalent IR
 /// it compiles right (see PtxasWorkarounds.cpp): each integer negation that
-/// feeds an integer min or max becomes opaque inline assembly for that use.
+/// feeds an integer min or max or a signed integer comparison becomes opaque
+/// inline assembly for that use.
 /// Returns the number of uses rewritten. translateGPUModuleToPTX runs it
 /// after LLVM's optimizations.
 unsigned hideNegationsFromIntegerMinMax(llvm::Module &module);
