@@ -8,9 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuGemmMatching.h"
 #include "Strategies.h"
-#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -11,10 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuGemmMatching.h"
 #include "GpuHostFunction.h"
 #include "Strategies.h"
-#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/Passes.h"

@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuGemmMatching.h"
 #include "Strategies.h"
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 
