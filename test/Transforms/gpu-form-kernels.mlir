@@ -789,3 +789,29 @@ func.func @check_flag_reused(%a: tensor<?xi32>, %b: tensor<?xi32>, %x: tensor<f3
   tgc.write_out %w into %o : tensor<?xf32> into tensor<?xf32>
   return %q : tensor<?xi32>
 }
+
+// -----
+
+// The comparison after a division (a tree epilogue of the amin) writes the
+// bytes the planner gave the division's flag, which is checked before the
+// comparison in the function. Fused into the tree's final stage it would
+// overwrite the flag before the check read it (a false "division by
+// zero": GPU fuzzing, seed 928076, reduced): tgc-gpu-select-strategy
+// starts a new kernel at it, after the check.
+// CHECK-LABEL: func.func @check_flag_overwritten
+// CHECK: gpu.launch_func @check_flag_overwritten_kernels::@check_flag_overwritten_tree_final_1
+// CHECK-SAME: %[[FLAG:alloc_[0-9]+]] : memref<i1>
+// CHECK-NEXT: memref.load %[[FLAG]][] : memref<i1>
+// CHECK-NEXT: cf.assert %{{.*}}, "tgc.div: integer division by zero"
+// CHECK-NEXT: gpu.launch_func @check_flag_overwritten_kernels::@check_flag_overwritten_elementwise_2 {{.*}}%[[FLAG]] : memref<i1>)
+// CHECK-NEXT: return %[[FLAG]]
+func.func @check_flag_overwritten(%a: tensor<?xi64>, %t: tensor<f32>, %c: tensor<i64>) -> tensor<i1> {
+  %m = tgc.amin %a dims [0] : tensor<?xi64> -> tensor<i64>
+  %q = tgc.div %m, %c rounding = trunc : tensor<i64>, tensor<i64> -> tensor<i64>
+  %abs = tgc.abs %q : tensor<i64>
+  %f = tgc.convert %abs : tensor<i64> -> tensor<f32>
+  %s = tgc.constant dense<3.814697265625e-06> : tensor<f32>
+  %p = tgc.mul %f, %s : tensor<f32>, tensor<f32> -> tensor<f32>
+  %r = tgc.cmp gt, %p, %t : tensor<f32>, tensor<f32> -> tensor<i1>
+  return %r : tensor<i1>
+}

@@ -11,8 +11,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::tgc::gpu_kernels {
 
@@ -33,6 +35,9 @@ bool isShapeAccess(Operation *op);
 /// The host read of an i1 flag that only asserts use (a gather's indices
 /// in range, a division's divisor nonzero): a device-side check.
 bool isFlagCheck(Operation *op);
+
+/// The flag a check reads and the views of it (the same bytes).
+SmallPtrSet<Value, 4> flagViews(memref::LoadOp load);
 
 /// The generics before each flag check that write its flag.
 DenseMap<Operation *, SmallVector<linalg::GenericOp>>

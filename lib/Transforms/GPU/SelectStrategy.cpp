@@ -411,6 +411,33 @@ struct TgcGpuSelectStrategyPass
     SmallVector<linalg::GenericOp> generics(
         func.getBody().front().getOps<linalg::GenericOp>());
     DenseSet<Operation *> fusedEpilogues;
+    // A flag check runs after the kernel of the generics that wrote its
+    // flag, so a later op of that kernel must not write the flag's bytes
+    // (the planner may have given them to it, the check having come
+    // first): such an op starts a segment of its own (fuzz seed 928076,
+    // a comparison written over a division's flag in a tree's epilogue).
+    SmallVector<std::pair<Operation *, SmallPtrSet<Value, 4>>> checks;
+    DenseMap<Operation *, SmallVector<linalg::GenericOp>> producers =
+        flagProducers(func);
+    for (auto &[check, gens] : producers)
+      checks.push_back({check, flagViews(cast<memref::LoadOp>(check))});
+    auto overwritesPendingFlag = [&](linalg::GenericOp op) {
+      if (segments.empty())
+        return false;
+      ArrayRef<linalg::GenericOp> segment = segments.back();
+      for (auto &[check, flag] : checks) {
+        if (!check->isBeforeInBlock(op) ||
+            llvm::none_of(producers[check], [&](linalg::GenericOp g) {
+              return llvm::is_contained(segment, g);
+            }))
+          continue;
+        for (Value init : op.getDpsInits())
+          for (Value f : flag)
+            if (mayShareMemory(init, f))
+              return true;
+      }
+      return false;
+    };
     for (size_t i = 0; i < generics.size(); ++i) {
       linalg::GenericOp op = generics[i];
       if (fusedEpilogues.contains(op))
@@ -467,7 +494,7 @@ struct TgcGpuSelectStrategyPass
       unsigned loops = llvm::count_if(hostLoops, [&](scf::ForOp loop) {
         return loop->isBeforeInBlock(op);
       });
-      if (loops != loopsBefore)
+      if (loops != loopsBefore || (open && overwritesPendingFlag(op)))
         open = false;
       loopsBefore = loops;
       if (!open || !group || group != current) {
