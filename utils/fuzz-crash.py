@@ -28,9 +28,7 @@ status 1 when any case failed.
 """
 
 import argparse
-import concurrent.futures
 import glob
-import importlib.util
 import os
 import random
 import re
@@ -42,19 +40,13 @@ import sys
 import tempfile
 import time
 
+from scriptload import load_script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def _load_graphs():
-    spec = importlib.util.spec_from_file_location(
-        "fuzz_graphs", os.path.join(HERE, "fuzz-graphs.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-graphs = _load_graphs()
+graphs = load_script("fuzz-graphs.py")
 
 
 def tgc_passes():
@@ -299,39 +291,21 @@ def main():
     passes = tgc_passes()
 
     start = time.monotonic()
-    results = []
     with tempfile.TemporaryDirectory(prefix="fuzz-crash-") as work:
-        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as ex:
-            pending, i, stopped = set(), 0, False
-            while i < args.count or pending:
-                while (i < args.count and len(pending) < max(1, args.jobs)
-                       and not stopped):
-                    if (args.time_budget is not None and
-                            time.monotonic() - start > args.time_budget):
-                        stopped = True
-                        break
-                    pending.add(ex.submit(run_case, i, args.seed + i, work,
-                                          args, passes))
-                    i += 1
-                if not pending:
-                    break
-                done, pending = concurrent.futures.wait(
-                    pending, return_when=concurrent.futures.FIRST_COMPLETED)
-                for fut in done:
-                    res = fut.result()
-                    results.append(res)
-                    if args.verbose:
-                        print(f"seed {res['seed']} {res['kind']}: "
-                              f"{res['bad'] or 'ok'} ({res['what']})",
-                              flush=True)
-                    if res["bad"]:
-                        where = ""
-                        if args.keep_failures:
-                            where = " -> " + keep(res, args.keep_failures)
-                        print(f"FAIL seed {res['seed']} ({res['kind']}): "
-                              f"{res['bad']}: {res['what']}{where}", flush=True)
-                if stopped and not pending:
-                    break
+        def report(res):
+            if args.verbose:
+                print(f"seed {res['seed']} {res['kind']}: "
+                      f"{res['bad'] or 'ok'} ({res['what']})", flush=True)
+            if res["bad"]:
+                where = ""
+                if args.keep_failures:
+                    where = " -> " + keep(res, args.keep_failures)
+                print(f"FAIL seed {res['seed']} ({res['kind']}): "
+                      f"{res['bad']}: {res['what']}{where}", flush=True)
+
+        results = graphs.run_seeds(
+            args, start, report,
+            lambda i: (run_case, i, args.seed + i, work, args, passes))
     failed = [r for r in results if r["bad"]]
     kinds = {}
     for r in results:

@@ -27,7 +27,6 @@ internal error.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import multiprocessing
 import os
@@ -36,15 +35,13 @@ import sys
 import time
 import traceback
 
+from scriptload import load_script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _import_graphs():
-    spec = importlib.util.spec_from_file_location("fuzz_graphs",
-                                                  os.path.join(HERE, "fuzz-graphs.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("fuzz-graphs.py")
 
 
 TOLERANCES = {"f64": (1e-9, 1e-12), "f32": (1e-4, 1e-5), "f16": (1e-2, 1e-3),

@@ -1480,6 +1480,37 @@ def save_failure(res, keep_dir, tgc_run):
     return base
 
 
+def run_seeds(args, start, report, task):
+    """Runs `task(i)` (a function and its arguments) for i < args.count on
+    args.jobs threads, calling `report` with each result as it finishes; no
+    new one starts after args.time_budget seconds from `start`. Returns the
+    results. fuzz-crash.py uses it too."""
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as ex:
+        pending, i, stopped = set(), 0, False
+        while i < args.count or pending:
+            while (i < args.count and len(pending) < max(1, args.jobs)
+                   and not stopped):
+                if (args.time_budget is not None and
+                        time.monotonic() - start > args.time_budget):
+                    stopped = True
+                    break
+                fn, *fn_args = task(i)
+                pending.add(ex.submit(fn, *fn_args))
+                i += 1
+            if not pending:
+                break
+            done, pending = concurrent.futures.wait(
+                pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in done:
+                res = fut.result()
+                results.append(res)
+                report(res)
+            if stopped and not pending:
+                break
+    return results
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tgc-run", default="tgc-run")
@@ -1512,44 +1543,26 @@ def main():
 
     tgc_run = shutil.which(args.tgc_run) or args.tgc_run
     start = time.monotonic()
-    results = []
     with tempfile.TemporaryDirectory(prefix="fuzz-graphs-") as workdir:
-        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as ex:
-            pending = set()
-            i = 0
-            stopped = False
-            while i < args.count or pending:
-                while (i < args.count and len(pending) < max(1, args.jobs)
-                       and not stopped):
-                    if (args.time_budget is not None and
-                            time.monotonic() - start > args.time_budget):
-                        stopped = True
-                        break
-                    pending.add(ex.submit(run_one, i, args.seed + i, tgc_run,
-                                          workdir, args.timeout, args.models))
-                    i += 1
-                if not pending:
-                    break
-                done, pending = concurrent.futures.wait(
-                    pending, return_when=concurrent.futures.FIRST_COMPLETED)
-                for fut in done:
-                    res = fut.result()
-                    results.append(res)
-                    if args.verbose:
-                        print(f"seed {res['seed']}: "
-                              f"{'ok' if res['ok'] else res['kind']} "
-                              f"[{res['desc']}]", flush=True)
-                    if not res["ok"]:
-                        where = ""
-                        if args.keep_failures:
-                            where = " -> " + save_failure(
-                                res, args.keep_failures, tgc_run) + ".mlir"
-                        lines = res["stderr"].strip().splitlines()
-                        print(f"FAIL seed {res['seed']}: {res['kind']}{where}"
-                              f"\n  ops: {res['desc']}\n  " +
-                              "\n  ".join(lines[-6:]), flush=True)
-                if stopped and not pending:
-                    break
+        def report(res):
+            if args.verbose:
+                print(f"seed {res['seed']}: "
+                      f"{'ok' if res['ok'] else res['kind']} "
+                      f"[{res['desc']}]", flush=True)
+            if not res["ok"]:
+                where = ""
+                if args.keep_failures:
+                    where = " -> " + save_failure(
+                        res, args.keep_failures, tgc_run) + ".mlir"
+                lines = res["stderr"].strip().splitlines()
+                print(f"FAIL seed {res['seed']}: {res['kind']}{where}"
+                      f"\n  ops: {res['desc']}\n  " +
+                      "\n  ".join(lines[-6:]), flush=True)
+
+        results = run_seeds(
+            args, start, report,
+            lambda i: (run_one, i, args.seed + i, tgc_run, workdir,
+                       args.timeout, args.models))
     elapsed = time.monotonic() - start
     failed = [r for r in results if not r["ok"]]
     kinds = {}

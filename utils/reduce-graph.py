@@ -28,23 +28,17 @@ the shapes as a `// options:` line, and written to --out.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import re
 import sys
 import time
 
+from scriptload import load_script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _load(name, file):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz_gpu = _load("fuzz_gpu", "fuzz-gpu.py")
+fuzz_gpu = load_script("fuzz-gpu.py")
 
 
 def split_top(text, sep=","):

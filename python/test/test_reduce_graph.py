@@ -4,8 +4,8 @@ division of a log-softmax by a broadcast operand, the shape of GPU fuzz
 seed 401554's bug); the test checks what the reducer keeps and what it
 cuts, and that a cut argument carries the value the op had."""
 
-import importlib.util
 import os
+import sys
 
 import pytest
 import torch
@@ -16,11 +16,9 @@ if not os.path.exists(os.path.join(UTILS, "reduce-graph.py")):
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location(
-        "reduce_graph", os.path.join(UTILS, "reduce-graph.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.path.insert(0, UTILS)
+    from scriptload import load_script
+    return load_script("reduce-graph.py")
 
 
 GRAPH = """func.func @g(%a: tensor<?xf32>, %b: tensor<?xf32>, %c: tensor<?xf32>) -> (tensor<?xf32>, tensor<1x?xf32>) {
