@@ -263,6 +263,8 @@ bool gpu_kernels::fillCovered(linalg::GenericOp fill, linalg::GenericOp op) {
 /// not overlap. (Arena slots are reused: a view written after a
 /// reduction may hold the bytes of an input whose life ended there.)
 static bool mayShareMemory(Value a, Value b) {
+  if (a == b)
+    return true;
   auto va = a.getDefiningOp<memref::ViewOp>();
   auto vb = b.getDefiningOp<memref::ViewOp>();
   if (va && vb && va.getSource() == vb.getSource()) {
@@ -271,8 +273,13 @@ static bool mayShareMemory(Value a, Value b) {
     MemRefType ta = va.getType(), tb = vb.getType();
     if (!sa || !sb || !ta.hasStaticShape() || !tb.hasStaticShape())
       return true;
-    int64_t ea = *sa + ta.getNumElements() * ta.getElementTypeBitWidth() / 8;
-    int64_t eb = *sb + tb.getNumElements() * tb.getElementTypeBitWidth() / 8;
+    // Bytes: each element takes whole bytes (an i1 flag is one byte, not
+    // 1/8 of one).
+    auto bytes = [](MemRefType t) {
+      return t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8);
+    };
+    int64_t ea = *sa + bytes(ta);
+    int64_t eb = *sb + bytes(tb);
     return *sa < eb && *sb < ea;
   }
   auto base = [](Value v) {
