@@ -1,21 +1,37 @@
 //===- GpuTarget.h - the GPU that kernels are built for ---------*- C++ -*-===//
 //
 // What the kernel strategies need to know about their GPU: its hardware
-// facts and the tuning measured on it. Kernels use the GPU dialect's warp
-// shuffles and barriers, which the NVVM (and ROCDL) lowerings provide, so
-// another GPU is another GpuTarget, not edits in every strategy.
+// facts, the tuning measured on it, and how a kernel exchanges values
+// across a warp and waits at a barrier. The strategies ask the target and
+// never spell these themselves, so another GPU is another GpuTarget (a
+// subclass setting its facts and, where its hardware differs, overriding
+// the operations), not edits in every strategy.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TGC_LIB_TRANSFORMS_GPU_GPUTARGET_H
 #define TGC_LIB_TRANSFORMS_GPU_GPUTARGET_H
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
 
 namespace mlir::tgc::gpu_kernels {
 
 struct GpuTarget {
+  virtual ~GpuTarget() = default;
+
+  //--- Operations ---------------------------------------------------------
+  /// `v` from the lane `offset` away in a butterfly (lane ^ offset) of the
+  /// warp. The default is gpu.shuffle xor on 32-bit lanes: narrower values
+  /// travel widened, 64-bit ones are split by the shuffle patterns.
+  virtual Value shuffleXor(OpBuilder &b, Location loc, Value v,
+                           int64_t offset) const;
+  /// Waits for the block's threads (gpu.barrier by default).
+  virtual void barrier(OpBuilder &b, Location loc) const;
+
   llvm::StringRef name;
 
   //--- Hardware -----------------------------------------------------------
@@ -53,32 +69,6 @@ struct GpuTarget {
   /// The NVIDIA H100 (sm_90), the device the numbers were measured on.
   static const GpuTarget &h100();
 };
-
-inline const GpuTarget &GpuTarget::h100() {
-  static const GpuTarget target{
-      /*name=*/"h100",
-      /*warpSize=*/32,
-      /*maxThreadsPerBlock=*/1024,
-      /*multiprocessors=*/132,
-      // Measured on an H100: rows of 1024 f32 are faster with a block per
-      // row (softmax 62 us) than a warp (68 us).
-      /*warpRowLimit=*/256,
-      // Measured (device time, back to back): rows of 1024 bf16 (2 KiB),
-      // softmax 14.2 us with a warp against 17.1 with a block of 128,
-      // layer norm 11.7 against 13.2; rows of 1024 f32 (4 KiB) are faster
-      // with a block (27.4 against 28.5).
-      /*warpRowBytes=*/2048,
-      /*registerRowSlots=*/32,
-      /*singleBlockRow=*/16384,
-      // 262144 threads keep the 132 SMs' loads in flight.
-      /*treeWorkers=*/262144,
-      /*treePartials=*/262144,
-      /*treeUnroll=*/8,
-      /*treeFinalThreads=*/1024,
-      /*treeColumnSplit=*/256,
-  };
-  return target;
-}
 
 } // namespace mlir::tgc::gpu_kernels
 

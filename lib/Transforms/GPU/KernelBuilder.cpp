@@ -371,35 +371,10 @@ Value KernelBuilder::combine(OpBuilder &b, Operation *combiner, Value x,
   return c->getResult(0);
 }
 
-/// A butterfly shuffle of `v` (32-bit lanes; narrower values travel
-/// widened, 64-bit ones split by the shuffle rewrite patterns).
-Value KernelBuilder::shuffleXor(OpBuilder &b, Location loc, Value v,
-                                int64_t offset) {
-  Type type = v.getType();
-  Value x = v;
-  if (type.isIndex())
-    x = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
-  else if (auto f = dyn_cast<FloatType>(type); f && f.getWidth() < 32)
-    x = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-  else if (auto i = dyn_cast<IntegerType>(type); i && i.getWidth() < 32)
-    x = arith::ExtSIOp::create(b, loc, b.getI32Type(), v);
-  Value off = arith::ConstantIntOp::create(b, loc, offset, 32);
-  Value width = arith::ConstantIntOp::create(b, loc, target.warpSize, 32);
-  Value s = gpu::ShuffleOp::create(b, loc, x, off, width, gpu::ShuffleMode::XOR)
-                .getShuffleResult();
-  if (type.isIndex())
-    return arith::IndexCastOp::create(b, loc, type, s);
-  if (auto f = dyn_cast<FloatType>(type); f && f.getWidth() < 32)
-    return arith::TruncFOp::create(b, loc, type, s);
-  if (auto i = dyn_cast<IntegerType>(type); i && i.getWidth() < 32)
-    return arith::TruncIOp::create(b, loc, type, s);
-  return s;
-}
-
 Value KernelBuilder::warpReduce(OpBuilder &b, Location loc, Operation *combiner,
                                 Value v) {
   for (int64_t off = target.warpSize / 2; off > 0; off /= 2)
-    v = combine(b, combiner, v, shuffleXor(b, loc, v, off));
+    v = combine(b, combiner, v, target.shuffleXor(b, loc, v, off));
   return v;
 }
 
@@ -422,7 +397,7 @@ Value KernelBuilder::blockReduce(OpBuilder &b, Location loc, const Combiner &c,
     OpBuilder sb = store.getThenBodyBuilder();
     memref::StoreOp::create(sb, loc, v, scratch, ValueRange{warp});
   }
-  gpu::BarrierOp::create(b, loc);
+  target.barrier(b, loc);
   Value numWarps = arith::ConstantIndexOp::create(b, loc, warps);
   Value valid =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, numWarps);

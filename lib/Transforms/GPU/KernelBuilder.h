@@ -159,10 +159,6 @@ protected:
 
   Value combine(OpBuilder &b, Operation *combiner, Value x, Value y);
 
-  /// A butterfly shuffle of `v` (32-bit lanes; narrower values travel
-  /// widened, 64-bit ones split by the shuffle rewrite patterns).
-  Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset);
-
   Value warpReduce(OpBuilder &b, Location loc, Operation *combiner, Value v);
 
   /// Every thread's partial `v` combined over the block; every thread gets

@@ -475,7 +475,7 @@ public:
         // needs no barrier (its scratch is its own).
         bool registers = reduction && finishReduction(i, *c, acc, ivs);
         if (!last && !registers)
-          gpu::BarrierOp::create(b, loc);
+          target.barrier(b, loc);
         continue;
       }
       if (op.getNumLoops() == rows && slots) {
@@ -506,7 +506,7 @@ public:
           // A later stage that reads the result through another map reads
           // the stored element: then the barrier stays.
           if (!last && !onlyRegisterReads(i, out.get(), *outMap))
-            gpu::BarrierOp::create(b, loc);
+            target.barrier(b, loc);
           continue;
         }
       }
@@ -515,7 +515,7 @@ public:
         OpBuilder ob = once.getThenBodyBuilder();
         storeOutputs(ob, op, ivs, emitBody(ob, op, ivs));
         if (!last)
-          gpu::BarrierOp::create(b, loc);
+          target.barrier(b, loc);
         continue;
       }
       Value length = kval(b, hostSizes[i].back());
@@ -528,7 +528,7 @@ public:
         storeOutputs(lb, op, ivs, emitBody(lb, op, ivs));
         rowLoops.push_back(loop);
         if (!last)
-          gpu::BarrierOp::create(b, loc);
+          target.barrier(b, loc);
         continue;
       }
       Combiner c = *matchCombiner(op);
@@ -546,7 +546,7 @@ public:
       }
       finishReduction(i, c, loop.getResult(0), ivs);
       if (!last)
-        gpu::BarrierOp::create(b, loc);
+        target.barrier(b, loc);
     }
     if (nonEmpty)
       kb.setInsertionPointAfter(nonEmpty);

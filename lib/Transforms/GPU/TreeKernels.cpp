@@ -551,7 +551,7 @@ public:
         }
         memref::StoreOp::create(kb, loc, part.getResult(0), scratch,
                                 ValueRange{s.tid});
-        gpu::BarrierOp::create(kb, loc);
+        target.barrier(kb, loc);
         Value first = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
                                             warp, c(kb, 0));
         Value finish = arith::AndIOp::create(kb, loc, first, inRange);
