@@ -19,14 +19,9 @@
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCAPPROXIMATEMATH
 #include "tgc/Transforms/CPU/Passes.h.inc"
-} // namespace mlir::tgc
-
-using namespace mlir;
-using namespace mlir::tgc;
-
 namespace {
 struct TgcApproximateMathPass
-    : tgc::impl::TgcApproximateMathBase<TgcApproximateMathPass> {
+    : impl::TgcApproximateMathBase<TgcApproximateMathPass> {
   using TgcApproximateMathBase::TgcApproximateMathBase;
 
   void runOnOperation() override {
@@ -64,3 +59,4 @@ struct TgcApproximateMathPass
   }
 };
 } // namespace
+} // namespace mlir::tgc

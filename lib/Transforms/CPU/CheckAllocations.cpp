@@ -15,11 +15,6 @@
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCCHECKALLOCATIONS
 #include "tgc/Transforms/CPU/Passes.h.inc"
-} // namespace mlir::tgc
-
-using namespace mlir;
-using namespace mlir::tgc;
-
 namespace {
 
 constexpr StringLiteral kAllocFailure = "tgc_report_alloc_failure";
@@ -292,7 +287,7 @@ private:
 };
 
 struct TgcCheckAllocationsPass
-    : tgc::impl::TgcCheckAllocationsBase<TgcCheckAllocationsPass> {
+    : impl::TgcCheckAllocationsBase<TgcCheckAllocationsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
@@ -311,3 +306,4 @@ struct TgcCheckAllocationsPass
 };
 
 } // namespace
+} // namespace mlir::tgc

@@ -9,14 +9,8 @@
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCHOISTALLOCAS
 #include "tgc/Transforms/CPU/Passes.h.inc"
-} // namespace mlir::tgc
-
-using namespace mlir;
-using namespace mlir::tgc;
-
 namespace {
-struct TgcHoistAllocasPass
-    : tgc::impl::TgcHoistAllocasBase<TgcHoistAllocasPass> {
+struct TgcHoistAllocasPass : impl::TgcHoistAllocasBase<TgcHoistAllocasPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -57,3 +51,4 @@ struct TgcHoistAllocasPass
   }
 };
 } // namespace
+} // namespace mlir::tgc

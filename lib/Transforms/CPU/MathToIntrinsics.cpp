@@ -17,14 +17,9 @@
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCMATHTOINTRINSICS
 #include "tgc/Transforms/CPU/Passes.h.inc"
-} // namespace mlir::tgc
-
-using namespace mlir;
-using namespace mlir::tgc;
-
 namespace {
 struct TgcMathToIntrinsicsPass
-    : tgc::impl::TgcMathToIntrinsicsBase<TgcMathToIntrinsicsPass> {
+    : impl::TgcMathToIntrinsicsBase<TgcMathToIntrinsicsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     LLVMTypeConverter converter(ctx);
@@ -45,3 +40,4 @@ struct TgcMathToIntrinsicsPass
   }
 };
 } // namespace
+} // namespace mlir::tgc

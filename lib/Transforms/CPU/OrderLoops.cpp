@@ -13,11 +13,6 @@
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCORDERLOOPS
 #include "tgc/Transforms/CPU/Passes.h.inc"
-} // namespace mlir::tgc
-
-using namespace mlir;
-using namespace mlir::tgc;
-
 namespace {
 
 /// Whether `e` is `d`, or a sum with `d` as one term (with coefficient 1)
@@ -93,7 +88,7 @@ std::optional<unsigned> chooseInnermost(linalg::GenericOp op) {
   return best;
 }
 
-struct TgcOrderLoopsPass : tgc::impl::TgcOrderLoopsBase<TgcOrderLoopsPass> {
+struct TgcOrderLoopsPass : impl::TgcOrderLoopsBase<TgcOrderLoopsPass> {
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) {
@@ -118,3 +113,4 @@ struct TgcOrderLoopsPass : tgc::impl::TgcOrderLoopsBase<TgcOrderLoopsPass> {
 };
 
 } // namespace
+} // namespace mlir::tgc

@@ -15,14 +15,9 @@
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCREASSOCIATEREDUCTIONS
 #include "tgc/Transforms/CPU/Passes.h.inc"
-} // namespace mlir::tgc
-
-using namespace mlir;
-using namespace mlir::tgc;
-
 namespace {
 struct TgcReassociateReductionsPass
-    : tgc::impl::TgcReassociateReductionsBase<TgcReassociateReductionsPass> {
+    : impl::TgcReassociateReductionsBase<TgcReassociateReductionsPass> {
   void runOnOperation() override {
     getOperation().walk([](linalg::GenericOp op) {
       if (op.getNumReductionLoops() == 0)
@@ -50,3 +45,4 @@ struct TgcReassociateReductionsPass
   }
 };
 } // namespace
+} // namespace mlir::tgc

@@ -18,11 +18,6 @@
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCREPORTCHECKS
 #include "tgc/Transforms/CPU/Passes.h.inc"
-} // namespace mlir::tgc
-
-using namespace mlir;
-using namespace mlir::tgc;
-
 namespace {
 
 constexpr StringLiteral kReportFunction = "tgc_report_check_failure";
@@ -42,8 +37,7 @@ bool checksData(cf::AssertOp assert) {
   return false;
 }
 
-struct TgcReportChecksPass
-    : tgc::impl::TgcReportChecksBase<TgcReportChecksPass> {
+struct TgcReportChecksPass : impl::TgcReportChecksBase<TgcReportChecksPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<cf::AssertOp> checks;
@@ -76,3 +70,4 @@ struct TgcReportChecksPass
 };
 
 } // namespace
+} // namespace mlir::tgc

@@ -16,11 +16,6 @@
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCSPECIALIZETYPES
 #include "tgc/Transforms/Frontend/Passes.h.inc"
-} // namespace mlir::tgc
-
-using namespace mlir;
-using namespace mlir::tgc;
-
 namespace {
 
 /// `type` with each `?` that `other` has static taken from `other` (same
@@ -136,7 +131,7 @@ void bindStaticSizes(sym::BindOp bind, RankedTensorType type) {
 }
 
 struct TgcSpecializeTypesPass
-    : tgc::impl::TgcSpecializeTypesBase<TgcSpecializeTypesPass> {
+    : impl::TgcSpecializeTypesBase<TgcSpecializeTypesPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -246,3 +241,4 @@ struct TgcSpecializeTypesPass
 };
 
 } // namespace
+} // namespace mlir::tgc
