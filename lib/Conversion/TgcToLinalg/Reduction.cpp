@@ -368,8 +368,10 @@ FailureOr<std::pair<Value, Value>> buildArgExtreme(PatternRewriter &rewriter,
   return std::make_pair(results[0], results[1]);
 }
 
-template <typename OpTy> struct ArgReduceLowering : OpRewritePattern<OpTy> {
-  ArgReduceLowering(MLIRContext *ctx, bool largest)
+/// argmax/argmin (one result: the indices) and max/min along a dim (two
+/// results: the values and the indices).
+template <typename OpTy> struct ArgExtremeLowering : OpRewritePattern<OpTy> {
+  ArgExtremeLowering(MLIRContext *ctx, bool largest)
       : OpRewritePattern<OpTy>(ctx), largest(largest) {}
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -380,33 +382,14 @@ template <typename OpTy> struct ArgReduceLowering : OpRewritePattern<OpTy> {
     if (failed(result))
       return failure();
     SmallVector<bool> reduced = getReducedMask(rank, {dim});
-    rewriter.replaceOp(op,
-                       finishReduction(rewriter, op.getLoc(), result->second,
-                                       reduced, op.getKeepdim(), op.getType()));
-    return success();
-  }
-  bool largest;
-};
-
-template <typename OpTy>
-struct ValueIndexReduceLowering : OpRewritePattern<OpTy> {
-  ValueIndexReduceLowering(MLIRContext *ctx, bool largest)
-      : OpRewritePattern<OpTy>(ctx), largest(largest) {}
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    Value input = op.getInput();
-    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-    int64_t dim = static_cast<int64_t>(op.getDim());
-    auto result = buildArgExtreme(rewriter, op, input, dim, largest);
-    if (failed(result))
-      return failure();
-    SmallVector<bool> reduced = getReducedMask(rank, {dim});
-    Location loc = op.getLoc();
-    Value values = finishReduction(rewriter, loc, result->first, reduced,
-                                   op.getKeepdim(), op.getValues().getType());
-    Value indices = finishReduction(rewriter, loc, result->second, reduced,
-                                    op.getKeepdim(), op.getIndices().getType());
-    rewriter.replaceOp(op, {values, indices});
+    Value extremes[] = {result->first, result->second};
+    SmallVector<Value> replacements;
+    for (auto [value, type] :
+         llvm::zip(ArrayRef<Value>(extremes).take_back(op->getNumResults()),
+                   op->getResultTypes()))
+      replacements.push_back(finishReduction(rewriter, op.getLoc(), value,
+                                             reduced, op.getKeepdim(), type));
+    rewriter.replaceOp(op, replacements);
     return success();
   }
   bool largest;
@@ -619,8 +602,8 @@ void mlir::tgc::populateTgcReductionToLinalgPatterns(
                ReduceLowering<AmaxOp>, ReduceLowering<AminOp>,
                ReduceLowering<VarOp>, ReduceLowering<NormOp>, TopkLowering>(
       ctx);
-  patterns.add<ArgReduceLowering<ArgmaxOp>>(ctx, /*largest=*/true);
-  patterns.add<ArgReduceLowering<ArgminOp>>(ctx, /*largest=*/false);
-  patterns.add<ValueIndexReduceLowering<MaxOp>>(ctx, /*largest=*/true);
-  patterns.add<ValueIndexReduceLowering<MinOp>>(ctx, /*largest=*/false);
+  patterns.add<ArgExtremeLowering<ArgmaxOp>>(ctx, /*largest=*/true);
+  patterns.add<ArgExtremeLowering<ArgminOp>>(ctx, /*largest=*/false);
+  patterns.add<ArgExtremeLowering<MaxOp>>(ctx, /*largest=*/true);
+  patterns.add<ArgExtremeLowering<MinOp>>(ctx, /*largest=*/false);
 }
