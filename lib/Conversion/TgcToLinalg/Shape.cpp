@@ -704,23 +704,6 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
 // Squeeze, unsqueeze, pad
 //===----------------------------------------------------------------------===//
 
-/// The reassociation joining each dim with `unit[d]` to the next other dim
-/// (trailing ones to the last other dim); empty when all are unit dims.
-SmallVector<ReassociationIndices> unitReassociation(ArrayRef<bool> unit) {
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices pending;
-  for (auto [d, isUnit] : llvm::enumerate(unit)) {
-    pending.push_back(d);
-    if (!isUnit) {
-      groups.push_back(pending);
-      pending.clear();
-    }
-  }
-  if (!pending.empty() && !groups.empty())
-    groups.back().append(pending.begin(), pending.end());
-  return groups;
-}
-
 struct SqueezeLowering : OpConversionPattern<SqueezeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -738,7 +721,7 @@ struct SqueezeLowering : OpConversionPattern<SqueezeOp> {
     Value result = input;
     if (!op.getDims().empty())
       result = tensor::CollapseShapeOp::create(rewriter, loc, input,
-                                               unitReassociation(unit));
+                                               getUnitDimsReassociation(unit));
     rewriter.replaceOp(
         op, castIfNeeded(rewriter, loc, result, op.getResult().getType()));
     return success();
@@ -761,8 +744,8 @@ struct UnsqueezeLowering : OpConversionPattern<UnsqueezeOp> {
     SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
     dims.insert(dims.begin() + dim, rewriter.getIndexAttr(1));
     auto type = RankedTensorType::get(shape, inType.getElementType());
-    Value result = tensor::ExpandShapeOp::create(rewriter, loc, type, input,
-                                                 unitReassociation(unit), dims);
+    Value result = tensor::ExpandShapeOp::create(
+        rewriter, loc, type, input, getUnitDimsReassociation(unit), dims);
     rewriter.replaceOp(
         op, castIfNeeded(rewriter, loc, result, op.getResult().getType()));
     return success();
