@@ -156,14 +156,8 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
     shape.push_back(weightType.getDimSize(0));
     SmallVector<OpFoldResult> sizes = getDims(rewriter, loc, input);
     sizes.back() = tensor::getMixedSize(rewriter, loc, weight, 0);
-    auto outType = RankedTensorType::get(shape, accType);
-    Value zero = createScalarConstant(rewriter, loc, accType, 0.0);
-    Value init = createFilled(rewriter, loc, outType, sizes, zero);
-    SmallVector<utils::IteratorType> iterators(loops,
-                                               utils::IteratorType::parallel);
-    iterators.back() = utils::IteratorType::reduction;
-    Value product = buildMulAddContraction(rewriter, loc, input, weight,
-                                           init, maps, iterators);
+    Value product = buildMulAddReduction(rewriter, loc, input, weight, shape,
+                                         sizes, accType, maps);
     Value result;
     if (Value bias = op.getBias()) {
       AffineMap biasMap =

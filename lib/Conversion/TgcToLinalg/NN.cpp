@@ -333,15 +333,8 @@ struct AttentionLowering : OpRewritePattern<ScaledDotProductAttentionOp> {
     SmallVector<OpFoldResult> scoresSizes(batchSizes);
     scoresSizes.push_back(tensor::getMixedSize(rewriter, loc, q, qRank - 2));
     scoresSizes.push_back(tensor::getMixedSize(rewriter, loc, k, kRank - 2));
-    auto scoresType = RankedTensorType::get(scoresShape, computeType);
-    Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
-    Value scoresInit =
-        createFilled(rewriter, loc, scoresType, scoresSizes, zero);
-    SmallVector<utils::IteratorType> iterators(loops,
-                                               utils::IteratorType::parallel);
-    iterators.back() = utils::IteratorType::reduction;
-    Value scores = buildMulAddContraction(rewriter, loc, q, k, scoresInit,
-                                          maps, iterators);
+    Value scores = buildMulAddReduction(rewriter, loc, q, k, scoresShape,
+                                        scoresSizes, computeType, maps);
 
     // The scale: given, or 1 / sqrt(E) (computed in f64 as PyTorch does).
     Value scale;

@@ -502,11 +502,17 @@ Value mlir::tgc::buildBroadcastBatchMatmul(OpBuilder &b, Location loc,
   int64_t mDim = transposeRhs ? rhsType.getRank() - 2 : rhsType.getRank() - 1;
   shape.push_back(rhsType.getDimSize(mDim));
   sizes.push_back(tensor::getMixedSize(b, loc, rhs, mDim));
+  return buildMulAddReduction(b, loc, lhs, rhs, shape, sizes, accType, maps);
+}
+
+Value mlir::tgc::buildMulAddReduction(OpBuilder &b, Location loc, Value lhs,
+                                      Value rhs, ArrayRef<int64_t> shape,
+                                      ArrayRef<OpFoldResult> sizes,
+                                      Type accType, ArrayRef<AffineMap> maps) {
   auto outType = RankedTensorType::get(shape, accType);
   Value zero = createScalarConstant(b, loc, accType, 0.0);
   Value init = createFilled(b, loc, outType, sizes, zero);
-
-  SmallVector<utils::IteratorType> iterators(loops,
+  SmallVector<utils::IteratorType> iterators(maps.front().getNumDims(),
                                              utils::IteratorType::parallel);
   iterators.back() = utils::IteratorType::reduction;
   return buildMulAddContraction(b, loc, lhs, rhs, init, maps, iterators);

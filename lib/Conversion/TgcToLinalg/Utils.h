@@ -69,6 +69,14 @@ Value buildMulAddContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                              Value init, ArrayRef<AffineMap> maps,
                              ArrayRef<utils::IteratorType> iterators);
 
+/// buildMulAddContraction into a zero-filled tensor of `shape` (`?` sizes
+/// from `sizes`) in `accType`, reducing over the last loop of `maps` (every
+/// other loop parallel).
+Value buildMulAddReduction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                           ArrayRef<int64_t> shape,
+                           ArrayRef<OpFoldResult> sizes, Type accType,
+                           ArrayRef<AffineMap> maps);
+
 /// tensor.empty of `type` (`?` sizes from `dims`, as createEmpty) filled
 /// with the scalar `value` (linalg.fill).
 Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
