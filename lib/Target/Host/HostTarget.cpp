@@ -140,43 +140,55 @@ translateAndOptimize(Operation *op, llvm::LLVMContext &llvmCtx,
            << "LLVM optimization failed: " << llvm::toString(std::move(err));
   return module;
 }
+
+/// The module translated and optimized for the host, handed to `emit` with
+/// the target machine that made it.
+FailureOr<std::string>
+emitHostModule(Operation *op, const HostCodegenOptions &options,
+               llvm::function_ref<FailureOr<std::string>(llvm::TargetMachine &,
+                                                         llvm::Module &)>
+                   emit) {
+  auto machine = createHostTargetMachine(op->getLoc(), options);
+  if (failed(machine))
+    return failure();
+  llvm::LLVMContext llvmCtx;
+  auto module = translateAndOptimize(op, llvmCtx, **machine, options);
+  if (failed(module))
+    return failure();
+  return emit(**machine, **module);
+}
 } // namespace
 
 FailureOr<std::string>
 mlir::tgc::translateModuleToHostLLVMIR(Operation *op,
                                        const HostCodegenOptions &options) {
-  auto machine = createHostTargetMachine(op->getLoc(), options);
-  if (failed(machine))
-    return failure();
-  llvm::LLVMContext llvmCtx;
-  auto module = translateAndOptimize(op, llvmCtx, **machine, options);
-  if (failed(module))
-    return failure();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  (*module)->print(os, nullptr);
-  return text;
+  return emitHostModule(op, options,
+                        [](llvm::TargetMachine &,
+                           llvm::Module &module) -> FailureOr<std::string> {
+                          std::string text;
+                          llvm::raw_string_ostream os(text);
+                          module.print(os, nullptr);
+                          return text;
+                        });
 }
 
 FailureOr<std::string>
 mlir::tgc::translateModuleToHostObject(Operation *op,
                                        const HostCodegenOptions &options) {
-  auto machine = createHostTargetMachine(op->getLoc(), options);
-  if (failed(machine))
-    return failure();
-  llvm::LLVMContext llvmCtx;
-  auto module = translateAndOptimize(op, llvmCtx, **machine, options);
-  if (failed(module))
-    return failure();
-  SmallString<0> object;
-  llvm::raw_svector_ostream os(object);
-  llvm::legacy::PassManager codegen;
-  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
-                                      llvm::CodeGenFileType::ObjectFile))
-    return emitError(op->getLoc())
-           << "the host target cannot emit object files";
-  codegen.run(**module);
-  return std::string(object.str());
+  return emitHostModule(
+      op, options,
+      [&](llvm::TargetMachine &machine,
+          llvm::Module &module) -> FailureOr<std::string> {
+        SmallString<0> object;
+        llvm::raw_svector_ostream os(object);
+        llvm::legacy::PassManager codegen;
+        if (machine.addPassesToEmitFile(codegen, os, nullptr,
+                                        llvm::CodeGenFileType::ObjectFile))
+          return emitError(op->getLoc())
+                 << "the host target cannot emit object files";
+        codegen.run(module);
+        return std::string(object.str());
+      });
 }
 
 namespace {
