@@ -122,34 +122,44 @@ std::vector<int64_t> eval::broadcastIndices(ArrayRef<int64_t> from,
   return indices;
 }
 
-std::vector<double> eval::toDoubles(const HostTensor &t) {
-  std::vector<double> v(t.numel());
+/// The elements of `t` read through `get` (getFloat or getInt).
+template <typename T>
+static std::vector<T> readElements(const HostTensor &t,
+                                   T (HostTensor::*get)(int64_t) const) {
+  std::vector<T> v(t.numel());
   for (int64_t i = 0; i < t.numel(); ++i)
-    v[i] = t.getFloat(i);
+    v[i] = (t.*get)(i);
   return v;
 }
 
-std::vector<int64_t> eval::toInts(const HostTensor &t) {
-  std::vector<int64_t> v(t.numel());
+/// A tensor of `dtype` and `shape` with `values` written through `set`
+/// (setFloat or setInt).
+template <typename T>
+static HostTensor writeElements(DType dtype, ArrayRef<int64_t> shape,
+                                ArrayRef<T> values,
+                                void (HostTensor::*set)(int64_t, T)) {
+  HostTensor t(dtype, shape);
   for (int64_t i = 0; i < t.numel(); ++i)
-    v[i] = t.getInt(i);
-  return v;
+    (t.*set)(i, values[i]);
+  return t;
+}
+
+std::vector<double> eval::toDoubles(const HostTensor &t) {
+  return readElements(t, &HostTensor::getFloat);
+}
+
+std::vector<int64_t> eval::toInts(const HostTensor &t) {
+  return readElements(t, &HostTensor::getInt);
 }
 
 HostTensor eval::fromDoubles(DType dtype, ArrayRef<int64_t> shape,
                              ArrayRef<double> values) {
-  HostTensor t(dtype, shape);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    t.setFloat(i, values[i]);
-  return t;
+  return writeElements(dtype, shape, values, &HostTensor::setFloat);
 }
 
 HostTensor eval::fromInts(DType dtype, ArrayRef<int64_t> shape,
                           ArrayRef<int64_t> values) {
-  HostTensor t(dtype, shape);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    t.setInt(i, values[i]);
-  return t;
+  return writeElements(dtype, shape, values, &HostTensor::setInt);
 }
 
 void eval::copyElement(const HostTensor &src, int64_t from, HostTensor &dst,

@@ -62,68 +62,77 @@ normalizationParam(Operation *op, Frame &frame, Value param, StringRef name,
   return toDoubles(t);
 }
 
-static LogicalResult evalLayerNorm(LayerNormOp op, Frame &frame) {
-  const HostTensor &x = frame.tensor(op.getInput());
-  auto nr = static_cast<int64_t>(op.getNormalizedRank());
-  ArrayRef<int64_t> normalized = x.shape().take_back(nr);
+/// Normalizes each row of `input` (its last `normalizedRank` dims) with
+/// `normalizeRow`, which is given the weight and bias (empty when absent).
+static LogicalResult evalNormalization(
+    Operation *op, Frame &frame, Value input, int64_t normalizedRank,
+    Value weight, Value bias,
+    llvm::function_ref<void(ArrayRef<double> row, ArrayRef<double> w,
+                            ArrayRef<double> b, MutableArrayRef<double> out)>
+        normalizeRow) {
+  const HostTensor &x = frame.tensor(input);
+  ArrayRef<int64_t> normalized = x.shape().take_back(normalizedRank);
   FailureOr<std::vector<double>> w =
-      normalizationParam(op, frame, op.getWeight(), "weight", normalized);
+      normalizationParam(op, frame, weight, "weight", normalized);
   FailureOr<std::vector<double>> b =
-      normalizationParam(op, frame, op.getBias(), "bias", normalized);
+      normalizationParam(op, frame, bias, "bias", normalized);
   if (failed(w) || failed(b))
     return failure();
-  double eps = op.getEps().convertToDouble();
   int64_t group = product(normalized);
-  int64_t rows = product(x.shape().drop_back(nr));
+  int64_t rows = product(x.shape().drop_back(normalizedRank));
   std::vector<double> v = toDoubles(x), out(v.size());
-  for (int64_t r = 0; r < rows; ++r) {
-    const double *row = v.data() + r * group;
-    double mean = 0, var = 0;
-    for (int64_t i = 0; i < group; ++i)
-      mean += row[i];
-    mean /= static_cast<double>(group);
-    for (int64_t i = 0; i < group; ++i)
-      var += (row[i] - mean) * (row[i] - mean);
-    var /= static_cast<double>(group);
-    double inv = 1.0 / std::sqrt(var + eps);
-    for (int64_t i = 0; i < group; ++i) {
-      double y = (row[i] - mean) * inv;
-      if (!w->empty())
-        y *= (*w)[i];
-      if (!b->empty())
-        y += (*b)[i];
-      out[r * group + i] = y;
-    }
-  }
-  frame.setTensor(op.getResult(), fromDoubles(x.dtype(), x.shape(), out));
+  for (int64_t r = 0; r < rows; ++r)
+    normalizeRow(ArrayRef<double>(v).slice(r * group, group), *w, *b,
+                 MutableArrayRef<double>(out).slice(r * group, group));
+  frame.setTensor(op->getResult(0), fromDoubles(x.dtype(), x.shape(), out));
   return success();
 }
 
+static LogicalResult evalLayerNorm(LayerNormOp op, Frame &frame) {
+  double eps = op.getEps().convertToDouble();
+  return evalNormalization(op, frame, op.getInput(), op.getNormalizedRank(),
+                           op.getWeight(), op.getBias(),
+                           [&](ArrayRef<double> row, ArrayRef<double> w,
+                               ArrayRef<double> b,
+                               MutableArrayRef<double> out) {
+                             auto group = static_cast<int64_t>(row.size());
+                             double mean = 0, var = 0;
+                             for (int64_t i = 0; i < group; ++i)
+                               mean += row[i];
+                             mean /= static_cast<double>(group);
+                             for (int64_t i = 0; i < group; ++i)
+                               var += (row[i] - mean) * (row[i] - mean);
+                             var /= static_cast<double>(group);
+                             double inv = 1.0 / std::sqrt(var + eps);
+                             for (int64_t i = 0; i < group; ++i) {
+                               double y = (row[i] - mean) * inv;
+                               if (!w.empty())
+                                 y *= w[i];
+                               if (!b.empty())
+                                 y += b[i];
+                               out[i] = y;
+                             }
+                           });
+}
+
 static LogicalResult evalRmsNorm(RmsNormOp op, Frame &frame) {
-  const HostTensor &x = frame.tensor(op.getInput());
-  auto nr = static_cast<int64_t>(op.getNormalizedRank());
-  ArrayRef<int64_t> normalized = x.shape().take_back(nr);
-  FailureOr<std::vector<double>> w =
-      normalizationParam(op, frame, op.getWeight(), "weight", normalized);
-  if (failed(w))
-    return failure();
   // PyTorch's default eps: the machine epsilon of the input type.
-  double eps =
-      op.getEps() ? op.getEps()->convertToDouble() : machineEpsilon(x.dtype());
-  int64_t group = product(normalized);
-  int64_t rows = product(x.shape().drop_back(nr));
-  std::vector<double> v = toDoubles(x), out(v.size());
-  for (int64_t r = 0; r < rows; ++r) {
-    const double *row = v.data() + r * group;
-    double sq = 0;
-    for (int64_t i = 0; i < group; ++i)
-      sq += row[i] * row[i];
-    double inv = 1.0 / std::sqrt(sq / static_cast<double>(group) + eps);
-    for (int64_t i = 0; i < group; ++i)
-      out[r * group + i] = row[i] * inv * (w->empty() ? 1.0 : (*w)[i]);
-  }
-  frame.setTensor(op.getResult(), fromDoubles(x.dtype(), x.shape(), out));
-  return success();
+  double eps = op.getEps()
+                   ? op.getEps()->convertToDouble()
+                   : machineEpsilon(frame.tensor(op.getInput()).dtype());
+  return evalNormalization(
+      op, frame, op.getInput(), op.getNormalizedRank(), op.getWeight(),
+      /*bias=*/Value(),
+      [&](ArrayRef<double> row, ArrayRef<double> w, ArrayRef<double>,
+          MutableArrayRef<double> out) {
+        auto group = static_cast<int64_t>(row.size());
+        double sq = 0;
+        for (int64_t i = 0; i < group; ++i)
+          sq += row[i] * row[i];
+        double inv = 1.0 / std::sqrt(sq / static_cast<double>(group) + eps);
+        for (int64_t i = 0; i < group; ++i)
+          out[i] = row[i] * inv * (w.empty() ? 1.0 : w[i]);
+      });
 }
 
 //===----------------------------------------------------------------------===//
