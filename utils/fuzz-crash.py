@@ -123,6 +123,23 @@ def run(cmd, timeout, stdin=None):
         return None, "", f"timed out after {timeout} s"
 
 
+def write_case(work, name, text):
+    """Writes `text` to the file `name` in `work`; returns its path."""
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run_tgc_run(args, path, seed, opts, check=True):
+    """tgc-run on the case (checked against the reference when `check`):
+    the command, its exit status and its stderr."""
+    cmd = ([args.tgc_run, path] + (["--check", "reference"] if check else []) +
+           ["--seed", str(seed % 1000)] + opts)
+    rc, _, err = run(cmd, args.timeout)
+    return cmd, rc, err
+
+
 def verdict(rc, err, allow_mismatch=True):
     """None when the run ended acceptably, else what went wrong."""
     if rc is None:
@@ -154,9 +171,7 @@ def snapshot(tgc_opt, path, pipeline, stage, timeout):
 
 
 def case_pass(rng, seed, text, work, args, passes):
-    path = os.path.join(work, f"case-{seed}.mlir")
-    with open(path, "w") as f:
-        f.write(text)
+    path = write_case(work, f"case-{seed}.mlir", text)
     pipeline = rng.choice(sorted(STAGES))
     stage = rng.choice(STAGES[pipeline])
     snap = snapshot(args.tgc_opt, path, pipeline, stage, args.timeout)
@@ -166,9 +181,7 @@ def case_pass(rng, seed, text, work, args, passes):
     if rng.random() < 0.5:
         snap = mutate(rng, snap)
         source += ", mutated"
-    snap_path = os.path.join(work, f"case-{seed}-input.mlir")
-    with open(snap_path, "w") as f:
-        f.write(snap)
+    snap_path = write_case(work, f"case-{seed}-input.mlir", snap)
     p = rng.choice(passes)
     cmd = [args.tgc_opt, snap_path, f"--{p}", "-o", "/dev/null"]
     rc, _, err = run(cmd, args.timeout)
@@ -201,12 +214,8 @@ def case_empty(rng, seed, text, opts, work, args):
             return None, [], "nothing to empty", []
         text = re.sub(r"tensor<" + dims[0] + "x", "tensor<0x", text)
         new = opts
-    path = os.path.join(work, f"case-{seed}.mlir")
-    with open(path, "w") as f:
-        f.write(text)
-    cmd = [args.tgc_run, path, "--check", "reference", "--seed",
-           str(seed % 1000)] + new
-    rc, _, err = run(cmd, args.timeout)
+    path = write_case(work, f"case-{seed}.mlir", text)
+    cmd, rc, err = run_tgc_run(args, path, seed, new)
     return verdict(rc, err, allow_mismatch=False), cmd, "a size 0", [path]
 
 
@@ -220,23 +229,16 @@ def case_huge(rng, seed, text, opts, work, args):
                 text[m.end():])
         text = re.sub(r"-> \(?([^{]*?)\)? \{", lambda h: f"-> ({h.group(1)}, {rtype}) {{",
                       text, count=1)
-    path = os.path.join(work, f"case-{seed}.mlir")
-    with open(path, "w") as f:
-        f.write(text)
-    cmd = [args.tgc_run, path, "--seed", str(seed % 1000)] + opts
-    rc, _, err = run(cmd, args.timeout)
+    path = write_case(work, f"case-{seed}.mlir", text)
+    cmd, rc, err = run_tgc_run(args, path, seed, opts, check=False)
     return verdict(rc, err), cmd, "an enormous result", [path]
 
 
 def case_name(rng, seed, text, opts, work, args):
     name = rng.choice(LIBRARY_NAMES)
     text = text.replace("@fuzz(", f"@{name}(", 1)
-    path = os.path.join(work, f"case-{seed}.mlir")
-    with open(path, "w") as f:
-        f.write(text)
-    cmd = [args.tgc_run, path, "--check", "reference", "--seed",
-           str(seed % 1000)] + opts
-    rc, _, err = run(cmd, args.timeout)
+    path = write_case(work, f"case-{seed}.mlir", text)
+    cmd, rc, err = run_tgc_run(args, path, seed, opts)
     bad = verdict(rc, err, allow_mismatch=False)
     if bad is None and rc != 0 and "reserved name" in err:
         bad = "rejected a library name in the JIT"
