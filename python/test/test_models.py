@@ -53,15 +53,9 @@ class Attention(nn.Module):
         return qkv[0], qkv[1], qkv[2]
 
 
-class PackedAttention(nn.Module):
+class PackedAttention(Attention):
     """Attention that never reads a size: heads by unflatten, q/k/v as
     `qkv[0]`-style selects, so batch and sequence stay dynamic."""
-
-    def __init__(self, d=16, heads=2):
-        super().__init__()
-        self.heads, self.d = heads, d
-        self.qkv = nn.Linear(d, 3 * d)
-        self.out = nn.Linear(d, d)
 
     def forward(self, x):
         qkv = self.qkv(x).unflatten(-1, (3, self.heads, self.d // self.heads)).permute(2, 0, 3, 1, 4)

@@ -129,24 +129,34 @@ def _softmax2(x):
     return torch.softmax(x, -1) * 2
 
 
-def test_concurrent_first_calls_compile_once():
-    compiled = tgc.compile(_softmax2)
-    x = torch.randn(4, 16)
-    start = threading.Barrier(12)
+def _errors_of_threads(count, body):
+    """Runs `body` in `count` threads released together; what they raised."""
+    start = threading.Barrier(count)
     errors = []
 
-    def first_call():
+    def thread_main():
         start.wait()
         try:
-            assert_same(compiled(x), _softmax2(x))
-        except BaseException as e:  # noqa: BLE001 - reported below
+            body()
+        except BaseException as e:  # noqa: BLE001 - reported by the caller
             errors.append(e)
 
-    threads = [threading.Thread(target=first_call) for _ in range(12)]
+    threads = [threading.Thread(target=thread_main) for _ in range(count)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    return errors
+
+
+def test_concurrent_first_calls_compile_once():
+    compiled = tgc.compile(_softmax2)
+    x = torch.randn(4, 16)
+
+    def first_call():
+        assert_same(compiled(x), _softmax2(x))
+
+    errors = _errors_of_threads(12, first_call)
     assert not errors, errors
     assert tgc.explain(compiled).compiles == 1
 
@@ -156,23 +166,13 @@ def test_threads_cycling_through_specializations_never_recompile():
     shapes = [torch.randn(3, 8), torch.randn(5, 8), torch.randn(7, 8)]
     for x in shapes:
         compiled(x)
-    start = threading.Barrier(6)
-    errors = []
 
     def cycle():
-        start.wait()
-        try:
-            for k in range(150):
-                x = shapes[k % 3]
-                assert_same(compiled(x), _softmax2(x))
-        except BaseException as e:  # noqa: BLE001
-            errors.append(e)
+        for k in range(150):
+            x = shapes[k % 3]
+            assert_same(compiled(x), _softmax2(x))
 
-    threads = [threading.Thread(target=cycle) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = _errors_of_threads(6, cycle)
     assert not errors, errors[:2]
     e = tgc.explain(compiled)
     assert e.compiles == 3 and e.recompile_reasons[2:] == [], e.recompile_reasons
