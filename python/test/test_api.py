@@ -26,7 +26,11 @@ def test_size_read_recompiles_and_says_where():
     assert len(e.recompile_reasons) == 1
     reason = e.recompile_reasons[0]
     assert "arg0_dim0 == 4" in reason and "test_api.py" in reason, reason
-    assert any("size read at" in g and "test_api.py" in g for g in e.guards[0])
+    # The size stays symbolic until it is used as a number (here, as the
+    # scalar operand of mul): that use is the reason, with its line.
+    assert any("size passed to mul at" in g and "test_api.py" in g for g in e.guards[0]), \
+        e.guards[0]
+    assert "specialized (size passed to mul at" in reason, reason
 
 
 def test_explain_fields():

@@ -103,6 +103,7 @@ class Specialized:
             out.append(f"value(arg{a}) == {v!r}  (read as a Python number)")
         for s in self.trace.specializations:
             out.append(f"arg{s.arg}_dim{s.dim} == {s.value}  ({s.reason})")
+        out += [g.describe() for g in self.trace.size_guards]
         return out
 
 
@@ -322,6 +323,15 @@ class CompiledFunction:
             if full is None:
                 full = descriptors[key] = _capi.Args(tensors + captured)
             failed = spec.compiled.check(full)
+            if failed == -1 and spec.trace.size_guards:
+                # Relations Python decisions depended on (after the compiled
+                # guards: ranks are checked, every size read is in range).
+                bad_guard = next((g for g in spec.trace.size_guards
+                                  if not g.holds(lambda a, d: tensors[a].shape[d])), None)
+                if bad_guard is not None:
+                    failures.append(f"specialization {i}: size guard {bad_guard.text} "
+                                    f"failed ({bad_guard.reason})")
+                    continue
             if failed == -1:
                 with self._lock:
                     spec.hits += 1
@@ -341,7 +351,7 @@ class CompiledFunction:
             arg, dim = int(m.group(1)), int(m.group(2))
             for s in spec.trace.specializations:
                 if s.arg == arg and s.dim == dim:
-                    text += f"; the size was specialized by a {s.reason}"
+                    text += f"; the size was specialized ({s.reason})"
         return f"specialization {index}: {text}"
 
     def _miss(self, args, kwargs, originals, tensors, keys, failures: List[str]):

@@ -30,13 +30,15 @@ class Unsupported(Exception):
 
 class Dyn:
     """A dynamic size. ``sources`` are the (argument, dim) input sizes it is
-    computed from; ``value`` is its size in the traced call."""
+    computed from; ``value`` is its size in the traced call; ``expr``, when
+    known, the :class:`tgc._sym.Expr` computing it from the input sizes."""
 
-    __slots__ = ("sources", "value")
+    __slots__ = ("sources", "value", "expr")
 
-    def __init__(self, sources: Iterable[Tuple[int, int]], value: int):
+    def __init__(self, sources: Iterable[Tuple[int, int]], value: int, expr=None):
         self.sources = frozenset(sources)
         self.value = int(value)
+        self.expr = expr
 
     def __repr__(self) -> str:
         return f"Dyn({sorted(self.sources)}={self.value})"

@@ -6,11 +6,14 @@ tensor is executed for real (so control flow, dtypes and shapes are exactly
 PyTorch's) and recorded as ``tgc`` ops through the handlers of
 :mod:`tgc._ops`. The FX importer drives the same recorder node by node.
 
-Whenever Python reads a size (``x.shape[0]``, ``x.size(1)``, ``len(x)``)
-the input sizes it comes from are specialized, with the file and line of
-the read as the guard's reason; data-dependent control flow
-(``bool(t)``, ``t.item()``) cannot be guarded and is reported as
-unsupported.
+A Python read of a dynamic size (``x.shape[0]``, ``x.size(1)``,
+``B, S, D = x.shape``) returns a :class:`tgc._sym.SymInt`: it stays
+symbolic through arithmetic and into torch calls, and only a decision
+Python makes on it (a comparison, ``int()``, ``range()``) becomes a guard,
+recorded with the file and line of the decision (see ``_sym``).
+``len(x)`` and ``x.numel()`` used as Python numbers specialize as before.
+Data-dependent control flow (``bool(t)``, ``t.item()``) cannot be guarded
+and is reported as unsupported.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
+from ._sym import Expr, SizeGuard, SymInt, guard_for, implied, relation
 
 # With a trailing separator: "…/torch" must not match "…/torchvision".
 _TORCH_DIR = os.path.join(os.path.dirname(torch.__file__), "")
@@ -73,48 +77,39 @@ class NeedRetrace(Exception):
 
 
 class TracedSize(tuple):
-    """``x.shape`` during tracing: reading an element specializes it."""
+    """``x.shape`` during tracing: a ``torch.Size``-like tuple whose dynamic
+    sizes are :class:`SymInt` (symbolic; a comparison becomes a guard)."""
 
     def __new__(cls, tracer: "Tracer", value: Value, sizes: Sequence[int]):
-        obj = super().__new__(cls, tuple(int(s) for s in sizes))
+        obj = super().__new__(
+            cls, tuple(tracer.sym_size(value, d) for d in range(len(sizes))))
         obj._tracer = tracer
         obj._value = value
         return obj
 
-    def _read(self, dims, what: str):
-        for d in dims:
-            self._tracer.specialize(self._value.shape[d], what)
-
     def __getitem__(self, index):
         r = super().__getitem__(index)
-        dims = range(len(self))[index]
-        self._read([dims] if isinstance(dims, int) else list(dims), "size read")
-        if isinstance(index, slice):
-            return tuple(r)
-        return r
+        return tuple(r) if isinstance(index, slice) else r
 
-    def __iter__(self):
-        self._read(range(len(self)), "size read")
-        return super().__iter__()
+    def __add__(self, other):
+        return tuple(self) + tuple(other)
 
-    def __eq__(self, other):
-        self._read(range(len(self)), "size comparison")
-        return tuple.__eq__(self, other)
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
+    def __radd__(self, other):
+        return tuple(other) + tuple(self)
 
     __hash__ = tuple.__hash__
 
-    def numel(self) -> int:
-        self._read(range(len(self)), "numel()")
+    def numel(self):
         n = 1
         for s in tuple.__iter__(self):
-            n *= s
+            n = s * n
         return n
 
+    def concrete(self) -> Tuple[int, ...]:
+        return tuple(int(getattr(s, "hint", s)) for s in tuple.__iter__(self))
+
     def __repr__(self) -> str:
-        return "torch.Size([" + ", ".join(str(s) for s in tuple.__iter__(self)) + "])"
+        return "torch.Size([" + ", ".join(str(s) for s in self.concrete()) + "])"
 
 
 @dataclass
@@ -136,6 +131,9 @@ class TraceResult:
     # the compiled module's), and the Python values the trace read.
     captured_names: List[Optional[str]] = field(default_factory=list)
     value_guards: List[Any] = field(default_factory=list)
+    # Conditions on input sizes that Python decisions depended on
+    # (checked on every call before the compiled guards).
+    size_guards: List[SizeGuard] = field(default_factory=list)
 
 
 class Tracer(TorchFunctionMode):
@@ -164,6 +162,16 @@ class Tracer(TorchFunctionMode):
         self.errors: List[str] = []
         self.poisoned: Dict[int, torch.Tensor] = {}
         self.value_specs: List[Tuple[int, Any]] = []
+        self.size_guards: List[SizeGuard] = []
+        self.retrace = False  # a deferred specialization (see specialize)
+        # Input sizes Python read as SymInts: where first (see trace()).
+        self.size_reads: Dict[Tuple[int, int], str] = {}
+        # The graph's size for each size expression (input sizes first, so
+        # that view(B, S, D) keeps x's own sizes), and the index SSA value
+        # computing it.
+        self.dyn_by_expr: Dict[Expr, Dyn] = {}
+        self.index_values: Dict[Expr, str] = {}
+        self.opaque_values: Dict[str, Value] = {}
         self.ops = 0
         for i, x in enumerate(self.inputs):
             if isinstance(x, torch.Tensor):
@@ -171,7 +179,9 @@ class Tracer(TorchFunctionMode):
                 for d, s in enumerate(x.shape):
                     s = int(s)
                     if d in dynamic[i] and s > 1:
-                        shape.append(Dyn({(i, d)}, s))
+                        e = Expr.size(i, d)
+                        shape.append(Dyn({(i, d)}, s, e))
+                        self.dyn_by_expr[e] = shape[-1]
                     else:
                         shape.append(s)
                 v = self.graph.add_arg(x.dtype, shape)
@@ -223,7 +233,11 @@ class Tracer(TorchFunctionMode):
         self.bind(t, v)
         return v
 
-    def specialize(self, size, what: str) -> None:
+    def specialize(self, size, what: str, defer: bool = False) -> None:
+        """Makes the input sizes of `size` static: the trace restarts, now
+        (NeedRetrace) or, with `defer`, when it finishes (from a conversion
+        that PyTorch's C++ argument parser may call and whose exceptions it
+        swallows; the trace goes on with the value it returned)."""
         if not isinstance(size, Dyn):
             return
         file, line = user_frame()
@@ -237,8 +251,154 @@ class Tracer(TorchFunctionMode):
                 Specialization(arg, dim, value, f"{what} at {file}:{line}")
             )
             new = True
-        if new:
+        if new and defer:
+            self.retrace = True
+        elif new:
             raise NeedRetrace()
+
+    # -- symbolic sizes ------------------------------------------------------
+
+    def hint_size(self, arg: int, dim: int) -> int:
+        return size_value(self.input_values[arg].shape[dim])
+
+    def sym_size(self, v: Value, dim: int):
+        """Size `dim` of `v` as Python sees it: an int when static, else a
+        SymInt (an opaque one when the graph does not know the size as a
+        function of the input sizes)."""
+        s = v.shape[dim]
+        if not isinstance(s, Dyn):
+            return s
+        for src in s.sources:
+            if src not in self.size_reads:
+                self.size_reads[src] = "%s:%d" % user_frame()
+        expr = s.expr
+        if expr is None:
+            expr = Expr.opaque_size(v.name, dim, s.sources)
+            self.opaque_values[v.name] = v
+            s.expr = expr
+            self.dyn_by_expr.setdefault(expr, s)
+        return SymInt(self, expr, s.value)
+
+    def dyn_for(self, x):
+        """A size argument of a torch call as a graph size: an int, or the
+        Dyn of a SymInt's expression (one Dyn per expression)."""
+        if not isinstance(x, SymInt):
+            return int(x)
+        c = x.expr.constant()
+        if c is not None:
+            return c
+        d = self.dyn_by_expr.get(x.expr)
+        if d is None:
+            d = self.dyn_by_expr[x.expr] = Dyn(x.expr.sources(), x.hint, x.expr)
+        return d
+
+    def _specialize_expr(self, expr: Expr, what: str) -> None:
+        """A decision on a size the guards cannot evaluate: its input sizes
+        become static (the trace restarts when it finishes)."""
+        self.specialize(Dyn(expr.sources(), 0), what, defer=True)
+
+    def guard_compare(self, lhs: Expr, rhs, op, what: str, lhs_hint=None) -> bool:
+        """Python evaluated ``lhs op rhs`` on sizes: the outcome in the
+        traced call, with a guard that it stays the same."""
+        diff, kind, negate = relation(lhs, rhs, op)
+        if diff.opaque():
+            self._specialize_expr(diff, what)
+            return op(lhs_hint if lhs_hint is not None else lhs.evaluate(self.hint_size),
+                      rhs.hint if isinstance(rhs, SymInt) else rhs)
+        value = diff.evaluate(self.hint_size)
+        holds = (value == 0) if kind == "==" else (value >= 0)
+        expr, gop = guard_for(diff, kind, holds)
+        if implied(expr, gop) is None:
+            self._add_guard(expr, gop, what, self._relation_text(lhs, rhs, op, holds != negate))
+        return holds != negate
+
+    def guard_value(self, x: SymInt, what: str) -> None:
+        """Python needs the number `x` (int(), range(), an index): an input
+        size read alone is specialized (static in the graph); an expression
+        is guarded equal to its value."""
+        if x.expr.opaque():
+            self._specialize_expr(x.expr, what)
+            return
+        one = x.expr.single_size()
+        if one is not None:
+            self.specialize(self.input_values[one[0]].shape[one[1]], what, defer=True)
+            return
+        self._add_guard(x.expr - x.hint, "==", what, f"{x.expr} == {x.hint}")
+
+    def _relation_text(self, lhs: Expr, rhs, op, outcome: bool) -> str:
+        names = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+        negated = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+        sym = names[op.__name__]
+        if not outcome:
+            sym = negated[sym]
+        r = rhs.expr if isinstance(rhs, SymInt) else rhs
+        return f"{lhs} {sym} {r}"
+
+    def _add_guard(self, expr: Expr, op: str, what: str, text: str) -> None:
+        file, line = user_frame()
+        g = SizeGuard(expr, op, f"{what} at {file}:{line}", text)
+        if g not in self.size_guards:
+            self.size_guards.append(g)
+
+    def index_of(self, size) -> str:
+        """An index SSA value holding `size` (an int, a Dyn with an
+        expression, or an Expr), emitted once per expression."""
+        if isinstance(size, Dyn):
+            if size.expr is None:
+                raise Unsupported("a dynamic size the graph cannot compute")
+            size = size.expr
+        expr = Expr.of(size)
+        name = self.index_values.get(expr)
+        if name is not None:
+            return name
+        c = expr.constant()
+        lines = self.graph.lines
+        if c is not None:
+            name = self.graph.fresh()
+            lines.append(f"{name} = arith.constant {c} : index")
+        elif expr.single_size() is not None or (
+                len(expr.terms) == 1 and expr.terms[0][1] == 1
+                and len(expr.terms[0][0]) == 1):
+            name = self._atom_index(expr.terms[0][0][0])
+        else:
+            name = None
+            for mono, coeff in expr.terms:
+                term = None
+                for a in mono:
+                    x = self._atom_index(a)
+                    term = x if term is None else self._arith("muli", term, x)
+                if term is None:
+                    term = self.index_of(abs(coeff))
+                elif abs(coeff) != 1:
+                    term = self._arith("muli", term, self.index_of(abs(coeff)))
+                if name is None:
+                    name = term if coeff > 0 else self._arith("subi", self.index_of(0), term)
+                else:
+                    name = self._arith("addi" if coeff > 0 else "subi", name, term)
+        self.index_values[expr] = name
+        return name
+
+    def _arith(self, op: str, a: str, b: str) -> str:
+        r = self.graph.fresh()
+        self.graph.lines.append(f"{r} = arith.{op} {a}, {b} : index")
+        return r
+
+    def _atom_index(self, a) -> str:
+        key = Expr({(a,): 1})
+        if key in self.index_values:
+            return self.index_values[key]
+        if a[0] in ("s", "d"):
+            v = self.input_values[a[1]] if a[0] == "s" else self.opaque_values[a[1]]
+            c = self.index_of(a[2])
+            name = self.graph.fresh()
+            self.graph.lines.append(f"{name} = tensor.dim {v.name}, {c} : {v.type}")
+        else:
+            num, den = self.index_of(a[1]), self.index_of(a[2])
+            q = self._arith("floordivsi", num, den)
+            # Python's modulo has the divisor's sign: a - (a // b) * b.
+            name = q if a[0] == "//" else self._arith("subi", num, self._arith("muli", q, den))
+        self.index_values[key] = name
+        return name
 
     def loc(self) -> str:
         file, line = user_frame()
@@ -264,6 +424,7 @@ class Tracer(TorchFunctionMode):
 
             Tracer._orig_getitem = orig
             torch.Tensor.__getitem__ = getitem
+            Tracer._patched = _patch_size_functions()
         Tracer._depth = getattr(Tracer, "_depth", 0) + 1
         return super().__enter__()
 
@@ -272,6 +433,9 @@ class Tracer(TorchFunctionMode):
         if Tracer._depth == 0 and hasattr(Tracer, "_orig_getitem"):
             torch.Tensor.__getitem__ = Tracer._orig_getitem
             del Tracer._orig_getitem
+            for owner, name, orig in Tracer._patched:
+                setattr(owner, name, orig)
+            del Tracer._patched
         return super().__exit__(*exc)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -283,6 +447,8 @@ class Tracer(TorchFunctionMode):
     # -- results ---------------------------------------------------------------
 
     def finish(self, out: Any) -> TraceResult:
+        if self.retrace:
+            raise NeedRetrace()
         if self.errors:
             distinct = list(dict.fromkeys(self.errors))
             raise Unsupported(
@@ -303,9 +469,15 @@ class Tracer(TorchFunctionMode):
                     outputs.append(("result", len(results) - 1))
                 return ("leaf", len(outputs) - 1)
             if isinstance(o, TracedSize):
-                # Returned sizes are numbers the caller sees: specialized.
-                o._read(range(len(o)), "returned size")
-                outputs.append(("const", torch.Size(tuple.__iter__(o))))
+                # Returned sizes are numbers the caller sees: guarded.
+                for e in tuple.__iter__(o):
+                    if isinstance(e, SymInt):
+                        self.guard_value(e, "returned size")
+                outputs.append(("const", torch.Size(o.concrete())))
+                return ("leaf", len(outputs) - 1)
+            if isinstance(o, SymInt):
+                self.guard_value(o, "returned size")
+                outputs.append(("const", o.hint))
                 return ("leaf", len(outputs) - 1)
             if isinstance(o, torch.Size):
                 outputs.append(("const", o))
@@ -327,6 +499,8 @@ class Tracer(TorchFunctionMode):
             raise Unsupported(f"an output of type {type(o).__name__}")
 
         tree = walk(out)
+        if self.retrace:  # a returned size was specialized
+            raise NeedRetrace()
         # In-place updates of inputs: write the final value into the input.
         for tid, arg in self.mutated.items():
             t, v = self.values[tid]
@@ -350,7 +524,61 @@ class Tracer(TorchFunctionMode):
             mutated_args=sorted(set(self.mutated.values())),
             value_specs=list(self.value_specs),
             captured_names=list(self.captured_names),
+            size_guards=list(self.size_guards),
         )
+
+
+# Functions whose size arguments may be SymInts: PyTorch's C++ argument
+# parser would convert a SymInt with __index__ (a specialization) before
+# the call reaches the tracer; the wrapper hands such calls to the tracer's
+# mode first, as Dynamo's SymInts are handed over natively.
+# (The rest of PyTorch's C++ functions fail on a SymInt with a TypeError,
+# and the trace restarts reading sizes as numbers: see trace().)
+_SIZE_METHODS = (
+    "view", "reshape", "expand", "broadcast_to", "narrow", "new_zeros", "new_ones",
+    "new_full", "new_empty", "repeat", "tile", "roll", "split", "chunk", "unflatten",
+    "topk", "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder",
+    "pow", "fill_", "masked_fill", "masked_fill_", "clamp", "clamp_min", "clamp_max",
+    "new_tensor", "tril", "triu", "__add__", "__radd__", "__iadd__", "__sub__",
+    "__rsub__", "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__",
+    "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+    "__rmod__", "__pow__", "__rpow__", "__lt__", "__le__", "__gt__", "__ge__",
+    "__eq__", "__ne__")
+_SIZE_FUNCTIONS = (
+    "zeros", "ones", "full", "empty", "arange", "narrow", "reshape", "broadcast_to",
+    "tensor", "as_tensor", "scalar_tensor", "full_like", "add", "sub", "mul", "div",
+    "clamp", "where", "tril", "triu", "linspace", "randn", "rand", "randint", "split",
+    "chunk", "roll", "topk")
+
+
+def _has_symint(x) -> bool:
+    if isinstance(x, SymInt):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_has_symint(e) for e in x)
+    return False
+
+
+def _patch_size_functions():
+    from torch.overrides import handle_torch_function
+
+    patched = []
+    for owner, names in ((torch.Tensor, _SIZE_METHODS), (torch, _SIZE_FUNCTIONS)):
+        for name in names:
+            orig = getattr(owner, name, None)
+            if orig is None:
+                continue
+
+            def wrapper(*args, __orig=orig, **kwargs):
+                if _has_symint(args) or _has_symint(tuple(kwargs.values())):
+                    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+                    return handle_torch_function(__orig, tensors, *args, **kwargs)
+                return __orig(*args, **kwargs)
+
+            wrapper.__name__ = getattr(orig, "__name__", name)
+            setattr(owner, name, wrapper)
+            patched.append((owner, name, orig))
+    return patched
 
 
 _active: List["Tracer"] = []
@@ -430,6 +658,21 @@ def _trace(fn, inputs, dynamic, name, module, source) -> TraceResult:
             specs = tracer.specializations
             for s in specs:
                 dyn[s.arg].discard(s.dim)
+        except TypeError as e:
+            # A PyTorch function TGC does not route SymInts to rejected
+            # one: the sizes Python read become static (what reading a size
+            # did before SymInts), and the trace restarts.
+            reads = {k: w for k, w in tracer.size_reads.items() if k[1] in dyn[k[0]]}
+            if "SymInt" not in str(e) or not reads:
+                raise
+            specs = tracer.specializations
+            why = str(e).strip().splitlines()[0]
+            for (arg, dim), where in sorted(reads.items()):
+                specs.append(Specialization(
+                    arg, dim, tracer.hint_size(arg, dim),
+                    f"size read at {where}, passed to a PyTorch call that does not "
+                    f"take symbolic sizes ({why})"))
+                dyn[arg].discard(dim)
         finally:
             _state.stop_recording()
             _active.pop()

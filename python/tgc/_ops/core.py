@@ -17,6 +17,7 @@ from .._graph import (
     format_type,
     scalar_literal,
 )
+from .._sym import Expr, SymInt
 from .._trace import NeedRetrace, Poisoned, Tracer, TracedSize, user_frame
 
 Handler = Callable[..., Any]
@@ -38,13 +39,75 @@ GETTERS_PASSTHROUGH = {
 }
 
 
-def op(*names: str):
+# Handlers that take SymInt arguments as symbolic sizes. Every other
+# handler sees their values, each guarded (specialized) as int() would.
+SYMBOLIC: set = set()
+
+
+def op(*names: str, symbolic: bool = False):
+    """Registers a handler for the operator names. ``symbolic``: it reads
+    SymInt arguments itself (as sizes in the graph, through
+    ``Tracer.dyn_for``); otherwise they arrive as guarded ints."""
     def register(fn: Handler) -> Handler:
         for n in names:
             HANDLERS[n] = fn
+        if symbolic:
+            SYMBOLIC.add(fn)
         return fn
 
     return register
+
+
+def _has_sym(x) -> bool:
+    if isinstance(x, SymInt):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_has_sym(e) for e in x)
+    if isinstance(x, dict):
+        return any(_has_sym(e) for e in x.values())
+    if isinstance(x, slice):
+        return _has_sym((x.start, x.stop, x.step))
+    return False
+
+
+def _map_syms(x, fn):
+    """`x` with every SymInt replaced by fn(SymInt), in tuples, lists,
+    dicts and slices (a traced shape becomes a plain tuple)."""
+    if isinstance(x, SymInt):
+        return fn(x)
+    if isinstance(x, TracedSize):
+        return tuple(_map_syms(e, fn) for e in tuple.__iter__(x))
+    if isinstance(x, (list, tuple)) and _has_sym(x):
+        items = [_map_syms(e, fn) for e in x]
+        if isinstance(x, list):
+            return items
+        return type(x)(*items) if hasattr(type(x), "_fields") else tuple(items)
+    if isinstance(x, dict) and _has_sym(x):
+        return {k: _map_syms(e, fn) for k, e in x.items()}
+    if isinstance(x, slice) and _has_sym(x):
+        return slice(*(_map_syms(e, fn) for e in (x.start, x.stop, x.step)))
+    return x
+
+
+class _Concrete:
+    """`func` called with the traced values of its SymInt arguments (the
+    eager run that the trace records)."""
+
+    def __init__(self, func):
+        self.func = func
+
+    def __call__(self, *args, **kwargs):
+        hint = lambda s: s.hint  # noqa: E731
+        return self.func(*_map_syms(args, hint), **_map_syms(kwargs, hint))
+
+
+def specialize_syms(tr: Tracer, x, what: str):
+    """`x` with each SymInt replaced by its value, guarded."""
+    def number(s):
+        tr.guard_value(s, what)
+        return s.hint
+
+    return _map_syms(x, number)
 
 
 def func_name(func) -> str:
@@ -90,6 +153,8 @@ def dispatch(tr: Tracer, func, args, kwargs, name: Optional[str] = None):
     as an error (the trace goes on, so that one report lists them all) and
     its results are poisoned: what depends on them is not reported again."""
     name = name or func_name(func)
+    if _has_sym(args) or _has_sym(kwargs):
+        func = _Concrete(func)
     try:
         return _dispatch(tr, func, name, args, kwargs)
     except Poisoned:  # raised before the call ran
@@ -129,13 +194,14 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         if attr in GETTERS_PASSTHROUGH:
             return func(*args, **kwargs)
         name = attr
-    if name in ("size",):
+    if name in ("size", "aten.sym_size", "aten.size"):
         return _size(tr, func, args, kwargs)
-    if name == "numel":
+    if name in ("numel", "aten.sym_numel", "aten.numel"):
         v = tr.value_of(args[0])
-        for s in v.shape:
-            tr.specialize(s, "numel()")
-        return func(*args, **kwargs)
+        n = 1
+        for d in range(v.rank):
+            n = tr.sym_size(v, d) * n
+        return n
     if name == "__len__":
         v = tr.value_of(args[0])
         if v.rank == 0:
@@ -204,6 +270,9 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
     # From here on the op has run (once): a failure to record it is
     # reported and its results poisoned, never a second eager run.
     try:
+        if handler not in SYMBOLIC and (_has_sym(args) or _has_sym(kwargs)):
+            args = specialize_syms(tr, args, f"size passed to {name}")
+            kwargs = specialize_syms(tr, kwargs, f"size passed to {name}")
         result = handler(tr, real, *args, **kwargs)
         if inplace:
             _assign(tr, args[0], _single(result))
@@ -310,7 +379,10 @@ def merge_dims(sizes: Sequence[Any], value: int):
         return 1
     if all(d is dyns[0] for d in dyns):
         return dyns[0]
-    return Dyn(frozenset().union(*(d.sources for d in dyns)), value)
+    # The sizes are equal where the result is used (a `?` that is 1 at run
+    # time fails the broadcast's guard): any one's expression computes it.
+    expr = next((d.expr for d in dyns if d.expr is not None), None)
+    return Dyn(frozenset().union(*(d.sources for d in dyns)), value, expr)
 
 
 def broadcast(shapes: Sequence[Sequence[Any]], real: Sequence[int]) -> List[Any]:
@@ -322,12 +394,41 @@ def broadcast(shapes: Sequence[Sequence[Any]], real: Sequence[int]) -> List[Any]
     return out
 
 
-def derived(sizes: Sequence[Any], value: int):
-    """A size computed from `sizes` (static when they all are)."""
+def derived(sizes: Sequence[Any], value: int, expr=None):
+    """A size computed from `sizes` (static when they all are); `expr`: how,
+    from the input sizes, when known."""
     dyns = [s for s in sizes if isinstance(s, Dyn)]
     if not dyns:
         return int(value)
-    return Dyn(frozenset().union(*(d.sources for d in dyns)), value)
+    return Dyn(frozenset().union(*(d.sources for d in dyns)), value, expr)
+
+
+def expr_of(size) -> Optional[Expr]:
+    """The expression of a graph size (None for a dynamic size the graph
+    does not know as a function of the input sizes)."""
+    if isinstance(size, Dyn):
+        return size.expr
+    return Expr.const(int(size))
+
+
+def product_expr(sizes: Sequence[Any]) -> Optional[Expr]:
+    out = Expr.const(1)
+    for s in sizes:
+        e = expr_of(s)
+        if e is None:
+            return None
+        out = out * e
+    return out
+
+
+def sum_expr(sizes: Sequence[Any]) -> Optional[Expr]:
+    out = Expr.const(0)
+    for s in sizes:
+        e = expr_of(s)
+        if e is None:
+            return None
+        out = out + e
+    return out
 
 
 def norm_dim(d: int, rank: int) -> int:
@@ -373,8 +474,7 @@ def _size(tr: Tracer, func, args, kwargs):
     real = func(*args, **kwargs)
     if dim is None:
         return TracedSize(tr, v, real)
-    tr.specialize(v.shape[norm_dim(dim, v.rank)], "size read")
-    return real
+    return tr.sym_size(v, norm_dim(dim, v.rank))
 
 
 def _arg(args, kwargs, index: int, name: str, default=None):

@@ -9,22 +9,28 @@ from typing import Optional
 
 from .._graph import Dyn, Unsupported, Value, format_type, scalar_literal
 from .._trace import Tracer
+from .._sym import SymInt
 from .core import (
     HANDLERS,
     op,
+    specialize_syms,
 )
 from .shapes import (
     _index_value,
 )
 
 
-def _full_value(tr, real, value, like: Optional[Value] = None) -> Value:
-    """`value` in the shape of `real`, or of `like` (whose dynamic sizes are
-    passed as index values)."""
+def _full_value(tr, real, value, like: Optional[Value] = None, shape=None) -> Value:
+    """`value` in the shape of `real`, of `like`, or `shape` (graph sizes;
+    dynamic ones are passed as index values)."""
     from .._graph import mlir_dtype
 
-    shape = list(like.shape) if like is not None else [int(s) for s in real.shape]
-    dynamic = [_index_value(tr, like, i) for i, s in enumerate(shape) if isinstance(s, Dyn)]
+    if like is not None:
+        shape = list(like.shape)
+        dynamic = [_index_value(tr, like, i) for i, s in enumerate(shape) if isinstance(s, Dyn)]
+    else:
+        shape = [int(s) for s in real.shape] if shape is None else list(shape)
+        dynamic = [tr.index_of(s) for s in shape if isinstance(s, Dyn)]
     sizes = f" [{', '.join(dynamic)}]" if dynamic else ""
     rt = format_type(real.dtype, shape)
     lit = scalar_literal(value, real.dtype)
@@ -46,14 +52,33 @@ def _fill_value(real, uninitialized: bool):
     return float("nan") if value != value else value
 
 
-@op("zeros", "ones", "full", "new_zeros", "new_ones", "new_full")
-def _factory(tr, real, *args, **kw):
-    return _full_value(tr, real, _fill_value(real, False))
+def _factory_shape(tr, args, kw, method: bool, fill: bool):
+    """The sizes of a factory call as graph sizes (SymInts stay symbolic)
+    and its guarded fill value argument, if any."""
+    from .shapes import _sizes_arg
+
+    args = list(args[1:] if method else args)
+    value = None
+    if fill:
+        value = kw.pop("fill_value", None) if "fill_value" in kw else args.pop()
+        specialize_syms(tr, value, "fill value")
+    sizes = (kw["size"],) if "size" in kw else tuple(args)
+    return _sizes_arg(tr, sizes)
 
 
-@op("empty", "new_empty")
-def _empty(tr, real, *args, **kw):
-    return _full_value(tr, real, _fill_value(real, True))
+def _factory_handler(method: bool, fill: bool, uninitialized: bool):
+    def handler(tr, real, *args, **kw):
+        shape = _factory_shape(tr, args, dict(kw), method, fill)
+        return _full_value(tr, real, _fill_value(real, uninitialized), shape=shape)
+
+    return handler
+
+
+for _names, _method, _fill, _empty in (
+        (("zeros", "ones"), False, False, False), (("full",), False, True, False),
+        (("empty",), False, False, True), (("new_zeros", "new_ones"), True, False, False),
+        (("new_full",), True, True, False), (("new_empty",), True, False, True)):
+    op(*_names, symbolic=True)(_factory_handler(_method, _fill, _empty))
 
 
 def _like(uninitialized: bool):
@@ -70,11 +95,21 @@ for _n in ("zeros_like", "ones_like", "full_like"):
 HANDLERS["empty_like"] = _like(True)
 
 
-@op("arange")
+@op("arange", symbolic=True)
 def _arange(tr, real, *args, **kw):
     from .._graph import mlir_dtype
 
-    nums = [a for a in args if isinstance(a, numbers.Number)]
+    nums = [a for a in args if isinstance(a, (numbers.Number, SymInt))]
+    names = ("end",) if len(nums) == 1 else ("start", "end", "step")[:len(nums)]
+    bounds = dict(zip(names, nums))
+    bounds.update({k: kw[k] for k in ("start", "end", "step") if k in kw})
+    start, end, step = bounds.get("start", 0), bounds.get("end"), bounds.get("step", 1)
+    if any(isinstance(b, SymInt) for b in (start, end, step)):
+        out = _symbolic_arange(tr, real, start, end, step)
+        if out is not None:
+            return out
+        specialize_syms(tr, (start, end, step), "arange bounds")
+        nums = [a.hint if isinstance(a, SymInt) else a for a in nums]
     if len(nums) == 1:
         start, step = 0, 1
     elif len(nums) == 2:
@@ -90,6 +125,30 @@ def _arange(tr, real, *args, **kw):
         f"tgc.iota {scalar_literal(start, real.dtype)} : {dt}, {scalar_literal(step, real.dtype)} : {dt} : {rt}",
         [(real.dtype, [n])], tr.loc(),
     )[0]
+
+
+def _symbolic_arange(tr, real, start, end, step) -> Optional[Value]:
+    """arange with SymInt bounds and an integer dtype: iota of a symbolic
+    length from a static start, or the last n of 0 .. end-1 when only the
+    length n is static (positions start .. start+n of a growing cache)."""
+    from .shapes import _TO_END, _iota
+
+    if isinstance(step, SymInt) or step != 1 or real.dtype.is_floating_point or \
+            not isinstance(end, SymInt) and not isinstance(end, int):
+        return None
+    if not (end > start):  # a guard; an empty arange keeps its number
+        return None
+    length = end - start
+    if isinstance(start, int):
+        v = _iota(tr, start, tr.dyn_for(length), real.dtype)
+        return v
+    if isinstance(length, int):
+        full = _iota(tr, 0, tr.dyn_for(end), real.dtype)
+        rt = format_type(real.dtype, [length])
+        return tr.graph.emit(
+            f"tgc.slice {full.name} dim = 0 start = {-length} end = {_TO_END} step = 1 : "
+            f"{full.type} -> {rt}", [(real.dtype, [length])], tr.loc())[0]
+    return None
 
 
 @op("tensor", "as_tensor", "scalar_tensor")

@@ -4,26 +4,34 @@ embedding, padding."""
 
 from __future__ import annotations
 
+import operator
+
 import torch
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from .._graph import Dyn, Unsupported, Value, format_type, scalar_literal
+from .._sym import SymInt
 from .._trace import Tracer
 from .core import (
     broadcast,
     convert,
     derived,
+    expr_of,
     merge_dims,
     norm_dim,
     op,
+    product_expr,
+    sum_expr,
     tval,
 )
 
 
-def _sizes_arg(args) -> List[int]:
+def _sizes_arg(tr: Tracer, args) -> List[Any]:
+    """Size arguments (`*sizes` or one sequence) as graph sizes: ints, and
+    the Dyn of each SymInt."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)):
-        args = args[0]
-    return [int(a) for a in args]
+        args = tuple.__iter__(args[0]) if isinstance(args[0], tuple) else args[0]
+    return [tr.dyn_for(a) for a in args]
 
 
 def _index_value(tr: Tracer, v: Value, dim: int) -> str:
@@ -68,10 +76,12 @@ def _reshape_to(tr: Tracer, v: Value, shape: List[Any], merged=None) -> Value:
             sizes[p] = acc
             continue
         j = next((j for j, s in enumerate(v.shape) if s is shape[p]), None)
-        if j is None:
-            unknown.append(p)
-        else:
+        if j is not None:
             sizes[p] = _index_value(tr, v, j)
+        elif shape[p].expr is not None:
+            sizes[p] = tr.index_of(shape[p])
+        else:
+            unknown.append(p)
     if len(unknown) > 1:
         raise Unsupported("a reshape with several new dynamic sizes")
     if unknown:
@@ -95,18 +105,27 @@ def _reshape_to(tr: Tracer, v: Value, shape: List[Any], merged=None) -> Value:
     )[0]
 
 
-@op("reshape", "view", "_unsafe_view", "_reshape_alias")
+@op("reshape", "view", "_unsafe_view", "_reshape_alias", symbolic=True)
 def _reshape(tr, real, x, *sizes, **kw):
     v = tval(tr, x)
     if "shape" in kw:
         sizes = (kw["shape"],)
     if len(sizes) == 1 and isinstance(sizes[0], torch.dtype):
         raise Unsupported("view(dtype)")
-    target = _sizes_arg(sizes)
+    target = _sizes_arg(tr, sizes)
     shape: List[Any] = []
     for i, s in enumerate(target):
-        if s == -1:
-            shape.append(derived(v.shape, real.shape[i]))
+        if isinstance(s, int) and s == -1:
+            # The element count over the other sizes.
+            numel = product_expr(v.shape)
+            others = product_expr([t for t in target if not (isinstance(t, int) and t == -1)])
+            expr = numel.floordiv(others) if numel is not None and others is not None else None
+            if expr is not None and expr.constant() is not None:
+                shape.append(expr.constant())
+            elif expr is not None and expr in tr.dyn_by_expr:
+                shape.append(tr.dyn_by_expr[expr])
+            else:
+                shape.append(derived(v.shape, real.shape[i], expr))
         else:
             shape.append(s)
     return _reshape_to(tr, v, shape)
@@ -124,11 +143,24 @@ def _flatten(tr, real, x, start_dim=0, end_dim=-1):
     )
 
 
-@op("unflatten")
+@op("unflatten", symbolic=True)
 def _unflatten(tr, real, x, dim, sizes):
     v = tval(tr, x)
     d = norm_dim(dim, v.rank)
-    new = [derived([v.shape[d]], real.shape[d + i]) if s == -1 else int(s) for i, s in enumerate(sizes)]
+    target = _sizes_arg(tr, (sizes,))
+    known = product_expr([t for t in target if not (isinstance(t, int) and t == -1)])
+    new = []
+    for i, t in enumerate(target):
+        if isinstance(t, int) and t == -1:
+            e = expr_of(v.shape[d])
+            expr = e.floordiv(known) if e is not None and known is not None else None
+            if expr is not None and expr.constant() is not None:
+                new.append(expr.constant())
+            else:
+                new.append(tr.dyn_by_expr.get(expr) if expr is not None and expr in tr.dyn_by_expr
+                           else derived([v.shape[d]], real.shape[d + i], expr))
+        else:
+            new.append(t)
     return _reshape_to(tr, v, v.shape[:d] + new + v.shape[d + 1 :])
 
 
@@ -149,7 +181,7 @@ def _permute(tr: Tracer, v: Value, perm: List[int]) -> Value:
 def _permute_h(tr, real, x, *dims, **kw):
     v = tval(tr, x)
     dims = kw.get("dims", dims)
-    perm = [norm_dim(d, v.rank) for d in _sizes_arg(dims)]
+    perm = [norm_dim(d, v.rank) for d in _sizes_arg(tr, dims)]
     return _permute(tr, v, perm)
 
 
@@ -229,24 +261,34 @@ def _squeeze(tr, real, x, dim=None):
     return tr.graph.emit(f"tgc.squeeze {v.name} dims {sorted(dims)} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
 
 
-@op("expand", "broadcast_to")
+@op("expand", "broadcast_to", symbolic=True)
 def _expand(tr, real, x, *sizes, **kw):
     v = tval(tr, x)
-    target = _sizes_arg(kw.get("size", sizes) if "size" in kw else sizes)
+    target = _sizes_arg(tr, (kw["size"],) if "size" in kw else sizes)
     lead = len(target) - v.rank
     shape: List[Any] = []
+    operands: List[str] = []
     for i, s in enumerate(target):
         src = v.shape[i - lead] if i >= lead else None
-        if s == -1:
+        if isinstance(s, int) and s == -1:
             shape.append(src)
-        elif src is not None and isinstance(src, Dyn) and s == src.value and s != 1:
-            shape.append(src)  # expand(x.shape) keeps the symbol
+        elif isinstance(src, Dyn) and (s is src or (isinstance(s, int) and s == src.value
+                                                     and s != 1)):
+            shape.append(src)  # keeps the input's size
+        elif isinstance(s, Dyn) and isinstance(src, Dyn):
+            # Another expression for the input's size: PyTorch requires
+            # them equal, so the input's size is the result's.
+            shape.append(src)
         else:
-            shape.append(int(s))
+            shape.append(s)
+            if isinstance(s, Dyn):
+                operands.append(tr.index_of(s))  # a new size (src is 1 or absent)
     if shape == v.shape:
         return v
     rt = format_type(v.dtype, shape)
-    return tr.graph.emit(f"tgc.expand {v.name} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+    ops = f" [{', '.join(operands)}]" if operands else ""
+    return tr.graph.emit(f"tgc.expand {v.name}{ops} : {v.type} -> {rt}", [(v.dtype, shape)],
+                         tr.loc())[0]
 
 
 @op("expand_as")
@@ -259,7 +301,82 @@ def _expand_as(tr, real, x, other):
     return tr.graph.emit(f"tgc.expand {v.name} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
 
 
+# tgc.slice's "to the end" (INT64_MAX: exact for symbolic sizes too).
+_TO_END = 2**63 - 1
+
+
+def _iota(tr: Tracer, start: int, n, dtype=torch.int64) -> Value:
+    """start, start + 1, ... (`n` values: an int or a Dyn)."""
+    from .._graph import mlir_dtype
+
+    dt = mlir_dtype(dtype)
+    ops = f" [{tr.index_of(n)}]" if isinstance(n, Dyn) else ""
+    rt = format_type(dtype, [n])
+    return tr.graph.emit(
+        f"tgc.iota {scalar_literal(start, dtype)} : {dt}, {scalar_literal(1, dtype)} : {dt}{ops} : {rt}",
+        [(dtype, [n])], tr.loc())[0]
+
+
+def _symbolic_slice(tr: Tracer, v: Value, d: int, start, end, step) -> Optional[Value]:
+    """x[start:end] along `d` where a bound is a SymInt, without turning it
+    into a number: guarded in range (so that PyTorch's clamping does not
+    apply), then a slice to the end, or a gather of an iota. None when the
+    bounds are not of these forms (the caller specializes them)."""
+    from .._sym import Expr, SymInt
+
+    size_e = expr_of(v.shape[d])
+    if step != 1 or size_e is None:
+        return None
+    start = 0 if start is None else start
+    start_e = start.expr if isinstance(start, SymInt) else Expr.const(start)
+    end_e = size_e if end is None else (end.expr if isinstance(end, SymInt) else Expr.const(end))
+    if start_e.opaque() or end_e.opaque():
+        return None
+    if not (isinstance(start, int) and start >= 0 or isinstance(start, SymInt)):
+        return None
+    if not (tr.guard_compare(start_e, 0, operator.ge, "slice start")
+            and tr.guard_compare(start_e, end_e, operator.le, "slice bounds")
+            and tr.guard_compare(end_e, size_e, operator.le, "slice end")):
+        return None
+    n_e = end_e - start_e
+    n = n_e.constant()
+    size = n if n is not None else tr.dyn_for(SymInt(tr, n_e, n_e.evaluate(tr.hint_size)))
+    shape = list(v.shape)
+    shape[d] = size
+    if end_e == size_e and isinstance(start, int):
+        rt = format_type(v.dtype, shape)
+        return tr.graph.emit(
+            f"tgc.slice {v.name} dim = {d} start = {start} end = {_TO_END} step = 1 : {v.type} -> {rt}",
+            [(v.dtype, shape)], tr.loc())[0]
+    if isinstance(start, int):
+        index = _iota(tr, start, size)
+    elif n is not None:
+        # The last n of 0 .. end-1.
+        upto = tr.dyn_for(SymInt(tr, end_e, end_e.evaluate(tr.hint_size)))
+        full = _iota(tr, 0, upto)
+        rt = format_type(torch.int64, [n])
+        index = tr.graph.emit(
+            f"tgc.slice {full.name} dim = 0 start = {-n} end = {_TO_END} step = 1 : {full.type} -> {rt}",
+            [(torch.int64, [n])], tr.loc())[0]
+    else:
+        return None
+    rt = format_type(v.dtype, shape)
+    return tr.graph.emit(
+        f"tgc.index_select {v.name}, {index.name} dim = {d} : {v.type}, {index.type} -> {rt}",
+        [(v.dtype, shape)], tr.loc())[0]
+
+
 def _slice(tr, v: Value, d: int, start, end, step: int) -> Value:
+    from .._sym import SymInt
+
+    if isinstance(step, SymInt):
+        step = int(step)
+    if isinstance(start, SymInt) or isinstance(end, SymInt):
+        out = _symbolic_slice(tr, v, d, start, end, step)
+        if out is not None:
+            return out
+        start = None if start is None else int(start)
+        end = None if end is None else int(end)
     s = v.shape[d]
     if step <= 0:
         raise Unsupported("a slice with a non-positive step")
@@ -299,22 +416,22 @@ def _select_h(tr, real, x, dim, index):
     return _select(tr, v, norm_dim(dim, v.rank), int(index))
 
 
-@op("slice")
+@op("slice", symbolic=True)
 def _slice_h(tr, real, x, dim=0, start=None, end=None, step=1):
     v = tval(tr, x)
-    return _slice(tr, v, norm_dim(dim, v.rank), start, end, step)
+    return _slice(tr, v, norm_dim(int(dim), v.rank), start, end, step)
 
 
-@op("narrow")
+@op("narrow", symbolic=True)
 def _narrow(tr, real, x, dim, start, length):
     v = tval(tr, x)
-    d = norm_dim(dim, v.rank)
-    if int(start) < 0:
+    d = norm_dim(int(dim), v.rank)
+    if start < 0:
         raise Unsupported("narrow with a negative start")
-    return _slice(tr, v, d, int(start), int(start) + int(length), 1)
+    return _slice(tr, v, d, start, start + length, 1)
 
 
-@op("__getitem__")
+@op("__getitem__", symbolic=True)
 def _getitem(tr, real, x, index):
     v = tval(tr, x)
     if not isinstance(index, tuple):
@@ -336,8 +453,8 @@ def _getitem(tr, real, x, index):
         elif isinstance(item, slice):
             v = _slice(tr, v, d, item.start, item.stop, item.step or 1)
             d += 1
-        elif isinstance(item, int):
-            v = _select(tr, v, d, item)
+        elif isinstance(item, (int, SymInt)):
+            v = _select(tr, v, d, int(item))
         else:
             raise Unsupported(f"indexing with {type(item).__name__}")
     return v
@@ -352,7 +469,10 @@ def _cat(tr, real, tensors, dim=0):
     shape = []
     for i in range(vals[0].rank):
         if i == d:
-            shape.append(derived([x.shape[i] for x in vals], real.shape[i]))
+            sizes = [x.shape[i] for x in vals]
+            e = sum_expr(sizes)
+            shape.append(tr.dyn_by_expr.get(e) if e in tr.dyn_by_expr
+                         else derived(sizes, real.shape[i], e))
         else:
             shape.append(merge_dims([x.shape[i] for x in vals], real.shape[i]))
     rt = format_type(real.dtype, shape)

@@ -1,0 +1,322 @@
+"""Symbolic Python ints (issue 19): sizes read by model code stay symbolic
+through arithmetic and torch calls; only Python decisions become guards,
+as relations where a relation explains them. Every result is compared with
+eager PyTorch, and the compile counts are the point of each test."""
+
+import math
+import operator
+
+import pytest
+import torch
+import torch.nn as nn
+
+import tgc
+from tgc._sym import Expr
+from conftest import assert_same
+
+# The model tests run on the GPU where there is one (the GPU machine).
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def compiles(f) -> int:
+    return tgc.explain(f).compiles
+
+
+def guards(f, i=-1):
+    return tgc.explain(f).guards[i]
+
+
+class ReadsShape(nn.Module):
+    """The issue's example: B, S, D = x.shape and views built from them."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(64, 64)
+
+    def forward(self, x):
+        B, S, D = x.shape
+        return torch.softmax(self.l(x).view(B * S, D), -1).view(B, S, D)
+
+
+SEQS = (7, 9, 16, 33, 64, 100, 5, 12, 2, 47)
+
+
+@pytest.mark.parametrize("dynamic,most", [(True, 1), (None, 2)])
+def test_shape_reads_compile_once(dynamic, most):
+    m = ReadsShape().eval().to(DEVICE)
+    f = tgc.compile(m, dynamic=dynamic)
+    with torch.no_grad():
+        for s in SEQS:
+            x = torch.randn(2, s, 64, device=DEVICE)
+            torch.testing.assert_close(f(x), m(x), rtol=1e-4, atol=1e-5)
+    assert compiles(f) == most, tgc.explain(f)
+
+
+def test_sizes_and_expressions_flow_into_the_graph():
+    def f(x):
+        B, S, D = x.shape
+        y = x.reshape(B * S, D).view(B, S * D)
+        return y.view(B, S // 1, D), y.new_zeros(B, S + 1)
+
+    g = tgc.compile(f, dynamic=True)
+    for b, s in ((2, 3), (4, 7), (3, 11)):
+        x = torch.randn(b, s, 5)
+        assert_same(g(x), f(x))
+    assert compiles(g) == 1
+    text = tgc.explain(g).graphs[0]
+    assert "arith.muli" in text and "arith.addi" in text, text
+
+
+def test_a_branch_on_a_size_is_a_relation_guard():
+    def f(x):
+        if x.shape[1] > 10:
+            return x * 2
+        return x - 1
+
+    g = tgc.compile(f, dynamic=True)
+    for s in (12, 20, 64):
+        x = torch.randn(2, s)
+        assert_same(g(x), f(x))
+    assert compiles(g) == 1
+    gs = [x for x in guards(g) if "comparison" in x]
+    assert len(gs) == 1 and gs[0].startswith("arg0_dim1 > 10"), guards(g)
+    assert "test_symbolic_sizes.py" in gs[0]
+    # The other branch: a recompile whose reason names the failed relation.
+    x = torch.ones(2, 5)
+    assert_same(g(x), f(x))
+    assert compiles(g) == 2
+    reason = tgc.explain(g).recompile_reasons[0]
+    assert "arg0_dim1 > 10" in reason, reason
+    # Both specializations now serve their ranges.
+    for s in (3, 9, 11, 30):
+        x = torch.ones(2, s)
+        assert_same(g(x), f(x))
+    assert compiles(g) == 2
+
+
+def test_divisibility_and_equality_guards():
+    def f(x, y):
+        B, S = x.shape
+        assert S % 4 == 0
+        if S == y.shape[0]:
+            return x.view(B, S // 4, 4).sum(-1), y
+        return x.sum(-1), y
+
+    g = tgc.compile(f, dynamic=True)
+    for s in (8, 12, 40):
+        x, y = torch.randn(3, s), torch.randn(s)
+        assert_same(g(x, y), f(x, y))
+    assert compiles(g) == 1
+    text = "\n".join(guards(g))
+    assert "arg0_dim1 % 4 == 0" in text or "(arg0_dim1 % 4) == 0" in text, text
+    assert "arg0_dim1 == arg1_dim0" in text, text
+    x, y = torch.randn(3, 8), torch.randn(12)  # S != y's size: the other branch
+    assert_same(g(x, y), f(x, y))
+    assert compiles(g) == 2
+
+
+def test_sizes_zero_and_one_keep_their_specializations():
+    def f(x):
+        if x.shape[0] == 1:  # implied false for a dynamic size (>= 2)
+            return x + 1
+        return x * 3
+
+    g = tgc.compile(f, dynamic=True)
+    for n in (2, 5, 9):
+        x = torch.randn(n, 3)
+        assert_same(g(x), f(x))
+    assert compiles(g) == 1
+    assert not [x for x in guards(g) if "comparison" in x]
+    x = torch.randn(1, 3)
+    assert_same(g(x), f(x))
+    assert compiles(g) == 2
+
+
+def test_min_max_and_slices_with_symbolic_bounds():
+    pos = torch.randn(1, 32, 8)
+
+    def f(x):
+        T = x.shape[1]
+        n = min(T, 16)
+        return x + pos[:, :T], x[:, :n], x[:, T - 2:]
+
+    g = tgc.compile(f, dynamic=True)
+    for t in (20, 24, 31):
+        x = torch.randn(2, t, 8)
+        assert_same(g(x), f(x))
+    assert compiles(g) == 1
+    # T < 16 takes min's other side: one more compile, then both hold.
+    for t in (5, 9, 12, 28):
+        x = torch.randn(2, t, 8)
+        assert_same(g(x), f(x))
+    assert compiles(g) == 2
+    # A slice beyond the buffer would be clamped by PyTorch: guarded.
+    x = torch.randn(2, 40, 8)
+    with pytest.raises(RuntimeError):
+        f(x)
+
+
+def test_factories_and_arange_with_symbolic_sizes():
+    def f(x):
+        B, S = x.shape
+        pos = torch.arange(S)
+        z = torch.zeros(B, S)
+        o = torch.full((S,), 2.0)
+        e = x.new_ones((B, S)).expand(2, B, S)
+        return x + pos + z + o, e
+
+    g = tgc.compile(f, dynamic=True)
+    for b, s in ((2, 3), (4, 7), (3, 12)):
+        x = torch.randn(b, s)
+        assert_same(g(x), f(x))
+    assert compiles(g) == 1
+
+
+class KVCacheAttention(nn.Module):
+    """One decoder step of a Hugging Face-style KV cache: the new key and
+    value are concatenated to the past ones, positions continue from the
+    past length."""
+
+    def __init__(self, d=32, heads=4, max_pos=128):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+        self.pos = nn.Embedding(max_pos, d)
+
+    def forward(self, x, past_k, past_v):
+        B, T, D = x.shape
+        past = past_k.shape[2]
+        positions = torch.arange(past, past + T)
+        h = x + self.pos(positions)
+        qkv = self.qkv(h).view(B, T, 3, self.heads, D // self.heads).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv.select(0, 0), qkv.select(0, 1), qkv.select(0, 2)
+        k = torch.cat([past_k, k], dim=2)
+        v = torch.cat([past_v, v], dim=2)
+        att = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D // self.heads), -1)
+        y = (att @ v).transpose(1, 2).reshape(B, T, D)
+        return self.out(y), k, v
+
+
+@pytest.mark.parametrize("dynamic,most", [(True, 1), (None, 2)])
+def test_generation_loop_with_a_growing_kv_cache(dynamic, most):
+    m = KVCacheAttention().eval().to(DEVICE)
+    step = tgc.compile(m, dynamic=dynamic)
+    torch.manual_seed(0)
+    B, heads, hd = 2, 4, 8
+    k = torch.randn(B, heads, 3, hd, device=DEVICE)
+    v = torch.randn(B, heads, 3, hd, device=DEVICE)
+    ke, ve = k, v
+    with torch.no_grad():
+        for _ in range(12):
+            x = torch.randn(B, 1, 32, device=DEVICE)
+            y, k, v = step(x, k, v)
+            ye, ke, ve = m(x, ke, ve)
+            torch.testing.assert_close((y, k, v), (ye, ke, ve), rtol=1e-4, atol=1e-5)
+    assert k.shape[2] == 15
+    assert compiles(step) == most, tgc.explain(step)
+
+
+def test_a_size_used_as_a_number_is_specialized_with_its_reason():
+    def f(x):
+        n = x.shape[0]
+        out = x
+        for _ in range(n):  # a loop count: the number itself
+            out = out + 1
+        return out
+
+    g = tgc.compile(f, dynamic=True)
+    for n in (2, 3):
+        x = torch.randn(n, 4)
+        assert_same(g(x), f(x))
+    assert compiles(g) == 2
+    assert any("size used as an index or count" in x and "test_symbolic_sizes.py" in x
+               for x in guards(g, 0)), guards(g, 0)
+
+
+def test_an_expression_used_as_a_number_is_an_equality_guard():
+    def f(x):
+        B, S = x.shape
+        return x.reshape(-1) * float(B * S)
+
+    g = tgc.compile(f, dynamic=True)
+    x = torch.randn(2, 6)
+    assert_same(g(x), f(x))
+    assert any("arg0_dim0*arg0_dim1 == 12" in x for x in guards(g)), guards(g)
+    x = torch.randn(3, 4)  # the same product: the same specialization
+    assert_same(g(x), f(x))
+    assert compiles(g) == 1
+    x = torch.randn(3, 5)
+    assert_same(g(x), f(x))
+    assert compiles(g) == 2
+
+
+def test_returned_sizes_are_guarded():
+    def f(x):
+        return x * 2, x.shape, x.shape[0] * 3
+
+    g = tgc.compile(f, dynamic=True)
+    for n in (2, 4):
+        x = torch.randn(n, 3)
+        got, want = g(x), f(x)
+        assert_same(got[0], want[0])
+        assert got[1] == want[1] and got[2] == want[2]
+
+
+def test_a_call_that_cannot_take_symbolic_sizes_specializes_them():
+    def f(x):
+        n = x.shape[0]
+        # torch.pow is not routed to the tracer with a SymInt: PyTorch's
+        # argument parser rejects it, and the trace restarts with the size
+        # read as a number.
+        return torch.pow(x, n)
+
+    g = tgc.compile(f, dynamic=True)
+    for n in (3, 4):
+        x = torch.randn(n, 2)
+        assert_same(g(x), f(x))
+    assert compiles(g) == 2
+    assert any("does not take symbolic sizes" in x and "test_symbolic_sizes.py" in x
+               for x in guards(g, 0)), guards(g, 0)
+
+
+def test_guards_log_names_relation_reason_and_line(capfd):
+    def f(x):
+        if x.shape[0] >= 6:
+            return x + 1
+        return x
+
+    tgc.set_logs("guards")
+    try:
+        tgc.compile(f, dynamic=True)(torch.randn(8, 2))
+    finally:
+        tgc.set_logs("")
+    err = capfd.readouterr().err
+    assert "arg0_dim0 >= 6  (comparison at" in err and "test_symbolic_sizes.py" in err, err
+
+
+def test_expressions_have_a_normal_form():
+    s0, s1 = Expr.size(0, 0), Expr.size(0, 1)
+    assert s0 * s1 + s0 == s0 * (s1 + 1)
+    assert (s0 * s1 * 4).floordiv(s0 * 2) == s1 * 2
+    assert (s0 * 6 + 3).mod(3).constant() == 0
+    assert (s0 - s0).constant() == 0
+    e = (s0 + 3).floordiv(2)
+    assert e.evaluate(lambda a, d: 7) == 5
+    assert (s0 + 3).mod(4).evaluate(lambda a, d: 7) == 2
+    assert str(s0 * s1 - 2) == "arg0_dim0*arg0_dim1 - 2"
+
+
+def test_symint_follows_python_int_semantics():
+    # Floor division and modulo of negatives, abs, powers: against Python.
+    def f(x):
+        S = x.shape[0]
+        vals = [S - 10, (S - 10) // 3, (S - 10) % 3, abs(S - 10), S ** 2, -S, 3 * S - S]
+        return x.new_zeros(vals[4] - S * S + vals[6]), vals[0] + vals[1] + vals[2] + vals[3]
+
+    g = tgc.compile(f, dynamic=True)
+    for n in (4, 13):
+        x = torch.randn(n)
+        got, want = g(x), f(x)
+        assert_same(got[0], want[0])
+        assert got[1] == want[1]
