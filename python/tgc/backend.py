@@ -4,7 +4,10 @@ Dynamo hands the backend a torch-level FX graph and example inputs; the
 backend returns a TGC-compiled callable for it (guard-dispatched like
 ``tgc.compile``: Dynamo's own guards decide when the graph is reused, TGC's
 decide which compiled specialization runs). Dims Dynamo made dynamic
-arrive as symbolic sizes and stay dynamic here.
+arrive as symbolic sizes and stay dynamic here; a SymInt input that is the
+size of such a dim (Dynamo's ``s0`` beside a tensor of size ``s0``) is read
+from the tensor as a symbolic size, so one TGC compile serves every value
+of it.
 """
 
 from __future__ import annotations
@@ -28,10 +31,21 @@ def graphs() -> List[CompiledFunction]:
     return list(_graphs)
 
 
+def _sym_expr(s):
+    """The sympy expression of a torch.SymInt (None for a plain int)."""
+    node = getattr(s, "node", None)
+    return getattr(node, "expr", None)
+
+
 def tgc_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     dynamic = {}
     unused_ints = set()
+    # A SymInt input that is the size of a dynamic tensor dim (Dynamo passes
+    # s0 beside the tensor of size s0): position -> (tensor position, dim).
+    # It is read from that tensor as a symbolic size, not keyed by value.
+    dim_of_symbol = {}
+    size_ints = {}
     tensor_index = 0
     for pos, (node, x) in enumerate(zip(placeholders, example_inputs)):
         val = node.meta.get("example_value", node.meta.get("val"))
@@ -40,23 +54,33 @@ def tgc_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
             dims = {d for d, s in enumerate(shape) if not isinstance(s, int)}
             if dims:
                 dynamic[tensor_index] = dims
+            for d in dims:
+                e = _sym_expr(shape[d])
+                if e is not None and getattr(e, "is_Symbol", False):
+                    dim_of_symbol.setdefault(e, (pos, d))
             tensor_index += 1
         elif isinstance(val, torch.SymInt) or type(x).__name__ == "SymInt":
             if not node.users:
                 # A size Dynamo passes along but the graph never uses: it
                 # must not become part of the specialization key.
                 unused_ints.add(pos)
+            else:
+                e = _sym_expr(val)
+                if e is not None:
+                    size_ints[pos] = e
+    sym_inputs = {pos: dim_of_symbol[e] for pos, e in size_ints.items() if e in dim_of_symbol}
     options = kwargs.get("options") or {}
     mode = options.get("mode", "default")
-    run = graph_module_runner(gm)
+    run = graph_module_runner(gm, sym_inputs)
     compiled = CompiledFunction(run, dynamic=False, mode=mode, fallback=True)
     compiled.declared_dynamic = dynamic
     compiled.name = "dynamo_graph"
     _graphs.add(compiled)
+    dropped = unused_ints | set(sym_inputs)
 
     def call(*args):
-        if unused_ints:
-            args = tuple(None if i in unused_ints else a for i, a in enumerate(args))
+        if dropped:
+            args = tuple(None if i in dropped else a for i, a in enumerate(args))
         return compiled(*args)
 
     call._tgc_compiled = compiled

@@ -46,13 +46,25 @@ def is_exported_program(obj) -> bool:
     return type(obj).__name__ == "ExportedProgram" and hasattr(obj, "graph_signature")
 
 
-def graph_module_runner(gm: torch.fx.GraphModule):
-    """A function running `gm` through the recorder (for tgc.compile)."""
+def graph_module_runner(gm: torch.fx.GraphModule, sym_inputs=None):
+    """A function running `gm` through the recorder (for tgc.compile).
+    `sym_inputs` maps an integer input's position to the (input position,
+    dim) of the tensor size it equals: the caller passes None there and the
+    size is read from the tensor (a SymInt while tracing)."""
+    sym_inputs = sym_inputs or {}
 
     def run(*args):
         from ._trace import current_tracer
 
         tracer = current_tracer()
+        if sym_inputs:
+            args = list(args)
+            for pos, (tpos, dim) in sym_inputs.items():
+                t = args[tpos]
+                if tracer is not None:
+                    args[pos] = tracer.sym_size(tracer.value_of(t), dim)
+                else:
+                    args[pos] = int(t.shape[dim])
         if tracer is None:
             return gm(*args)
         return _Recorder(gm, tracer).run(*args)
