@@ -13,11 +13,14 @@ buffer, an arena or a CUDA graph reused under a result).
 
     utils/zoo/zoo.py [--models local|hf|torchvision|all|NAME,...]
                      [--modes default,reduce-overhead,backend]
-                     [--device cpu|cuda] [--json OUT] [-v]
+                     [--device cpu|cuda] [--dynamic none|true|false]
+                     [--varying] [--json OUT] [-v]
 
 Prints a table (model, mode, device, max error, compiles, calls run
 eagerly, status) and exits 1 when any result is wrong (MISMATCH, STALE) or
-an internal error escaped (ERROR). A model TGC cannot compile yet is listed
+an internal error escaped (ERROR). With --varying every model is called at
+ten sizes and a model compiled more often than `--dynamic` allows (2 for
+none, 1 for true) fails too (RECOMPILES). A model TGC cannot compile yet is listed
 with the reason (`cannot compile`), not counted as a failure.
 """
 
@@ -145,9 +148,32 @@ def explain_totals(compiled, mode):
     return compiles, eager, reasons[0] if reasons else ""
 
 
-def run_model(entry, mode, device, verbose):
+# --varying: ten sizes per model (none of them 0 or 1, which PyTorch and
+# TGC specialize), batch and sequence length changing together and apart.
+VARYING_SEQ = [(2, 16), (3, 20), (2, 24), (4, 17), (2, 33), (3, 40), (5, 12), (2, 57),
+               (4, 29), (3, 64)]
+VARYING_BATCH = [(b, 0) for b in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11)]
+
+
+def varying_sizes(entry):
+    """Ten sizes for `entry`: batch only for images and for models without a
+    sequence, batch and sequence length for the others."""
+    if all(seq == 0 for _, seq in entry.sizes):
+        return list(VARYING_BATCH)
+    return list(VARYING_SEQ)
+
+
+def compile_budget(dynamic) -> int:
+    """The most compiles a model may take over sizes >= 2: one with
+    dynamic=True; the static first compile and one dynamic recompile with
+    dynamic=None (issue 19)."""
+    return 1 if dynamic is True else 2
+
+
+def run_model(entry, mode, device, verbose, dynamic=None, varying=False):
     row = {"model": entry.name, "mode": mode, "device": device, "error": None,
-           "compiles": None, "eager_calls": None, "status": "", "seconds": 0.0}
+           "compiles": None, "eager_calls": None, "status": "", "seconds": 0.0,
+           "dynamic": dynamic, "calls": 0}
     start = time.perf_counter()
     try:
         if entry.needs and importlib.util.find_spec(entry.needs) is None:
@@ -166,18 +192,19 @@ def run_model(entry, mode, device, verbose):
 
         torch._dynamo.reset()
         backend._graphs.clear()
-        compiled = torch.compile(model, backend="tgc")
+        compiled = torch.compile(model, backend="tgc", dynamic=dynamic)
     else:
         if mode == "reduce-overhead" and device != "cuda":
             row["status"] = "skipped: reduce-overhead is a GPU mode"
             return row
-        compiled = tgc.compile(model, mode=mode)
+        compiled = tgc.compile(model, mode=mode, dynamic=dynamic)
     returned = []  # (result object, its copy when returned)
     worst = (0.0, 0.0, "")
     try:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            sizes = list(entry.sizes) + [entry.sizes[0]]  # a size again
+            sizes = varying_sizes(entry) if varying else list(entry.sizes)
+            sizes.append(sizes[0])  # a size again
             for k, (batch, seq) in enumerate(sizes):
                 torch.manual_seed(100 + k)
                 args, kwargs = entry.inputs(batch, seq, torch.device(device))
@@ -210,7 +237,7 @@ def run_model(entry, mode, device, verbose):
         return row
     compiles, eager, reason = explain_totals(compiled, mode)
     row.update(compiles=compiles, eager_calls=eager, error=worst[1],
-               seconds=time.perf_counter() - start)
+               seconds=time.perf_counter() - start, calls=len(sizes))
     if stale:
         row["status"] = "STALE: " + stale
     elif worst[0] > 1:
@@ -219,6 +246,10 @@ def run_model(entry, mode, device, verbose):
         row["status"] = "cannot compile (ran eagerly): " + first_lines(reason)
     elif eager:
         row["status"] = "ok, partly eager: " + first_lines(reason)
+    elif varying and compiles > compile_budget(dynamic) and mode != "backend":
+        # (Dynamo splits a model into graphs: its count is per graph.)
+        row["status"] = (f"RECOMPILES: {compiles} compiles for {len(sizes)} calls "
+                         f"(at most {compile_budget(dynamic)} with dynamic={dynamic})")
     else:
         row["status"] = "ok"
     return row
@@ -246,14 +277,21 @@ def main(argv=None):
     parser.add_argument("--modes", default="default,reduce-overhead,backend")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--dynamic", choices=("none", "true", "false"), default="none",
+                        help="tgc.compile's / torch.compile's dynamic= (default none)")
+    parser.add_argument("--varying", action="store_true",
+                        help="call each model at ten sizes and fail a model that "
+                             "compiles more often than dynamic= allows")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
+    dynamic = {"none": None, "true": True, "false": False}[args.dynamic]
     rows = []
     print(f"{'model':20} {'mode':16} {'dev':4} {'max error':>10} {'compiles':>8} "
           f"{'eager':>5}  status", flush=True)
     for entry in select(args.models):
         for mode in args.modes.split(","):
-            row = run_model(entry, mode, args.device, args.verbose)
+            row = run_model(entry, mode, args.device, args.verbose, dynamic=dynamic,
+                            varying=args.varying)
             rows.append(row)
             err = "-" if row["error"] is None else f"{row['error']:.2e}"
             comp = "-" if row["compiles"] is None else str(row["compiles"])
@@ -263,7 +301,8 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
-    bad = [r for r in rows if r["status"].startswith(("MISMATCH", "STALE", "ERROR"))]
+    bad = [r for r in rows if r["status"].startswith(("MISMATCH", "STALE", "ERROR",
+                                                       "RECOMPILES"))]
     ok = sum(r["status"].startswith("ok") for r in rows)
     print(f"{len(rows)} runs: {ok} ok, {len(bad)} wrong or internal errors, "
           f"{sum(r['status'].startswith('cannot') for r in rows)} cannot compile, "
