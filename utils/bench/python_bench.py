@@ -3,14 +3,20 @@
 
     python3 utils/bench/python_bench.py [--device cpu|cuda] [--calls 100]
 
-For each model the run prints, for TGC, eager and torch.compile (when the
-PyTorch has it; dynamic=None, PyTorch's default, in the same process):
+For each model the run prints, for eager, TGC and torch.compile (when the
+PyTorch has it; all in the same process), each compiler with dynamic=None
+(PyTorch's default: static first, dynamic after a size changes) and with
+dynamic=True ("dyn" rows):
   first   the first call, compile included (ms)
   steady  the median of repeated calls at one size (µs)
   varying the total over --calls calls whose sizes vary (ms), compiles
-          included: the seed-000 and variable-batch scenarios
-and the number of compiles each needed. Ratios are TGC's speedup (>1:
-TGC faster). Every output is checked against eager first.
+          included: the seed-000, variable-batch and variable-sequence
+          scenarios
+and the number of compiles each needed (torch.compile's counted as the
+graphs its backend compiled). Ratios are TGC's speedup (>1: TGC faster).
+Every output is checked against eager first. Real models (Hugging Face
+from configs with random weights, where transformers is installed) read
+their input's sizes in Python: the symbolic-sizes scenario.
 """
 
 import argparse
@@ -55,12 +61,40 @@ class Attention(nn.Module):
         self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
 
     def forward(self, x):
-        # Written without reading sizes in Python (a read specializes the
-        # size: TGC has no symbolic ints yet).
         qkv = self.qkv(x).unflatten(-1, (3, self.h, self.d // self.h)).permute(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]
         att = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.d // self.h), -1)
         return self.out((att @ v).transpose(1, 2).flatten(2))
+
+
+class ReadsShape(nn.Module):
+    """Issue 19's example: the sizes are read in Python and used in views."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(64, 64)
+
+    def forward(self, x):
+        B, S, D = x.shape
+        return torch.softmax(self.l(x).view(B * S, D), -1).view(B, S, D)
+
+
+class LastHidden(nn.Module):
+    """A Hugging Face model called with input ids, returning the last hidden
+    state (built from a config: random weights, nothing downloaded)."""
+
+    def __init__(self, config_cls, model_cls, **config):
+        super().__init__()
+        import transformers
+
+        self.m = getattr(transformers, model_cls)(getattr(transformers, config_cls)(**config))
+
+    def forward(self, ids):
+        return self.m(input_ids=ids)[0]
+
+
+def _ids(vocab):
+    return lambda n, d: (torch.randint(0, vocab, (2, n), device=d),)
 
 
 class Encoder(nn.Module):
@@ -105,10 +139,28 @@ CASES = [
     ("attention d=128 h=4, batch x 16", Attention, lambda n, d: (torch.randn(n, 16, 128, device=d),), 8, range(1, 21)),
     ("encoder layer d=128, batch x 16", Encoder, lambda n, d: (torch.randn(n, 16, 128, device=d),), 8, range(1, 21)),
     ("CNN 3x32x32, batch", CNN, lambda n, d: (torch.randn(n, 3, 32, 32, device=d),), 16, range(1, 21)),
+    ("B, S, D = x.shape; view(B * S, D): 2 x seq", ReadsShape,
+     lambda n, d: (torch.randn(2, n, 64, device=d),), 32, range(2, 102)),
     ("seed 000: topk(x, 10, out=) over sizes 100..199", lambda: topk_out,
      lambda n, d: (torch.randn(n, device=d),
                    (torch.empty(10, device=d), torch.empty(10, dtype=torch.long, device=d))),
      150, range(100, 200)),
+]
+
+
+# Real models, at 20 sequence lengths (where transformers is installed).
+HF_CASES = [
+    ("HF GPT-2 2 layers d=128: 2 x seq", lambda: LastHidden(
+        "GPT2Config", "GPT2Model", n_layer=2, n_embd=128, n_head=4, vocab_size=1000,
+        n_positions=256), _ids(1000), 32, range(16, 36)),
+    ("HF BERT 4 layers d=256: 2 x seq", lambda: LastHidden(
+        "BertConfig", "BertModel", num_hidden_layers=4, hidden_size=256,
+        num_attention_heads=4, intermediate_size=1024, vocab_size=8000), _ids(8000), 32,
+     range(16, 36)),
+    ("HF Llama 2 layers d=128: 2 x seq", lambda: LastHidden(
+        "LlamaConfig", "LlamaModel", num_hidden_layers=2, hidden_size=128,
+        num_attention_heads=4, num_key_value_heads=2, intermediate_size=256,
+        vocab_size=1000), _ids(1000), 32, range(16, 36)),
 ]
 
 
@@ -149,15 +201,28 @@ def run_case(name, factory, make, steady_n, sizes, device, calls, reps, has_comp
         model = model.to(device).eval()
     sizes = list(sizes)[:calls]
     rows = {}
-    variants = [("eager", lambda: model), ("tgc", lambda: tgc.compile(model))]
+    variants = [("eager", lambda: model), ("tgc", lambda: tgc.compile(model)),
+                ("tgc dyn", lambda: tgc.compile(model, dynamic=True))]
+    graphs = [0]
     if has_compile:
         from torch import _dynamo
 
-        def make_compiled():
-            _dynamo.reset()
-            return torch.compile(model)
+        def make_compiled(dynamic):
+            def counting(gm, example_inputs):
+                # Inductor, as torch.compile's default backend, counted.
+                from torch._inductor.compile_fx import compile_fx
 
-        variants.append(("torch.compile", make_compiled))
+                graphs[0] += 1
+                return compile_fx(gm, example_inputs)
+
+            def build():
+                _dynamo.reset()
+                graphs[0] = 0
+                return torch.compile(model, backend=counting, dynamic=dynamic)
+            return build
+
+        variants.append(("torch.compile", make_compiled(None)))
+        variants.append(("t.compile dyn", make_compiled(True)))
     ref = model(*make(steady_n, device))
     for label, build in variants:
         fn = build()
@@ -172,8 +237,10 @@ def run_case(name, factory, make, steady_n, sizes, device, calls, reps, has_comp
                 _, t = timed(fn, make(n, device), device)
                 total += t
         compiles = "-"
-        if label == "tgc":
+        if label.startswith("tgc"):
             compiles = str(tgc.explain(fn).compiles)
+        elif label != "eager":
+            compiles = str(graphs[0])
         rows[label] = (first * 1e3, st * 1e6, total * 1e3, compiles)
     del ref
     print(f"\n{name}  [{device}; steady at size {steady_n}; {len(sizes)} calls of sizes "
@@ -181,12 +248,13 @@ def run_case(name, factory, make, steady_n, sizes, device, calls, reps, has_comp
     print(f"  {'':14} {'first (ms)':>11} {'steady (us)':>12} {'varying (ms)':>13} {'compiles':>9}")
     for label, (f, s, v, c) in rows.items():
         print(f"  {label:14} {f:11.1f} {s:12.1f} {v:13.1f} {c:>9}")
-    t = rows["tgc"]
-    for other in ("eager", "torch.compile"):
-        if other in rows:
-            o = rows[other]
-            print(f"  tgc speedup vs {other:13}: first {o[0] / t[0]:6.2f}x  steady "
-                  f"{o[1] / t[1]:6.2f}x  varying {o[2] / t[2]:6.2f}x")
+    for mine, others in (("tgc", ("eager", "torch.compile")), ("tgc dyn", ("t.compile dyn",))):
+        t = rows[mine]
+        for other in others:
+            if other in rows:
+                o = rows[other]
+                print(f"  {mine} speedup vs {other:13}: first {o[0] / t[0]:6.2f}x  steady "
+                      f"{o[1] / t[1]:6.2f}x  varying {o[2] / t[2]:6.2f}x")
 
 
 def main():
@@ -201,7 +269,10 @@ def main():
           + (f" ({torch.cuda.get_device_name()})" if a.device == "cuda" else "")
           + ("" if has_compile else "; no torch.compile in this PyTorch"))
     torch.manual_seed(0)
-    for case in CASES:
+    import importlib.util
+
+    cases = CASES + (HF_CASES if importlib.util.find_spec("transformers") else [])
+    for case in cases:
         if a.only and a.only not in case[0]:
             continue
         try:
