@@ -422,7 +422,7 @@ class Tracer(TorchFunctionMode):
                     index = (index,)
                 return orig(self_, index)
 
-            Tracer._orig_getitem = orig
+            Tracer._orig_getitem = orig if "__getitem__" in vars(torch.Tensor) else None
             torch.Tensor.__getitem__ = getitem
             Tracer._patched = _patch_size_functions()
         Tracer._depth = getattr(Tracer, "_depth", 0) + 1
@@ -431,10 +431,16 @@ class Tracer(TorchFunctionMode):
     def __exit__(self, *exc):
         Tracer._depth -= 1
         if Tracer._depth == 0 and hasattr(Tracer, "_orig_getitem"):
-            torch.Tensor.__getitem__ = Tracer._orig_getitem
+            if Tracer._orig_getitem is None:  # inherited from torch._C._TensorBase
+                del torch.Tensor.__getitem__
+            else:
+                torch.Tensor.__getitem__ = Tracer._orig_getitem
             del Tracer._orig_getitem
             for owner, name, orig in Tracer._patched:
-                setattr(owner, name, orig)
+                if orig is None:
+                    delattr(owner, name)
+                else:
+                    setattr(owner, name, orig)
             del Tracer._patched
         return super().__exit__(*exc)
 
@@ -576,8 +582,9 @@ def _patch_size_functions():
                 return __orig(*args, **kwargs)
 
             wrapper.__name__ = getattr(orig, "__name__", name)
+            own = name in vars(owner)  # else inherited (torch._C._TensorBase)
             setattr(owner, name, wrapper)
-            patched.append((owner, name, orig))
+            patched.append((owner, name, orig if own else None))
     return patched
 
 
