@@ -320,3 +320,17 @@ def test_symint_follows_python_int_semantics():
         got, want = g(x), f(x)
         assert_same(got[0], want[0])
         assert got[1] == want[1]
+
+
+def test_data_dependent_sizes_are_reported_not_guessed():
+    # A boolean mask's size depends on the values: never a guessed shape.
+    def f(x):
+        return x[x > 0].sum() + x.nonzero().shape[0]
+
+    with pytest.raises(tgc.Unsupported, match="data-dependent|nonzero|index"):
+        tgc.compile(f, dynamic=True)(torch.randn(8))
+    g = tgc.compile(f, dynamic=True, fallback=True)
+    for n in (8, 9):
+        x = torch.randn(n)
+        assert_same(g(x), f(x))
+    assert tgc.explain(g).fallbacks >= 1
