@@ -4,6 +4,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import tgc
 from conftest import assert_same, check
 
 torch.manual_seed(0)
@@ -19,6 +20,7 @@ UNARY = [
     lambda x: torch.clamp(x, -0.5, 0.5), lambda x: x.clamp(min=0.1),
     lambda x: F.relu6(x * 4), lambda x: F.leaky_relu(x, 0.2),
     lambda x: F.hardtanh(x), lambda x: x.square(),
+    lambda x: F.hardswish(x * 4), lambda x: F.hardsigmoid(x * 4),
 ]
 
 
@@ -100,6 +102,9 @@ SHAPES = [
     lambda x: x.sum(0, keepdim=True).expand_as(x), lambda x: F.pad(x, (1, 2)),
     lambda x: F.pad(x, (0, 0, 2, 1), value=3.0), lambda x: x.contiguous().clone(),
     lambda x: x.flatten(0, 1).view(6, 10), lambda x: x.movedim(0, 1),
+    lambda x: [t * 2 for t in x.split(3, dim=1)], lambda x: x.split([4, 6], 1)[1],
+    lambda x: [t + 1 for t in x.chunk(4, 1)], lambda x: [t - 1 for t in x.unbind(0)],
+    lambda x: sum(r for r in x),  # iterating a tensor unbinds dim 0
 ]
 
 
@@ -157,6 +162,20 @@ def test_nn_ops():
     check(lambda x: F.layer_norm(x, (10,), ln_w, ln_b), X, rtol=1e-4, atol=1e-4)
     check(lambda x: F.layer_norm(x, (10,)), X, rtol=1e-4, atol=1e-4)
     check(lambda x: F.dropout(x, 0.5, training=False), X)
+    # Batch norm with running statistics (inference), every spelling.
+    c = 3
+    mean, var = torch.randn(c), torch.rand(c) + 0.5
+    bw, bb = torch.randn(c), torch.randn(c)
+    check(lambda x: F.batch_norm(x, mean, var, bw, bb, False, 0.1, 1e-3), img,
+          rtol=1e-5, atol=1e-5)
+    check(lambda x: F.batch_norm(x, mean, var), img, rtol=1e-5, atol=1e-5)
+    check(lambda x: torch.batch_norm(x, bw, bb, mean, var, False, 0.1, 1e-5, False), img,
+          rtol=1e-5, atol=1e-5)
+    bn = torch.nn.BatchNorm1d(10).eval()
+    bn.running_mean.normal_()
+    check(bn, X, rtol=1e-5, atol=1e-5)
+    with pytest.raises(tgc.Unsupported, match="batch_norm in training mode"):
+        tgc.compile(lambda x: F.batch_norm(x, mean.clone(), var.clone(), training=True))(img)
 
 
 def test_inplace_and_out():

@@ -24,8 +24,9 @@ import zoo  # noqa: E402
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 # Models that compile completely today: a regression to "cannot compile" or
 # to partly eager fails too.
-MUST_COMPILE = {"mlp", "cnn", "residual-stack", "seq-regressor", "tv-squeezenet"}
-NAMES = [e.name for e in zoo_models.LOCAL] + ["tv-squeezenet"]
+MUST_COMPILE = {"mlp", "cnn", "residual-stack", "seq-regressor", "encoder", "tv-squeezenet",
+                "tv-resnet18", "tv-mobilenet-v3"}
+NAMES = [e.name for e in zoo_models.LOCAL] + ["tv-squeezenet", "tv-resnet18", "tv-mobilenet-v3"]
 
 
 @pytest.mark.parametrize("name", NAMES)

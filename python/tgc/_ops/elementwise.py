@@ -303,6 +303,33 @@ def _clamp_max(tr, real, x, hi=None, **kw):
 
 
 HANDLERS["relu6"] = lambda tr, real, x, *a, **k: _clamp(tr, real, x, 0.0, 6.0)
+
+
+def _relu6_of_x_plus_3_over_6(tr, real, x) -> Value:
+    """clamp(x + 3, 0, 6) / 6, PyTorch's hardsigmoid (in x's dtype)."""
+    v = as_value(tr, x, real.dtype)
+    shifted = _binary_value(tr, "add", v, constant(tr, 3, v.dtype), v.dtype)
+    clamped = tr.graph.emit(
+        f"tgc.clamp {shifted.name} min {attr_float(0.0)} max {attr_float(6.0)} : {v.type}",
+        [(v.dtype, v.shape)], tr.loc())[0]
+    return _binary_value(tr, "div", clamped, constant(tr, 6, v.dtype), v.dtype)
+
+
+@op("hardsigmoid")
+def _hardsigmoid(tr, real, x, inplace=False):
+    return _relu6_of_x_plus_3_over_6(tr, real, x)
+
+
+@op("hardswish")
+def _hardswish(tr, real, x, inplace=False):
+    # PyTorch: x * min(max(x + 3, 0), 6) / 6, in that order.
+    v = as_value(tr, x, real.dtype)
+    shifted = _binary_value(tr, "add", v, constant(tr, 3, v.dtype), v.dtype)
+    clamped = tr.graph.emit(
+        f"tgc.clamp {shifted.name} min {attr_float(0.0)} max {attr_float(6.0)} : {v.type}",
+        [(v.dtype, v.shape)], tr.loc())[0]
+    prod = _binary_value(tr, "mul", v, clamped, v.dtype)
+    return _binary_value(tr, "div", prod, constant(tr, 6, v.dtype), v.dtype)
 HANDLERS["hardtanh"] = lambda tr, real, x, lo=-1.0, hi=1.0, *a, **k: _clamp(
     tr, real, x, k.get("min_val", lo), k.get("max_val", hi))
 

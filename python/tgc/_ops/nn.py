@@ -113,24 +113,109 @@ def _rms_norm(tr, real, x, normalized_shape, weight=None, eps=None):
     return _norm_op(tr, "tgc.rms_norm", x, normalized_shape, eps, weight=weight)
 
 
+def _repeat_heads(tr, v: Value, groups: int) -> Value:
+    """[..., H, S, E] -> [..., H * groups, S, E], each head repeated
+    `groups` times in a row (repeat_interleave on dim -3: enable_gqa)."""
+    from .shapes import _reshape_to, _unsqueeze
+
+    if groups == 1:
+        return v
+    u = _unsqueeze(tr, v, v.rank - 2)  # [..., H, 1, S, E]
+    shape = list(u.shape)
+    shape[-3] = groups
+    rt = format_type(v.dtype, shape)
+    e = tr.graph.emit(f"tgc.expand {u.name} : {u.type} -> {rt}", [(v.dtype, shape)],
+                      tr.loc())[0]
+    h = v.shape[-3]
+    if not isinstance(h, int):
+        raise Unsupported("enable_gqa with a dynamic number of heads")
+    return _reshape_to(tr, e, list(v.shape[:-3]) + [h * groups] + list(v.shape[-2:]),
+                       {v.rank - 3: [v.rank - 3, v.rank - 2]})
+
+
 @op("scaled_dot_product_attention")
 def _sdpa(tr, real, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, **kw):
-    if attn_mask is not None:
-        raise Unsupported("scaled_dot_product_attention with attn_mask")
     if dropout_p:
         raise Unsupported("attention dropout")
-    if kw.get("enable_gqa"):
-        raise Unsupported("attention with enable_gqa")
     qv, kv, vv = tval(tr, q), tval(tr, k), tval(tr, v)
+    if kw.get("enable_gqa") and qv.rank >= 3 and kv.shape[-3] != qv.shape[-3]:
+        hq, hk = qv.shape[-3], kv.shape[-3]
+        if not isinstance(hq, int) or not isinstance(hk, int) or hq % hk:
+            raise Unsupported("enable_gqa with dynamic or non-dividing head counts")
+        kv, vv = _repeat_heads(tr, kv, hq // hk), _repeat_heads(tr, vv, hq // hk)
     shape = list(qv.shape[:-1]) + [vv.shape[-1]]
     rt = format_type(qv.dtype, shape)
-    extra = " causal" if is_causal else ""
+    extra = ""
+    if attn_mask is not None:
+        if is_causal:
+            raise Unsupported("attention with both attn_mask and is_causal")
+        m = tval(tr, attn_mask)
+        if m.dtype != torch.bool and m.dtype != qv.dtype:
+            m = convert(tr, m, qv.dtype)
+        extra += f" mask({m.name} : {m.type})"
+    if is_causal:
+        extra += " causal"
     if scale is not None:
         extra += f" {{scale = {attr_float(scale)} : f64}}"
     return tr.graph.emit(
         f"tgc.scaled_dot_product_attention {qv.name}, {kv.name}, {vv.name}{extra} : {qv.type}, {kv.type}, {vv.type} -> {rt}",
         [(qv.dtype, shape)], tr.loc(),
     )[0]
+
+
+@op("batch_norm", "_native_batch_norm_legit_no_training", "native_batch_norm",
+    "_native_batch_norm_legit")
+def _batch_norm(tr, real, x, *args, **kw):
+    """Inference batch norm: (x - mean) / sqrt(var + eps) * weight + bias
+    over dim 1, with the running statistics."""
+    from .shapes import _reshape_to
+
+    aten = isinstance(real, tuple)  # the aten forms return (out, mean, invstd)
+    if aten:
+        # _native_batch_norm_legit_no_training(x, w, b, mean, var, momentum, eps);
+        # native_batch_norm / _native_batch_norm_legit add `training`.
+        names = ["weight", "bias", "running_mean", "running_var"] + (
+            ["training"] if len(args) == 7 else []) + ["momentum", "eps"]
+    elif len(args) >= 8:
+        # torch.batch_norm(x, w, b, mean, var, training, momentum, eps, cudnn)
+        names = ["weight", "bias", "running_mean", "running_var", "training", "momentum",
+                 "eps", "cudnn_enabled"]
+    else:
+        # F.batch_norm(x, running_mean, running_var, weight, bias, training,
+        # momentum, eps)
+        names = ["running_mean", "running_var", "weight", "bias", "training", "momentum",
+                 "eps"]
+    p = dict(zip(names, args))
+    p.update(kw)
+    if p.get("training"):
+        raise Unsupported("batch_norm in training mode (batch statistics, running-stat updates)")
+    mean, var = p.get("running_mean"), p.get("running_var")
+    if mean is None or var is None:
+        raise Unsupported("batch_norm without running statistics")
+    v = tval(tr, x)
+    dt = real[0].dtype if aten else real.dtype
+    if v.rank < 2:
+        raise Unsupported("batch_norm of a tensor of rank < 2")
+    c = v.shape[1]
+
+    def per_channel(t):
+        w = convert(tr, tval(tr, t), dt)
+        return _reshape_to(tr, w, [c] + [1] * (v.rank - 2))
+
+    eps = float(p.get("eps", 1e-5))
+    xv = convert(tr, v, dt)
+    centered = _binary_value(tr, "sub", xv, per_channel(mean), dt)
+    var_eps = _binary_value(tr, "add", per_channel(var), as_value(tr, eps, dt), dt)
+    rstd = tr.graph.emit(f"tgc.rsqrt {var_eps.name} : {var_eps.type}",
+                         [(dt, var_eps.shape)], tr.loc())[0]
+    out = _binary_value(tr, "mul", centered, rstd, dt)
+    if p.get("weight") is not None:
+        out = _binary_value(tr, "mul", out, per_channel(p["weight"]), dt)
+    if p.get("bias") is not None:
+        out = _binary_value(tr, "add", out, per_channel(p["bias"]), dt)
+    if aten:
+        return [out, None, None]
+    return out
 
 
 def _pair(x, n=2) -> List[int]:

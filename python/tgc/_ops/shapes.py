@@ -496,9 +496,44 @@ def _stack(tr, real, tensors, dim=0):
     return tr.graph.emit(f"tgc.concat {names} dim = {d} : ({types}) -> {rt}", [(real.dtype, shape)], tr.loc())[0]
 
 
-@op("split", "split_with_sizes", "chunk", "unbind", "tensor_split")
-def _split(tr, real, x, *a, **k):
-    raise Unsupported("split/chunk/unbind (use slicing)")
+def _split_dim(tr, v: Value, dim) -> int:
+    """The dim a split cuts: its size decides how many pieces Python gets,
+    so a dynamic size there is specialized."""
+    d = norm_dim(int(dim), v.rank)
+    tr.specialize(v.shape[d], "split/chunk/unbind of a dynamic dim (the number of pieces)")
+    return d
+
+
+def _pieces(tr, v: Value, d: int, sizes) -> List[Value]:
+    out, start = [], 0
+    for n in sizes:
+        out.append(_slice(tr, v, d, start, start + n, 1))
+        start += n
+    return out
+
+
+@op("split", "split_with_sizes")
+def _split(tr, real, x, split_size_or_sections, dim=0):
+    v = tval(tr, x)
+    d = _split_dim(tr, v, dim)
+    # The pieces' sizes as PyTorch cut them (an int size leaves a shorter last one).
+    return _pieces(tr, v, d, [int(t.shape[d]) for t in real])
+
+
+@op("chunk", "tensor_split")
+def _chunk(tr, real, x, chunks, dim=0):
+    v = tval(tr, x)
+    if not isinstance(chunks, int):
+        raise Unsupported("tensor_split at given indices")
+    d = _split_dim(tr, v, dim)
+    return _pieces(tr, v, d, [int(t.shape[d]) for t in real])
+
+
+@op("unbind")
+def _unbind(tr, real, x, dim=0):
+    v = tval(tr, x)
+    d = _split_dim(tr, v, dim)
+    return [_select(tr, v, d, i) for i in range(len(real))]
 
 
 @op("index_select")
