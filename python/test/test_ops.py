@@ -203,3 +203,50 @@ def test_inputs_not_mutated():
     x = X.clone()
     check(lambda x: torch.relu(x) + 1, x)
     assert torch.equal(x, X)
+
+
+# Operators written with other tgc ops (python/tgc/_ops/composite.py).
+SQ = torch.randn(3, 6, 6)
+IMG = torch.randn(2, 3, 5, 7)
+COMPOSITE = [
+    (torch.tril, (SQ,)), (lambda a: torch.triu(a, 1), (SQ,)),
+    (lambda a: a.tril(-2), (torch.randint(0, 9, (4, 5)),)),
+    (lambda a: a.clone().fill_(2.5), (IMG,)),
+    (lambda a, v: a.clone().fill_(v), (IMG, torch.tensor(-0.5))),
+    (lambda a, b: a.clone().copy_(b), (IMG, torch.randn(5, 7))),
+    (lambda a, b: a.clone().copy_(b), (IMG, torch.randint(0, 5, (7,)))),
+    (lambda a: torch.var_mean(a, 1), (IMG,)),
+    (lambda a: torch.var_mean(a, (2, 3), keepdim=True, unbiased=False), (IMG,)),
+    (lambda a: torch.std_mean(a, dim=-1), (IMG,)),
+    (lambda b, p, q: torch.baddbmm(b, p, q, beta=0.5, alpha=2),
+     (torch.randn(3, 4, 5), torch.randn(3, 4, 6), torch.randn(3, 6, 5))),
+    (lambda b, p, q: torch.baddbmm(b, p, q, beta=0),  # the input is ignored, NaN too
+     (torch.full((3, 4, 5), float("nan")), torch.randn(3, 4, 6), torch.randn(3, 6, 5))),
+    (lambda a: a + torch.eye(6), (SQ,)), (lambda a: a + torch.linspace(-1, 3, 6), (SQ,)),
+    (lambda a: F.adaptive_avg_pool2d(a, 2), (torch.randn(2, 3, 6, 8),)),
+    (lambda a: F.adaptive_avg_pool2d(a, (3, None)), (torch.randn(2, 3, 6, 8),)),
+    (lambda a: F.interpolate(a, size=(10, 14)), (IMG,)),
+    (lambda a: F.interpolate(a, size=(3, 4)), (IMG,)),
+    (lambda a: F.interpolate(a, scale_factor=2.3), (IMG,)),
+    (lambda a: F.interpolate(a, scale_factor=0.5), (IMG,)),
+    (lambda a: F.interpolate(a, size=11), (torch.randn(2, 3, 7),)),
+    (lambda a: F.pad(a, (2, 3, 1, 2), mode="reflect"), (IMG,)),
+    (lambda a: F.pad(a, (2, 3, 1, 2), mode="replicate"), (IMG,)),
+    (lambda a: F.pad(a, (2, 3, 1, 2), mode="circular"), (IMG,)),
+    (lambda a: F.pad(a, (3, 1), mode="reflect"), (torch.randn(2, 3, 7),)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(COMPOSITE)))
+def test_composite(case):
+    fn, args = COMPOSITE[case]
+    check(fn, *args)
+
+
+def test_composite_dynamic():
+    # Masks from iotas over dynamic sizes: one compile for every size.
+    f = check(lambda a: torch.tril(a, -1) + a.triu(2), torch.randn(2, 5, 7), dynamic=True)
+    for s in ((3, 4, 4), (2, 9, 3)):
+        x = torch.randn(*s)
+        assert_same(f(x), torch.tril(x, -1) + x.triu(2))
+    assert tgc.explain(f).compiles == 1

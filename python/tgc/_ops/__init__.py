@@ -11,11 +11,13 @@ The handlers live in one module per operator family; importing them
 registers them in ``HANDLERS`` (``core.op``):
 
 - ``core``: the table, dispatch, result binding and shared helpers;
-- ``elementwise``, ``reductions``, ``shapes``, ``nn``, ``factories``.
+- ``elementwise``, ``reductions``, ``shapes``, ``nn``, ``factories``;
+- ``composite``: operators written with the others' ops (masks, fills,
+  nearest upsampling and padding as gathers, constant factories).
 
 A new operator goes into its family's module with ``@op("name", ...)``.
 """
 
-from . import core, elementwise, shapes, reductions, nn, factories  # noqa: F401 (registration)
+from . import core, elementwise, shapes, reductions, nn, factories, composite  # noqa: F401
 from .core import HANDLERS, dispatch, func_name, op  # noqa: F401
 from .factories import dense_constant  # noqa: F401

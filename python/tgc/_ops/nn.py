@@ -19,9 +19,6 @@ from .core import (
 from .elementwise import (
     _binary_value,
 )
-from .reductions import (
-    _reduction,
-)
 
 
 def _matmul_value(tr, a: Value, b: Value, real) -> Value:
@@ -314,13 +311,6 @@ def _avg_pool2d_value(tr, v, real, kernel_size, stride, padding, ceil_mode,
         f"tgc.avg_pool2d {v.name} kernel {_pair(kernel_size)} stride {_pair(stride)} padding {_pair(padding)}{a} : {v.type} -> {rt}",
         [(v.dtype, shape)], tr.loc(),
     )[0]
-
-
-@op("adaptive_avg_pool2d")
-def _adaptive_avg_pool2d(tr, real, x, output_size):
-    if _pair(output_size) != [1, 1]:
-        raise Unsupported("adaptive_avg_pool2d to a size other than 1x1")
-    return _reduction("mean")(tr, real, x, [-2, -1], True)
 
 
 @op("cholesky", "linalg_cholesky")

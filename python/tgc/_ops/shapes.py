@@ -578,6 +578,10 @@ def _embedding(tr, real, a, b, *rest, **kw):
 
 @op("pad", "constant_pad_nd")
 def _pad(tr, real, x, pad, mode="constant", value=None):
+    if mode in ("reflect", "replicate", "circular"):
+        from .composite import padded
+
+        return padded(tr, x, pad, mode)
     if mode != "constant":
         raise Unsupported(f"pad(mode={mode!r})")
     v = tval(tr, x)

@@ -1,0 +1,287 @@
+"""Operators written with other ``tgc`` ops (no IR of their own): masks
+from iotas (``tril``, ``triu``), fills and copies, ``var_mean``,
+``baddbmm``, constant factories (``eye``, ``linspace``), adaptive average
+pooling to a dividing size, nearest upsampling and reflection/replication
+padding as gathers with constant indices computed as PyTorch computes
+them, and the assertions of exported graphs."""
+
+from __future__ import annotations
+
+import torch
+from typing import List
+
+from .._graph import Dyn, Unsupported, Value, format_type
+from .core import (
+    HANDLERS,
+    PASSTHROUGH,
+    as_value,
+    constant,
+    convert,
+    op,
+    tval,
+)
+from .elementwise import _binary_value, _where_values
+from .factories import _full_value, dense_constant
+
+# Checks in exported graphs (their conditions hold for the traced call and
+# the guards keep them holding): no-ops for a value-semantic graph.
+PASSTHROUGH.update({"aten._assert_tensor_metadata", "_assert_tensor_metadata",
+                    "aten._assert_scalar", "_assert_scalar", "aten._assert_async",
+                    "aten.sym_constrain_range_for_size"})
+
+
+def _dim_size(tr, v: Value, d: int):
+    """Size `d` of `v` as a graph size usable as an operand (an int, or a
+    Dyn with an expression)."""
+    return tr.dyn_for(tr.sym_size(v, d))
+
+
+def _iota_along(tr, v: Value, d: int) -> Value:
+    from .shapes import _iota
+
+    return _iota(tr, 0, _dim_size(tr, v, d))
+
+
+# --- masks -------------------------------------------------------------------------
+
+
+def _triangle(lower: bool):
+    def handler(tr, real, x, diagonal=0):
+        from .shapes import _unsqueeze
+
+        v = tval(tr, x)
+        if v.rank < 2:
+            raise Unsupported("tril/triu of a tensor of rank < 2")
+        rows = _unsqueeze(tr, _iota_along(tr, v, v.rank - 2), 1)  # [R, 1]
+        cols = _iota_along(tr, v, v.rank - 1)  # [C]
+        diff = _binary_value(tr, "sub", cols, rows, torch.int64)  # col - row
+        k = constant(tr, int(diagonal), torch.int64)
+        keep = _binary_value(tr, "cmp le," if lower else "cmp ge,", diff, k, torch.bool)
+        return _where_values(tr, keep, v, constant(tr, 0, v.dtype), v.dtype)
+
+    return handler
+
+
+HANDLERS["tril"] = _triangle(True)
+HANDLERS["triu"] = _triangle(False)
+
+
+# --- fills and copies ------------------------------------------------------------
+
+
+@op("fill")
+def _fill(tr, real, x, value):
+    v = tval(tr, x)
+    if not isinstance(value, torch.Tensor):
+        return _full_value(tr, real, value, like=v)
+    # -0.0 + value is value for every value (-0.0 and NaN included).
+    base = _full_value(tr, real, -0.0 if v.dtype.is_floating_point else 0, like=v)
+    return _binary_value(tr, "add", base, convert(tr, tval(tr, value), v.dtype), v.dtype)
+
+
+@op("copy")
+def _copy(tr, real, x, src, non_blocking=False):
+    """x.copy_(src): src converted to x's dtype and broadcast to its shape."""
+    v = tval(tr, x)
+    if src.device != x.device:
+        raise Unsupported("copy_ across devices inside the function")
+    s = convert(tr, tval(tr, src), v.dtype)
+    if s.shape == v.shape:
+        return s
+    base = _full_value(tr, real, -0.0 if v.dtype.is_floating_point else 0, like=v)
+    return _binary_value(tr, "add", base, s, v.dtype)
+
+
+# --- reductions and linear algebra -------------------------------------------------
+
+
+def _stat_mean(stat: str):
+    """(var or std, mean) of one reduction: var_mean, std_mean."""
+    def handler(tr, real, x, dim=None, unbiased=None, keepdim=False, **kw):
+        out = HANDLERS[stat](tr, real[0], x, dim, unbiased, keepdim, **kw)
+        d = kw.get("dim", dim)
+        if isinstance(d, bool):  # var_mean(x, unbiased)
+            d = None
+        return [out, HANDLERS["mean"](tr, real[1], x, d, kw.get("keepdim", keepdim))]
+
+    return handler
+
+
+HANDLERS["var_mean"] = _stat_mean("var")
+HANDLERS["std_mean"] = _stat_mean("std")
+
+
+@op("baddbmm")
+def _baddbmm(tr, real, bias, a, b, beta=1, alpha=1):
+    from .nn import _bmm
+
+    prod = _bmm(tr, real, a, b)
+    if alpha != 1:
+        prod = _binary_value(tr, "mul", prod, as_value(tr, alpha, real.dtype), real.dtype)
+    if beta == 0:  # PyTorch ignores the input (NaN and inf included)
+        return prod
+    add = as_value(tr, bias, real.dtype)
+    if beta != 1:
+        add = _binary_value(tr, "mul", add, as_value(tr, beta, real.dtype), real.dtype)
+    return _binary_value(tr, "add", add, prod, real.dtype)
+
+
+# --- constant factories ------------------------------------------------------------
+
+
+@op("eye", "linspace", "logspace")
+def _constant_factory(tr, real, *args, **kw):
+    """Factories of Python numbers only: their value is the eager result."""
+    if any(isinstance(a, torch.Tensor) for a in list(args) + list(kw.values())):
+        raise Unsupported("linspace/logspace with tensor bounds")
+    if real.numel() > 4096:
+        raise Unsupported("a constant factory result with more than 4096 elements")
+    return dense_constant(tr, real)
+
+
+# --- pooling, upsampling and padding as gathers -----------------------------------------
+
+
+def _gather_dim(tr, v: Value, d: int, index: List[int]) -> Value:
+    """v indexed along `d` by the constant list `index`."""
+    idx = dense_constant(tr, torch.tensor(index, dtype=torch.int64))
+    shape = list(v.shape)
+    shape[d] = len(index)
+    rt = format_type(v.dtype, shape)
+    return tr.graph.emit(
+        f"tgc.index_select {v.name}, {idx.name} dim = {d} : {v.type}, {idx.type} -> {rt}",
+        [(v.dtype, shape)], tr.loc())[0]
+
+
+def _static_sizes(v: Value, dims, what: str) -> List[int]:
+    out = []
+    for d in dims:
+        s = v.shape[d]
+        if isinstance(s, Dyn):
+            raise Unsupported(f"{what} of a dynamic spatial size")
+        out.append(s)
+    return out
+
+
+@op("adaptive_avg_pool2d", "_adaptive_avg_pool2d")
+def _adaptive_avg_pool2d(tr, real, x, output_size):
+    from .nn import _avg_pool2d
+    from .reductions import _reduction
+
+    v = tval(tr, x)
+    out = [o if o is not None else v.shape[v.rank - 2 + i]
+           for i, o in enumerate(_pair_or_none(output_size))]
+    if out == [1, 1]:
+        return _reduction("mean")(tr, real, x, [-2, -1], True)
+    h, w = _static_sizes(v, (v.rank - 2, v.rank - 1), "adaptive_avg_pool2d")
+    if h % out[0] or w % out[1]:
+        raise Unsupported("adaptive_avg_pool2d to a size that does not divide the input")
+    k = [h // out[0], w // out[1]]
+    return _avg_pool2d(tr, real, x, k, k)
+
+
+def _pair_or_none(x):
+    if isinstance(x, int) or x is None:
+        return [x, x]
+    return list(x)
+
+
+def _nearest_index(in_size: int, out_size: int, scale) -> List[int]:
+    """PyTorch's nearest source index (upsample_nearest: floorf(i * s)
+    with s = 1/scale_factor when given, else in/out, in f32)."""
+    if out_size == in_size:
+        return list(range(out_size))
+    if out_size == 2 * in_size:  # PyTorch shifts, whatever the scale
+        return [i >> 1 for i in range(out_size)]
+    f32 = torch.float32
+    if scale is not None and scale > 0:
+        s = torch.tensor(1.0 / scale, dtype=f32)  # double division, then float
+    else:
+        s = torch.tensor(in_size, dtype=f32) / torch.tensor(out_size, dtype=f32)
+    i = torch.arange(out_size, dtype=f32) * s
+    return [min(int(t), in_size - 1) for t in torch.floor(i).tolist()]
+
+
+def _upsample_nearest(tr, v: Value, real, scales) -> Value:
+    spatial = list(range(2, v.rank))
+    ins = _static_sizes(v, spatial, "nearest upsampling")
+    outs = [int(real.shape[d]) for d in spatial]
+    for d, i, o, s in zip(spatial, ins, outs, scales):
+        if i != o or s is not None:
+            v = _gather_dim(tr, v, d, _nearest_index(i, o, s))
+    return v
+
+
+@op("interpolate", "upsample")
+def _interpolate(tr, real, x, size=None, scale_factor=None, mode="nearest",
+                 align_corners=None, recompute_scale_factor=None, antialias=False):
+    if mode != "nearest":
+        raise Unsupported(f"interpolate(mode={mode!r})")
+    v = tval(tr, x)
+    n = v.rank - 2
+    if scale_factor is not None and not recompute_scale_factor:
+        scales = list(scale_factor) if isinstance(scale_factor, (list, tuple)) \
+            else [scale_factor] * n
+    else:
+        scales = [None] * n
+    return _upsample_nearest(tr, v, real, [float(s) if s is not None else None
+                                          for s in scales])
+
+
+def _aten_upsample_nearest(n: int):
+    def handler(tr, real, x, output_size=None, *scales, **kw):
+        v = tval(tr, x)
+        if len(scales) == 1 and (scales[0] is None or isinstance(scales[0], (list, tuple))):
+            s = scales[0] or [None] * n  # .vec: (input, output_size, scale_factors)
+        else:
+            s = list(scales) + [None] * (n - len(scales))
+        return _upsample_nearest(tr, v, real, [float(e) if e else None for e in s])
+
+    return handler
+
+
+for _n in (1, 2, 3):
+    HANDLERS[f"upsample_nearest{_n}d"] = _aten_upsample_nearest(_n)
+
+
+def _pad_index(size: int, low: int, high: int, mode: str) -> List[int]:
+    out = []
+    for j in range(-low, size + high):
+        if mode == "replicate":
+            out.append(min(max(j, 0), size - 1))
+        else:  # reflect: mirror without repeating the edge
+            if low >= size or high >= size:
+                raise Unsupported("reflection padding as large as the input")
+            k = abs(j)
+            out.append(k if k < size else 2 * (size - 1) - k)
+    return out
+
+
+def padded(tr, x, pad, mode: str) -> Value:
+    """F.pad with mode reflect, replicate or circular: a gather per padded
+    dim with the indices PyTorch reads."""
+    v = tval(tr, x)
+    pad = [int(p) for p in pad]
+    for i in range(len(pad) // 2):
+        d = v.rank - 1 - i
+        low, high = pad[2 * i], pad[2 * i + 1]
+        if low == 0 and high == 0:
+            continue
+        if low < 0 or high < 0:
+            raise Unsupported("negative padding")
+        (size,) = _static_sizes(v, (d,), f"{mode} padding")
+        if mode == "circular":
+            index = [j % size for j in range(-low, size + high)]
+        else:
+            index = _pad_index(size, low, high, mode)
+        v = _gather_dim(tr, v, d, index)
+    return v
+
+
+for _mode in ("reflect", "replicate", "circular"):
+    for _n in (1, 2, 3):
+        name = {"reflect": "reflection", "replicate": "replication"}.get(_mode)
+        if name:
+            HANDLERS[f"{name}_pad{_n}d"] = (
+                lambda m: lambda tr, real, x, pad: padded(tr, x, pad, m))(_mode)
+HANDLERS["_pad_circular"] = lambda tr, real, x, pad: padded(tr, x, pad, "circular")
