@@ -187,7 +187,7 @@ class KVCacheAttention(nn.Module):
     def forward(self, x, past_k, past_v):
         B, T, D = x.shape
         past = past_k.shape[2]
-        positions = torch.arange(past, past + T)
+        positions = torch.arange(past, past + T, device=x.device)
         h = x + self.pos(positions)
         qkv = self.qkv(h).view(B, T, 3, self.heads, D // self.heads).permute(2, 0, 3, 1, 4)
         q, k, v = qkv.select(0, 0), qkv.select(0, 1), qkv.select(0, 2)

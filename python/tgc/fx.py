@@ -13,6 +13,7 @@ dynamic, with their ranges checked on every call.
 
 from __future__ import annotations
 
+import types
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
@@ -33,6 +34,21 @@ class _Recorder(torch.fx.Interpreter):
         super().__init__(gm)
         self.tracer = tracer
 
+    def call_function(self, target, args, kwargs):
+        # A node's target is the function object itself (torch.arange,
+        # torch.ops.aten.view.default): the tracer's wrappers of size-taking
+        # functions are not in the way, so a call with symbolic sizes is
+        # handed to the tracer's mode before PyTorch's argument parser.
+        from ._trace import _has_symint
+
+        if _is_torch_builtin(target) and (
+                _has_symint(args) or _has_symint(tuple(kwargs.values()))):
+            from torch.overrides import handle_torch_function
+
+            tensors = [a for a in args if isinstance(a, torch.Tensor)]
+            return handle_torch_function(target, tensors, *args, **kwargs)
+        return super().call_function(target, args, kwargs)
+
     def call_module(self, target, args, kwargs):
         if target == "_guards_fn":
             # torch.export's input checks read every size (which would
@@ -40,6 +56,15 @@ class _Recorder(torch.fx.Interpreter):
             # declared ranges itself on every call.
             return None
         return super().call_module(target, args, kwargs)
+
+
+def _is_torch_builtin(target) -> bool:
+    """A PyTorch function implemented in C++ (torch.* builtins, aten
+    overloads), whose arguments PyTorch's parser converts."""
+    if type(target).__name__ in ("OpOverload", "OpOverloadPacket"):
+        return True
+    return isinstance(target, types.BuiltinFunctionType) and \
+        (getattr(target, "__module__", "") or "").startswith("torch")
 
 
 def is_exported_program(obj) -> bool:

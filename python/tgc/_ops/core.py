@@ -228,6 +228,8 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         )
         return func(*args, **kwargs)
     if name in PASSTHROUGH:
+        if _has_sym(args) or _has_sym(kwargs):
+            specialize_syms(tr, (args, kwargs), f"size passed to {name}")
         return func(*args, **kwargs)
     name = _ALIASES.get(name, name)
     if name.startswith("aten."):
@@ -242,6 +244,10 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             handler = HANDLERS.get(base[5:])
         inplace = handler is not None
     if handler is None:
+        if _has_sym(args) or _has_sym(kwargs):
+            # What the call returns may be computed from the values: they
+            # are guarded (a handler that takes SymInts keeps them symbolic).
+            specialize_syms(tr, (args, kwargs), f"size passed to {name}")
         real = func(*args, **kwargs)
         if not (_has_tensor(args) or _has_tensor(kwargs) or _has_tensor(real)):
             return real  # grad mode, autocast state, dtype queries...
