@@ -4,6 +4,7 @@
 
 #include "mlir/IR/AffineExprVisitor.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -155,8 +156,8 @@ public:
       return atom({symbolKey(pos), e});
     }
     case AffineExprKind::DimId:
-      return atom({"~d" + std::to_string(cast<AffineDimExpr>(e).getPosition()),
-                   e});
+      return atom(
+          {"~d" + std::to_string(cast<AffineDimExpr>(e).getPosition()), e});
     case AffineExprKind::Add: {
       auto b = cast<AffineBinaryOpExpr>(e);
       Poly p = toPoly(b.getLHS());
@@ -195,11 +196,9 @@ public:
         }
       }
       AffineExpr l = fromPoly(lhs), r = fromPoly(rhs);
-      AffineExpr canon = e.getKind() == AffineExprKind::FloorDiv
-                             ? l.floorDiv(r)
-                         : e.getKind() == AffineExprKind::CeilDiv
-                             ? l.ceilDiv(r)
-                             : l % r;
+      AffineExpr canon = e.getKind() == AffineExprKind::FloorDiv ? l.floorDiv(r)
+                         : e.getKind() == AffineExprKind::CeilDiv ? l.ceilDiv(r)
+                                                                  : l % r;
       // The AffineExpr constructors may simplify further.
       if (canon.getKind() != e.getKind())
         return toPoly(canon);
@@ -495,8 +494,8 @@ SizeRange ShapeEnv::bounds(AffineExpr expr) const {
   return {fromExt(i.lo), fromExt(i.hi)};
 }
 
-std::optional<int64_t>
-ShapeEnv::evaluate(AffineExpr expr, ArrayRef<int64_t> values) const {
+std::optional<int64_t> ShapeEnv::evaluate(AffineExpr expr,
+                                          ArrayRef<int64_t> values) const {
   switch (expr.getKind()) {
   case AffineExprKind::Constant:
     return cast<AffineConstantExpr>(expr).getValue();
@@ -656,21 +655,50 @@ Truth ShapeEnv::require(SizeConstraint c) {
   std::optional<unsigned> rs = loneSymbol(*this, rhs);
   std::optional<unsigned> replaced;
   AffineExpr by;
-  auto occursIn = [](unsigned s, AffineExpr e) {
+  // Whether `e` depends on symbol `s`: directly, or through the operands of
+  // a min/max symbol or a substitution in it. Replacing `s` by such an `e`
+  // would define `s` in terms of itself (and materializing it would
+  // recurse forever).
+  auto dependsOn = [&](unsigned s, AffineExpr e) {
+    SmallVector<AffineExpr> work{e};
+    llvm::DenseSet<unsigned> seen;
     bool found = false;
-    e.walk([&](AffineExpr sub) {
-      if (auto se = dyn_cast<AffineSymbolExpr>(sub))
-        found |= se.getPosition() == s;
-    });
+    while (!work.empty() && !found) {
+      AffineExpr x = work.pop_back_val();
+      x.walk([&](AffineExpr sub) {
+        auto se = dyn_cast<AffineSymbolExpr>(sub);
+        if (!se || found)
+          return;
+        unsigned p = se.getPosition();
+        if (p == s) {
+          found = true;
+          return;
+        }
+        if (!seen.insert(p).second)
+          return;
+        const SymbolInfo &info = symbols[p];
+        if (info.kind == SymbolKind::Min || info.kind == SymbolKind::Max)
+          work.append(info.operands.begin(), info.operands.end());
+        auto it = substitutions.find(p);
+        if (it != substitutions.end())
+          work.push_back(it->second);
+      });
+    }
     return found;
   };
   if (ls && rs) {
-    replaced = std::max(*ls, *rs);
-    by = symbol(std::min(*ls, *rs));
-  } else if (ls && !occursIn(*ls, rhs)) {
+    unsigned later = std::max(*ls, *rs), earlier = std::min(*ls, *rs);
+    if (!dependsOn(later, symbol(earlier))) {
+      replaced = later;
+      by = symbol(earlier);
+    } else if (!dependsOn(earlier, symbol(later))) {
+      replaced = earlier;
+      by = symbol(later);
+    }
+  } else if (ls && !dependsOn(*ls, rhs)) {
     replaced = *ls;
     by = rhs;
-  } else if (rs && !occursIn(*rs, lhs)) {
+  } else if (rs && !dependsOn(*rs, lhs)) {
     replaced = *rs;
     by = lhs;
   }

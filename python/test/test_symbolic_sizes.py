@@ -334,3 +334,29 @@ def test_data_dependent_sizes_are_reported_not_guessed():
         x = torch.randn(n)
         assert_same(g(x), f(x))
     assert tgc.explain(g).fallbacks >= 1
+
+
+class _Layer:
+    def __init__(self, keys):
+        self.keys, self.is_initialized, self.dtype, self.cls = keys, True, keys.dtype, _Layer
+
+
+class _Cache:
+    """An object of tensors and values, like transformers 5's DynamicCache."""
+
+    def __init__(self, layers):
+        self.layers, self.offloading = layers, False
+
+
+def test_objects_of_tensors_are_rebuilt_as_results():
+    def f(x):
+        return x.sum(), _Cache([_Layer(x * 2), _Layer(x[:, 1:] + 1)])
+
+    g = tgc.compile(f, dynamic=True)
+    for n in (3, 5):
+        x = torch.randn(n, 4)
+        (s, c), (s2, c2) = g(x), f(x)
+        assert type(c) is _Cache and type(c.layers[0]) is _Layer and c.layers[1].cls is _Layer
+        assert c.offloading is False and c.layers[0].dtype == torch.float32
+        assert_same((s, c.layers[0].keys, c.layers[1].keys), (s2, c2.layers[0].keys, c2.layers[1].keys))
+    assert compiles(g) == 1

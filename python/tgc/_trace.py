@@ -499,10 +499,20 @@ class Tracer(TorchFunctionMode):
                 # dict subclasses (OrderedDict, HF ModelOutput) keep their type.
                 return (type(o), {k: walk(e) for k, e in o.items()})
             if o is None or isinstance(o, (int, float, bool, str, torch.dtype,
-                                           torch.device, enum.Enum)):
+                                           torch.device, enum.Enum, type)):
                 outputs.append(("const", o))
                 return ("leaf", len(outputs) - 1)
+            if hasattr(o, "__dict__") and not isinstance(o, torch.nn.Module) and \
+                    not callable(o) and id(o) not in on_path:
+                # An object of tensors and values (a Hugging Face cache):
+                # rebuilt with its attributes, its class's __init__ not run.
+                on_path.add(id(o))
+                state = {k: walk(v) for k, v in vars(o).items()}
+                on_path.discard(id(o))
+                return ("object", type(o), state)
             raise Unsupported(f"an output of type {type(o).__name__}")
+
+        on_path: Set[int] = set()
 
         tree = walk(out)
         if self.retrace:  # a returned size was specialized
@@ -598,10 +608,15 @@ def current_tracer() -> Optional["Tracer"]:
 def rebuild(tree, leaves: Sequence[Any]):
     """The output structure of the traced call with `leaves` in it: the
     types eager returns (tuples, lists, namedtuples, torch.return_types,
-    dicts and dict subclasses such as HF's ModelOutput, dataclasses)."""
+    dicts and dict subclasses such as HF's ModelOutput, dataclasses, and
+    other objects of tensors and values such as HF's caches)."""
     kind = tree[0]
     if kind == "leaf":
         return leaves[tree[1]]
+    if kind == "object":
+        obj = tree[1].__new__(tree[1])
+        obj.__dict__.update({k: rebuild(v, leaves) for k, v in tree[2].items()})
+        return obj
     if kind == "dataclass":
         cls, fields = tree[1], tree[2]
         return cls(**{n: rebuild(v, leaves) for n, v in fields.items()})

@@ -119,3 +119,21 @@ func.func @declared_static(%x: tensor<?xf32> {tgc.example_shape = array<i64: 4>}
   return %n : tensor<4xf32>
 }
 
+
+// -----
+
+// An equality between a symbol and a min/max symbol defined from it
+// (s0 == min(s0, 2^62 - 1), from slicing to a large end) stays a
+// constraint: substituting s0 would define it through itself, and
+// materializing the min would recurse forever (a crash before).
+// CHECK-LABEL: func.func @no_self_substitution
+// CHECK: %[[M:.*]] = tgc_sym.min [%s0, 4611686018427387903]
+// CHECK: tgc_sym.constrain eq [%s0, %[[M]]]
+func.func @no_self_substitution(%arg0: tensor<?xf32>) -> tensor<?xf32> {
+  %v2 = tgc.slice %arg0 dim = 0 start = 0 end = 1 step = 1 : tensor<?xf32> -> tensor<?xf32>
+  %v5 = tgc.concat %v2, %arg0 dim = 0 : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %v6 = tgc.slice %v5 dim = 0 start = 1 end = 4611686018427387904 step = 1 : tensor<?xf32> -> tensor<?xf32>
+  %v7 = tgc.slice %v5 dim = 0 start = 0 end = -1 step = 1 : tensor<?xf32> -> tensor<?xf32>
+  %v8 = tgc.sub %v6, %v7 : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>
+  return %v8 : tensor<?xf32>
+}

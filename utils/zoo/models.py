@@ -147,10 +147,8 @@ LOCAL = [
 
 
 # --- Hugging Face (transformers, configs with random weights) -------------------
-# Decoders run with use_cache=False: transformers 5 returns its cache object
-# (DynamicCache) otherwise, an output TGC does not rebuild yet; generation
-# with a growing cache is tested with a hand-written step
-# (python/test/test_symbolic_sizes.py).
+# Decoders return their cache object (transformers 5: DynamicCache) by
+# default: a result TGC rebuilds like any object of tensors.
 
 
 def _hf(name: str, config_cls: str, model_cls: str, config: dict, kind: str = "ids",
@@ -175,23 +173,22 @@ def _hf(name: str, config_cls: str, model_cls: str, config: dict, kind: str = "i
 
 HF = [
     _hf("hf-gpt2", "GPT2Config", "GPT2Model",
-        dict(n_layer=2, n_embd=128, n_head=4, vocab_size=1000, n_positions=256,
-             use_cache=False)),
+        dict(n_layer=2, n_embd=128, n_head=4, vocab_size=1000, n_positions=256)),
     _hf("hf-bert", "BertConfig", "BertModel",
         dict(num_hidden_layers=4, hidden_size=256, num_attention_heads=4,
              intermediate_size=1024, vocab_size=8000), vocab=8000),
     _hf("hf-llama", "LlamaConfig", "LlamaModel",
         dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4,
-             num_key_value_heads=2, intermediate_size=256, vocab_size=1000, use_cache=False)),
+             num_key_value_heads=2, intermediate_size=256, vocab_size=1000)),
     _hf("hf-mistral", "MistralConfig", "MistralModel",
         dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4,
-             num_key_value_heads=2, intermediate_size=256, vocab_size=1000, use_cache=False)),
+             num_key_value_heads=2, intermediate_size=256, vocab_size=1000)),
     _hf("hf-vit", "ViTConfig", "ViTModel",
         dict(num_hidden_layers=2, hidden_size=256, num_attention_heads=4,
              intermediate_size=1024), kind="pixels"),
     _hf("hf-t5", "T5Config", "T5Model",
         dict(num_layers=2, num_decoder_layers=2, d_model=128, num_heads=4, d_kv=32,
-             d_ff=256, vocab_size=1000, use_cache=False), kind="seq2seq"),
+             d_ff=256, vocab_size=1000), kind="seq2seq"),
 ]
 
 

@@ -17,6 +17,7 @@ from .core import (
     as_value,
     constant,
     convert,
+    norm_dim,
     op,
     tval,
 )
@@ -285,3 +286,25 @@ for _mode in ("reflect", "replicate", "circular"):
             HANDLERS[f"{name}_pad{_n}d"] = (
                 lambda m: lambda tr, real, x, pad: padded(tr, x, pad, m))(_mode)
 HANDLERS["_pad_circular"] = lambda tr, real, x, pad: padded(tr, x, pad, "circular")
+
+
+@op("diff")
+def _diff(tr, real, x, n=1, dim=-1, prepend=None, append=None):
+    """x[1:] - x[:-1] along `dim`, `n` times, after prepend/append (bool:
+    logical xor, as PyTorch)."""
+    from .shapes import _cat, _slice
+
+    v = tval(tr, x)
+    d = norm_dim(int(dim), v.rank)
+    parts = [t for t in (prepend, x, append) if t is not None]
+    if len(parts) > 1:
+        if any(not isinstance(t, torch.Tensor) for t in parts):
+            raise Unsupported("diff with a scalar prepend/append")
+        cat_real = torch.cat(parts, d)
+        v = _cat(tr, cat_real, parts, d)
+    for _ in range(int(n)):
+        hi = _slice(tr, v, d, 1, None, 1)
+        lo = _slice(tr, v, d, 0, -1, 1)
+        mn = "cmp ne," if v.dtype == torch.bool else "sub"
+        v = _binary_value(tr, mn, hi, lo, v.dtype)
+    return v

@@ -366,6 +366,19 @@ def _symbolic_slice(tr: Tracer, v: Value, d: int, start, end, step) -> Optional[
         [(v.dtype, shape)], tr.loc())[0]
 
 
+def _static_slice_length(start: int, end: int, step: int) -> Optional[int]:
+    """The length of x[start:end:step] when it is the same for every size
+    a dynamic dim can have (>= 2), e.g. x[:1], x[-1:]; else None. The
+    length is piecewise linear in the size with breaks at |start| and
+    |end|: every size up to past the last break, and a huge one, decide."""
+    bound = max(abs(start), abs(end) if end != _TO_END else 0) + 3
+    if bound > 70:
+        return None
+    lengths = {len(range(*slice(start, end, step).indices(n)))
+               for n in list(range(2, bound + 1)) + [2**40]}
+    return lengths.pop() if len(lengths) == 1 else None
+
+
 def _slice(tr, v: Value, d: int, start, end, step: int) -> Value:
     from .._sym import SymInt
 
@@ -381,20 +394,22 @@ def _slice(tr, v: Value, d: int, start, end, step: int) -> Value:
     if step <= 0:
         raise Unsupported("a slice with a non-positive step")
     start = 0 if start is None else int(start)
-    big = 2**62
-    end = big if end is None else int(end)
+    to_end = end is None
+    end = _TO_END if to_end else int(end)
     if isinstance(s, int):
         n = len(range(*slice(start, end, step).indices(s)))
         size: Any = n
         if n == s:
             return v
     else:
+        if start == 0 and to_end and step == 1:
+            return v  # x[:] of a dynamic size
         n = len(range(*slice(start, end, step).indices(s.value)))
-        size = Dyn(s.sources, n)
+        size = n if _static_slice_length(start, end, step) == n else Dyn(s.sources, n)
     shape = list(v.shape)
     shape[d] = size
     rt = format_type(v.dtype, shape)
-    end_attr = min(end, 2**62)
+    end_attr = end if to_end else min(end, 2**62)
     return tr.graph.emit(
         f"tgc.slice {v.name} dim = {d} start = {start} end = {end_attr} step = {step} : {v.type} -> {rt}",
         [(v.dtype, shape)], tr.loc(),
