@@ -435,7 +435,9 @@ class CompiledFunction:
                    source=self.fn)
         trace_ms = (time.perf_counter() - start) * 1e3
         _log("graph", f"graph of {self.name} ({tr.ops} ops, traced in {trace_ms:.1f} ms):\n{tr.text}")
-        device = self._device(tensors + tr.captured)
+        device = self._device(tensors + tr.captured,
+                              [f"input {i}" for i in range(len(tensors))]
+                              + [f"captured tensor {n or '(unnamed)'}" for n in tr.captured_names])
         opts = [f"device={device}", "keep-code=1" if "output_code" in _logs else ""]
         if device == "cuda" and _MODES[self.mode]:
             opts.append("cuda-graphs=1")
@@ -508,7 +510,7 @@ class CompiledFunction:
         owner = getattr(self.fn, "__self__", None)
         return owner if isinstance(owner, torch.nn.Module) else None
 
-    def _device(self, tensors: Sequence[torch.Tensor]) -> str:
+    def _device(self, tensors: Sequence[torch.Tensor], names: Sequence[str] = ()) -> str:
         devices = {t.device.type for t in tensors}
         if self.device is not None:
             want = torch.device(self.device).type
@@ -516,7 +518,15 @@ class CompiledFunction:
                 raise Unsupported(f"inputs on {sorted(devices)} but device={self.device!r}")
             devices = {want}
         if len(devices) > 1:
-            raise Unsupported(f"inputs on several devices: {sorted(devices)}")
+            # Name the tensors on the less common device: usually one
+            # created on the CPU inside the function.
+            count = {d: sum(t.device.type == d for t in tensors) for d in devices}
+            rare = min(devices, key=lambda d: count[d])
+            which = [f"{names[i] if i < len(names) else f'tensor {i}'} "
+                     f"{list(t.shape)} {t.dtype}"
+                     for i, t in enumerate(tensors) if t.device.type == rare][:3]
+            raise Unsupported(f"inputs on several devices: {sorted(devices)}; on {rare}: "
+                              + ", ".join(which))
         dev = devices.pop() if devices else "cpu"
         if dev not in ("cpu", "cuda"):
             raise Unsupported(f"device {dev}")
