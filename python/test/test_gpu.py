@@ -158,3 +158,41 @@ def test_hf_bert_cuda(mode):
             got = compiled(ids)
             torch.cuda.synchronize()
             assert _relative_error(got["last_hidden_state"], want["last_hidden_state"]) < 2e-3
+
+
+def test_cpu_scalar_tensor_beside_cuda_tensors():
+    # PyTorch treats a 0-d CPU tensor as a scalar in CUDA ops (Dynamo passes
+    # the floats of a dynamic graph that way): not "several devices".
+    f = lambda x, s: x * s + 1  # noqa: E731
+    g = tgc.compile(f)
+    x = torch.randn(4, 8, device="cuda")
+    for v in (0.5, 2.0):
+        s = torch.tensor(v, dtype=torch.float64)
+        assert_same(g(x, s), f(x, s))
+
+
+@requires_torch2
+def test_backend_dynamic_one_compile_for_all_sequence_lengths():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l = nn.Linear(64, 64)
+
+        def forward(self, x):
+            B, S, D = x.shape
+            return torch.softmax(self.l(x).view(B * S, D) * (D ** -0.5), -1).view(B, S, D)
+
+    import torch._dynamo
+    from tgc import backend
+
+    torch._dynamo.reset()
+    backend._graphs.clear()
+    m = M().cuda().eval()
+    c = torch.compile(m, backend="tgc", dynamic=True)
+    with torch.no_grad():
+        for s in (7, 9, 16, 33, 64, 100):
+            x = torch.randn(2, s, 64, device="cuda")
+            assert_same(c(x), m(x), rtol=1e-4, atol=1e-5)
+    exps = [tgc.explain(g) for g in backend.graphs()]
+    assert sum(e.compiles for e in exps) == 1, [str(e) for e in exps]
+    assert sum(e.fallbacks for e in exps) == 0

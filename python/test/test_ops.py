@@ -1,5 +1,7 @@
 """Numerics of each supported operator against eager PyTorch (CPU)."""
 
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -266,3 +268,37 @@ def test_composite_dynamic():
         x = torch.randn(*s)
         assert_same(f(x), torch.tril(x, -1) + x.triu(2))
     assert tgc.explain(f).compiles == 1
+
+
+def _attention_reference(q, k, v, attn_mask=None, **kw):
+    """PyTorch >= 2.5's attention with a mask: a query whose keys are all
+    masked out gets 0 (aten._safe_softmax), not NaN."""
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool \
+        else s + attn_mask
+    return torch.nan_to_num(torch.softmax(s, -1), nan=0.0) @ v
+
+
+_attention_reference.__name__ = "scaled_dot_product_attention"
+
+
+@pytest.mark.parametrize("kind", ["bool", "additive"])
+def test_attention_mask_fully_masked_rows(kind, monkeypatch):
+    # e2e ScaledDotProductAttentionBoolMaskModule: rows with every key
+    # masked were NaN (the plain softmax) where PyTorch 2.11 gives 0.
+    from tgc._ops import nn as tnn
+
+    monkeypatch.setattr(tnn, "_SAFE_SOFTMAX", True)
+    torch.manual_seed(0)
+    q, k, v = torch.randn(2, 3, 8, 16), torch.randn(2, 3, 12, 16), torch.randn(2, 3, 12, 20)
+    m = torch.randn(2, 3, 8, 12) > 0.5 if kind == "bool" else \
+        torch.where(torch.randn(2, 1, 8, 12) > 0.7, 0.0, float("-inf"))
+    fn = getattr(F, "scaled_dot_product_attention", None)
+    if fn is None:  # PyTorch 1.13: the reference, under the operator's name
+        def fn(q, k, v, attn_mask=None):
+            return torch.overrides.handle_torch_function(
+                _attention_reference, (q,), q, k, v, attn_mask=attn_mask)
+    want = _attention_reference(q, k, v, attn_mask=m)
+    assert (want.abs().sum(-1) == 0).any()  # the inputs have fully masked rows
+    got = tgc.compile(lambda q, k, v, m: fn(q, k, v, attn_mask=m))(q, k, v, m)
+    assert_same(got, want, rtol=1e-4, atol=1e-5)

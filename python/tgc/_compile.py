@@ -272,6 +272,11 @@ class CompiledFunction:
         self._check_ranges(originals)
         # The compiled code reads dense row-major tensors (a guard checks it).
         tensors = [t if t.is_contiguous() else t.contiguous() for t in originals]
+        # A 0-d CPU tensor beside CUDA tensors is a scalar to PyTorch (Dynamo
+        # passes Python floats of a dynamic graph that way): on the device.
+        cuda = next((t.device for t in tensors if t.is_cuda), None)
+        if cuda is not None and any(t.dim() == 0 and not t.is_cuda for t in tensors):
+            tensors = [t.to(cuda) if t.dim() == 0 and not t.is_cuda else t for t in tensors]
         found = self._lookup(tensors, keys)
         if found[0] is not None:
             return self._run(found[0], originals, tensors, found[1])

@@ -154,10 +154,38 @@ def _sdpa(tr, real, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, sca
         extra += " causal"
     if scale is not None:
         extra += f" {{scale = {attr_float(scale)} : f64}}"
-    return tr.graph.emit(
+    out = tr.graph.emit(
         f"tgc.scaled_dot_product_attention {qv.name}, {kv.name}, {vv.name}{extra} : {qv.type}, {kv.type}, {vv.type} -> {rt}",
         [(qv.dtype, shape)], tr.loc(),
     )[0]
+    if attn_mask is not None and _SAFE_SOFTMAX:
+        out = _zero_fully_masked_rows(tr, out, m)
+    return out
+
+
+# PyTorch 2.5 and later give 0 (not NaN) for a query whose keys are all
+# masked out (aten._safe_softmax); tgc.scaled_dot_product_attention is the
+# plain softmax, so the tracer zeroes those rows where PyTorch does.
+_SAFE_SOFTMAX = hasattr(torch.ops.aten, "_safe_softmax")
+
+
+def _zero_fully_masked_rows(tr, out: Value, m: Value) -> Value:
+    from .core import constant
+    from .elementwise import _where_values
+
+    if m.dtype == torch.bool:
+        keep = m
+    else:  # an additive mask: -inf masks out
+        keep = _binary_value(tr, "cmp ne,", m, constant(tr, float("-inf"), m.dtype),
+                             torch.bool)
+    as_int = convert(tr, keep, torch.int32)
+    shape = list(as_int.shape[:-1]) + [1]
+    rt = format_type(torch.int32, shape)
+    any_key = tr.graph.emit(
+        f"tgc.amax {as_int.name} dims [{as_int.rank - 1}] keepdim : {as_int.type} -> {rt}",
+        [(torch.int32, shape)], tr.loc())[0]
+    live = _binary_value(tr, "cmp gt,", any_key, constant(tr, 0, torch.int32), torch.bool)
+    return _where_values(tr, live, out, constant(tr, 0, out.dtype), out.dtype)
 
 
 @op("batch_norm", "_native_batch_norm_legit_no_training", "native_batch_norm",
