@@ -6,6 +6,10 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# The model zoo's models (utils/zoo/models.py), where the checkout has it.
+ZOO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "utils", "zoo")
+if os.path.isdir(ZOO):
+    sys.path.insert(0, ZOO)
 
 import torch  # noqa: E402
 

@@ -173,21 +173,14 @@ def test_cpu_scalar_tensor_beside_cuda_tensors():
 
 @requires_torch2
 def test_backend_dynamic_one_compile_for_all_sequence_lengths():
-    class M(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.l = nn.Linear(64, 64)
-
-        def forward(self, x):
-            B, S, D = x.shape
-            return torch.softmax(self.l(x).view(B * S, D) * (D ** -0.5), -1).view(B, S, D)
+    from models import ReadsShape
 
     import torch._dynamo
     from tgc import backend
 
     torch._dynamo.reset()
     backend._graphs.clear()
-    m = M().cuda().eval()
+    m = ReadsShape().cuda().eval()
     c = torch.compile(m, backend="tgc", dynamic=True)
     with torch.no_grad():
         for s in (7, 9, 16, 33, 64, 100):

@@ -4,7 +4,6 @@ as relations where a relation explains them. Every result is compared with
 eager PyTorch, and the compile counts are the point of each test."""
 
 import math
-import operator
 
 import pytest
 import torch
@@ -13,6 +12,7 @@ import torch.nn as nn
 import tgc
 from tgc._sym import Expr
 from conftest import assert_same
+from models import ReadsShape  # utils/zoo: the issue's example
 
 # The model tests run on the GPU where there is one (the GPU machine).
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
@@ -24,18 +24,6 @@ def compiles(f) -> int:
 
 def guards(f, i=-1):
     return tgc.explain(f).guards[i]
-
-
-class ReadsShape(nn.Module):
-    """The issue's example: B, S, D = x.shape and views built from them."""
-
-    def __init__(self):
-        super().__init__()
-        self.l = nn.Linear(64, 64)
-
-    def forward(self, x):
-        B, S, D = x.shape
-        return torch.softmax(self.l(x).view(B * S, D), -1).view(B, S, D)
 
 
 SEQS = (7, 9, 16, 33, 64, 100, 5, 12, 2, 47)
@@ -217,6 +205,18 @@ def test_generation_loop_with_a_growing_kv_cache(dynamic, most):
     assert compiles(step) == most, tgc.explain(step)
 
 
+def _specializes(f, sizes, width, reason):
+    """f compiles once per size of dim 0 (it was specialized), and the
+    guard says why, with this file's line."""
+    g = tgc.compile(f, dynamic=True)
+    for n in sizes:
+        x = torch.randn(n, width)
+        assert_same(g(x), f(x))
+    assert compiles(g) == len(sizes)
+    assert any(reason in x and "test_symbolic_sizes.py" in x for x in guards(g, 0)), \
+        guards(g, 0)
+
+
 def test_a_size_used_as_a_number_is_specialized_with_its_reason():
     def f(x):
         n = x.shape[0]
@@ -225,13 +225,7 @@ def test_a_size_used_as_a_number_is_specialized_with_its_reason():
             out = out + 1
         return out
 
-    g = tgc.compile(f, dynamic=True)
-    for n in (2, 3):
-        x = torch.randn(n, 4)
-        assert_same(g(x), f(x))
-    assert compiles(g) == 2
-    assert any("size used as an index or count" in x and "test_symbolic_sizes.py" in x
-               for x in guards(g, 0)), guards(g, 0)
+    _specializes(f, (2, 3), 4, "size used as an index or count")
 
 
 def test_an_expression_used_as_a_number_is_an_equality_guard():
@@ -271,13 +265,7 @@ def test_a_call_that_cannot_take_symbolic_sizes_specializes_them():
         # read as a number.
         return torch.pow(x, n)
 
-    g = tgc.compile(f, dynamic=True)
-    for n in (3, 4):
-        x = torch.randn(n, 2)
-        assert_same(g(x), f(x))
-    assert compiles(g) == 2
-    assert any("does not take symbolic sizes" in x and "test_symbolic_sizes.py" in x
-               for x in guards(g, 0)), guards(g, 0)
+    _specializes(f, (3, 4), 2, "does not take symbolic sizes")
 
 
 def test_guards_log_names_relation_reason_and_line(capfd):

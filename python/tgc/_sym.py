@@ -347,6 +347,14 @@ def _binary(fn: Callable, expr_fn: Callable, reflected: bool = False):
     return method
 
 
+def _comparison(op):
+    def method(self, other):
+        return self._compare(other, op)
+
+    method.__name__ = f"__{op.__name__}__"
+    return method
+
+
 class SymInt:
     """A Python int computed from dynamic input sizes during a trace.
 
@@ -468,23 +476,12 @@ class SymInt:
         return self.tracer.guard_compare(self.expr, other, op, "comparison",
                                          lhs_hint=self.hint)
 
-    def __eq__(self, other):
-        return self._compare(other, operator.eq)
-
-    def __ne__(self, other):
-        return self._compare(other, operator.ne)
-
-    def __lt__(self, other):
-        return self._compare(other, operator.lt)
-
-    def __le__(self, other):
-        return self._compare(other, operator.le)
-
-    def __gt__(self, other):
-        return self._compare(other, operator.gt)
-
-    def __ge__(self, other):
-        return self._compare(other, operator.ge)
+    __eq__ = _comparison(operator.eq)
+    __ne__ = _comparison(operator.ne)
+    __lt__ = _comparison(operator.lt)
+    __le__ = _comparison(operator.le)
+    __gt__ = _comparison(operator.gt)
+    __ge__ = _comparison(operator.ge)
 
     # Bit operations and the rest need the number.
     def __and__(self, o):

@@ -75,6 +75,19 @@ class Encoder(nn.Module):
         return self.head(self.norm(x))
 
 
+class ReadsShape(nn.Module):
+    """Reads its input's sizes in Python and builds views from them (issue
+    19's example): one compile for every batch and sequence length."""
+
+    def __init__(self, d=64):
+        super().__init__()
+        self.l = nn.Linear(d, d)
+
+    def forward(self, x):
+        B, S, D = x.shape
+        return torch.softmax(self.l(x).view(B * S, D), -1).view(B, S, D)
+
+
 class CNN(nn.Module):
     def __init__(self):
         super().__init__()
@@ -139,6 +152,8 @@ LOCAL = [
     Entry("residual-stack", ResidualStack,
           lambda b, s, dev: ((torch.randn(b, s, 24, device=dev),), {}),
           sizes=[(2, 8), (3, 8), (2, 12)]),
+    Entry("reads-shape", ReadsShape, lambda b, s, dev: ((torch.randn(b, s, 64, device=dev),), {}),
+          sizes=[(2, 7), (2, 9), (3, 16)]),
     Entry("seq-regressor", SeqRegressor,
           lambda b, s, dev: ((torch.randint(0, 50, (b, s), device=dev),
                               torch.rand(b, s, device=dev) > 0.3), {}),

@@ -417,24 +417,24 @@ def expr_of(size) -> Optional[Expr]:
     return Expr.const(int(size))
 
 
-def product_expr(sizes: Sequence[Any]) -> Optional[Expr]:
-    out = Expr.const(1)
+def _fold_exprs(sizes: Sequence[Any], product: bool) -> Optional[Expr]:
+    out = Expr.const(1 if product else 0)
     for s in sizes:
         e = expr_of(s)
         if e is None:
             return None
-        out = out * e
+        out = out * e if product else out + e
     return out
+
+
+def product_expr(sizes: Sequence[Any]) -> Optional[Expr]:
+    """The product of graph sizes as an expression (None if one is unknown)."""
+    return _fold_exprs(sizes, True)
 
 
 def sum_expr(sizes: Sequence[Any]) -> Optional[Expr]:
-    out = Expr.const(0)
-    for s in sizes:
-        e = expr_of(s)
-        if e is None:
-            return None
-        out = out + e
-    return out
+    """The sum of graph sizes as an expression (None if one is unknown)."""
+    return _fold_exprs(sizes, False)
 
 
 def norm_dim(d: int, rank: int) -> int:
