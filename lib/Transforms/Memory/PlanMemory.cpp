@@ -71,9 +71,7 @@ public:
   }
 
   /// (arg, dim) of each symbol, in symbol order.
-  ArrayRef<std::pair<unsigned, int64_t>> symbolOrigins() const {
-    return order;
-  }
+  ArrayRef<std::pair<unsigned, int64_t>> symbolOrigins() const { return order; }
 
   /// Materializes `e` with arith ops at `b` (memref.dim of the arguments
   /// for the symbols).
@@ -102,12 +100,8 @@ public:
       return arith::AddIOp::create(b, loc, l, r);
     case AffineExprKind::Mul:
       return arith::MulIOp::create(b, loc, l, r);
-    case AffineExprKind::FloorDiv:
-      return arith::FloorDivSIOp::create(b, loc, l, r);
-    case AffineExprKind::CeilDiv:
-      return arith::CeilDivSIOp::create(b, loc, l, r);
     default:
-      return arith::RemSIOp::create(b, loc, l, r);
+      return division(b, loc, e.getKind(), l, r);
     }
   }
 
@@ -147,6 +141,16 @@ private:
       orIf(arith::CmpIPredicate::slt, product.getLow());
       return product.getLow();
     }
+    default:
+      return division(b, loc, e.getKind(), l, r);
+    }
+  }
+
+  /// floordiv, ceildiv or mod (the divisor is a positive constant or size:
+  /// no overflow to check).
+  static Value division(OpBuilder &b, Location loc, AffineExprKind kind,
+                        Value l, Value r) {
+    switch (kind) {
     case AffineExprKind::FloorDiv:
       return arith::FloorDivSIOp::create(b, loc, l, r);
     case AffineExprKind::CeilDiv:
@@ -171,9 +175,8 @@ private:
     if (!type.isDynamicDim(index))
       return env.constant(type.getDimSize(index));
     if (auto arg = dyn_cast<BlockArgument>(m))
-      return arg.getOwner() == &func.front()
-                 ? argDim(arg.getArgNumber(), index)
-                 : AffineExpr();
+      return arg.getOwner() == &func.front() ? argDim(arg.getArgNumber(), index)
+                                             : AffineExpr();
     Operation *def = m.getDefiningOp();
     auto dynamicOperand = [&](ValueRange operands) -> AffineExpr {
       int64_t pos = 0;
@@ -389,8 +392,8 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
       }
       if (escapes)
         continue;
-      AffineExpr aligned = env.canonicalize(bytes.ceilDiv(kAlignment) *
-                                            kAlignment);
+      AffineExpr aligned =
+          env.canonicalize(bytes.ceilDiv(kAlignment) * kAlignment);
       buffers.push_back({alloc, start, end, aligned});
     }
     if (buffers.empty())
@@ -452,9 +455,9 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
                            : sizes.materialize(builder, loc, total);
     auto arenaType =
         MemRefType::get({ShapedType::kDynamic}, builder.getI8Type());
-    Value arena = memref::AllocOp::create(builder, loc, arenaType,
-                                          ValueRange{arenaBytes},
-                                          builder.getI64IntegerAttr(kAlignment));
+    Value arena =
+        memref::AllocOp::create(builder, loc, arenaType, ValueRange{arenaBytes},
+                                builder.getI64IntegerAttr(kAlignment));
     // Named for diagnostics (tgc-check-allocations).
     arena.getDefiningOp()->setAttr("tgc.arena", builder.getUnitAttr());
     std::vector<Value> offsetValues;
@@ -462,10 +465,9 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
       offsetValues.push_back(sizes.materialize(builder, loc, o));
     for (Buffer &b : buffers) {
       builder.setInsertionPoint(b.alloc);
-      Value view = memref::ViewOp::create(builder, b.alloc.getLoc(),
-                                          b.alloc.getType(), arena,
-                                          offsetValues[b.slot],
-                                          b.alloc.getDynamicSizes());
+      Value view = memref::ViewOp::create(
+          builder, b.alloc.getLoc(), b.alloc.getType(), arena,
+          offsetValues[b.slot], b.alloc.getDynamicSizes());
       b.alloc.replaceAllUsesWith(view);
       // The buffer's own deallocation (if any) now frees nothing.
       for (Operation *user : llvm::make_early_inc_range(view.getUsers()))
@@ -496,8 +498,8 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
     func->setAttr("tgc.memory_plan", plan.getDictionary(&getContext()));
     if (report)
       func.emitRemark() << "tgc-plan-memory: " << buffers.size()
-                      << " intermediate buffers in " << slots.size()
-                      << " slots; arena " << env.str(total) << " bytes";
+                        << " intermediate buffers in " << slots.size()
+                        << " slots; arena " << env.str(total) << " bytes";
   }
 
   /// Every two buffers alive at once occupy disjoint bytes, and every
@@ -514,9 +516,9 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
       AffineExpr aEnd = offsets[a.slot] + a.bytes;
       if (!holds(aEnd, total))
         return aAlloc.emitError("tgc-plan-memory check: buffer may extend "
-                                 "past the arena (")
-               << env.str(env.canonicalize(aEnd)) << " > "
-               << env.str(total) << ")";
+                                "past the arena (")
+               << env.str(env.canonicalize(aEnd)) << " > " << env.str(total)
+               << ")";
       for (const Buffer &b : buffers.drop_front(i + 1)) {
         bool overlapInTime = a.start <= b.end && b.start <= a.end;
         if (!overlapInTime)
