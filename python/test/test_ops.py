@@ -310,3 +310,40 @@ def test_attention_mask_fully_masked_rows(kind, monkeypatch):
     assert (want.abs().sum(-1) == 0).any()  # the inputs have fully masked rows
     got = tgc.compile(lambda q, k, v, m: fn(q, k, v, attn_mask=m))(q, k, v, m)
     assert_same(got, want, rtol=1e-4, atol=1e-5)
+
+
+X3 = torch.randn(5, 6, 7)
+MORE = [
+    (lambda a: F.avg_pool1d(a, 3, 2, 1), (torch.randn(2, 3, 11),)),
+    (lambda a: F.avg_pool1d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+     (torch.randn(2, 3, 11),)),
+    (lambda a: F.max_pool1d(a, 3, 2, 1), (torch.randn(2, 3, 11),)),
+    (lambda a: F.max_pool1d(a, 2, 1, 0, 2), (torch.randn(3, 11),)),
+    (lambda a: F.adaptive_avg_pool1d(a, 4), (torch.randn(2, 3, 12),)),
+    (lambda a: (a > 1).any(), (X,)), (lambda a: a.any(1), (X,)),
+    (lambda a: torch.all(a > -1, 0, keepdim=True), (X,)),
+    (lambda a: F.threshold(a, 0.1, -2.0), (X,)),
+    (lambda a: torch.threshold(a, 2, 7), (torch.randint(0, 5, (4, 5)),)),
+    # One integer index tensor among basic items; negative entries wrap.
+    (lambda a, i: a[i], (X3, torch.tensor([0, 4, -1, 2]))),
+    (lambda a, i: a[:, i], (X3, torch.tensor([0, 4, -1, 2]))),
+    (lambda a, i: a[:, :, i], (X3, torch.tensor([[1, -2], [0, 5]]))),
+    (lambda a, i: a[1:3, i], (X3, torch.tensor([[1, -2], [0, 5]]))),
+    (lambda a, i: a[2, i, 1:], (X3, torch.tensor([0, 4, -1, 2]))),
+]
+
+
+@pytest.mark.parametrize("case", range(len(MORE)))
+def test_more_composite(case):
+    fn, args = MORE[case]
+    check(fn, *args)
+
+
+def test_index_dynamic_negative():
+    # A negative index of a dynamic dim wraps with the size at run time.
+    f = check(lambda a, i: a[:, i], X3, torch.tensor([0, -1, 2]), dynamic=True)
+    for s in ((3, 9, 2), (4, 4, 5)):
+        x = torch.randn(*s)
+        i = torch.tensor([1, -1, -s[1]])
+        assert_same(f(x, i), x[:, i])
+    assert tgc.explain(f).compiles == 1

@@ -308,3 +308,134 @@ def _diff(tr, real, x, n=1, dim=-1, prepend=None, append=None):
         mn = "cmp ne," if v.dtype == torch.bool else "sub"
         v = _binary_value(tr, mn, hi, lo, v.dtype)
     return v
+
+
+# --- 1-d pooling as 2-d pooling over a unit height ------------------------------
+
+
+def _one(x) -> int:
+    return int(x[0] if isinstance(x, (list, tuple)) else x)
+
+
+def _pool1d(tr, real, x, pool):
+    """`pool(value, real)` on x with a unit dim inserted before the last,
+    then removed: 1-d pooling through the 2-d ops."""
+    from .shapes import _reshape_to, _unsqueeze
+
+    v = tval(tr, x)
+    if v.rank not in (2, 3):
+        raise Unsupported("1-d pooling of a tensor of rank other than 2 or 3")
+    out = pool(_unsqueeze(tr, v, v.rank - 1), real.unsqueeze(-2))
+    return _reshape_to(tr, out, out.shape[:-2] + out.shape[-1:])
+
+
+@op("avg_pool1d")
+def _avg_pool1d(tr, real, x, kernel_size, stride=None, padding=0, ceil_mode=False,
+                count_include_pad=True):
+    from .nn import _avg_pool2d_value
+
+    if not tval(tr, x).dtype.is_floating_point:
+        raise Unsupported("avg_pool1d of integers")
+    k = _one(kernel_size)
+    s = k if stride is None or stride == [] else _one(stride)
+    return _pool1d(tr, real, x, lambda v, r: _avg_pool2d_value(
+        tr, v, r, [1, k], [1, s], [0, _one(padding)], ceil_mode, count_include_pad, None))
+
+
+@op("max_pool1d")
+def _max_pool1d(tr, real, x, kernel_size, stride=None, padding=0, dilation=1,
+                ceil_mode=False, return_indices=False):
+    from .nn import _max_pool2d_value
+
+    if return_indices:
+        raise Unsupported("max_pool1d(return_indices=True)")
+    k = _one(kernel_size)
+    s = k if stride is None or stride == [] else _one(stride)
+    return _pool1d(tr, real, x, lambda v, r: _max_pool2d_value(
+        tr, v, r, [1, k], [1, s], [0, _one(padding)], [1, _one(dilation)], ceil_mode))
+
+
+@op("adaptive_avg_pool1d")
+def _adaptive_avg_pool1d(tr, real, x, output_size):
+    from .nn import _avg_pool2d_value
+
+    v = tval(tr, x)
+    o = _one(output_size)
+    (n,) = _static_sizes(v, (v.rank - 1,), "adaptive_avg_pool1d")
+    if n % o:
+        raise Unsupported("adaptive_avg_pool1d to a size that does not divide the input")
+    k = n // o
+    return _pool1d(tr, real, x, lambda v, r: _avg_pool2d_value(
+        tr, v, r, [1, k], [1, k], [0, 0], False, True, None))
+
+
+# --- any/all as reductions, threshold ----------------------------------------------
+
+
+def _any_all(mnemonic: str):
+    def handler(tr, real, x, dim=None, keepdim=False, **kw):
+        from .reductions import _reduction
+
+        # x != 0 per element (NaN counts as true), then max/min over bools.
+        return _reduction(mnemonic)(tr, real, x, kw.get("dim", dim), kw.get("keepdim", keepdim))
+
+    return handler
+
+
+HANDLERS["any"] = _any_all("amax")
+HANDLERS["all"] = _any_all("amin")
+
+
+@op("threshold", "_threshold")
+def _threshold(tr, real, x, threshold, value, inplace=False):
+    v = as_value(tr, x, real.dtype)
+    keep = _binary_value(tr, "cmp gt,", v, as_value(tr, threshold, real.dtype), torch.bool)
+    return _where_values(tr, keep, v, as_value(tr, value, real.dtype), real.dtype)
+
+
+def _gather_values(tr, v: Value, d: int, idx: Value, real) -> Value:
+    """v gathered along `d` by the integer tensor `idx` (any shape, negative
+    entries counting from the end): idx's dims replace dim d."""
+    from .shapes import _reshape_to
+
+    size = v.shape[d]
+    i64 = convert(tr, idx, torch.int64)
+    neg = _binary_value(tr, "cmp lt,", i64, constant(tr, 0, torch.int64), torch.bool)
+    wrapped = _binary_value(tr, "add", i64, _size_tensor(tr, v, d), torch.int64)
+    i64 = _where_values(tr, neg, wrapped, i64, torch.int64)
+    flat = i64 if i64.rank == 1 else _reshape_to(tr, i64, [_flat_size(i64)])
+    shape = list(v.shape)
+    shape[d] = flat.shape[0]
+    rt = format_type(v.dtype, shape)
+    out = tr.graph.emit(
+        f"tgc.index_select {v.name}, {flat.name} dim = {d} : {v.type}, {flat.type} -> {rt}",
+        [(v.dtype, shape)], tr.loc())[0]
+    if i64.rank == 1:
+        return out
+    return _reshape_to(tr, out, list(v.shape[:d]) + list(i64.shape) + list(v.shape[d + 1:]))
+
+
+def _size_tensor(tr, v: Value, d: int) -> Value:
+    """Size `d` of `v` as a 0-d i64 tensor: a constant, or for a dynamic
+    size the sum of that many ones (no op reads a size into a tensor)."""
+    size = v.shape[d]
+    if isinstance(size, int):
+        return constant(tr, size, torch.int64)
+    n = _dim_size(tr, v, d)
+    t = format_type(torch.int64, [n])
+    ones = tr.graph.emit(f"tgc.full 1 : i64 [{tr.index_of(n)}] : {t}", [(torch.int64, [n])],
+                         tr.loc())[0]
+    return tr.graph.emit(f"tgc.sum {ones.name} dims [0] : {t} -> tensor<i64>",
+                         [(torch.int64, [])], tr.loc())[0]
+
+
+def _flat_size(v: Value):
+    from .._graph import size_value
+    from .core import derived, product_expr
+
+    n = 1
+    for s in v.shape:
+        n *= size_value(s)
+    if all(isinstance(s, int) for s in v.shape):
+        return n
+    return derived(v.shape, n, product_expr(v.shape))

@@ -220,7 +220,7 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             tr.value_specs.append((arg, value))
             return value
     if name in ("__bool__", "item", "tolist", "__int__", "__float__",
-                "__index__", "numpy", "nonzero", "any", "all", "equal",
+                "__index__", "numpy", "nonzero", "equal",
                 "allclose", "unique", "_local_scalar_dense"):
         tr.errors.append(
             f"data-dependent Python code (Tensor.{name}): TGC traces one graph "

@@ -294,7 +294,11 @@ def _pool_shape(v: Value, real) -> List[Any]:
 def _max_pool2d(tr, real, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if return_indices:
         raise Unsupported("max_pool2d(return_indices=True)")
-    v = tval(tr, x)
+    return _max_pool2d_value(tr, tval(tr, x), real, kernel_size, stride, padding, dilation,
+                             ceil_mode)
+
+
+def _max_pool2d_value(tr, v, real, kernel_size, stride, padding, dilation, ceil_mode):
     stride = kernel_size if stride is None or stride == [] else stride
     shape = _pool_shape(v, real)
     rt = format_type(v.dtype, shape)

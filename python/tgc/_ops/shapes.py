@@ -446,16 +446,50 @@ def _narrow(tr, real, x, dim, start, length):
     return _slice(tr, v, d, start, start + length, 1)
 
 
+def _advanced_index(tr, real, v: Value, index) -> Value:
+    """x[..., idx, ...] with one integer index tensor (any shape) among
+    basic items: the basic items first (the tensor's dim kept whole), then
+    a gather along that dim, whose place the index's dims take (PyTorch's
+    rule for a single advanced index). Negative indices wrap."""
+    from .composite import _gather_values
+
+    tensors = [k for k, i in enumerate(index) if isinstance(i, torch.Tensor)]
+    if len(tensors) != 1:
+        raise Unsupported("advanced indexing with several index tensors")
+    k = tensors[0]
+    idx = index[k]
+    if idx.dtype not in (torch.int64, torch.int32):
+        raise Unsupported("indexing with a boolean mask (a data-dependent size)")
+    if Ellipsis in index[:k] or any(i is None for i in index[:k]):
+        raise Unsupported("advanced indexing after None or ... ")
+    basic = index[:k] + (slice(None),) + index[k + 1:]
+    # The indexed dim's position after the basic items before it (ints
+    # remove their dim).
+    d = sum(1 for i in index[:k] if isinstance(i, slice))
+    base = _getitem(tr, real, _ValueBox(v), basic)
+    return _gather_values(tr, base, d, tr.value_of(idx), real)
+
+
+class _ValueBox:
+    """A traced Value where _getitem expects a tensor (internal)."""
+
+    def __init__(self, v):
+        self.v = v
+
+
+@op("index")
+def _aten_index(tr, real, x, indices):
+    # aten.index: None entries are whole dims.
+    return _getitem(tr, real, x, tuple(slice(None) if i is None else i for i in indices))
+
+
 @op("__getitem__", symbolic=True)
 def _getitem(tr, real, x, index):
-    v = tval(tr, x)
+    v = x.v if isinstance(x, _ValueBox) else tval(tr, x)
     if not isinstance(index, tuple):
         index = (index,)
     if any(isinstance(i, torch.Tensor) for i in index):
-        tensors = [i for i in index if isinstance(i, torch.Tensor)]
-        if len(index) == 1 and tensors[0].dtype in (torch.int64, torch.int32):
-            return _index_select(tr, real, x, 0, index[0])
-        raise Unsupported("advanced indexing with tensors (other than x[idx])")
+        return _advanced_index(tr, real, v, index)
     if Ellipsis in index:
         k = index.index(Ellipsis)
         used = sum(1 for i in index if i is not None and i is not Ellipsis)
