@@ -331,6 +331,23 @@ MORE = [
     (lambda a, i: a[1:3, i], (X3, torch.tensor([[1, -2], [0, 5]]))),
     (lambda a, i: a[2, i, 1:], (X3, torch.tensor([0, 4, -1, 2]))),
 ]
+# Losses over class indices: weights, ignore_index, every reduction, an
+# unbatched and a K-dimensional input, and every target ignored (NaN).
+_LP, _T = F.log_softmax(torch.randn(6, 5), 1), torch.tensor([0, 4, 2, -100, 1, 3])
+_W = torch.rand(5) + 0.5
+MORE += [
+    (lambda a, b: F.nll_loss(a, b), (_LP, _T)),
+    (lambda a, b, c: F.nll_loss(a, b, c, reduction="sum"), (_LP, _T, _W)),
+    (lambda a, b, c: F.nll_loss(a, b, c, reduction="none"), (_LP, _T, _W)),
+    (lambda a, b, c: F.nll_loss(a, b, c), (_LP, _T, _W)),
+    (lambda a, b: F.nll_loss(a, b.clamp(min=0), ignore_index=2), (_LP, _T)),
+    (lambda a, b: F.nll_loss(a, b * 0 - 100), (_LP, _T)),
+    (lambda a, b: F.nll_loss(a, b), (_LP[0], torch.tensor(3))),
+    (lambda a, b: F.nll_loss(a, b),
+     (F.log_softmax(torch.randn(2, 5, 3, 4), 1), torch.randint(0, 5, (2, 3, 4)))),
+    (lambda a, b: F.cross_entropy(a, b), (torch.randn(6, 5), _T)),
+    (lambda a, b, c: F.cross_entropy(a, b, c, reduction="none"), (torch.randn(6, 5), _T, _W)),
+]
 
 
 @pytest.mark.parametrize("case", range(len(MORE)))

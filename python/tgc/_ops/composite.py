@@ -398,7 +398,6 @@ def _gather_values(tr, v: Value, d: int, idx: Value, real) -> Value:
     entries counting from the end): idx's dims replace dim d."""
     from .shapes import _reshape_to
 
-    size = v.shape[d]
     i64 = convert(tr, idx, torch.int64)
     neg = _binary_value(tr, "cmp lt,", i64, constant(tr, 0, torch.int64), torch.bool)
     wrapped = _binary_value(tr, "add", i64, _size_tensor(tr, v, d), torch.int64)
@@ -439,3 +438,85 @@ def _flat_size(v: Value):
     if all(isinstance(s, int) for s in v.shape):
         return n
     return derived(v.shape, n, product_expr(v.shape))
+
+
+# --- losses --------------------------------------------------------------------
+
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _nll(tr, logp: Value, target: Value, weight, ignore_index: int, reduction: str, dt):
+    """PyTorch's nll_loss over class dim 1 (or 0 for an unbatched input):
+    -logp[target] * weight[target], ignored targets weighing 0; "mean"
+    divides by the sum of the weights (NaN when every target is ignored)."""
+    from .shapes import _reshape_to, _unsqueeze
+
+    unbatched = logp.rank == 1
+    if unbatched:
+        logp, target = _unsqueeze(tr, logp, 0), _unsqueeze(tr, target, 0)
+    t = convert(tr, target, torch.int64)
+    valid = _binary_value(tr, "cmp ne,", t, constant(tr, int(ignore_index), torch.int64),
+                          torch.bool)
+    safe = _where_values(tr, valid, t, constant(tr, 0, torch.int64), torch.int64)
+    idx = _unsqueeze(tr, safe, 1)
+    rt = format_type(dt, idx.shape)
+    picked = tr.graph.emit(
+        f"tgc.gather {logp.name}, {idx.name} dim = 1 : {logp.type}, {idx.type} -> {rt}",
+        [(dt, list(idx.shape))], tr.loc())[0]
+    picked = _reshape_to(tr, picked, list(safe.shape))
+    if weight is not None:
+        w = _gather_values(tr, convert(tr, tval(tr, weight), dt), 0, safe, None)
+        w = _where_values(tr, valid, w, constant(tr, 0, dt), dt)
+    else:
+        w = _where_values(tr, valid, constant(tr, 1, dt), constant(tr, 0, dt), dt)
+    loss = _binary_value(tr, "mul", tr.graph.emit(f"tgc.neg {picked.name} : {picked.type}",
+                                                  [(dt, picked.shape)], tr.loc())[0], w, dt)
+    if reduction == "none":
+        return _reshape_to(tr, loss, []) if unbatched else loss
+    total = _sum_all(tr, loss, dt)
+    if reduction == "sum":
+        return total
+    return _binary_value(tr, "div", total, _sum_all(tr, w, dt), dt)
+
+
+def _sum_all(tr, v: Value, dt) -> Value:
+    rt = format_type(dt, [])
+    return tr.graph.emit(f"tgc.sum {v.name} dims {list(range(v.rank))} : {v.type} -> {rt}",
+                         [(dt, [])], tr.loc())[0]
+
+
+def _reduction_name(reduction, size_average=None, reduce=None) -> str:
+    if size_average is not None or reduce is not None:
+        raise Unsupported("the deprecated size_average/reduce arguments")
+    return _REDUCTIONS.get(reduction, reduction) if isinstance(reduction, int) else reduction
+
+
+@op("nll_loss")
+def _nll_loss(tr, real, x, target, weight=None, size_average=None, ignore_index=-100,
+              reduce=None, reduction="mean"):
+    red = _reduction_name(reduction, size_average, reduce)
+    return _nll(tr, tval(tr, x), tval(tr, target), weight, ignore_index, red, real.dtype)
+
+
+@op("nll_loss_forward")
+def _nll_loss_forward(tr, real, x, target, weight, reduction, ignore_index):
+    """aten: (loss, total_weight); the total weight is not computed here."""
+    out = _nll(tr, tval(tr, x), tval(tr, target), weight, ignore_index,
+               _reduction_name(reduction), real[0].dtype)
+    return [out, None]
+
+
+@op("cross_entropy")
+def _cross_entropy(tr, real, x, target, weight=None, size_average=None, ignore_index=-100,
+                   reduce=None, reduction="mean", label_smoothing=0.0):
+    if label_smoothing:
+        raise Unsupported("cross_entropy with label_smoothing")
+    if isinstance(target, torch.Tensor) and target.is_floating_point():
+        raise Unsupported("cross_entropy with class probabilities")
+    v = convert(tr, tval(tr, x), real.dtype)
+    d = 0 if v.rank == 1 else 1
+    logp = tr.graph.emit(f"tgc.log_softmax {v.name} dim = {d} : {v.type}",
+                         [(v.dtype, v.shape)], tr.loc())[0]
+    red = _reduction_name(reduction, size_average, reduce)
+    return _nll(tr, logp, tval(tr, target), weight, ignore_index, red, real.dtype)
