@@ -9,14 +9,16 @@
 
 #include "tgc/InitAllDialects.h"
 #include "tgc/InitAllPasses.h"
+#include "tgc/Tools/HideLLVMOptions.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  mlir::tgc::hideLLVMOptions();
   mlir::tgc::registerAllTgcPasses();
   mlir::DialectRegistry registry;
   mlir::tgc::registerAllTgcDialects(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "TGC optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "TGC optimizer driver\n", registry));
 }

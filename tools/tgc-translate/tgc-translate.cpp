@@ -9,11 +9,13 @@
 #include "tgc/Target/Host/HostTarget.h"
 #include "tgc/Target/LaunchPlan/LaunchPlan.h"
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
+#include "tgc/Tools/HideLLVMOptions.h"
 
 #include "mlir/InitAllTranslations.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
 int main(int argc, char **argv) {
+  mlir::tgc::hideLLVMOptions();
   mlir::registerToLLVMIRTranslation();
   mlir::tgc::registerNVPTXTranslations(mlir::tgc::registerAllTgcDialects);
   mlir::tgc::registerHostTranslations(mlir::tgc::registerAllTgcDialects);
