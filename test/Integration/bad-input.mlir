@@ -64,7 +64,7 @@
 // RUN: not tgc-run %s --entry add --shape 0=3xfour 2>&1 | FileCheck %s --check-prefix=SYNTAX
 // SYNTAX: tgc-run: error: --shape: bad sizes '3xfour' (expected D0xD1x...)
 // RUN: not tgc-run %s --entry add --shape 2=3x4 2>&1 | FileCheck %s --check-prefix=NOARG
-// NOARG: tgc-run: error: --shape: no argument '2' in @add (it has 2)
+// NOARG: tgc-run: error: --shape: no argument '2' in @add (its arguments: 0 (x), 1 (y))
 
 // Sizes the compiled code's guards reject: topk(x, 10) compiles for the
 // first call (size 12) under s0 >= 10; a call of size 7 fails that guard

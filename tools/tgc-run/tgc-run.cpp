@@ -26,6 +26,8 @@
 
 #include "TensorIO.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -39,12 +41,12 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <unistd.h>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <random>
 #include <set>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tgc;
@@ -56,8 +58,9 @@ static cl::OptionCategory category("tgc-run options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string>
-    entryName("entry", cl::desc("Function to run (default: the only public "
-                                "function with a body)"),
+    entryName("entry",
+              cl::desc("Function to run (default: the only public "
+                       "function with a body)"),
               cl::init(""), cl::cat(category));
 static cl::opt<std::string> device("device", cl::desc("cpu or cuda"),
                                    cl::init("cpu"), cl::cat(category));
@@ -95,18 +98,20 @@ static cl::opt<std::string> policy("policy",
                                    cl::desc("Shape policy: dynamic, static or "
                                             "auto"),
                                    cl::init("dynamic"), cl::cat(category));
-static cl::opt<double> rtolOpt("rtol", cl::desc("Relative tolerance "
-                                                "(default: by dtype)"),
+static cl::opt<double> rtolOpt("rtol",
+                               cl::desc("Relative tolerance "
+                                        "(default: by dtype)"),
                                cl::init(-1), cl::cat(category));
-static cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance "
-                                                "(default: by dtype)"),
+static cl::opt<double> atolOpt("atol",
+                               cl::desc("Absolute tolerance "
+                                        "(default: by dtype)"),
                                cl::init(-1), cl::cat(category));
 static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable fusion"),
                             cl::init(false), cl::cat(category));
-static cl::opt<bool> noDecompose(
-    "no-decompose",
-    cl::desc("Keep composites as they are (no tgc-decompose)"),
-    cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    noDecompose("no-decompose",
+                cl::desc("Keep composites as they are (no tgc-decompose)"),
+                cl::init(false), cl::cat(category));
 static cl::opt<bool> approxMath(
     "approximate-math",
     cl::desc("Polynomial approximations of f32 exp/log/tanh/erf instead of "
@@ -151,9 +156,10 @@ static cl::opt<std::string> saveCase(
              "call's inputs and the reference interpreter's results to this "
              "folder, for tgc-gpu-run on a machine without LLVM"),
     cl::init(""), cl::cat(category));
-static cl::opt<int64_t> gpuBlockSize(
-    "gpu-block-size", cl::desc("With --device cuda: threads per block"),
-    cl::init(kGpuStrategyDefaults.blockSize), cl::cat(category));
+static cl::opt<int64_t>
+    gpuBlockSize("gpu-block-size",
+                 cl::desc("With --device cuda: threads per block"),
+                 cl::init(kGpuStrategyDefaults.blockSize), cl::cat(category));
 static cl::opt<int64_t> gpuMaxBlocks(
     "gpu-max-blocks",
     cl::desc("With --device cuda: most blocks of a grid-stride kernel"),
@@ -191,6 +197,10 @@ static cl::opt<bool> ptxOnly(
 namespace {
 
 /// Argument index of ARG (an index or a `tgc.name` / SSA-like name).
+/// The source names of the entry's arguments (`%x` -> "x"; empty where
+/// the source has none), which ARG may name too (nameArgumentsFromSource).
+std::vector<std::string> sourceArgNames;
+
 std::optional<unsigned> argIndex(func::FuncOp f, StringRef arg) {
   unsigned idx;
   if (!arg.getAsInteger(10, idx))
@@ -199,9 +209,11 @@ std::optional<unsigned> argIndex(func::FuncOp f, StringRef arg) {
     if (auto name = f.getArgAttrOfType<StringAttr>(i, "tgc.name"))
       if (name.getValue() == arg)
         return i;
+  for (unsigned i = 0; i < sourceArgNames.size(); ++i)
+    if (sourceArgNames[i] == arg)
+      return i;
   return std::nullopt;
 }
-
 
 /// Policy auto, as torch.compile(dynamic=None): a dimension whose size
 /// differs between the call being compiled and the example of an earlier
@@ -232,6 +244,34 @@ private:
   std::map<unsigned, std::set<int64_t>> changed;
 };
 
+void nameArgumentsFromSource(func::FuncOp f, const AsmParserState &state) {
+  if (f.isExternal())
+    return;
+  const AsmParserState::BlockDefinition *def =
+      state.getBlockDef(&f.getBody().front());
+  if (!def)
+    return;
+  sourceArgNames.assign(f.getNumArguments(), "");
+  for (auto [i, arg] : llvm::enumerate(def->arguments)) {
+    StringRef text(arg.loc.Start.getPointer(),
+                   arg.loc.End.getPointer() - arg.loc.Start.getPointer());
+    if (i < sourceArgNames.size() && text.consume_front("%") && !text.empty() &&
+        !llvm::all_of(text, llvm::isDigit))
+      sourceArgNames[i] = text.str();
+  }
+}
+
+/// "0 (x), 1 (w), ..." or "0, 1, ..." where the source has no names.
+std::string describeArguments(func::FuncOp f) {
+  std::string out;
+  for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+    out += (i ? ", " : "") + std::to_string(i);
+    if (i < sourceArgNames.size() && !sourceArgNames[i].empty())
+      out += " (" + sourceArgNames[i] + ")";
+  }
+  return out;
+}
+
 /// Applies `ARG=DIMS` entries to `shapes`.
 void applyShapeSpecs(func::FuncOp f, ArrayRef<std::string> specs,
                      Shapes &shapes, StringRef option) {
@@ -240,7 +280,7 @@ void applyShapeSpecs(func::FuncOp f, ArrayRef<std::string> specs,
     std::optional<unsigned> i = argIndex(f, arg.trim());
     if (!i)
       fail(option + ": no argument '" + arg + "' in @" + f.getName() +
-           " (it has " + llvm::Twine(f.getNumArguments()) + ")");
+           " (its arguments: " + describeArguments(f) + ")");
     std::optional<std::vector<int64_t>> d = parseDims(dims);
     if (!d)
       fail(option + ": bad sizes '" + dims + "' (expected D0xD1x...)");
@@ -263,13 +303,13 @@ void validateShapes(func::FuncOp f, Shapes &shapes, StringRef what) {
     std::vector<int64_t> &s = shapes[i];
     if (s.empty() && type.getRank() > 0) {
       if (!type.hasStaticShape()) {
-        if (auto ex = f.getArgAttrOfType<DenseI64ArrayAttr>(
-                i, "tgc.example_shape"))
+        if (auto ex =
+                f.getArgAttrOfType<DenseI64ArrayAttr>(i, "tgc.example_shape"))
           s.assign(ex.asArrayRef().begin(), ex.asArrayRef().end());
         else
           fail(what + ": argument " + llvm::Twine(i) + " has `?` sizes (" +
-               formatDims(type.getShape()) +
-               "): give them with --shape " + llvm::Twine(i) + "=...");
+               formatDims(type.getShape()) + "): give them with --shape " +
+               llvm::Twine(i) + "=...");
       } else {
         s.assign(type.getShape().begin(), type.getShape().end());
       }
@@ -312,13 +352,12 @@ struct RunReport {
              llvm::json::Object &report) {
     if (checkOpt != "reference")
       return;
-    CheckResult c =
-        checkAgainstReference(
-            results, expected, runArgs, refArgs, call,
-            rtolOpt.getNumOccurrences() ? std::optional<double>(rtolOpt)
-                                        : std::nullopt,
-            atolOpt.getNumOccurrences() ? std::optional<double>(atolOpt)
-                                        : std::nullopt);
+    CheckResult c = checkAgainstReference(
+        results, expected, runArgs, refArgs, call,
+        rtolOpt.getNumOccurrences() ? std::optional<double>(rtolOpt)
+                                    : std::nullopt,
+        atolOpt.getNumOccurrences() ? std::optional<double>(atolOpt)
+                                    : std::nullopt);
     mismatch |= !c.ok;
     report["max_abs_err"] = c.maxAbs;
     report["max_rel_err"] = c.maxRel;
@@ -338,12 +377,12 @@ struct RunReport {
       std::string shapeText;
       for (auto [i, dims] : llvm::enumerate(shapes))
         shapeText += (i ? ", " : "") + formatDims(dims);
-      llvm::outs() << "call " << call << " (" << shapeText << "): "
-                   << (compiled ? "compiled, " : "cached, ") << "run "
+      llvm::outs() << "call " << call << " (" << shapeText
+                   << "): " << (compiled ? "compiled, " : "cached, ") << "run "
                    << llvm::format("%.3f", runMs) << " ms"
-                   << (repeat > 1 ? " (median of " + std::to_string(repeat) +
-                                        ")"
-                                  : std::string())
+                   << (repeat > 1
+                           ? " (median of " + std::to_string(repeat) + ")"
+                           : std::string())
                    << detail;
       if (checkOpt == "reference")
         llvm::outs() << ", max abs err "
@@ -374,8 +413,7 @@ struct RunReport {
     if (checkOpt == "reference")
       llvm::outs() << "reference check: " << (mismatch ? "MISMATCH" : "ok")
                    << " (max abs err " << llvm::format("%.3g", maxAbs)
-                   << ", max rel err " << llvm::format("%.3g", maxRel)
-                   << ")\n";
+                   << ", max rel err " << llvm::format("%.3g", maxRel) << ")\n";
   }
 };
 
@@ -385,8 +423,6 @@ llvm::json::Array toJson(ArrayRef<std::string> strings) {
     array.push_back(s);
   return array;
 }
-
-
 
 //===----------------------------------------------------------------------===//
 // --device cuda
@@ -492,9 +528,9 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     for (int k = static_cast<int>(specs.size()) - 1; k >= 0 && chosen < 0;
          --k) {
       std::string message;
-      int32_t failed = rt::checkPlanGuards(
-          specs[k].compiled.artifact.plan, descs.data(),
-          static_cast<int32_t>(descs.size()), message);
+      int32_t failed =
+          rt::checkPlanGuards(specs[k].compiled.artifact.plan, descs.data(),
+                              static_cast<int32_t>(descs.size()), message);
       if (failed == -1)
         chosen = k;
       else if (miss.empty())
@@ -517,18 +553,18 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
       // only an alignment guard refuses (a view at an odd offset), the same
       // code without vector accesses does.
       std::string message;
-      int32_t rejected = rt::checkPlanGuards(
-          compiled->artifact.plan, descs.data(),
-          static_cast<int32_t>(descs.size()), message);
+      int32_t rejected =
+          rt::checkPlanGuards(compiled->artifact.plan, descs.data(),
+                              static_cast<int32_t>(descs.size()), message);
       if (rejected >= 0 && compiled->artifact.plan.guards[rejected].kind ==
                                rt::GuardKind::Aligned) {
         options.vectorize = false;
         compiled = compileGpuFunction(module, entry.getName(), options, error);
         if (failed(compiled))
           fail(error);
-        rejected = rt::checkPlanGuards(compiled->artifact.plan, descs.data(),
-                                       static_cast<int32_t>(descs.size()),
-                                       message);
+        rejected =
+            rt::checkPlanGuards(compiled->artifact.plan, descs.data(),
+                                static_cast<int32_t>(descs.size()), message);
       }
       if (rejected != -1)
         fail("call " + llvm::Twine(n) + " is invalid: " + message);
@@ -619,8 +655,8 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
         } else {
           std::string error;
           for (auto [i, a] : llvm::enumerate(args))
-            if (!rt::copyToDevice(device.tensors[i].ptr, a.data(),
-                                  a.byteSize(), error))
+            if (!rt::copyToDevice(device.tensors[i].ptr, a.data(), a.byteSize(),
+                                  error))
               fail(error);
         }
         for (rt::DeviceTensor &t : results)
@@ -655,8 +691,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     }
     for (auto [i, a] : llvm::enumerate(args)) {
       ref::HostTensor h(a.dtype(), a.shape());
-      if (!rt::copyToHost(h.data(), device.tensors[i].ptr, h.byteSize(),
-                          error))
+      if (!rt::copyToHost(h.data(), device.tensors[i].ptr, h.byteSize(), error))
         fail(error);
       runArgs.push_back(std::move(h));
     }
@@ -682,8 +717,8 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   if (json) {
     llvm::json::Object out;
     out["function"] = entry.getName().str();
-    out["device"] = compileOnly ? std::string("none (compile only)")
-                                : rt::deviceName();
+    out["device"] =
+        compileOnly ? std::string("none (compile only)") : rt::deviceName();
     out["compiles"] = static_cast<int64_t>(specs.size());
     out["calls"] = static_cast<int64_t>(calls.size());
     out["compile_ms"] = first.compileMs;
@@ -695,8 +730,8 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     out["kernels"] = first.kernels;
     out["gemms"] = first.gemms;
     out["module_format"] = first.artifact.module.empty() ? "none"
-                           : first.artifact.isPtx      ? "ptx"
-                                                       : "cubin";
+                           : first.artifact.isPtx        ? "ptx"
+                                                         : "cubin";
     out["cuda_graphs"] = static_cast<bool>(cudaGraphs);
     out["graph_captures"] = total.graphCaptures;
     out["graph_replays"] = total.graphReplays;
@@ -717,17 +752,16 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
                  << " GEMM(s), " << (first.artifact.isPtx ? "PTX" : "cubin")
                  << "\n";
     if (!compileOnly)
-      llvm::outs() << "run " << llvm::format("%.3f", median(run.runMedians))
-                   << " ms (median); arena " << arenaBytes << " bytes"
-                   << (cudaGraphs ? "; CUDA graphs: " +
-                                        std::to_string(total.graphCaptures) +
-                                        " captured, " +
-                                        std::to_string(total.graphReplays) +
-                                        " replays, " +
-                                        std::to_string(total.patchedNodes) +
-                                        " patched nodes"
-                                  : std::string())
-                   << "\n";
+      llvm::outs()
+          << "run " << llvm::format("%.3f", median(run.runMedians))
+          << " ms (median); arena " << arenaBytes << " bytes"
+          << (cudaGraphs
+                  ? "; CUDA graphs: " + std::to_string(total.graphCaptures) +
+                        " captured, " + std::to_string(total.graphReplays) +
+                        " replays, " + std::to_string(total.patchedNodes) +
+                        " patched nodes"
+                  : std::string())
+          << "\n";
     for (const std::string &r : reasons)
       llvm::outs() << "recompiled: " << r << "\n";
     if (!compileOnly)
@@ -790,7 +824,16 @@ int main(int argc, char **argv) {
     fail(errorMessage);
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // The parser's state keeps the source names of block arguments (%x):
+  // --shape and --calls take them as ARG.
+  AsmParserState asmState;
+  Block parsed;
+  OwningOpRef<ModuleOp> module;
+  if (succeeded(parseAsmSourceFile(sourceMgr, &parsed, ParserConfig(&context),
+                                   &asmState)))
+    module = detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+        &parsed, &context,
+        FileLineColLoc::get(&context, inputFile, /*line=*/0, /*column=*/0));
   if (!module)
     fail("cannot parse '" + inputFile + "'");
 
@@ -802,6 +845,7 @@ int main(int argc, char **argv) {
          (StringRef(entryError).starts_with("several")
               ? ": choose one with --entry"
               : ""));
+  nameArgumentsFromSource(entry, asmState);
   for (Type t : entry.getArgumentTypes())
     if (!isa<RankedTensorType>(t))
       fail("@" + entry.getName() +
@@ -874,8 +918,7 @@ int main(int argc, char **argv) {
   size_t currentCall = 0;
   AutoDynamic autoDynamic;
   ::tgc::runtime::DispatchCache cache(
-      entry.getName().str(),
-      [&](const ::tgc::runtime::CompileRequest &) {
+      entry.getName().str(), [&](const ::tgc::runtime::CompileRequest &) {
         options.exampleShapes = calls[currentCall];
         autoDynamic.noteCompile(entry, calls[currentCall]);
         compileError.clear();
@@ -900,8 +943,9 @@ int main(int argc, char **argv) {
     ::tgc::runtime::DispatchResult r =
         cache.dispatch(descs.data(), static_cast<int32_t>(descs.size()));
     if (!r.hasEntry())
-      fail(r.error ? r.error : "no compiled specialization for call " +
-                                   std::to_string(n));
+      fail(r.error
+               ? r.error
+               : "no compiled specialization for call " + std::to_string(n));
     auto *fn = static_cast<CompiledCpuFunction *>(r.entry);
 
     // Reference first, on copies of the inputs (out buffers are written).
@@ -910,8 +954,8 @@ int main(int argc, char **argv) {
     if (checkOpt == "reference") {
       auto ref = ref::interpret(entry, refArgs);
       if (failed(ref))
-        fail("the reference interpreter failed on call " +
-             std::to_string(n) + " (see the diagnostic above)");
+        fail("the reference interpreter failed on call " + std::to_string(n) +
+             " (see the diagnostic above)");
       expected = std::move(*ref);
     }
 
@@ -973,8 +1017,9 @@ int main(int argc, char **argv) {
   } else {
     llvm::outs() << "compiled @" << entry.getName() << " "
                  << dispatchStats.compiles << " time(s) for " << calls.size()
-                 << " call(s); compile " << llvm::format("%.1f", stats.compileMs)
-                 << " ms, run " << llvm::format("%.3f", median(run.runMedians))
+                 << " call(s); compile "
+                 << llvm::format("%.1f", stats.compileMs) << " ms, run "
+                 << llvm::format("%.3f", median(run.runMedians))
                  << " ms (median), " << stats.kernels << " kernel(s)\n"
                  << "memory: " << stats.plannedBuffers
                  << " intermediate buffer(s) in an arena of "
