@@ -24,6 +24,7 @@
 #include "tgc/Runtime/DispatchCache.h"
 #include "tgc/Runtime/GpuExecutor.h"
 
+#include "Arguments.h"
 #include "TensorIO.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -196,25 +197,6 @@ static cl::opt<bool> ptxOnly(
 
 namespace {
 
-/// Argument index of ARG (an index or a `tgc.name` / SSA-like name).
-/// The source names of the entry's arguments (`%x` -> "x"; empty where
-/// the source has none), which ARG may name too (nameArgumentsFromSource).
-std::vector<std::string> sourceArgNames;
-
-std::optional<unsigned> argIndex(func::FuncOp f, StringRef arg) {
-  unsigned idx;
-  if (!arg.getAsInteger(10, idx))
-    return idx < f.getNumArguments() ? std::optional(idx) : std::nullopt;
-  for (unsigned i = 0; i < f.getNumArguments(); ++i)
-    if (auto name = f.getArgAttrOfType<StringAttr>(i, "tgc.name"))
-      if (name.getValue() == arg)
-        return i;
-  for (unsigned i = 0; i < sourceArgNames.size(); ++i)
-    if (sourceArgNames[i] == arg)
-      return i;
-  return std::nullopt;
-}
-
 /// Policy auto, as torch.compile(dynamic=None): a dimension whose size
 /// differs between the call being compiled and the example of an earlier
 /// specialization becomes dynamic in this and every later compile (the
@@ -243,50 +225,6 @@ private:
   std::vector<Shapes> examples;
   std::map<unsigned, std::set<int64_t>> changed;
 };
-
-void nameArgumentsFromSource(func::FuncOp f, const AsmParserState &state) {
-  if (f.isExternal())
-    return;
-  const AsmParserState::BlockDefinition *def =
-      state.getBlockDef(&f.getBody().front());
-  if (!def)
-    return;
-  sourceArgNames.assign(f.getNumArguments(), "");
-  for (auto [i, arg] : llvm::enumerate(def->arguments)) {
-    StringRef text(arg.loc.Start.getPointer(),
-                   arg.loc.End.getPointer() - arg.loc.Start.getPointer());
-    if (i < sourceArgNames.size() && text.consume_front("%") && !text.empty() &&
-        !llvm::all_of(text, llvm::isDigit))
-      sourceArgNames[i] = text.str();
-  }
-}
-
-/// "0 (x), 1 (w), ..." or "0, 1, ..." where the source has no names.
-std::string describeArguments(func::FuncOp f) {
-  std::string out;
-  for (unsigned i = 0; i < f.getNumArguments(); ++i) {
-    out += (i ? ", " : "") + std::to_string(i);
-    if (i < sourceArgNames.size() && !sourceArgNames[i].empty())
-      out += " (" + sourceArgNames[i] + ")";
-  }
-  return out;
-}
-
-/// Applies `ARG=DIMS` entries to `shapes`.
-void applyShapeSpecs(func::FuncOp f, ArrayRef<std::string> specs,
-                     Shapes &shapes, StringRef option) {
-  for (const std::string &spec : specs) {
-    auto [arg, dims] = StringRef(spec).split('=');
-    std::optional<unsigned> i = argIndex(f, arg.trim());
-    if (!i)
-      fail(option + ": no argument '" + arg + "' in @" + f.getName() +
-           " (its arguments: " + describeArguments(f) + ")");
-    std::optional<std::vector<int64_t>> d = parseDims(dims);
-    if (!d)
-      fail(option + ": bad sizes '" + dims + "' (expected D0xD1x...)");
-    shapes[*i] = *d;
-  }
-}
 
 /// Physical memory of the machine (sysconf), or 2^40 if unknown.
 uint64_t physicalMemoryBytes() {
@@ -845,7 +783,7 @@ int main(int argc, char **argv) {
          (StringRef(entryError).starts_with("several")
               ? ": choose one with --entry"
               : ""));
-  nameArgumentsFromSource(entry, asmState);
+  EntryArguments arguments(entry, asmState);
   for (Type t : entry.getArgumentTypes())
     if (!isa<RankedTensorType>(t))
       fail("@" + entry.getName() +
@@ -854,7 +792,7 @@ int main(int argc, char **argv) {
   // The calls: sizes per argument.
   unsigned numArgs = entry.getNumArguments();
   Shapes base(numArgs);
-  applyShapeSpecs(entry, shapeOpts, base, "--shape");
+  arguments.applyShapeSpecs(shapeOpts, base, "--shape");
   std::vector<Shapes> calls;
   if (callOpts.empty()) {
     calls.push_back(base);
@@ -864,7 +802,7 @@ int main(int argc, char **argv) {
       SmallVector<StringRef> specs;
       StringRef(call).split(specs, ',');
       std::vector<std::string> list(specs.begin(), specs.end());
-      applyShapeSpecs(entry, list, s, "--calls");
+      arguments.applyShapeSpecs(list, s, "--calls");
       calls.push_back(s);
     }
   }
