@@ -288,19 +288,28 @@ def gen_softmax(g, dt):
                 nonneg=o == "softmax")
 
 
-def gen_layer_norm(g, dt):
+def _norm_operands(g, dt, mnemonic, operands):
+    """A normalization's input, its normalized rank and trailing dims, and
+    its text with the optional affine operands (`operands`, each drawn with
+    probability 0.6, in order); None when no value fits."""
     x = g.pick(lambda v: v.rank >= 1, dt)
     if x is None:
         return None
     nr = g.rng.randint(1, min(2, x.rank))
     tail = x.dims[x.rank - nr:]
-    text = f"tgc.layer_norm {x.name}"
-    if g.rng.random() < 0.6:
-        w = g.add_arg(dt, tail)
-        text += f" weight({w.name} : {w.type()})"
-    if g.rng.random() < 0.6:
-        b = g.add_arg(dt, tail)
-        text += f" bias({b.name} : {b.type()})"
+    text = f"{mnemonic} {x.name}"
+    for key in operands:
+        if g.rng.random() < 0.6:
+            w = g.add_arg(dt, tail)
+            text += f" {key}({w.name} : {w.type()})"
+    return x, nr, tail, text
+
+
+def gen_layer_norm(g, dt):
+    found = _norm_operands(g, dt, "tgc.layer_norm", ("weight", "bias"))
+    if found is None:
+        return None
+    x, nr, tail, text = found
     # A row that is (nearly) constant, e.g. after expand, has a variance of
     # rounding noise: a large eps keeps (x - mean) / sqrt(var + eps) tame.
     eps = "1.0e-05" if x.name.startswith("%a") else \
@@ -599,15 +608,10 @@ def gen_pad(g, dt):
 
 
 def gen_rms_norm(g, dt):
-    x = g.pick(lambda v: v.rank >= 1, dt)
-    if x is None:
+    found = _norm_operands(g, dt, "tgc.rms_norm", ("weight",))
+    if found is None:
         return None
-    nr = g.rng.randint(1, min(2, x.rank))
-    tail = x.dims[x.rank - nr:]
-    text = f"tgc.rms_norm {x.name}"
-    if g.rng.random() < 0.6:
-        w = g.add_arg(dt, tail)
-        text += f" weight({w.name} : {w.type()})"
+    x, nr, tail, text = found
     text += f" normalized_rank = {nr}"
     # As for layer_norm: rows of (nearly) zeros are amplified by
     # 1 / sqrt(eps); computed inputs get a large eps.
