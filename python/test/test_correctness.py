@@ -241,3 +241,26 @@ def test_python_values_read_by_the_trace_are_guarded():
     scale = 0.5  # noqa: F841 - read through the closure cell
     assert_same(h(x), closure(x))
     assert "closure scale == 2.5" in tgc.explain(h).recompile_reasons[0]
+
+
+def test_tensor_index_results_are_never_constants():
+    # PyTorch 1.13 does not route x[t] through torch functions: its result
+    # was taken for a captured constant, and the next call with other
+    # values returned the first call's answer.
+    def masked(x):
+        return x[x > 0].sum()
+
+    def gathered(x, i):
+        return x[i] * 2
+
+    m = tgc.compile(masked, fullgraph=True, fallback=True)
+    g = tgc.compile(gathered)
+    torch.manual_seed(0)
+    for _ in range(3):
+        x = torch.randn(8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert_same(m(x), masked(x))
+        i = torch.randint(0, 8, (5,))
+        assert_same(g(x, i), gathered(x, i))
+    assert tgc.explain(g).compiles == 1

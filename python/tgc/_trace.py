@@ -420,6 +420,13 @@ class Tracer(TorchFunctionMode):
                     or isinstance(index, (int, slice))
                 ) and not isinstance(index, bool):
                     index = (index,)
+                elif isinstance(index, torch.Tensor) or (
+                        isinstance(index, tuple) and len(index) == 1
+                        and isinstance(index[0], torch.Tensor)):
+                    # x[t] and x[(t,)] are not routed either: their result
+                    # would be taken for a constant (a wrong answer).
+                    # x[t, ...] is the same indexing and is routed.
+                    index = (index[0] if isinstance(index, tuple) else index, Ellipsis)
                 return orig(self_, index)
 
             Tracer._orig_getitem = orig if "__getitem__" in vars(torch.Tensor) else None
