@@ -239,7 +239,13 @@ def _batch_norm(tr, real, x, *args, **kw):
     if p.get("bias") is not None:
         out = _binary_value(tr, "add", out, per_channel(p["bias"]), dt)
     if aten:
-        return [out, None, None]
+        # Without training the saved statistics are empty tensors (PyTorch's
+        # CPU and CUDA kernels); anything else is a result TGC does not
+        # compute, reported if it is used.
+        from .factories import dense_constant
+
+        return [out] + [dense_constant(tr, t) if t.numel() == 0 else None
+                        for t in real[1:]]
     return out
 
 
