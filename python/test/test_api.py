@@ -109,7 +109,7 @@ def uses_unsupported(x):
 
 
 def test_unsupported_lists_every_op_with_location():
-    f = tgc.compile(uses_unsupported)
+    f = tgc.compile(uses_unsupported, fullgraph=True)
     with pytest.raises(tgc.Unsupported) as info:
         f(torch.randn(4))
     text = str(info.value)
@@ -118,7 +118,7 @@ def test_unsupported_lists_every_op_with_location():
 
 
 def test_fallback_runs_eagerly_with_a_warning():
-    f = tgc.compile(uses_unsupported, fallback=True)
+    f = tgc.compile(uses_unsupported, fullgraph=True, fallback=True)
     x = torch.randn(4)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

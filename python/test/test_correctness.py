@@ -143,14 +143,21 @@ def test_an_internal_error_is_an_unsupported_call_that_fallback_absorbs(monkeypa
     monkeypatch.setitem(_ops.HANDLERS, "relu", broken)
     f = lambda x: torch.relu(x) + 1  # noqa: E731
     with pytest.raises(tgc.Unsupported, match="internal error recording torch operator 'relu'"):
-        tgc.compile(f)(torch.randn(3))
+        tgc.compile(f, fullgraph=True)(torch.randn(3))
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
-        g = tgc.compile(f, fallback=True)
+        g = tgc.compile(f, fullgraph=True, fallback=True)
         assert_same(g(torch.ones(3)), f(torch.ones(3)))
     e = tgc.explain(g)
     assert e.fallbacks == 1 and "internal error" in e.fallback_reasons[0]
     assert "1 call(s) run eagerly" in str(e)
+    # By default the call is a graph break: relu runs eagerly, "+ 1" compiled.
+    h = tgc.compile(f)
+    x = torch.randn(3)
+    assert_same(h(x), f(x))
+    e = tgc.explain(h)
+    assert e.fallbacks == 0 and len(e.graph_breaks) == 1, e
+    assert "internal error" in e.graph_breaks[0].reason
 
 
 # --- module state -----------------------------------------------------------------
@@ -159,7 +166,7 @@ def test_an_internal_error_is_an_unsupported_call_that_fallback_absorbs(monkeypa
 def test_training_flag_is_guarded():
     torch.manual_seed(0)
     m = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5)).eval()
-    c = tgc.compile(m, fallback=True)
+    c = tgc.compile(m, fullgraph=True, fallback=True)
     x = torch.randn(4, 8)
     assert_same(c(x), m(x))
     m.train()

@@ -316,12 +316,33 @@ def test_data_dependent_sizes_are_reported_not_guessed():
         return x[x > 0].sum() + x.nonzero().shape[0]
 
     with pytest.raises(tgc.Unsupported, match="data-dependent|nonzero|index"):
-        tgc.compile(f, dynamic=True)(torch.randn(8))
-    g = tgc.compile(f, dynamic=True, fallback=True)
+        tgc.compile(f, dynamic=True, fullgraph=True)(torch.randn(8))
+    g = tgc.compile(f, dynamic=True, fullgraph=True, fallback=True)
     for n in (8, 9):
         x = torch.randn(n)
         assert_same(g(x), f(x))
     assert tgc.explain(g).fallbacks >= 1
+    # By default both are graph breaks: results whose sizes are checked
+    # when they run (a change compiles once more, with them dynamic).
+    h = tgc.compile(f, dynamic=True)
+    torch.manual_seed(0)
+    for n in (8, 9, 8, 30, 31):
+        x = torch.randn(n)
+        assert_same(h(x), f(x))
+    e = tgc.explain(h)
+    assert e.fallbacks == 0 and len(e.graph_breaks) == 2, e
+    # Python read nonzero's size (a number added to a tensor): it is static,
+    # and each new count compiles again. Without the read, the sizes that
+    # changed become dynamic: two compiles for any data.
+    def g(x):
+        return x[x > 0].sum() + x.nonzero().float().sum()
+
+    k = tgc.compile(g, dynamic=True)
+    for n in (8, 9, 8, 30, 31, 100):
+        x = torch.randn(n)
+        assert_same(k(x), g(x))
+    e = tgc.explain(k)
+    assert e.compiles <= 3 and e.fallbacks == 0, e
 
 
 class _Layer:

@@ -52,7 +52,7 @@ def compile(
     dynamic: Optional[bool] = None,
     mode: str = "default",
     device: Optional[str] = None,
-    fullgraph: bool = True,
+    fullgraph: bool = False,
     fallback: bool = False,
     recompile_limit: int = 8,
     options: str = "",
@@ -65,6 +65,9 @@ def compile(
       dynamic), False (every size static).
     mode: "default" or "reduce-overhead" (CUDA graphs on the GPU).
     device: None (the inputs' device), "cpu" or "cuda".
+    fullgraph: False (as torch.compile): a call TGC cannot compile is a
+      graph break, run eagerly between compiled regions (tgc.explain lists
+      each break); True: it raises Unsupported naming every such call.
     fallback: run eagerly, with a warning, what TGC cannot compile (and
       after the recompile limit) instead of raising.
     options: extra compiler options (see tgc_compiler.h), e.g. "fuse=0".

@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 import torch
 
 from . import _capi, _check, _state
+from ._breaks import BreakMiss, GraphBreak, run_island
 from ._graph import Unsupported
 from ._trace import Specialization, TraceResult, rebuild, trace
 
@@ -42,7 +43,7 @@ _MODES = {
 
 _STANCES = ("default", "fail_on_recompile", "eager_on_recompile", "force_eager")
 _stance = "default"
-_LOG_NAMES = ("recompiles", "guards", "graph", "output_code")
+_LOG_NAMES = ("recompiles", "guards", "graph", "output_code", "graph_breaks")
 _logs: Set[str] = set()
 
 
@@ -95,6 +96,21 @@ class Specialized:
     example_shapes: List[Optional[List[int]]]
     captured: _state.CapturedTensors
     hits: int = 0
+    compile_ms: Optional[float] = None  # all regions' (graph breaks)
+
+    def first_tensors(self, tensors, captured) -> List[torch.Tensor]:
+        """The tensors the first compiled function takes: the call's and
+        the captured ones, or, with graph breaks, the first region's."""
+        program = self.trace.program
+        if program is None:
+            return list(tensors) + list(captured)
+        env = self.environment(tensors, captured)
+        return [env[n] for n in program.steps[0].args]
+
+    def environment(self, tensors, captured) -> Dict[str, torch.Tensor]:
+        env = {f"%arg{i}": t for i, t in enumerate(tensors)}
+        env.update(zip(self.trace.captured_value_names, captured))
+        return env
 
     def guard_strings(self) -> List[str]:
         out = [f"{t}  ({r})" for t, r in self.compiled.guards]
@@ -117,10 +133,14 @@ class Explanation:
     hits: List[int]
     fallbacks: int
     fallback_reasons: List[str] = field(default_factory=list)
+    # The eager islands between compiled regions (fullgraph=False), each
+    # once: op, file:line, reason.
+    graph_breaks: List[GraphBreak] = field(default_factory=list)
 
     def __str__(self) -> str:
         lines = [f"{self.compiles} compile(s), {self.fallbacks} call(s) run eagerly"]
         lines += ["eager fallback: " + r for r in self.fallback_reasons]
+        lines += ["graph break: " + str(b) for b in self.graph_breaks]
         for i, (g, gs) in enumerate(zip(self.graphs, self.guards)):
             lines.append(f"specialization {i} ({self.compile_ms[i]:.1f} ms, {self.hits[i]} hits):")
             lines += ["  guard: " + s for s in gs]
@@ -217,7 +237,7 @@ class CompiledFunction:
         dynamic: Optional[bool] = None,
         mode: str = "default",
         device: Optional[str] = None,
-        fullgraph: bool = True,
+        fullgraph: bool = False,
         fallback: bool = False,
         recompile_limit: int = DEFAULT_RECOMPILE_LIMIT,
         options: str = "",
@@ -253,6 +273,9 @@ class CompiledFunction:
         self.fallback_reasons: List[str] = []  # why, once per decision
         self.eager_reason: Optional[str] = None
         self.declared_dynamic: Dict[int, Set[int]] = {}
+        # Sizes of graph-break results that changed between calls
+        # ((island, result) -> dims; see tgc._breaks).
+        self.island_dynamic: Dict[Tuple[Any, ...], Set[int]] = {}
         self.ranges: Dict[Tuple[int, int], Tuple[int, Optional[int]]] = {}
         # `specs` and the hit counts change under `_lock`; compiles (and the
         # state they change: auto-dynamic dims, reasons, the fallback) are
@@ -279,7 +302,10 @@ class CompiledFunction:
             tensors = [t.to(cuda) if t.dim() == 0 and not t.is_cuda else t for t in tensors]
         found = self._lookup(tensors, keys)
         if found[0] is not None:
-            return self._run(found[0], originals, tensors, found[1])
+            try:
+                return self._run(found[0], originals, tensors, found[1])
+            except BreakMiss as e:
+                return self._break_miss(e, args, kwargs, originals, tensors, keys)
         # A miss compiles under the function's compile lock; a thread that
         # waited for it looks again first: the specialization it needs may
         # be the one the other thread just made (one compile per
@@ -287,8 +313,34 @@ class CompiledFunction:
         with self._compile_lock:
             spec, full, failures = self._lookup(tensors, keys)
             if spec is None:
-                return self._miss(args, kwargs, originals, tensors, keys, failures)
-        return self._run(spec, originals, tensors, full)
+                try:
+                    return self._miss(args, kwargs, originals, tensors, keys, failures)
+                except BreakMiss as e:
+                    return self._eager_after_miss(e, args, kwargs)
+        try:
+            return self._run(spec, originals, tensors, full)
+        except BreakMiss as e:
+            return self._break_miss(e, args, kwargs, originals, tensors, keys)
+
+    def _break_miss(self, e: BreakMiss, args, kwargs, originals, tensors, keys):
+        """A later region or a graph break's result rejected the call (see
+        tgc._breaks): the sizes that changed become dynamic and the call
+        compiles a new specialization (nothing has been written yet)."""
+        with self._compile_lock:
+            for key, d in e.dims:
+                if d not in self.island_dynamic.get(("static",) + key, ()):
+                    self.island_dynamic.setdefault(key, set()).add(d)
+            try:
+                return self._miss(args, kwargs, originals, tensors, keys, [str(e)])
+            except BreakMiss as again:
+                return self._eager_after_miss(again, args, kwargs)
+
+    def _eager_after_miss(self, e: BreakMiss, args, kwargs):
+        self.fallbacks += 1
+        msg = f"{self.name}: the new specialization rejects the call too ({e}); ran eagerly"
+        self.fallback_reasons.append(msg)
+        _log("recompiles", msg)
+        return self.fn(*args, **kwargs)
 
     def _lookup(self, tensors, keys):
         """(spec, descriptors, []) of the specialization whose guards accept
@@ -323,10 +375,13 @@ class CompiledFunction:
                 continue
             # Parameters and buffers as the module holds them now.
             captured, _ = spec.captured.current()
-            key = tuple(id(t) for t in captured)
-            full = descriptors.get(key)
-            if full is None:
-                full = descriptors[key] = _capi.Args(tensors + captured)
+            if spec.trace.program is not None:
+                full = _capi.Args(spec.first_tensors(tensors, captured))
+            else:
+                key = tuple(id(t) for t in captured)
+                full = descriptors.get(key)
+                if full is None:
+                    full = descriptors[key] = _capi.Args(tensors + captured)
             failed = spec.compiled.check(full)
             if failed == -1 and spec.trace.size_guards:
                 # Relations Python decisions depended on (after the compiled
@@ -436,58 +491,34 @@ class CompiledFunction:
 
         start = time.perf_counter()
         module = self._module()
+        breaks = None if self.fullgraph else self.island_dynamic
+        if breaks is not None and self.dynamic is True:
+            breaks[("all",)] = set()
         tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
-                   source=self.fn)
+                   source=self.fn, breaks=breaks)
+        if tr.program is not None and self._island_sizes_changed(tr):
+            # As for inputs: a graph break's result whose size differs from
+            # the last specialization's becomes dynamic (one trace more,
+            # instead of one compile more when the next size comes).
+            tensor_clones = [t.detach().clone() for t in tensors]
+            tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
+                       source=self.fn, breaks=breaks)
         trace_ms = (time.perf_counter() - start) * 1e3
         _log("graph", f"graph of {self.name} ({tr.ops} ops, traced in {trace_ms:.1f} ms):\n{tr.text}")
         device = self._device(tensors + tr.captured,
                               [f"input {i}" for i in range(len(tensors))]
                               + [f"captured tensor {n or '(unnamed)'}" for n in tr.captured_names])
-        opts = [f"device={device}", "keep-code=1" if "output_code" in _logs else ""]
-        if device == "cuda" and _MODES[self.mode]:
-            opts.append("cuda-graphs=1")
-        if device == "cpu":
-            libs = _capi.bundled_shared_libs()
-            if libs:
-                opts.append("shared-libs=" + ":".join(libs))
-        for i, t in enumerate(tensors + tr.captured):
-            if t.dim():
-                opts.append(f"example={i}:" + "x".join(str(s) for s in t.shape))
-        opts.append(self.extra_options)
-        options = " ".join(o for o in opts if o)
-        try:
-            compiled = _capi.Compiled(tr.text, self.name, options)
-        except _capi.TgcError as e:
-            if "does not parse" in str(e):
-                # The tracer emitted IR the verifier rejects: TGC's bug, but
-                # one that fallback=True can absorb like any unsupported op.
-                raise Unsupported(
-                    f"internal error: the traced graph of {self.name} does not "
-                    f"verify ({str(e).split(':', 2)[-1].strip()}); please report it"
-                ) from e
-            if "not supported on the GPU" in str(e):
-                # A GPU coverage gap, like an unsupported op: fallback=True
-                # and the torch.compile backend run it eagerly.
-                raise Unsupported(
-                    f"{self.name}: {str(e).strip().splitlines()[-1]}"
-                ) from e
-            raise
+        if tr.program is not None:
+            return self._compile_program(tr, tensors, keys, device, module)
+        compiled = self._compile_text(tr.text, self.name, device,
+                                      [list(t.shape) for t in tensors + tr.captured])
         call = _capi.Args(tensors + tr.captured)
         if compiled.check(call) != -1 and device == "cuda":
             # Misaligned views: the same code without vector accesses.
-            compiled = _capi.Compiled(tr.text, self.name, options + " vectorize=0")
-        failed = compiled.check(call)
-        if failed != -1:
-            why = compiled.describe(failed, call)
-            # An out= buffer that overlaps an input (tgc_guard.no_alias,
-            # described "argI does not alias argJ"): no specialization can
-            # accept these arguments, and PyTorch refuses them too.
-            if " does not alias " in why:
-                raise _capi.TgcError(f"{self.name}: invalid arguments: {why}")
-            raise _capi.TgcError(
-                f"internal error: the new specialization of {self.name} rejects the "
-                f"arguments it was compiled for: {compiled.describe(failed, call)}"
-            )
+            compiled = self._compile_text(tr.text, self.name, device,
+                                          [list(t.shape) for t in tensors + tr.captured],
+                                          "vectorize=0")
+        self._check_accepts(compiled, call)
         spec = Specialized(
             compiled=compiled,
             trace=tr,
@@ -504,6 +535,102 @@ class CompiledFunction:
         if "output_code" in _logs:
             code = compiled.code("loops") or compiled.code("plan")
             _log("output_code", f"output code of {self.name}:\n{code}")
+        return spec, call
+
+    def _island_sizes_changed(self, tr: TraceResult) -> bool:
+        last = next((s.trace.program for s in reversed(self.specs)
+                     if s.trace.program is not None), None)
+        if last is None:
+            return False
+        changed = False
+        for new, old in zip(tr.program.islands, last.islands):
+            if new.op != old.op or len(new.slots) != len(old.slots):
+                break
+            for k, (a, b) in enumerate(zip(new.slots, old.slots)):
+                if a.eager or len(a.shape) != len(b.shape):
+                    continue
+                pinned = self.island_dynamic.get(("static", new.index, k), set())
+                for d, (x, y) in enumerate(zip(a.shape, b.shape)):
+                    if x != y and d not in a.dynamic and d not in pinned:
+                        self.island_dynamic.setdefault((new.index, k), set()).add(d)
+                        changed = True
+        return changed
+
+    def _compile_text(self, text: str, entry: str, device: str,
+                      shapes: Sequence[Sequence[int]], extra: str = ""):
+        opts = [f"device={device}", "keep-code=1" if "output_code" in _logs else ""]
+        if device == "cuda" and _MODES[self.mode]:
+            opts.append("cuda-graphs=1")
+        if device == "cpu":
+            libs = _capi.bundled_shared_libs()
+            if libs:
+                opts.append("shared-libs=" + ":".join(libs))
+        for i, shape in enumerate(shapes):
+            if len(shape):
+                opts.append(f"example={i}:" + "x".join(str(s) for s in shape))
+        opts += [self.extra_options, extra]
+        options = " ".join(o for o in opts if o)
+        try:
+            return _capi.Compiled(text, entry, options)
+        except _capi.TgcError as e:
+            if "does not parse" in str(e):
+                # The tracer emitted IR the verifier rejects: TGC's bug, but
+                # one that fallback=True can absorb like any unsupported op.
+                raise Unsupported(
+                    f"internal error: the traced graph of {entry} does not "
+                    f"verify ({str(e).split(':', 2)[-1].strip()}); please report it"
+                ) from e
+            if "not supported on the GPU" in str(e):
+                # A GPU coverage gap, like an unsupported op: fallback=True
+                # and the torch.compile backend run it eagerly.
+                raise Unsupported(
+                    f"{entry}: {str(e).strip().splitlines()[-1]}"
+                ) from e
+            raise
+
+    def _check_accepts(self, compiled, call: _capi.Args) -> None:
+        failed = compiled.check(call)
+        if failed != -1:
+            why = compiled.describe(failed, call)
+            # An out= buffer that overlaps an input (tgc_guard.no_alias,
+            # described "argI does not alias argJ"): no specialization can
+            # accept these arguments, and PyTorch refuses them too.
+            if " does not alias " in why:
+                raise _capi.TgcError(f"{self.name}: invalid arguments: {why}")
+            raise _capi.TgcError(
+                f"internal error: the new specialization of {self.name} rejects the "
+                f"arguments it was compiled for: {why}"
+            )
+
+    def _compile_program(self, tr: TraceResult, tensors, keys, device: str, module):
+        """Compiles the regions of a trace with graph breaks (see
+        tgc._breaks); the first region's guards select the specialization."""
+        program = tr.program
+        ms = 0.0
+        for region in program.regions:
+            region.compiled = self._compile_text(region.text, region.name, device,
+                                                 region.example_shapes)
+            ms += region.compiled.compile_ms
+        first = program.steps[0].compiled
+        spec = Specialized(
+            compiled=first,
+            trace=tr,
+            keys=keys,
+            example_shapes=[list(t.shape) for t in tensors],
+            captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module),
+            compile_ms=ms,
+        )
+        call = _capi.Args(spec.first_tensors(tensors, tr.captured))
+        self._check_accepts(first, call)
+        for b in program.breaks:
+            _log("graph_breaks", f"{self.name}: graph break: {b}")
+        _log(
+            "guards",
+            f"guards of {self.name} specialization {len(self.specs)} "
+            f"({len(program.regions)} regions, {len(program.islands)} graph breaks, "
+            f"compiled in {ms:.1f} ms):\n"
+            + "\n".join("  " + g for g in spec.guard_strings()),
+        )
         return spec, call
 
     def _module(self) -> Optional[torch.nn.Module]:
@@ -540,6 +667,8 @@ class CompiledFunction:
     # -- run -------------------------------------------------------------------
 
     def _run(self, spec: Specialized, originals, tensors, call: _capi.Args):
+        if spec.trace.program is not None:
+            return self._run_program(spec, originals, tensors, call)
         # The guards checked contiguity; inputs are used in place.
         device = torch.device(spec.compiled.device)
         if spec.compiled.device == "cuda":
@@ -558,6 +687,48 @@ class CompiledFunction:
         for kind, payload in spec.trace.outputs:
             if kind == "result":
                 leaves.append(results[payload])
+            elif kind == "arg":
+                leaves.append(originals[payload])
+            else:
+                leaves.append(payload)
+        return rebuild(spec.trace.output_tree, leaves)
+
+    def _run_program(self, spec: Specialized, originals, tensors, call: _capi.Args):
+        """Regions and graph breaks in order (tgc._breaks); raises
+        BreakMiss before anything is written when a later one rejects the
+        call."""
+        program = spec.trace.program
+        device = torch.device(spec.compiled.device)
+        cuda = spec.compiled.device == "cuda"
+        env = spec.environment(tensors, spec.captured.current()[0])
+        for step in program.steps:
+            if not hasattr(step, "compiled"):
+                run_island(step, env)
+                continue
+            args = [env[n] for n in step.args]
+            if step is not program.steps[0]:
+                call = _capi.Args(args)
+                failed = step.compiled.check(call)
+                if failed != -1:
+                    raise BreakMiss(f"{step.name}: {step.compiled.describe(failed, call)}")
+            if cuda:  # the graph breaks ran on PyTorch's stream
+                torch.cuda.current_stream().synchronize()
+            if _check.enabled():
+                before = _check.host_copies(args)
+            results = step.compiled.run(call, device)
+            if _check.enabled():
+                _check.compare(step.text, step.name, before, args, results,
+                               step.compiled.device)
+            env.update(zip(step.results, results))
+        for i in spec.trace.mutated_args:
+            if originals[i] is not tensors[i]:  # a non-contiguous input
+                originals[i].copy_(tensors[i])
+        leaves = []
+        for kind, payload in spec.trace.outputs:
+            if kind == "result":
+                leaves.append(env[program.outputs[payload]])
+            elif kind == "eager":
+                leaves.append(env[payload])
             elif kind == "arg":
                 leaves.append(originals[payload])
             else:
@@ -585,10 +756,13 @@ class CompiledFunction:
             graphs=[s.trace.text for s in specs],
             guards=[s.guard_strings() for s in specs],
             recompile_reasons=list(self.recompile_reasons),
-            compile_ms=[s.compiled.compile_ms for s in specs],
+            compile_ms=[s.compile_ms if s.compile_ms is not None else s.compiled.compile_ms
+                        for s in specs],
             hits=[s.hits for s in specs],
             fallbacks=self.fallbacks,
             fallback_reasons=list(self.fallback_reasons),
+            graph_breaks=list({(b.op, b.where): b for s in specs if s.trace.program
+                               for b in s.trace.program.breaks}.values()),
         )
 
 

@@ -145,6 +145,9 @@ class Graph:
     args: List[Value] = field(default_factory=list)
     lines: List[str] = field(default_factory=list)
     counter: int = 0
+    # Every tensor value by name (args and op results): the graph-break
+    # partitioner types the arguments of each region.
+    values: dict = field(default_factory=dict)
 
     def fresh(self) -> str:
         self.counter += 1
@@ -154,6 +157,7 @@ class Graph:
         mlir_dtype(dtype)  # an unsupported dtype fails here, with its name
         v = Value(f"%arg{len(self.args)}", dtype, list(shape))
         self.args.append(v)
+        self.values[v.name] = v
         return v
 
     def emit(
@@ -165,6 +169,8 @@ class Graph:
         """Adds one op; `text` is everything after "= " (or the whole op
         when it has no results)."""
         values = [Value(self.fresh(), d, list(s)) for d, s in results]
+        for v in values:
+            self.values[v.name] = v
         prefix = ", ".join(v.name for v in values)
         line = f"{prefix} = {text}" if values else text
         if loc:

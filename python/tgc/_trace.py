@@ -134,6 +134,10 @@ class TraceResult:
     # Conditions on input sizes that Python decisions depended on
     # (checked on every call before the compiled guards).
     size_guards: List[SizeGuard] = field(default_factory=list)
+    # With graph breaks: the regions and islands (tgc._breaks.Program),
+    # and the graph names of the captured tensors.
+    program: Any = None
+    captured_value_names: List[str] = field(default_factory=list)
 
 
 class Tracer(TorchFunctionMode):
@@ -147,8 +151,19 @@ class Tracer(TorchFunctionMode):
         name: str = "traced",
         specializations: Sequence[Specialization] = (),
         tensor_names: Optional[Dict[int, str]] = None,
+        breaks: Optional[Dict[Tuple[int, int], Set[int]]] = None,
     ):
         super().__init__()
+        # Graph breaks (fullgraph=False): the islands recorded so far, the
+        # graph arguments that are their results (arg -> (island, slot)),
+        # their eager values (a dtype TGC does not compile), and the sizes
+        # of island results that are dynamic. None: every unsupported call
+        # is an error (fullgraph=True).
+        self.breaks = breaks
+        self.islands: List[Any] = []
+        self.island_args: Dict[int, Tuple[int, int]] = {}
+        self.eager: Dict[int, Tuple[torch.Tensor, str]] = {}
+        self.captured_values: List[Value] = []
         self.graph = Graph(name=name)
         self.tensor_names = tensor_names or {}
         self.captured_names: List[Optional[str]] = []
@@ -229,9 +244,17 @@ class Tracer(TorchFunctionMode):
         # reference on every call.
         v = self.graph.add_arg(t.dtype, [int(s) for s in t.shape])
         self.captured.append(t)
+        self.captured_values.append(v)
         self.captured_names.append(self.tensor_names.get(id(t)))
         self.bind(t, v)
         return v
+
+    def name_of(self, t: torch.Tensor) -> str:
+        """The graph value's or the eager value's name of `t`."""
+        e = self.eager.get(id(t))
+        if e is not None and e[0] is t:
+            return e[1]
+        return self.value_of(t).name
 
     def specialize(self, size, what: str, defer: bool = False) -> None:
         """Makes the input sizes of `size` static: the trace restarts, now
@@ -243,7 +266,18 @@ class Tracer(TorchFunctionMode):
         file, line = user_frame()
         known = {(s.arg, s.dim) for s in self.specializations}
         new = False
+        for arg, dim in sorted(size.sources):
+            # A size of an island's result: static from now on (checked
+            # when the island runs).
+            key = self.island_args.get(arg)
+            pinned = self.breaks.setdefault(("static",) + key, set()) if key else set()
+            if key is not None and dim not in pinned:
+                self.breaks.get(key, set()).discard(dim)
+                pinned.add(dim)
+                new = True
         for arg, dim in sorted(size.sources - known):
+            if arg in self.island_args:
+                continue
             # The traced size, not inputs[arg].shape: that read would come
             # back here through the mode.
             value = size_value(self.input_values[arg].shape[dim])
@@ -477,6 +511,13 @@ class Tracer(TorchFunctionMode):
             if isinstance(o, torch.Tensor):
                 if id(o) in input_ids:
                     outputs.append(("arg", input_ids[id(o)]))
+                elif id(o) in self.eager and self.eager[id(o)][0] is o:
+                    outputs.append(("eager", self.eager[id(o)][1]))
+                elif self.poisoned.get(id(o)) is o:
+                    raise Unsupported(
+                        "a result of an operator that TGC computes only in part "
+                        "(an auxiliary result, such as batch_norm's saved statistics)",
+                        fatal=True)
                 else:
                     results.append(self.value_of(o))
                     outputs.append(("result", len(results) - 1))
@@ -534,7 +575,18 @@ class Tracer(TorchFunctionMode):
                     f"{target.type}",
                     [],
                 )
-        text = self.graph.to_mlir(results)
+        program = None
+        if self.islands:
+            from ._breaks import partition
+
+            program = partition(
+                self.graph, self.islands, [v.name for v in results],
+                [v.name for v in self.input_values if v is not None], self.graph.name)
+            text = "\n".join(
+                r.text if hasattr(r, "text") else
+                f"// graph break {r.index}: {r.info}\n" for r in program.steps)
+        else:
+            text = self.graph.to_mlir(results)
         return TraceResult(
             graph=self.graph,
             text=text,
@@ -548,6 +600,8 @@ class Tracer(TorchFunctionMode):
             value_specs=list(self.value_specs),
             captured_names=list(self.captured_names),
             size_guards=list(self.size_guards),
+            program=program,
+            captured_value_names=[v.name for v in self.captured_values],
         )
 
 
@@ -648,19 +702,20 @@ def trace(
     name: str = "traced",
     module: Optional[torch.nn.Module] = None,
     source: Optional[Callable] = None,
+    breaks: Optional[Dict[Tuple[int, int], Set[int]]] = None,
 ) -> TraceResult:
     """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
     static and the trace restarts (at most once per input dim)."""
     # One trace at a time in the process: the tracer patches
     # torch.Tensor.__getitem__ and keeps the active tracer in a global.
     with _trace_lock:
-        return _trace(fn, inputs, dynamic, name, module, source)
+        return _trace(fn, inputs, dynamic, name, module, source, breaks)
 
 
 _trace_lock = threading.RLock()
 
 
-def _trace(fn, inputs, dynamic, name, module, source) -> TraceResult:
+def _trace(fn, inputs, dynamic, name, module, source, breaks=None) -> TraceResult:
     """`module`: the compiled module (its parameters and buffers are named,
     its attribute reads recorded); `source`: the user's function or module,
     whose globals and closure are guarded."""
@@ -671,7 +726,7 @@ def _trace(fn, inputs, dynamic, name, module, source) -> TraceResult:
     names = _state.tensor_names(module) if module is not None else {}
     module_names = _state.module_names(module) if module is not None else {}
     for _ in range(64):
-        tracer = Tracer(inputs, dyn, name, specs, names)
+        tracer = Tracer(inputs, dyn, name, specs, names, breaks)
         recorder = _state.AttributeRecorder(module_names, user_frame)
         _active.append(tracer)
         _state.start_recording(recorder)

@@ -159,12 +159,19 @@ def dispatch(tr: Tracer, func, args, kwargs, name: Optional[str] = None):
         return _dispatch(tr, func, name, args, kwargs)
     except Poisoned:  # raised before the call ran
         real = func(*args, **kwargs)
+        if tr.breaks is not None and _has_tensor(real):
+            return _unsupported(tr, real, _EAGER_OPERAND, call=(func, name, args, kwargs))
         _poison_outputs(tr, real)
         return real
     except Unsupported as e:  # raised before the call ran
         if e.fatal:
             raise
-        return _unsupported(tr, func(*args, **kwargs), e.message, e.where)
+        return _unsupported(tr, func(*args, **kwargs), e.message, e.where,
+                            call=(func, name, args, kwargs))
+
+
+# Why a call whose operand an island computed eagerly is an island too.
+_EAGER_OPERAND = "an operand is only computed eagerly (a dtype TGC does not compile)"
 
 
 def _has_tensor(x) -> bool:
@@ -219,6 +226,13 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             value = func(*args, **kwargs)
             tr.value_specs.append((arg, value))
             return value
+    if name in ("nonzero", "unique", "argwhere", "masked_select") and \
+            tr.breaks is not None:
+        # A result whose size depends on the data: a graph break, its
+        # sizes checked (and dynamic after they change) when it runs.
+        return _unsupported(tr, func(*args, **kwargs),
+                            f"Tensor.{name}: a result whose size depends on the data",
+                            call=(func, name, args, kwargs))
     if name in ("__bool__", "item", "tolist", "__int__", "__float__",
                 "__index__", "numpy", "nonzero", "equal",
                 "allclose", "unique", "_local_scalar_dense"):
@@ -252,7 +266,9 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         if not (_has_tensor(args) or _has_tensor(kwargs) or _has_tensor(real)):
             return real  # grad mode, autocast state, dtype queries...
         kind = "operator" if _has_tensor(args) or _has_tensor(kwargs) else "factory"
-        return _unsupported(tr, real, f"torch {kind} '{name}'")
+        return _unsupported(tr, real, f"torch {kind} '{name}'",
+                            call=(func, name, args, kwargs))
+    call = (func, name, args, kwargs)
     kwargs = dict(kwargs)
     out_arg = kwargs.pop("out", None)
     # Operands first: the results of an op on a poisoned operand are
@@ -270,6 +286,8 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
     else:
         real = func(*args, **kwargs)
     if poisoned:
+        if tr.breaks is not None:
+            return _unsupported(tr, real, _EAGER_OPERAND, call=call)
         _poison_outputs(tr, real)
         return real
     tr.ops += 1
@@ -292,25 +310,39 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             return real
         return _bind_result(tr, real, result)
     except Poisoned:
+        if tr.breaks is not None:
+            return _unsupported(tr, real, _EAGER_OPERAND, call=call)
         _poison_outputs(tr, real)
         return real
     except TypeError as e:
-        return _unsupported(tr, real, f"torch operator '{name}' with these arguments ({e})")
+        return _unsupported(tr, real, f"torch operator '{name}' with these arguments ({e})",
+                            call=call)
     except Unsupported as e:
         if e.fatal:
             raise
-        return _unsupported(tr, real, e.message, e.where)
+        return _unsupported(tr, real, e.message, e.where, call=call)
     except NeedRetrace:
         raise
     except Exception as e:  # noqa: BLE001 - a bug of TGC's, never the user's crash
         return _unsupported(
             tr, real, f"internal error recording torch operator '{name}' "
-            f"({type(e).__name__}: {e}); please report it")
+            f"({type(e).__name__}: {e}); please report it", call=call)
 
 
-def _unsupported(tr: Tracer, real, message: str, where: str = ""):
-    """Records an unsupported call that has run; poisons its results."""
-    tr.errors.append(f"{message} at {where or '%s:%d' % user_frame()}")
+def _unsupported(tr: Tracer, real, message: str, where: str = "", call=None):
+    """Records an unsupported call that has run: with graph breaks
+    allowed, an island (see tgc._breaks) when `call` (func, name, args,
+    kwargs) can be one; else an error, its results poisoned."""
+    where = where or "%s:%d" % user_frame()
+    if call is not None and tr.breaks is not None:
+        from .._breaks import record_island
+
+        func, name, args, kwargs = call
+        try:
+            return record_island(tr, func, name, args, kwargs, real, message, where)
+        except Unsupported as e:
+            message = f"{message} (and not a graph break: {e.message})"
+    tr.errors.append(f"{message} at {where}")
     _poison_outputs(tr, real)
     return real
 

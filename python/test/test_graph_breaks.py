@@ -1,0 +1,202 @@
+"""Graph breaks: a call TGC cannot compile runs eagerly between compiled
+regions (fullgraph=False, the default), never the whole function."""
+
+import torch
+import torch.fx
+import torch.nn as nn
+import pytest
+
+import tgc
+from conftest import assert_same
+
+
+def cumprod_in_the_middle(x, y):
+    a = torch.relu(x) * 2
+    b = torch.cumprod(a, 1)  # no TGC handler: a graph break
+    return (b + y).sin(), a.sum()
+
+
+def test_unsupported_op_in_the_middle_is_compiled_around():
+    c = tgc.compile(cumprod_in_the_middle)
+    x, y = torch.randn(4, 6), torch.randn(6)
+    assert_same(c(x, y), cumprod_in_the_middle(x, y))
+    e = tgc.explain(c)
+    assert e.compiles == 1 and e.fallbacks == 0, e
+    assert len(e.graph_breaks) == 1, e.graph_breaks
+    b = e.graph_breaks[0]
+    assert b.op == "cumprod" and "test_graph_breaks.py:15" in b.where, b
+    assert "cumprod" in b.reason
+    assert "graph break: cumprod at" in str(e)
+    # Two compiled regions around the island, in the graph text.
+    assert "@cumprod_in_the_middle_part0" in e.graphs[0]
+    assert "@cumprod_in_the_middle_part1" in e.graphs[0]
+    assert "// graph break 0: cumprod" in e.graphs[0]
+    x2 = torch.randn(4, 6)
+    assert_same(c(x2, y), cumprod_in_the_middle(x2, y))
+    assert tgc.explain(c).compiles == 1
+
+
+def test_fullgraph_raises_naming_every_op():
+    def f(x):
+        return torch.flip(torch.cumprod(x, 0), [0]) + 1
+
+    with pytest.raises(tgc.Unsupported) as info:
+        tgc.compile(f, fullgraph=True)(torch.randn(5))
+    text = str(info.value)
+    assert "cumprod" in text and "flip" in text and "test_graph_breaks.py" in text, text
+    c = tgc.compile(f)
+    x = torch.randn(5)
+    assert_same(c(x), f(x))
+    assert [b.op for b in tgc.explain(c).graph_breaks] == ["cumprod", "flip"]
+
+
+def test_graph_breaks_log(capfd):
+    tgc.set_logs("graph_breaks")
+    try:
+        tgc.compile(cumprod_in_the_middle)(torch.randn(2, 3), torch.randn(3))
+    finally:
+        tgc.set_logs("")
+    err = capfd.readouterr().err
+    lines = [l for l in err.splitlines() if "graph break" in l]
+    assert len(lines) == 1 and "cumprod at" in lines[0], err
+
+
+@pytest.mark.parametrize("dynamic, most", [(True, 1), (None, 2)])
+def test_sizes_across_a_break_stay_dynamic(dynamic, most):
+    # The island's result takes the input's sizes: dynamic with
+    # dynamic=True, and after one change with dynamic=None; one
+    # specialization serves every later size.
+    def f(x):
+        return torch.cumprod(x.relu() + 1, -1) * 2 + x
+
+    c = tgc.compile(f, dynamic=dynamic)
+    for n in (3, 5, 8, 13, 21, 34, 55, 89, 144, 233):
+        x = torch.randn(2, n)
+        assert_same(c(x), f(x), rtol=1e-4)
+    e = tgc.explain(c)
+    assert e.compiles <= most and e.fallbacks == 0, e
+
+
+def test_data_dependent_result_size_is_checked_when_it_runs():
+    def f(x):
+        idx = torch.nonzero(x > 0)
+        return idx.float().mean(0) + x.sum()
+
+    c = tgc.compile(f)
+    torch.manual_seed(0)
+    for _ in range(6):
+        x = torch.randn(5, 3)
+        assert_same(c(x), f(x))
+    e = tgc.explain(c)
+    # First static, then the row count is dynamic: never a stale size.
+    assert e.compiles == 2 and any("nonzero" in r for r in e.recompile_reasons), e
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+def test_python_decision_on_a_break_result_size_is_guarded(dynamic):
+    def f(x):
+        idx = torch.nonzero(x > 0)
+        if idx.shape[0] > 3:  # Python decides on the island's result size
+            return x * 2
+        return x - 1
+
+    c = tgc.compile(f, dynamic=dynamic)
+    torch.manual_seed(1)
+    for _ in range(8):
+        x = torch.randn(6)
+        assert_same(c(x), f(x))
+
+
+def test_eager_values_of_an_unsupported_dtype_stay_eager():
+    # Complex tensors are not compiled: the calls that read them are
+    # islands too, and the first real result joins the graph again.
+    def f(x):
+        z = torch.view_as_complex(x * 2)
+        return torch.view_as_real(z * z).relu() + 1
+
+    c = tgc.compile(f)
+    x = torch.randn(3, 4, 2)
+    assert_same(c(x), f(x))
+    ops = [b.op for b in tgc.explain(c).graph_breaks]
+    assert ops[0] == "view_as_complex" and "view_as_real" in ops, ops
+
+
+def test_inplace_update_in_an_island():
+    def f(x):
+        y = x * 2
+        y.cumsum_(0)  # an island updating an intermediate: run on a copy
+        return y + x
+
+    c = tgc.compile(f)
+    x = torch.randn(6)
+    before = x.clone()
+    assert_same(c(x), f(x))
+    assert_same(x, before)
+    assert len(tgc.explain(c).graph_breaks) == 1
+
+
+def test_inplace_update_of_an_input_is_not_a_break():
+    def f(x):
+        x.cumsum_(0)
+        return x + 1
+
+    with pytest.raises(tgc.Unsupported, match="updates an input"):
+        tgc.compile(f)(torch.randn(4))
+    g = tgc.compile(f, fallback=True)
+    x = torch.randn(4)
+    y = x.clone()
+    with pytest.warns(UserWarning):
+        out = g(x)
+    assert_same(out, f(y))
+    assert_same(x, y)
+
+
+class WithCustomLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(8, 8)
+        self.b = nn.Linear(8, 4)
+
+    def forward(self, x):
+        h = torch.cumsum(self.a(x), -1)  # a break between two layers
+        return self.b(h).softmax(-1)
+
+
+def test_module_parameters_after_a_break_are_current():
+    torch.manual_seed(0)
+    m = WithCustomLayer().eval()
+    c = tgc.compile(m)
+    x = torch.randn(3, 8)
+    assert_same(c(x), m(x))
+    with torch.no_grad():
+        m.b.weight.mul_(-1)  # a parameter only the second region reads
+    assert_same(c(x), m(x))
+    assert tgc.explain(c).compiles == 1
+
+
+def test_fx_graph_module_with_a_break():
+    gm = torch.fx.symbolic_trace(WithCustomLayer().eval())
+    c = tgc.compile(gm)
+    x = torch.randn(2, 8)
+    assert_same(c(x), gm(x))
+    assert [b.op for b in tgc.explain(c).graph_breaks] == ["cumsum"]
+
+
+def test_reference_check_covers_every_region():
+    tgc.set_check("reference")
+    try:
+        c = tgc.compile(cumprod_in_the_middle)
+        x, y = torch.randn(3, 4), torch.randn(4)
+        assert_same(c(x, y), cumprod_in_the_middle(x, y))
+    finally:
+        tgc.set_check("")
+
+
+def test_data_dependent_python_is_still_not_a_break():
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    with pytest.raises(tgc.Unsupported, match="data-dependent"):
+        tgc.compile(f)(torch.randn(4))

@@ -1,0 +1,391 @@
+"""Graph breaks: compiled regions around eager islands.
+
+With ``fullgraph=False`` (the default, as in ``torch.compile``) a call the
+tracer cannot record (an operator without a handler, arguments a handler
+rejects, a dtype TGC does not compile, a result whose size depends on the
+data) does not send the whole function to eager PyTorch. The call becomes
+an *island*: at run time it is called eagerly with the same arguments,
+between compiled *regions*.
+
+While tracing, an island's tensor results become new arguments of the
+graph (their sizes static, or dynamic once a size was seen to change, or
+with ``dynamic=True``: ``CompiledFunction.island_dynamic``); results of a
+dtype TGC does not compile stay eager values, and a call that reads one is
+an island too. When the trace finishes, :func:`partition` cuts the
+recorded ops at the islands, in program order, into one ``func.func`` per
+region: each takes the values it reads that are computed elsewhere
+(inputs, parameters, earlier regions' results, islands' results) and
+returns the values read after it. Size computations (``tensor.dim``,
+``arith`` on indices) and constants are recomputed in every region that
+needs them instead of crossing a boundary.
+
+:func:`run_island` runs an island between the regions. The first region
+takes every input of the call, so its compiled guards select the
+specialization as before; a later region's guards and every island
+result's size are checked when they are reached. A mismatch there
+(:class:`BreakMiss`) is not an error: nothing has been written yet (an
+island never updates an input in place; the final writes into inputs are
+in the last region), and the caller compiles a new specialization in which
+that size is dynamic. A Python decision on an island result's size makes
+that size static (checked the same way).
+
+Data-dependent Python control flow (``bool(t)``, ``t.item()``,
+``t.tolist()``) is not a graph break: the tracer cannot resume Python after
+it, and the function runs eagerly with ``fallback=True`` (see
+docs/python.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Sequence, Set, Tuple
+
+import torch
+
+from ._graph import Dyn, Unsupported, mlir_dtype
+
+
+@dataclass
+class GraphBreak:
+    """One eager island, as ``tgc.explain`` reports it."""
+
+    op: str
+    where: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.op} at {self.where}: {self.reason}"
+
+
+@dataclass
+class Slot:
+    """A tensor result of an island: a graph argument (`name` is its
+    Value's name) or an eager value (`eager`: a dtype TGC does not compile)."""
+
+    name: str
+    shape: List[int]
+    dynamic: Set[int]
+    eager: bool = False
+
+
+@dataclass
+class Island:
+    index: int
+    func: Any
+    op: str
+    args: Any  # template: see record_island
+    kwargs: Any
+    slots: List[Slot]
+    position: int  # the number of graph lines recorded before the call
+    reads: List[str]  # the names of the values its arguments read
+    cloned: Set[int] = field(default_factory=set)  # leaves updated in place
+    info: GraphBreak = None  # type: ignore[assignment]
+
+
+class BreakMiss(Exception):
+    """A later region's guard or an island result's size failed in a call
+    whose first region's guards accepted it."""
+
+    def __init__(self, message: str, dims: Sequence[Tuple[Tuple[int, int], int]] = ()):
+        super().__init__(message)
+        self.dims = list(dims)  # ((island, slot), dim) sizes that changed
+
+
+_INPLACE_DUNDERS = {
+    f"__i{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and",
+                          "or", "xor", "lshift", "rshift", "matmul")} | {"__setitem__"}
+
+
+def _is_inplace(op: str) -> bool:
+    base = op.split(".")[-1]
+    return base in _INPLACE_DUNDERS or (base.endswith("_") and not base.startswith("_"))
+
+
+def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str):
+    """Records the call that just ran as an island and binds its results;
+    returns the real result, or raises Unsupported (why it cannot be one)."""
+    from ._ops.core import specialize_syms
+
+    args = specialize_syms(tr, args, f"size passed to {op} (graph break)")
+    kwargs = specialize_syms(tr, dict(kwargs), f"size passed to {op} (graph break)")
+    reads: List[str] = []
+    mutated: List[torch.Tensor] = []
+    if _is_inplace(op) and args and isinstance(args[0], torch.Tensor):
+        mutated.append(args[0])
+    out = kwargs.get("out")
+    if isinstance(out, torch.Tensor):
+        mutated.append(out)
+    elif isinstance(out, (tuple, list)):
+        mutated += [t for t in out if isinstance(t, torch.Tensor)]
+    input_names = {v.name for v in tr.input_values if v is not None}
+    input_names |= {v.name for v in tr.captured_values}
+    cloned: Set[int] = set()
+    leaves: List[Any] = []
+
+    def template(o):
+        if isinstance(o, torch.Tensor):
+            if tr.poisoned.get(id(o)) is o and id(o) not in tr.eager:
+                raise Unsupported("it reads a result TGC does not compute (an auxiliary "
+                                  "result of an operator it compiles in part)")
+            name = tr.name_of(o)
+            if any(o is m for m in mutated):
+                if name in input_names:
+                    raise Unsupported(
+                        f"{op} updates an input or a parameter in place and TGC cannot "
+                        "compile it (a graph break must not write the caller's tensors)")
+                if o._base is not None:
+                    raise Unsupported(f"{op} updates a view in place")
+                cloned.add(len(leaves))
+            reads.append(name)
+            leaves.append(o)
+            return ("t", name)
+        if type(o) is tuple:
+            return ("tuple", [template(e) for e in o])
+        if isinstance(o, list):
+            return ("list", [template(e) for e in o])
+        if isinstance(o, dict):
+            return ("dict", {k: template(v) for k, v in o.items()})
+        return ("c", o)
+
+    targs = template(tuple(args))
+    tkwargs = template(kwargs)
+    # The results: tensors (and None), in tuples, lists or PyTorch's
+    # named result tuples; Python values the function could read are not.
+    tensors: List[torch.Tensor] = []
+
+    def outs(o):
+        if isinstance(o, torch.Tensor):
+            tensors.append(o)
+        elif isinstance(o, (tuple, list)):
+            for e in o:
+                outs(e)
+        elif o is not None:
+            raise Unsupported(f"{op} returns a {type(o).__name__}, which Python reads")
+
+    outs(real)
+    results = tensors + [m for m in mutated if not any(m is t for t in tensors)]
+    index = len(tr.islands)
+    slots: List[Slot] = []
+    for k, t in enumerate(results):
+        dyn = tr.breaks.get((index, k), set())
+        if ("all",) in tr.breaks:  # dynamic=True: every size not pinned
+            dyn = set(range(t.dim())) - tr.breaks.get(("static", index, k), set())
+        try:
+            mlir_dtype(t.dtype)
+            ok = t.layout == torch.strided
+        except Unsupported:
+            ok = False
+        if not ok:
+            key = f"%eager{len(tr.eager)}"
+            tr.eager[id(t)] = (t, key)
+            tr.poison(t)
+            slots.append(Slot(key, list(t.shape), set(), eager=True))
+            continue
+        arg = len(tr.graph.args)
+        shape = [Dyn({(arg, d)}, s) if d in dyn and s > 1 else int(s)
+                 for d, s in enumerate(t.shape)]
+        v = tr.graph.add_arg(t.dtype, shape)
+        tr.island_args[arg] = (index, k)
+        tr.bind(t, v)
+        slots.append(Slot(v.name, [int(s) for s in t.shape],
+                          {d for d, s in enumerate(shape) if isinstance(s, Dyn)}))
+    island = Island(index, func, op, targs, tkwargs, slots, len(tr.graph.lines),
+                    list(dict.fromkeys(reads)), cloned, GraphBreak(op, where, reason))
+    tr.islands.append(island)
+    return real
+
+
+# -- partitioning --------------------------------------------------------------
+
+_DEFS = re.compile(r"^\s*(%[\w.$-]+(?:\s*,\s*%[\w.$-]+)*)\s*=\s")
+_USES = re.compile(r"%[\w.$-]+")
+_CHEAP = ("arith.", "tensor.dim", "tgc.constant")
+
+
+@dataclass
+class Region:
+    index: int
+    name: str
+    args: List[str]
+    results: List[str]
+    text: str
+    example_shapes: List[List[int]] = field(default_factory=list)
+    compiled: Any = None
+
+
+@dataclass
+class Program:
+    """Regions and islands in the order they run."""
+
+    steps: List[Any]  # Region | Island
+    islands: List[Island]
+    outputs: List[str]  # the names of the function's tensor results
+
+    @property
+    def regions(self) -> List[Region]:
+        return [s for s in self.steps if isinstance(s, Region)]
+
+    @property
+    def breaks(self) -> List[GraphBreak]:
+        return [i.info for i in self.islands]
+
+
+def _parse(line: str) -> Tuple[List[str], List[str], str]:
+    body = line.split(" loc(", 1)[0]
+    m = _DEFS.match(body)
+    defs = [d.strip() for d in m.group(1).split(",")] if m else []
+    rest = body[m.end():] if m else body
+    op = rest.strip().split(" ", 1)[0]
+    return defs, _USES.findall(rest), op
+
+
+def partition(graph, islands: Sequence[Island], outputs: Sequence[str],
+              first_args: Sequence[str], name: str) -> Program:
+    """Cuts `graph`'s lines at the islands (see the module docstring).
+    `first_args`: the call's inputs, all taken by the first region (its
+    guards select the specialization)."""
+    parsed = [_parse(l) for l in graph.lines]
+    known = set(graph.values)
+    defined_at: Dict[str, int] = {}
+    cheap_def: Dict[str, int] = {}
+    for i, (defs, _, op) in enumerate(parsed):
+        for d in defs:
+            defined_at[d] = i
+            known.add(d)
+            if op.startswith(_CHEAP):
+                cheap_def[d] = i
+
+    def cheap(i: int) -> bool:
+        defs = parsed[i][0]
+        return bool(defs) and all(d in cheap_def for d in defs)
+
+    bounds = [i.position for i in islands] + [len(graph.lines)]
+    starts = [0] + [i.position for i in islands]
+    # Each region's lines: its own (cheap ones only where read), plus the
+    # cheap definitions its lines read, wherever they were recorded.
+    region_lines: List[List[int]] = []
+    for r in range(len(bounds)):
+        own = [i for i in range(starts[r], bounds[r]) if not cheap(i)]
+        need: Set[int] = set()
+        stack = [u for i in own for u in parsed[i][1]]
+        while stack:
+            u = stack.pop()
+            j = cheap_def.get(u)
+            if j is not None and j not in need:
+                need.add(j)
+                stack += parsed[j][1]
+        region_lines.append(sorted(set(own) | need))
+    region_of: Dict[str, int] = {}
+    for r in range(len(bounds)):
+        for i in range(starts[r], bounds[r]):
+            if not cheap(i):
+                for d in parsed[i][0]:
+                    region_of[d] = r
+    # reads_after[r]: names defined in region r and read by a later
+    # consumer (a later region, an island after it, the outputs).
+    reads_after: List[Set[str]] = [set() for _ in region_lines]
+    consumers: List[Tuple[int, List[str]]] = []
+    for r, ls in enumerate(region_lines):
+        local = {d for i in ls for d in parsed[i][0]}
+        consumers.append((r, [u for i in ls for u in parsed[i][1]
+                              if u in known and u not in local]))
+    for k, isl in enumerate(islands):
+        consumers.append((k + 1, isl.reads))  # island k runs after region k
+    consumers.append((len(region_lines), list(outputs)))
+    for at, names in consumers:
+        for u in names:
+            r = region_of.get(u)
+            if r is not None and r < at:
+                reads_after[r].add(u)
+    steps: List[Any] = []
+    for r, ls in enumerate(region_lines):
+        local = {d for i in ls for d in parsed[i][0]}
+        ext: List[str] = list(first_args) if r == 0 else []
+        for i in ls:
+            for u in parsed[i][1]:
+                if u in known and u not in local and u not in ext:
+                    ext.append(u)
+        results = sorted(reads_after[r], key=lambda n: defined_at[n])
+        if r > 0 and not results and all(parsed[i][0] for i in ls):
+            # Nothing read later and nothing written: no region.
+            if r < len(islands):
+                steps.append(islands[r])
+            continue
+        rname = f"{name}_part{r}"
+        params = ", ".join(f"{a}: {graph.values[a].type}" for a in ext)
+        rtypes = ", ".join(graph.values[n].type for n in results)
+        body = "\n".join("  " + graph.lines[i] for i in ls)
+        ret = f"  return {', '.join(results)} : {rtypes}" if results else "  return"
+        sig = f" -> ({rtypes})" if results else ""
+        text = f"func.func @{rname}({params}){sig} {{\n{body}\n{ret}\n}}\n"
+        steps.append(Region(r, rname, ext, results, text,
+                            [graph.values[a].concrete() for a in ext]))
+        if r < len(islands):
+            steps.append(islands[r])
+    return Program(steps, list(islands), list(outputs))
+
+
+# -- running ---------------------------------------------------------------------
+
+
+def _build(t, env, island: Island, counter: List[int]):
+    tag = t[0]
+    if tag == "t":
+        k = counter[0]
+        counter[0] += 1
+        x = env[t[1]]
+        return x.clone() if k in island.cloned else x
+    if tag == "c":
+        return t[1]
+    if tag == "dict":
+        return {k: _build(v, env, island, counter) for k, v in t[1].items()}
+    items = [_build(e, env, island, counter) for e in t[1]]
+    return tuple(items) if tag == "tuple" else items
+
+
+def run_island(island: Island, env: Dict[str, torch.Tensor]) -> None:
+    """Calls the island's function eagerly and binds its tensor results,
+    checking their sizes against the ones the regions after it take."""
+    counter = [0]
+    args = _build(island.args, env, island, counter)
+    kwargs = _build(island.kwargs, env, island, counter)
+    mutated: List[torch.Tensor] = []
+    if island.cloned:
+        flat: List[torch.Tensor] = []
+        _leaves(args, flat)
+        _leaves(kwargs, flat)
+        mutated = [flat[k] for k in sorted(island.cloned)]
+    with torch.no_grad():
+        real = island.func(*args, **kwargs)
+    tensors: List[torch.Tensor] = []
+    _leaves(real, tensors)
+    results = tensors + [m for m in mutated if not any(m is t for t in tensors)]
+    if len(results) != len(island.slots):
+        raise BreakMiss(f"graph break {island.index} ({island.info.op}) returned "
+                        f"{len(results)} tensors, {len(island.slots)} when traced")
+    changed = []
+    for k, (t, slot) in enumerate(zip(results, island.slots)):
+        if t.dim() != len(slot.shape):
+            raise BreakMiss(f"graph break {island.index} ({island.info.op}): result {k} "
+                            f"has rank {t.dim()}, {len(slot.shape)} when traced")
+        for d, (a, b) in enumerate(zip(t.shape, slot.shape)):
+            if a != b and d not in slot.dynamic:
+                changed.append(((island.index, k), d))
+        env[slot.name] = t if slot.eager else t.contiguous()
+    if changed:
+        raise BreakMiss(
+            f"graph break {island.index} ({island.info.op}): the size of "
+            + ", ".join(f"result {k} dim {d}" for (_, k), d in changed)
+            + " changed", changed)
+
+
+def _leaves(o, out: List[torch.Tensor]) -> None:
+    if isinstance(o, torch.Tensor):
+        out.append(o)
+    elif isinstance(o, (tuple, list)):
+        for e in o:
+            _leaves(e, out)
+    elif isinstance(o, dict):
+        for e in o.values():
+            _leaves(e, out)
