@@ -200,3 +200,28 @@ def test_data_dependent_python_is_still_not_a_break():
 
     with pytest.raises(tgc.Unsupported, match="data-dependent"):
         tgc.compile(f)(torch.randn(4))
+
+
+def test_tgc_fullgraph_environment_default(monkeypatch):
+    monkeypatch.setenv("TGC_FULLGRAPH", "1")
+    with pytest.raises(tgc.Unsupported, match="cumprod"):
+        tgc.compile(cumprod_in_the_middle)(torch.randn(2, 3), torch.randn(3))
+    c = tgc.compile(cumprod_in_the_middle, fullgraph=False)
+    x, y = torch.randn(2, 3), torch.randn(3)
+    assert_same(c(x, y), cumprod_in_the_middle(x, y))
+
+
+def test_a_result_on_another_device_stays_eager():
+    # A transfer TGC does not compile (to the meta device here; to the CPU
+    # beside CUDA inputs on the GPU machine): an eager value, never a
+    # region's argument; the calls that read it are islands too.
+    def f(x):
+        m = (x * 2).to("meta")
+        return x + 1, m.sum()
+
+    c = tgc.compile(f)
+    x = torch.randn(3)
+    got, want = c(x), f(x)
+    assert_same(got[0], want[0])
+    assert got[1].device.type == "meta"
+    assert len(tgc.explain(c).graph_breaks) == 2, tgc.explain(c)

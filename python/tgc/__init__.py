@@ -52,7 +52,7 @@ def compile(
     dynamic: Optional[bool] = None,
     mode: str = "default",
     device: Optional[str] = None,
-    fullgraph: bool = False,
+    fullgraph: Optional[bool] = None,
     fallback: bool = False,
     recompile_limit: int = 8,
     options: str = "",
@@ -68,11 +68,17 @@ def compile(
     fullgraph: False (as torch.compile): a call TGC cannot compile is a
       graph break, run eagerly between compiled regions (tgc.explain lists
       each break); True: it raises Unsupported naming every such call.
+      None: False, or True where the environment sets TGC_FULLGRAPH=1 (how
+      the e2e suite measures operator coverage).
     fallback: run eagerly, with a warning, what TGC cannot compile (and
       after the recompile limit) instead of raising.
     options: extra compiler options (see tgc_compiler.h), e.g. "fuse=0".
     Usable as a decorator, with or without arguments.
     """
+    if fullgraph is None:
+        import os
+
+        fullgraph = os.environ.get("TGC_FULLGRAPH", "0") not in ("", "0")
     if fn_or_module is None:
         return lambda f: compile(
             f, dynamic=dynamic, mode=mode, device=device, fullgraph=fullgraph,
@@ -90,7 +96,7 @@ def compile(
         )
     if is_exported_program(fn_or_module):
         return compile_exported(
-            fn_or_module, mode=mode, device=device, fallback=fallback,
+            fn_or_module, mode=mode, device=device, fallback=fallback, fullgraph=fullgraph,
             recompile_limit=recompile_limit, options=options,
         )
     compiled = CompiledFunction(

@@ -167,13 +167,17 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     results = tensors + [m for m in mutated if not any(m is t for t in tensors)]
     index = len(tr.islands)
     slots: List[Slot] = []
+    # The compiled regions run on the inputs' device: a result on another
+    # device (a transfer to the CPU) stays an eager value.
+    device = next((x.device for x in list(tr.inputs) + tr.captured
+                   if isinstance(x, torch.Tensor)), None)
     for k, t in enumerate(results):
         dyn = tr.breaks.get((index, k), set())
         if ("all",) in tr.breaks:  # dynamic=True: every size not pinned
             dyn = set(range(t.dim())) - tr.breaks.get(("static", index, k), set())
         try:
             mlir_dtype(t.dtype)
-            ok = t.layout == torch.strided
+            ok = t.layout == torch.strided and (device is None or t.device == device)
         except Unsupported:
             ok = False
         if not ok:

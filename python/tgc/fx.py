@@ -105,7 +105,7 @@ def compile_graph_module(gm: torch.fx.GraphModule, **kwargs) -> CompiledFunction
 
 
 def compile_exported(ep, mode="default", device=None, fallback=False,
-                     recompile_limit=8, options="") -> CompiledFunction:
+                     recompile_limit=8, options="", fullgraph=False) -> CompiledFunction:
     """Compiles an ExportedProgram; dims declared dynamic with
     torch.export.Dim stay dynamic (one compile for their whole range)."""
     gm = ep.module()
@@ -141,7 +141,7 @@ def compile_exported(ep, mode="default", device=None, fallback=False,
     run.__name__ = "exported"
     compiled = CompiledFunction(
         run, dynamic=False, mode=mode, device=device, fallback=fallback,
-        recompile_limit=recompile_limit, options=options,
+        recompile_limit=recompile_limit, options=options, fullgraph=fullgraph,
     )
     compiled.declared_dynamic = dynamic
     compiled.ranges = ranges
