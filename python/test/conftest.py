@@ -37,8 +37,10 @@ def _default_stance():
 
 
 def check(fn, *args, dynamic=None, rtol=1e-5, atol=1e-5, **kw):
-    """Compiles fn, runs it on args, compares with eager; returns the
-    compiled function."""
+    """Compiles fn (the whole of it: fullgraph=True unless asked
+    otherwise, so that an operator test cannot pass through a graph break),
+    runs it on args, compares with eager; returns the compiled function."""
+    kw.setdefault("fullgraph", True)
     compiled = tgc.compile(fn, dynamic=dynamic, **kw)
     expected = fn(*args)
     got = compiled(*args)

@@ -373,3 +373,29 @@ def test_index_dynamic_negative():
         i = torch.tensor([1, -1, -s[1]])
         assert_same(f(x, i), x[:, i])
     assert tgc.explain(f).compiles == 1
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("size, scale", [((7, 9), None), ((20, 33), None), ((3, 2), None),
+                                         (None, 2.0), (None, 1.7)])
+def test_interpolate_linear_and_cubic(mode, align_corners, size, scale):
+    # Indices and weights as PyTorch's kernels compute them (borders
+    # clamped, cubic A = -0.75), the last dim first.
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 5, 6)
+    check(lambda x: F.interpolate(x, size=size, scale_factor=scale, mode=mode,
+                                  align_corners=align_corners), x, rtol=1e-5, atol=1e-5)
+
+
+def test_interpolate_linear_trilinear_and_aten_forms():
+    torch.manual_seed(0)
+    check(lambda x: F.interpolate(x, size=17, mode="linear"), torch.randn(2, 3, 11))
+    check(lambda x: F.interpolate(x, scale_factor=2, mode="trilinear", align_corners=True),
+          torch.randn(1, 2, 3, 4, 5))
+    x = torch.randn(2, 3, 5, 6, dtype=torch.float64)
+    check(lambda x: torch.ops.aten.upsample_bicubic2d(x, [9, 11], False), x)
+    check(lambda x: torch.ops.aten.upsample_bilinear2d(x, [4, 13], True), x)
+    with pytest.raises(tgc.Unsupported, match="antialias"):
+        tgc.compile(lambda x: F.interpolate(x, size=(3, 3), mode="bilinear", antialias=True),
+                    fullgraph=True)(torch.randn(1, 1, 8, 8))

@@ -1,9 +1,10 @@
 """Operators written with other ``tgc`` ops (no IR of their own): masks
 from iotas (``tril``, ``triu``), fills and copies, ``var_mean``,
 ``baddbmm``, constant factories (``eye``, ``linspace``), adaptive average
-pooling to a dividing size, nearest upsampling and reflection/replication
-padding as gathers with constant indices computed as PyTorch computes
-them, and the assertions of exported graphs."""
+pooling to a dividing size, nearest, linear and cubic upsampling and
+reflection/replication padding as gathers with constant indices (and
+weights) computed as PyTorch computes them, and the assertions of exported
+graphs."""
 
 from __future__ import annotations
 
@@ -213,11 +214,80 @@ def _upsample_nearest(tr, v: Value, real, scales) -> Value:
     return v
 
 
+def _filter_taps(in_size: int, out_size: int, align_corners: bool, scale, cubic: bool,
+                 acc: torch.dtype):
+    """The source indices and weights of linear (2 taps) or cubic (4 taps)
+    interpolation along one dim, computed as PyTorch's upsample kernels
+    compute them, in their accumulation type `acc`
+    (area_pixel_compute_scale / _source_index, guard_index_and_lambda,
+    get_cubic_upsample_coefficients with A = -0.75)."""
+    t = lambda v: torch.tensor(v, dtype=acc)  # noqa: E731
+    if align_corners:
+        s = t(in_size - 1) / t(out_size - 1) if out_size > 1 else t(0.0)
+    elif scale is not None and scale > 0:
+        s = t(1.0 / scale)
+    else:
+        s = t(in_size) / t(out_size)
+    dst = torch.arange(out_size, dtype=acc)
+    src = s * dst if align_corners else s * (dst + 0.5) - 0.5
+    last = in_size - 1
+    if cubic:
+        i0 = torch.floor(src)
+        x1 = src - i0
+        a = -0.75
+
+        def conv1(x):
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+
+        def conv2(x):
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+        x2 = 1.0 - x1
+        weights = [conv2(x1 + 1.0), conv1(x1), conv1(x2), conv2(x2 + 1.0)]
+        base = i0.to(torch.int64)
+        index = [(base + k - 1).clamp(0, last).tolist() for k in range(4)]
+        return index, weights
+    if not align_corners:
+        src = src.clamp(min=0)
+    i0 = torch.floor(src).to(torch.int64).clamp(max=last)
+    lam = (src - i0.to(acc)).clamp(0, 1)
+    i1 = i0 + (i0 < last).to(torch.int64)
+    return [i0.tolist(), i1.tolist()], [1.0 - lam, lam]
+
+
+def _upsample_filtered(tr, v: Value, real, scales, align_corners: bool, cubic: bool):
+    """Bilinear / bicubic upsampling (and linear / trilinear) as a weighted
+    sum of gathers along each spatial dim, the last dim first (the order of
+    PyTorch's kernels), in the accumulation type."""
+    spatial = list(range(2, v.rank))
+    ins = _static_sizes(v, spatial, "bilinear/bicubic upsampling")
+    outs = [int(real.shape[d]) for d in spatial]
+    acc = torch.float64 if real.dtype == torch.float64 else torch.float32
+    if not real.dtype.is_floating_point:
+        raise Unsupported("linear or cubic interpolation of an integer tensor")
+    v = convert(tr, v, acc)
+    for d, i, o, s in reversed(list(zip(spatial, ins, outs, scales))):
+        index, weights = _filter_taps(i, o, bool(align_corners), s, cubic, acc)
+        total = None
+        for idx, w in zip(index, weights):
+            shape = [o] + [1] * (v.rank - 1 - d)
+            wv = dense_constant(tr, w.reshape(shape))
+            term = _binary_value(tr, "mul", _gather_dim(tr, v, d, idx), wv, acc)
+            total = term if total is None else _binary_value(tr, "add", total, term, acc)
+        v = total
+    return convert(tr, v, real.dtype)
+
+
+_FILTERS = {"linear": False, "bilinear": False, "trilinear": False, "bicubic": True}
+
+
 @op("interpolate", "upsample")
 def _interpolate(tr, real, x, size=None, scale_factor=None, mode="nearest",
                  align_corners=None, recompute_scale_factor=None, antialias=False):
-    if mode != "nearest":
+    if mode not in ("nearest",) + tuple(_FILTERS):
         raise Unsupported(f"interpolate(mode={mode!r})")
+    if antialias:
+        raise Unsupported("interpolate(antialias=True)")
     v = tval(tr, x)
     n = v.rank - 2
     if scale_factor is not None and not recompute_scale_factor:
@@ -225,8 +295,10 @@ def _interpolate(tr, real, x, size=None, scale_factor=None, mode="nearest",
             else [scale_factor] * n
     else:
         scales = [None] * n
-    return _upsample_nearest(tr, v, real, [float(s) if s is not None else None
-                                          for s in scales])
+    scales = [float(s) if s is not None else None for s in scales]
+    if mode != "nearest":
+        return _upsample_filtered(tr, v, real, scales, bool(align_corners), _FILTERS[mode])
+    return _upsample_nearest(tr, v, real, scales)
 
 
 def _aten_upsample_nearest(n: int):
@@ -243,6 +315,29 @@ def _aten_upsample_nearest(n: int):
 
 for _n in (1, 2, 3):
     HANDLERS[f"upsample_nearest{_n}d"] = _aten_upsample_nearest(_n)
+
+
+def _aten_upsample_filtered(n: int, cubic: bool):
+    # upsample_bilinear2d(x, output_size, align_corners, scales_h=None,
+    # scales_w=None); the .vec form: (x, output_size, align_corners,
+    # scale_factors).
+    def handler(tr, real, x, output_size=None, align_corners=False, *scales, **kw):
+        v = tval(tr, x)
+        if len(scales) == 1 and (scales[0] is None or isinstance(scales[0], (list, tuple))):
+            s = scales[0] or [None] * n
+        else:
+            s = list(scales) + [None] * (n - len(scales))
+        s = [kw.get(k, e) for k, e in zip(("scales_d", "scales_h", "scales_w")[3 - n:], s)]
+        return _upsample_filtered(tr, v, real, [float(e) if e else None for e in s],
+                                  bool(align_corners), cubic)
+
+    return handler
+
+
+HANDLERS["upsample_linear1d"] = _aten_upsample_filtered(1, False)
+HANDLERS["upsample_bilinear2d"] = _aten_upsample_filtered(2, False)
+HANDLERS["upsample_trilinear3d"] = _aten_upsample_filtered(3, False)
+HANDLERS["upsample_bicubic2d"] = _aten_upsample_filtered(2, True)
 
 
 def _pad_index(size: int, low: int, high: int, mode: str) -> List[int]:
