@@ -271,3 +271,15 @@ def test_tensor_index_results_are_never_constants():
         i = torch.randint(0, 8, (5,))
         assert_same(g(x, i), gathered(x, i))
     assert tgc.explain(g).compiles == 1
+
+
+def test_ir_the_verifier_rejects_is_reported_with_its_line(monkeypatch):
+    from tgc import _ops
+
+    def broken(tr, real, x, *a, **k):
+        v = tr.value_of(x)
+        return tr.graph.emit(f"tgc.relu {v.name} : tensor<7xq9>", [(real.dtype, v.shape)])[0]
+
+    monkeypatch.setitem(_ops.HANDLERS, "relu", broken)
+    with pytest.raises(tgc.Unsupported, match=r"does not verify .* in `%v1 = tgc.relu"):
+        tgc.compile(lambda x: torch.relu(x) + 1, fullgraph=True)(torch.randn(3))

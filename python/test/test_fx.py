@@ -88,3 +88,24 @@ def test_torch_compile_backend():
     c2 = torch.compile(Block().eval(), backend="tgc")
     with torch.no_grad():
         c2(torch.randn(4, 8))
+
+
+def test_locations_come_from_the_graph_nodes():
+    # An FX graph's node knows the model line it came from (Dynamo and
+    # torch.export record it; torch.fx's tracer when asked): a graph break
+    # names that line, not the caller of the compiled graph.
+    class M(torch.nn.Module):
+        def forward(self, x):
+            y = torch.relu(x)
+            return torch.cumprod(y, 0) + 1  # the line
+
+    tracer = torch.fx.Tracer()
+    tracer.record_stack_traces = True
+    m = M()
+    gm = torch.fx.GraphModule(m, tracer.trace(m))
+    c = tgc.compile(gm)
+    x = torch.randn(3)
+    assert_same(c(x), m(x))
+    (b,) = tgc.explain(c).graph_breaks
+    line = next(i for i, l in enumerate(open(__file__), 1) if l.rstrip().endswith("# the line"))
+    assert b.where == f"{__file__}:{line}", b

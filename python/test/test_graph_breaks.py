@@ -225,3 +225,35 @@ def test_a_result_on_another_device_stays_eager():
     assert_same(got[0], want[0])
     assert got[1].device.type == "meta"
     assert len(tgc.explain(c).graph_breaks) == 2, tgc.explain(c)
+
+
+def test_constants_read_by_an_island_or_returned():
+    # Constants are recomputed in each region that reads them; one that an
+    # island reads or the function returns is computed and returned by the
+    # region before (it used to be missing when the island ran).
+    def f(x):
+        c = torch.tensor([1.0, 2.0, 3.0])
+        y = torch.cumprod(c, 0) * x
+        return torch.cumsum(y, 0) + c, torch.tensor([4.0, 5.0])
+
+    c = tgc.compile(f)
+    x = torch.randn(3)
+    assert_same(c(x), f(x))
+    assert [b.op for b in tgc.explain(c).graph_breaks] == ["cumprod", "cumsum"]
+
+
+def test_random_operators_draw_what_eager_draws():
+    # torch.rand is a graph break; the trace's own draws do not advance the
+    # generator, so the first compiled call draws what eager would have.
+    def f(x):
+        noise = torch.rand(x.shape)
+        return (x + noise).relu(), torch.randn(4).sum()
+
+    c = tgc.compile(f)
+    x = torch.randn(8)
+    for seed in (0, 1, 1):
+        torch.manual_seed(seed)
+        want = f(x)
+        torch.manual_seed(seed)
+        assert_same(c(x), want)
+    assert tgc.explain(c).compiles == 1

@@ -266,11 +266,20 @@ def partition(graph, islands: Sequence[Island], outputs: Sequence[str],
 
     bounds = [i.position for i in islands] + [len(graph.lines)]
     starts = [0] + [i.position for i in islands]
+    # A constant an island or the outputs read is a tensor the region
+    # before them computes and returns (it cannot be recomputed there).
+    exported_cheap: List[Set[int]] = [set() for _ in bounds]
+    for k, names in [(k, isl.reads) for k, isl in enumerate(islands)] + \
+            [(len(bounds) - 1, list(outputs))]:
+        for u in names:
+            if u in cheap_def:
+                exported_cheap[k].add(cheap_def[u])
     # Each region's lines: its own (cheap ones only where read), plus the
     # cheap definitions its lines read, wherever they were recorded.
     region_lines: List[List[int]] = []
     for r in range(len(bounds)):
         own = [i for i in range(starts[r], bounds[r]) if not cheap(i)]
+        own += sorted(exported_cheap[r] - set(own))
         need: Set[int] = set()
         stack = [u for i in own for u in parsed[i][1]]
         while stack:
@@ -286,6 +295,10 @@ def partition(graph, islands: Sequence[Island], outputs: Sequence[str],
             if not cheap(i):
                 for d in parsed[i][0]:
                     region_of[d] = r
+    for r, lines in enumerate(exported_cheap):
+        for i in lines:
+            for d in parsed[i][0]:
+                region_of.setdefault(d, r)
     # reads_after[r]: names defined in region r and read by a later
     # consumer (a later region, an island after it, the outputs).
     reads_after: List[Set[str]] = [set() for _ in region_lines]

@@ -494,15 +494,23 @@ class CompiledFunction:
         breaks = None if self.fullgraph else self.island_dynamic
         if breaks is not None and self.dynamic is True:
             breaks[("all",)] = set()
-        tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
-                   source=self.fn, breaks=breaks)
-        if tr.program is not None and self._island_sizes_changed(tr):
-            # As for inputs: a graph break's result whose size differs from
-            # the last specialization's becomes dynamic (one trace more,
-            # instead of one compile more when the next size comes).
-            tensor_clones = [t.detach().clone() for t in tensors]
+        # The trace runs random operators for real: the generators' states
+        # are put back, so that the compiled call (a graph break calling
+        # torch.rand) draws what the eager call would have drawn.
+        rng = _rng_state()
+        try:
             tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
                        source=self.fn, breaks=breaks)
+            if tr.program is not None and self._island_sizes_changed(tr):
+                # As for inputs: a graph break's result whose size differs
+                # from the last specialization's becomes dynamic (one trace
+                # more, instead of one compile more when the next size comes).
+                _set_rng_state(rng)
+                tensor_clones = [t.detach().clone() for t in tensors]
+                tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
+                           source=self.fn, breaks=breaks)
+        finally:
+            _set_rng_state(rng)
         trace_ms = (time.perf_counter() - start) * 1e3
         _log("graph", f"graph of {self.name} ({tr.ops} ops, traced in {trace_ms:.1f} ms):\n{tr.text}")
         device = self._device(tensors + tr.captured,
@@ -576,9 +584,15 @@ class CompiledFunction:
             if "does not parse" in str(e):
                 # The tracer emitted IR the verifier rejects: TGC's bug, but
                 # one that fallback=True can absorb like any unsupported op.
+                # The line it names is quoted for the report.
+                m = re.search(r'"<input>":(\d+):\d+', str(e))
+                lines = text.splitlines()
+                line = lines[int(m.group(1)) - 1].strip() if m and \
+                    0 < int(m.group(1)) <= len(lines) else ""
                 raise Unsupported(
                     f"internal error: the traced graph of {entry} does not "
-                    f"verify ({str(e).split(':', 2)[-1].strip()}); please report it"
+                    f"verify ({str(e).split(':', 2)[-1].strip()})"
+                    + (f" in `{line}`" if line else "") + "; please report it"
                 ) from e
             if "not supported on the GPU" in str(e):
                 # A GPU coverage gap, like an unsupported op: fallback=True
@@ -764,6 +778,20 @@ class CompiledFunction:
             graph_breaks=list({(b.op, b.where): b for s in specs if s.trace.program
                                for b in s.trace.program.breaks}.values()),
         )
+
+
+def _rng_state():
+    cuda = None
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        cuda = torch.cuda.get_rng_state_all()
+    return torch.random.get_rng_state(), cuda
+
+
+def _set_rng_state(state) -> None:
+    cpu, cuda = state
+    torch.random.set_rng_state(cpu)
+    if cuda is not None:
+        torch.cuda.set_rng_state_all(cuda)
 
 
 def explain(compiled: CompiledFunction) -> Explanation:

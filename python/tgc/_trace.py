@@ -37,8 +37,35 @@ _TORCH_DIR = os.path.join(os.path.dirname(torch.__file__), "")
 _TGC_DIR = os.path.join(os.path.dirname(__file__), "")
 
 
+_FILE_LINE = None
+
+
+def _node_frame(node) -> Optional[Tuple[str, int]]:
+    """The model's file and line of an FX node: the last frame of the
+    stack trace Dynamo and torch.export record in its meta."""
+    global _FILE_LINE
+    trace = getattr(node, "meta", {}).get("stack_trace") or getattr(node, "stack_trace", None)
+    if not trace:
+        return None
+    if _FILE_LINE is None:
+        import re
+
+        _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+    found = [(f, int(l)) for f, l in _FILE_LINE.findall(trace)]
+    if any("/torch/fx/" in f for f, _ in found):
+        # torch.fx's own tracer lists the innermost frame first, and itself.
+        found = [x for x in found if not x[0].startswith(_TORCH_DIR)][:1]
+    return found[-1] if found else None  # Dynamo, torch.export: innermost last
+
+
 def user_frame() -> Tuple[str, int]:
-    """File and line of the innermost frame outside torch and tgc."""
+    """File and line of the innermost frame outside torch and tgc (for an
+    FX graph being interpreted, the model's line its current node came
+    from, where the graph recorded it)."""
+    if _active and _active[-1].fx_node is not None:
+        where = _node_frame(_active[-1].fx_node)
+        if where is not None:
+            return where
     f = sys._getframe(1)
     while f is not None:
         name = f.f_code.co_filename
@@ -164,6 +191,8 @@ class Tracer(TorchFunctionMode):
         self.island_args: Dict[int, Tuple[int, int]] = {}
         self.eager: Dict[int, Tuple[torch.Tensor, str]] = {}
         self.captured_values: List[Value] = []
+        # The FX node being interpreted (fx._Recorder), for locations.
+        self.fx_node = None
         self.graph = Graph(name=name)
         self.tensor_names = tensor_names or {}
         self.captured_names: List[Optional[str]] = []

@@ -34,6 +34,15 @@ class _Recorder(torch.fx.Interpreter):
         super().__init__(gm)
         self.tracer = tracer
 
+    def run_node(self, n):
+        # Locations (guards, graph breaks, unsupported calls) name the
+        # model's line the node came from, not the interpreter's caller.
+        previous, self.tracer.fx_node = self.tracer.fx_node, n
+        try:
+            return super().run_node(n)
+        finally:
+            self.tracer.fx_node = previous
+
     def call_function(self, target, args, kwargs):
         # A node's target is the function object itself (torch.arange,
         # torch.ops.aten.view.default): the tracer's wrappers of size-taking

@@ -21,7 +21,8 @@ eagerly, status) and exits 1 when any result is wrong (MISMATCH, STALE) or
 an internal error escaped (ERROR). With --varying every model is called at
 ten sizes and a model compiled more often than `--dynamic` allows (2 for
 none, 1 for true) fails too (RECOMPILES). A model TGC cannot compile yet is listed
-with the reason (`cannot compile`), not counted as a failure.
+with the reason (`cannot compile`), not counted as a failure; one compiled
+around calls it cannot compile says so (`ok, N graph break(s): ops`).
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def first_lines(text: str) -> str:
 
 
 def explain_totals(compiled, mode):
-    """(compiles, calls run eagerly, first fallback reason)."""
+    """(compiles, calls run eagerly, first fallback reason, graph breaks)."""
     if mode == "backend":
         from tgc import backend
 
@@ -145,7 +146,8 @@ def explain_totals(compiled, mode):
     compiles = sum(e.compiles for e in exps)
     eager = sum(e.fallbacks for e in exps)
     reasons = [r for e in exps for r in e.fallback_reasons]
-    return compiles, eager, reasons[0] if reasons else ""
+    breaks = [b for e in exps for b in e.graph_breaks]
+    return compiles, eager, reasons[0] if reasons else "", breaks
 
 
 # --varying: ten sizes per model (none of them 0 or 1, which PyTorch and
@@ -235,9 +237,10 @@ def run_model(entry, mode, device, verbose, dynamic=None, varying=False):
             traceback.print_exc()
         row["seconds"] = time.perf_counter() - start
         return row
-    compiles, eager, reason = explain_totals(compiled, mode)
+    compiles, eager, reason, breaks = explain_totals(compiled, mode)
     row.update(compiles=compiles, eager_calls=eager, error=worst[1],
-               seconds=time.perf_counter() - start, calls=len(sizes))
+               seconds=time.perf_counter() - start, calls=len(sizes),
+               graph_breaks=[str(b) for b in breaks])
     if stale:
         row["status"] = "STALE: " + stale
     elif worst[0] > 1:
@@ -250,6 +253,9 @@ def run_model(entry, mode, device, verbose, dynamic=None, varying=False):
         # (Dynamo splits a model into graphs: its count is per graph.)
         row["status"] = (f"RECOMPILES: {compiles} compiles for {len(sizes)} calls "
                          f"(at most {compile_budget(dynamic)} with dynamic={dynamic})")
+    elif breaks:
+        ops = sorted({b.op for b in breaks})
+        row["status"] = f"ok, {len(breaks)} graph break(s): " + ", ".join(ops)
     else:
         row["status"] = "ok"
     return row

@@ -364,6 +364,10 @@ def _dropout(tr, real, x, p=0.5, training=False, inplace=False):
 
 @op("contiguous", "clone", "detach", "alias", "lift_fresh_copy", "cpu", "cuda")
 def _identity(tr, real, x, *a, **k):
+    if isinstance(real, torch.Tensor) and real.device != x.device:
+        # x.cpu() of a CUDA tensor: the result lives elsewhere (it used to be
+        # recorded as x itself, a result on the wrong device).
+        raise Unsupported("a device transfer inside the function")
     return tval(tr, x)
 
 
