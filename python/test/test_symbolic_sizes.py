@@ -369,3 +369,20 @@ def test_objects_of_tensors_are_rebuilt_as_results():
         assert c.offloading is False and c.layers[0].dtype == torch.float32
         assert_same((s, c.layers[0].keys, c.layers[1].keys), (s2, c2.layers[0].keys, c2.layers[1].keys))
     assert compiles(g) == 1
+
+
+def test_returned_sizes_are_computed_per_call():
+    # A function that returns sizes (HF caches keep the sequence length;
+    # Dynamo graphs return SymInts): computed from the call's input sizes,
+    # not specialized (it used to recompile per size: HF Mistral).
+    def f(x):
+        B, S = x.shape
+        return x * 2, B * S, x.shape, S - 1
+
+    c = tgc.compile(f, dynamic=True)
+    for s in (5, 9, 17, 33):
+        x = torch.randn(3, s)
+        got, want = c(x), f(x)
+        assert_same(got[0], want[0])
+        assert got[1:] == want[1:] and isinstance(got[2], torch.Size)
+    assert tgc.explain(c).compiles == 1

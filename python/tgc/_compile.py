@@ -704,7 +704,7 @@ class CompiledFunction:
             elif kind == "arg":
                 leaves.append(originals[payload])
             else:
-                leaves.append(payload)
+                leaves.append(_returned_value(kind, payload, tensors))
         return rebuild(spec.trace.output_tree, leaves)
 
     def _run_program(self, spec: Specialized, originals, tensors, call: _capi.Args):
@@ -746,7 +746,7 @@ class CompiledFunction:
             elif kind == "arg":
                 leaves.append(originals[payload])
             else:
-                leaves.append(payload)
+                leaves.append(_returned_value(kind, payload, tensors))
         return rebuild(spec.trace.output_tree, leaves)
 
     def _check_ranges(self, tensors) -> None:
@@ -778,6 +778,18 @@ class CompiledFunction:
             graph_breaks=list({(b.op, b.where): b for s in specs if s.trace.program
                                for b in s.trace.program.breaks}.values()),
         )
+
+
+def _returned_value(kind: str, payload, tensors):
+    """A non-tensor result: a constant, or a size (or torch.Size) computed
+    from the call's input sizes."""
+    if kind == "size":
+        return payload.evaluate(lambda a, d: int(tensors[a].shape[d]))
+    if kind == "sizes":
+        return torch.Size([e if isinstance(e, int) else
+                           e.evaluate(lambda a, d: int(tensors[a].shape[d]))
+                           for e in payload])
+    return payload
 
 
 def _rng_state():

@@ -144,7 +144,9 @@ class TraceResult:
     graph: Graph
     text: str
     # How each user output is produced: ("result", i), ("arg", i) (an input
-    # object returned as is) or ("const", obj).
+    # object returned as is), ("const", obj), ("size", Expr) or ("sizes",
+    # [Expr or int]) (sizes computed from the input sizes on every call), or
+    # ("eager", name) (an eager value of a graph break).
     outputs: List[Tuple[str, Any]]
     output_tree: Any
     captured: List[torch.Tensor]
@@ -292,7 +294,7 @@ class Tracer(TorchFunctionMode):
         swallows; the trace goes on with the value it returned)."""
         if not isinstance(size, Dyn):
             return
-        file, line = user_frame()
+        where = self.where()
         known = {(s.arg, s.dim) for s in self.specializations}
         new = False
         for arg, dim in sorted(size.sources):
@@ -311,7 +313,7 @@ class Tracer(TorchFunctionMode):
             # back here through the mode.
             value = size_value(self.input_values[arg].shape[dim])
             self.specializations.append(
-                Specialization(arg, dim, value, f"{what} at {file}:{line}")
+                Specialization(arg, dim, value, f"{what} at {where}")
             )
             new = True
         if new and defer:
@@ -397,9 +399,19 @@ class Tracer(TorchFunctionMode):
         r = rhs.expr if isinstance(rhs, SymInt) else rhs
         return f"{lhs} {sym} {r}"
 
-    def _add_guard(self, expr: Expr, op: str, what: str, text: str) -> None:
+    def where(self) -> str:
+        """file:line of the decision being recorded, and the FX node when
+        an FX graph is interpreted (`view_3 = view(x_1, ...)`)."""
         file, line = user_frame()
-        g = SizeGuard(expr, op, f"{what} at {file}:{line}", text)
+        text = f"{file}:{line}"
+        n = self.fx_node
+        if n is not None:
+            target = getattr(n.target, "__name__", None) or str(n.target)
+            text += f" (FX node {n.name} = {n.op} {target})"
+        return text
+
+    def _add_guard(self, expr: Expr, op: str, what: str, text: str) -> None:
+        g = SizeGuard(expr, op, f"{what} at {self.where()}", text)
         if g not in self.size_guards:
             self.size_guards.append(g)
 
@@ -552,13 +564,22 @@ class Tracer(TorchFunctionMode):
                     outputs.append(("result", len(results) - 1))
                 return ("leaf", len(outputs) - 1)
             if isinstance(o, TracedSize):
-                # Returned sizes are numbers the caller sees: guarded.
-                for e in tuple.__iter__(o):
+                # A returned size is computed from the call's input sizes
+                # (a size of a value the graph computes is guarded).
+                items = list(tuple.__iter__(o))
+                if all(not isinstance(e, SymInt) or not e.expr.opaque() for e in items):
+                    outputs.append(("sizes", [e.expr if isinstance(e, SymInt) else e
+                                              for e in items]))
+                    return ("leaf", len(outputs) - 1)
+                for e in items:
                     if isinstance(e, SymInt):
                         self.guard_value(e, "returned size")
                 outputs.append(("const", torch.Size(o.concrete())))
                 return ("leaf", len(outputs) - 1)
             if isinstance(o, SymInt):
+                if not o.expr.opaque():
+                    outputs.append(("size", o.expr))
+                    return ("leaf", len(outputs) - 1)
                 self.guard_value(o, "returned size")
                 outputs.append(("const", o.hint))
                 return ("leaf", len(outputs) - 1)
