@@ -1,6 +1,8 @@
 """FX importer: torch-level GraphModules (symbolic_trace), aten-level ones
 (make_fx, torch.export) and the torch.compile backend."""
 
+import operator
+
 import pytest
 import torch
 import torch.nn as nn
@@ -109,3 +111,23 @@ def test_locations_come_from_the_graph_nodes():
     (b,) = tgc.explain(c).graph_breaks
     line = next(i for i, l in enumerate(open(__file__), 1) if l.rstrip().endswith("# the line"))
     assert b.where == f"{__file__}:{line}", b
+
+
+def test_torch_size_of_symbolic_sizes_in_a_graph():
+    # Dynamo's graphs build view sizes with torch.Size((s0, s1, n)) (HF
+    # GPT-2's Conv1D): the sizes stay symbolic (it used to specialize them,
+    # one compile per sequence length).
+    g = torch.fx.Graph()
+    x = g.placeholder("x")
+    size = g.call_method("size", (x,))
+    b = g.call_function(operator.getitem, (size, 0))
+    s = g.call_function(operator.getitem, (size, 1))
+    shape = g.call_function(torch.Size, ((b, s, 4),))
+    flat = g.call_method("view", (x, -1, 4))
+    g.output(g.call_method("view", (g.call_function(torch.relu, (flat,)), shape)))
+    gm = torch.fx.GraphModule(torch.nn.Module(), g)
+    c = tgc.compile(gm, dynamic=True)
+    for n in (3, 5, 9):
+        x = torch.randn(2, n, 4)
+        assert_same(c(x), torch.relu(x))
+    assert tgc.explain(c).compiles == 1

@@ -399,3 +399,14 @@ def test_interpolate_linear_trilinear_and_aten_forms():
     with pytest.raises(tgc.Unsupported, match="antialias"):
         tgc.compile(lambda x: F.interpolate(x, size=(3, 3), mode="bilinear", antialias=True),
                     fullgraph=True)(torch.randn(1, 1, 8, 8))
+
+
+def test_bool_fills_and_pads():
+    # `tgc.full true : i1 : ...` does not parse (true carries its type): a
+    # bool full or pad value used to fail verification (HF Mistral's mask).
+    def f(x):
+        m = torch.ones(x.shape[0], dtype=torch.bool)
+        return torch.where(m, x, -x), torch.full((3,), True), F.pad(x > 0, (1, 2), value=True)
+
+    for dynamic in (False, True):
+        check(f, torch.randn(4), dynamic=dynamic)

@@ -130,6 +130,14 @@ def scalar_literal(value, dtype: torch.dtype) -> str:
     return str(int(value))
 
 
+def typed_literal(value, dtype: torch.dtype) -> str:
+    """`value` as a typed attribute, `lit : type` (a bool as `1 : i1`:
+    `true : i1` would parse as `true` followed by the op's own type)."""
+    if dtype == torch.bool:
+        return f"{int(bool(value))} : i1"
+    return f"{scalar_literal(value, dtype)} : {mlir_dtype(dtype)}"
+
+
 def attr_float(value: float) -> str:
     """An f64 attribute literal that round-trips (MLIR needs the '.')."""
     if math.isnan(value) or math.isinf(value):

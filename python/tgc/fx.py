@@ -50,6 +50,11 @@ class _Recorder(torch.fx.Interpreter):
         # handed to the tracer's mode before PyTorch's argument parser.
         from ._trace import _has_symint
 
+        if target is torch.Size and _has_symint(args):
+            # Dynamo builds sizes with torch.Size((s0, s1, 2304)): its C++
+            # constructor would read the SymInts as numbers (a
+            # specialization per size); a tuple of them serves every use.
+            return tuple(args[0]) if args else ()
         if _is_torch_builtin(target) and (
                 _has_symint(args) or _has_symint(tuple(kwargs.values()))):
             from torch.overrides import handle_torch_function

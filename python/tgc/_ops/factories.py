@@ -23,8 +23,6 @@ from .shapes import (
 def _full_value(tr, real, value, like: Optional[Value] = None, shape=None) -> Value:
     """`value` in the shape of `real`, of `like`, or `shape` (graph sizes;
     dynamic ones are passed as index values)."""
-    from .._graph import mlir_dtype
-
     if like is not None:
         shape = list(like.shape)
         dynamic = [_index_value(tr, like, i) for i, s in enumerate(shape) if isinstance(s, Dyn)]
@@ -33,9 +31,11 @@ def _full_value(tr, real, value, like: Optional[Value] = None, shape=None) -> Va
         dynamic = [tr.index_of(s) for s in shape if isinstance(s, Dyn)]
     sizes = f" [{', '.join(dynamic)}]" if dynamic else ""
     rt = format_type(real.dtype, shape)
-    lit = scalar_literal(value, real.dtype)
+    from .._graph import typed_literal
+
     return tr.graph.emit(
-        f"tgc.full {lit} : {mlir_dtype(real.dtype)}{sizes} : {rt}", [(real.dtype, shape)], tr.loc()
+        f"tgc.full {typed_literal(value, real.dtype)}{sizes} : {rt}", [(real.dtype, shape)],
+        tr.loc()
     )[0]
 
 

@@ -644,10 +644,10 @@ def _pad(tr, real, x, pad, mode="constant", value=None):
         raise Unsupported("negative padding")
     shape = [s + low[i] + high[i] if isinstance(s, int) else derived([s], real.shape[i]) for i, s in enumerate(v.shape)]
     rt = format_type(v.dtype, shape)
-    val = scalar_literal(value or 0, v.dtype)
-    from .._graph import mlir_dtype
+    from .._graph import typed_literal
 
+    val = typed_literal(value or 0, v.dtype)
     return tr.graph.emit(
-        f"tgc.pad {v.name} low {low} high {high} value {val} : {mlir_dtype(v.dtype)} : {v.type} -> {rt}",
+        f"tgc.pad {v.name} low {low} high {high} value {val} : {v.type} -> {rt}",
         [(v.dtype, shape)], tr.loc(),
     )[0]
