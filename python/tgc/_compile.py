@@ -527,19 +527,7 @@ class CompiledFunction:
                                           [list(t.shape) for t in tensors + tr.captured],
                                           "vectorize=0")
         self._check_accepts(compiled, call)
-        spec = Specialized(
-            compiled=compiled,
-            trace=tr,
-            keys=keys,
-            example_shapes=[list(t.shape) for t in tensors],
-            captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module),
-        )
-        _log(
-            "guards",
-            f"guards of {self.name} specialization {len(self.specs)} "
-            f"(compiled in {compiled.compile_ms:.1f} ms):\n"
-            + "\n".join("  " + g for g in spec.guard_strings()),
-        )
+        spec = self._specialized(compiled, tr, keys, tensors, module)
         if "output_code" in _logs:
             code = compiled.code("loops") or compiled.code("plan")
             _log("output_code", f"output code of {self.name}:\n{code}")
@@ -626,26 +614,33 @@ class CompiledFunction:
                                                  region.example_shapes)
             ms += region.compiled.compile_ms
         first = program.steps[0].compiled
+        for b in program.breaks:
+            _log("graph_breaks", f"{self.name}: graph break: {b}")
+        spec = self._specialized(
+            first, tr, keys, tensors, module, ms,
+            f"{len(program.regions)} regions, {len(program.islands)} graph breaks, ")
+        call = _capi.Args(spec.first_tensors(tensors, tr.captured))
+        self._check_accepts(first, call)
+        return spec, call
+
+    def _specialized(self, compiled, tr: TraceResult, keys, tensors, module,
+                     compile_ms: Optional[float] = None, what: str = "") -> Specialized:
         spec = Specialized(
-            compiled=first,
+            compiled=compiled,
             trace=tr,
             keys=keys,
             example_shapes=[list(t.shape) for t in tensors],
             captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module),
-            compile_ms=ms,
+            compile_ms=compile_ms,
         )
-        call = _capi.Args(spec.first_tensors(tensors, tr.captured))
-        self._check_accepts(first, call)
-        for b in program.breaks:
-            _log("graph_breaks", f"{self.name}: graph break: {b}")
+        ms = compiled.compile_ms if compile_ms is None else compile_ms
         _log(
             "guards",
             f"guards of {self.name} specialization {len(self.specs)} "
-            f"({len(program.regions)} regions, {len(program.islands)} graph breaks, "
-            f"compiled in {ms:.1f} ms):\n"
+            f"({what}compiled in {ms:.1f} ms):\n"
             + "\n".join("  " + g for g in spec.guard_strings()),
         )
-        return spec, call
+        return spec
 
     def _module(self) -> Optional[torch.nn.Module]:
         """The module whose parameters, buffers and attributes the compiled
@@ -694,18 +689,7 @@ class CompiledFunction:
         if _check.enabled():
             _check.compare(spec.trace.text, self.name, before, inputs, results,
                            spec.compiled.device)
-        for i in spec.trace.mutated_args:
-            if originals[i] is not tensors[i]:  # a non-contiguous input
-                originals[i].copy_(tensors[i])
-        leaves = []
-        for kind, payload in spec.trace.outputs:
-            if kind == "result":
-                leaves.append(results[payload])
-            elif kind == "arg":
-                leaves.append(originals[payload])
-            else:
-                leaves.append(_returned_value(kind, payload, tensors))
-        return rebuild(spec.trace.output_tree, leaves)
+        return _results(spec, originals, tensors, results)
 
     def _run_program(self, spec: Specialized, originals, tensors, call: _capi.Args):
         """Regions and graph breaks in order (tgc._breaks); raises
@@ -734,20 +718,8 @@ class CompiledFunction:
                 _check.compare(step.text, step.name, before, args, results,
                                step.compiled.device)
             env.update(zip(step.results, results))
-        for i in spec.trace.mutated_args:
-            if originals[i] is not tensors[i]:  # a non-contiguous input
-                originals[i].copy_(tensors[i])
-        leaves = []
-        for kind, payload in spec.trace.outputs:
-            if kind == "result":
-                leaves.append(env[program.outputs[payload]])
-            elif kind == "eager":
-                leaves.append(env[payload])
-            elif kind == "arg":
-                leaves.append(originals[payload])
-            else:
-                leaves.append(_returned_value(kind, payload, tensors))
-        return rebuild(spec.trace.output_tree, leaves)
+        return _results(spec, originals, tensors,
+                        [env[n] for n in program.outputs], env)
 
     def _check_ranges(self, tensors) -> None:
         if not self.ranges:
@@ -778,6 +750,26 @@ class CompiledFunction:
             graph_breaks=list({(b.op, b.where): b for s in specs if s.trace.program
                                for b in s.trace.program.breaks}.values()),
         )
+
+
+def _results(spec: Specialized, originals, tensors, results, env=None):
+    """The call's return value: the compiled results, the inputs returned
+    as they are, eager values of graph breaks, sizes and constants; in-place
+    updates of non-contiguous inputs are copied back first."""
+    for i in spec.trace.mutated_args:
+        if originals[i] is not tensors[i]:  # a non-contiguous input
+            originals[i].copy_(tensors[i])
+    leaves = []
+    for kind, payload in spec.trace.outputs:
+        if kind == "result":
+            leaves.append(results[payload])
+        elif kind == "eager":
+            leaves.append(env[payload])
+        elif kind == "arg":
+            leaves.append(originals[payload])
+        else:
+            leaves.append(_returned_value(kind, payload, tensors))
+    return rebuild(spec.trace.output_tree, leaves)
 
 
 def _returned_value(kind: str, payload, tensors):
