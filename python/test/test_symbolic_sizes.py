@@ -386,3 +386,21 @@ def test_returned_sizes_are_computed_per_call():
         assert_same(got[0], want[0])
         assert got[1:] == want[1:] and isinstance(got[2], torch.Size)
     assert tgc.explain(c).compiles == 1
+
+
+def test_sizes_as_data_in_arithmetic_stay_symbolic():
+    # x * S, S - 1, x / (B * S), S // 3, S % 4: the size is a value the graph
+    # computes from the input sizes, not a constant (one compile for every
+    # S; it used to specialize S).
+    def f(x):
+        B, S = x.shape
+        return x * S + (S - 1), x / (B * S), (S // 3) - x, x * (S % 4)
+
+    c = tgc.compile(f, dynamic=True, fullgraph=True)
+    for s in (5, 9, 17, 33, 2):
+        x = torch.randn(3, s)
+        assert_same(c(x), f(x))
+    xi = torch.randint(-5, 5, (4, 7))
+    assert_same(c(xi), f(xi))
+    e = tgc.explain(c)
+    assert e.compiles == 2, e  # one per dtype

@@ -492,12 +492,62 @@ def convert(tr: Tracer, v: Value, dtype: torch.dtype) -> Value:
 
 
 def as_value(tr: Tracer, x, dtype: torch.dtype) -> Value:
-    """A tensor operand in `dtype`; Python scalars become constants."""
+    """A tensor operand in `dtype`; Python scalars become constants and
+    symbolic sizes values computed in the graph (handlers registered with
+    symbolic=True receive them)."""
     if isinstance(x, torch.Tensor):
         return convert(tr, tr.value_of(x), dtype)
+    if isinstance(x, SymInt):
+        return convert(tr, sym_tensor(tr, x.expr), dtype)
     if isinstance(x, (bool, numbers.Number)):
         return constant(tr, x, dtype)
     raise Unsupported(f"an operand of type {type(x).__name__}")
+
+
+def sym_tensor(tr: Tracer, expr) -> Value:
+    """A size expression as a 0-d i64 tensor computed in the graph from the
+    input sizes (`x * S` with S = x.shape[1] keeps S symbolic). A size
+    becomes data as the sum of that many ones (no op reads an index into
+    a tensor: issue 19's note); `//` and `%` are floor division and
+    Python's modulo on those values."""
+    c = expr.constant()
+    if c is not None:
+        return constant(tr, c, torch.int64)
+    cache = tr.__dict__.setdefault("_size_values", {})
+    if expr in cache:
+        return cache[expr]
+    i64 = torch.int64
+    total = None
+    for mono, coeff in expr.terms:
+        term = None
+        for atom in mono:
+            if atom[0] in ("s", "d"):
+                n = tr._atom_index(atom)
+                hint = tr.hint_size(atom[1], atom[2]) if atom[0] == "s" else \
+                    tr.opaque_values[atom[1]].concrete()[atom[2]]
+                ones = tr.graph.emit(f"tgc.full 1 : i64 [{n}] : tensor<?xi64>",
+                                     [(i64, [Dyn(set(), hint)])], tr.loc())[0]
+                a = tr.graph.emit(f"tgc.sum {ones.name} dims [0] : tensor<?xi64> -> tensor<i64>",
+                                  [(i64, [])], tr.loc())[0]
+            else:
+                num, den = sym_tensor(tr, atom[1]), sym_tensor(tr, atom[2])
+                a = _i64(tr, "div", num, den, " rounding = floor")
+                if atom[0] == "%":
+                    a = _i64(tr, "sub", num, _i64(tr, "mul", a, den))
+            term = a if term is None else _i64(tr, "mul", term, a)
+        if term is None:
+            term = constant(tr, coeff, i64)
+        elif coeff != 1:
+            term = _i64(tr, "mul", term, constant(tr, coeff, i64))
+        total = term if total is None else _i64(tr, "add", total, term)
+    cache[expr] = total
+    return total
+
+
+def _i64(tr: Tracer, mnemonic: str, a: Value, b: Value, extra: str = "") -> Value:
+    t = "tensor<i64>"
+    return tr.graph.emit(f"tgc.{mnemonic} {a.name}, {b.name}{extra} : {t}, {t} -> {t}",
+                         [(torch.int64, [])], tr.loc())[0]
 
 
 def tval(tr: Tracer, x) -> Value:

@@ -10,6 +10,7 @@ from typing import List
 from .._graph import Unsupported, Value, attr_float, format_type
 from .core import (
     HANDLERS,
+    SYMBOLIC,
     _arg,
     as_value,
     broadcast,
@@ -106,6 +107,10 @@ for _names, _mn, _swap in [
     for _n in _names:
         HANDLERS[_n] = _binary(_mn, _swap)
 HANDLERS["aten.rsub"] = _binary("sub", True)
+# Arithmetic with a size keeps it symbolic (x * S, S - x, x / S): the size
+# becomes a value the graph computes (core.sym_tensor), not a constant.
+for _n in ("add", "radd", "sub", "rsub", "mul", "rmul", "aten.rsub"):
+    SYMBOLIC.add(HANDLERS[_n])
 
 
 def _fmax_fmin(mnemonic: str):
@@ -160,6 +165,7 @@ def _rdiv(tr, real, x, y, *rest, **kw):
 
 
 HANDLERS["rdiv"] = _rdiv
+SYMBOLIC.update({_div, _rdiv})
 
 
 @op("floor_divide")
