@@ -410,3 +410,24 @@ def test_bool_fills_and_pads():
 
     for dynamic in (False, True):
         check(f, torch.randn(4), dynamic=dynamic)
+
+
+def test_linear_one_dimensional_forms():
+    # A vector input, a vector weight (a dot product), with and without a
+    # bias (the e2e suite's AtenLinear1D: the traced graph did not verify).
+    torch.manual_seed(0)
+    x, w2, w1 = torch.randn(2, 5, 3), torch.randn(4, 3), torch.randn(3)
+    b0, b4 = torch.tensor(0.5), torch.randn(4)
+    cases = [(lambda a, b: torch.ops.aten.linear(a, b), torch.randn(3), w1),
+             (lambda a, b: F.linear(a, b), x, w1),
+             (lambda a, b: F.linear(a, b, b0), x, w1),
+             (lambda a, b: F.linear(a, b, b4), torch.randn(3), w2)]
+    checked = 0
+    for fn, a, b in cases:
+        try:
+            fn(a, b)
+        except RuntimeError:  # a vector weight needs PyTorch >= 2
+            continue
+        check(fn, a, b)
+        checked += 1
+    assert checked >= 1

@@ -67,6 +67,27 @@ def _addmm(tr, real, bias, x, y, beta=1, alpha=1):
 @op("linear")
 def _linear(tr, real, x, weight, bias=None):
     a, w = tval(tr, x), tval(tr, weight)
+    if a.rank == 0 or w.rank not in (1, 2):
+        raise Unsupported(f"linear of a rank-{a.rank} input and a rank-{w.rank} weight")
+    if a.rank == 1 or w.rank == 1:
+        # PyTorch's 1-d forms (a vector input, a vector weight: a dot
+        # product): the 2-d linear on [1, in] views, then the 1-sized dims
+        # dropped, then the bias.
+        from .elementwise import _binary_value
+        from .shapes import _reshape_to
+
+        a2 = _reshape_to(tr, a, [1, a.shape[0]]) if a.rank == 1 else a
+        w2 = _reshape_to(tr, w, [1, w.shape[0]]) if w.rank == 1 else w
+        shape = list(a2.shape[:-1]) + [w2.shape[0]]
+        rt = format_type(real.dtype, shape)
+        out = tr.graph.emit(f"tgc.linear {a2.name}, {w2.name} : {a2.type}, {w2.type} -> {rt}",
+                            [(real.dtype, shape)], tr.loc())[0]
+        final = (list(a.shape[:-1]) if a.rank > 1 else []) + \
+            ([w.shape[0]] if w.rank == 2 else [])
+        out = _reshape_to(tr, out, final)
+        if bias is not None:
+            out = _binary_value(tr, "add", out, tval(tr, bias), real.dtype)
+        return out
     shape = list(a.shape[:-1]) + [w.shape[0]]
     rt = format_type(real.dtype, shape)
     if bias is not None:
