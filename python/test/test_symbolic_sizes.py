@@ -8,6 +8,7 @@ import math
 import pytest
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 import tgc
 from tgc._sym import Expr
@@ -404,3 +405,24 @@ def test_sizes_as_data_in_arithmetic_stay_symbolic():
     assert_same(c(xi), f(xi))
     e = tgc.explain(c)
     assert e.compiles == 2, e  # one per dtype
+
+
+@pytest.mark.parametrize("mode, align_corners", [("bicubic", False), ("bilinear", False),
+                                                 ("bilinear", True), ("bicubic", True)])
+def test_interpolate_to_symbolic_sizes(mode, align_corners):
+    # HF ViT's interpolate_pos_encoding resizes a static grid to sizes
+    # computed from the image's: the indices and weights are computed in the
+    # graph, one compile for every output size.
+    torch.manual_seed(0)
+    grid = torch.randn(1, 4, 7, 7)
+
+    def f(x):
+        H, W = x.shape[2], x.shape[3]
+        q = F.interpolate(grid, size=(H // 2, W // 3), mode=mode, align_corners=align_corners)
+        return x[:, :4, : H // 2, : W // 3] + q
+
+    c = tgc.compile(f, dynamic=True, fullgraph=True)
+    for h, w in ((10, 9), (14, 21), (28, 42), (6, 30), (40, 12)):
+        x = torch.randn(2, 5, h, w)
+        assert_same(c(x), f(x))
+    assert tgc.explain(c).compiles == 1

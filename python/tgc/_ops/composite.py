@@ -278,18 +278,116 @@ def _upsample_filtered(tr, v: Value, real, scales, align_corners: bool, cubic: b
     return convert(tr, v, real.dtype)
 
 
+def _taps_in_graph(tr, in_size: int, out, align_corners: bool, cubic: bool, acc):
+    """_filter_taps for an output size known only at run time (`out`: a
+    SymInt): the same arithmetic on an iota of the output positions, in
+    the graph. Returns (index values, weight values), each of shape [out]."""
+    from .shapes import _iota
+
+    i64 = torch.int64
+    n = tr.dyn_for(out)
+    out_f = convert(tr, as_value(tr, out, i64), acc)
+    if align_corners:
+        scale = _binary_value(tr, "div", constant(tr, in_size - 1, acc),
+                              _binary_value(tr, "sub", out_f, constant(tr, 1, acc), acc), acc)
+    else:
+        scale = _binary_value(tr, "div", constant(tr, in_size, acc), out_f, acc)
+    dst = convert(tr, _iota(tr, 0, n), acc)
+
+    def bin_(mn, a, b, dt=acc):
+        b = b if isinstance(b, Value) else constant(tr, b, dt)
+        a = a if isinstance(a, Value) else constant(tr, a, dt)
+        return _binary_value(tr, mn, a, b, dt)
+
+    if align_corners:
+        src = bin_("mul", scale, dst)
+    else:
+        src = bin_("sub", bin_("mul", scale, bin_("add", dst, 0.5)), 0.5)
+    last = in_size - 1
+
+    def floor(a):
+        return tr.graph.emit(f"tgc.floor {a.name} : {a.type}", [(acc, a.shape)], tr.loc())[0]
+
+    def clamp_index(a):
+        return bin_("minimum", bin_("maximum", a, 0, i64), last, i64)
+
+    if cubic:
+        f0 = floor(src)
+        x1 = bin_("sub", src, f0)
+        a = -0.75
+
+        def conv1(x):
+            return bin_("add", bin_("mul", bin_("mul", bin_("sub", bin_("mul", x, a + 2), a + 3),
+                                                x), x), 1.0)
+
+        def conv2(x):
+            inner = bin_("add", bin_("mul", bin_("sub", bin_("mul", x, a), 5 * a), x), 8 * a)
+            return bin_("sub", bin_("mul", inner, x), 4 * a)
+
+        x2 = bin_("sub", 1.0, x1)
+        weights = [conv2(bin_("add", x1, 1.0)), conv1(x1), conv1(x2),
+                   conv2(bin_("add", x2, 1.0))]
+        base = convert(tr, f0, i64)
+        index = [clamp_index(bin_("add", base, k - 1, i64)) for k in range(4)]
+        return index, weights
+    if not align_corners:
+        src = bin_("maximum", src, 0.0)
+    i0 = bin_("minimum", convert(tr, floor(src), i64), last, i64)
+    lam = bin_("minimum", bin_("maximum", bin_("sub", src, convert(tr, i0, acc)), 0.0), 1.0)
+    i1 = bin_("minimum", bin_("add", i0, 1, i64), last, i64)
+    return [i0, i1], [bin_("sub", 1.0, lam), lam]
+
+
+def _upsample_to_symbolic(tr, v: Value, real, outs, align_corners: bool, cubic: bool):
+    """Linear or cubic upsampling to sizes that are SymInts (HF ViT's
+    interpolate_pos_encoding through Dynamo): indices and weights computed
+    in the graph, so that one compile serves every output size."""
+    from .shapes import _reshape_to
+
+    spatial = list(range(2, v.rank))
+    ins = _static_sizes(v, spatial, "bilinear/bicubic upsampling")
+    acc = torch.float64 if real.dtype == torch.float64 else torch.float32
+    v = convert(tr, v, acc)
+    for d, i, o in reversed(list(zip(spatial, ins, outs))):
+        index, weights = _taps_in_graph(tr, i, o, align_corners, cubic, acc)
+        total = None
+        for idx, w in zip(index, weights):
+            shape = list(v.shape)
+            shape[d] = idx.shape[0]
+            rt = format_type(acc, shape)
+            g = tr.graph.emit(
+                f"tgc.index_select {v.name}, {idx.name} dim = {d} : {v.type}, {idx.type} -> {rt}",
+                [(acc, shape)], tr.loc())[0]
+            wv = _reshape_to(tr, w, [w.shape[0]] + [1] * (v.rank - 1 - d))
+            term = _binary_value(tr, "mul", g, wv, acc)
+            total = term if total is None else _binary_value(tr, "add", total, term, acc)
+        v = total
+    return convert(tr, v, real.dtype)
+
+
 _FILTERS = {"linear": False, "bilinear": False, "trilinear": False, "bicubic": True}
 
 
-@op("interpolate", "upsample")
+@op("interpolate", "upsample", symbolic=True)
 def _interpolate(tr, real, x, size=None, scale_factor=None, mode="nearest",
                  align_corners=None, recompute_scale_factor=None, antialias=False):
+    from .._sym import SymInt
+    from .core import specialize_syms
+
     if mode not in ("nearest",) + tuple(_FILTERS):
         raise Unsupported(f"interpolate(mode={mode!r})")
     if antialias:
         raise Unsupported("interpolate(antialias=True)")
     v = tval(tr, x)
     n = v.rank - 2
+    sizes = list(size) if isinstance(size, (list, tuple)) else [size] * n
+    if mode != "nearest" and scale_factor is None and \
+            any(isinstance(s, SymInt) for s in sizes):
+        return _upsample_to_symbolic(tr, v, real, sizes, bool(align_corners),
+                                     _FILTERS[mode])
+    # Otherwise the sizes come from the traced result: guarded numbers.
+    specialize_syms(tr, size, "interpolate size")
+    scale_factor = specialize_syms(tr, scale_factor, "interpolate scale")
     if scale_factor is not None and not recompute_scale_factor:
         scales = list(scale_factor) if isinstance(scale_factor, (list, tuple)) \
             else [scale_factor] * n
