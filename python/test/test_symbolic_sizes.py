@@ -426,3 +426,27 @@ def test_interpolate_to_symbolic_sizes(mode, align_corners):
         x = torch.randn(2, 5, h, w)
         assert_same(c(x), f(x))
     assert tgc.explain(c).compiles == 1
+
+
+def test_convolution_output_sizes_are_expressions():
+    # (H + 2p - d(k-1) - 1) // s + 1: a decision on a conv output's size is
+    # a relation guard on the input sizes (it used to specialize them, one
+    # compile per image size): one compile per branch taken.
+    torch.manual_seed(0)
+    conv = nn.Conv2d(3, 8, 4, stride=4).eval()
+
+    def f(x):
+        y = conv(x)
+        B, C, H, W = y.shape
+        if H * W > 20:
+            return y.flatten(2).mean(-1)
+        return y.view(B, C, H * W).amax(-1)
+
+    c = tgc.compile(f, dynamic=True, fullgraph=True)
+    with torch.no_grad():
+        for s in (24, 28, 32, 40, 16, 12):
+            x = torch.randn(2, 3, s, s + 4)
+            assert_same(c(x), f(x))
+    e = tgc.explain(c)
+    assert e.compiles == 2, e
+    assert "> 20 failed" in e.recompile_reasons[0], e.recompile_reasons

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from typing import Any, List
 
-from .._graph import Unsupported, Value, attr_float, format_type
+from .._graph import Dyn, Unsupported, Value, attr_float, format_type
 from .core import (
     as_value,
     broadcast,
@@ -299,7 +299,9 @@ def _conv2d(tr, real, x, weight, bias=None, stride=1, padding=0, dilation=1, gro
     if v.concrete()[1] == 0:
         raise Unsupported("a convolution over 0 input channels")
     shape = [v.shape[0], w.shape[0]] + [
-        derived([v.shape[2 + i]], real.shape[2 + i]) for i in range(2)
+        _window_size(tr, v.shape[2 + i], real.shape[2 + i], w.concrete()[2 + i],
+                     _pair(stride)[i], _pair(padding)[i], _pair(dilation)[i])
+        for i in range(2)
     ]
     rt = format_type(v.dtype, shape)
     b = ""
@@ -311,6 +313,20 @@ def _conv2d(tr, real, x, weight, bias=None, stride=1, padding=0, dilation=1, gro
         f"dilation {_pair(dilation)} groups = {int(groups)} : {v.type}, {w.type} -> {rt}",
         [(v.dtype, shape)], tr.loc(),
     )[0]
+
+
+def _window_size(tr, size, value: int, k: int, s: int, p: int, d: int):
+    """The output size of a sliding window (convolution, pooling without
+    ceil_mode) over `size`: (size + 2p - d(k - 1) - 1) // s + 1, as an
+    expression of the input sizes when `size` has one (a Python decision
+    on it is then a relation guard, not a specialization)."""
+    from .core import expr_of
+
+    e = expr_of(size) if isinstance(size, Dyn) else None
+    if e is None:
+        return derived([size], value)
+    out = (e + (2 * p - d * (k - 1) - 1)).floordiv(s) + 1
+    return tr.dyn_by_expr.get(out) or derived([size], value, out)
 
 
 def _pool_shape(v: Value, real) -> List[Any]:
