@@ -357,6 +357,13 @@ MORE += [
     (lambda a, b: F.cross_entropy(a, b), (torch.randn(6, 5), _T)),
     (lambda a, b, c: F.cross_entropy(a, b, c, reduction="none"), (torch.randn(6, 5), _T, _W)),
 ]
+# aten.nll_loss_forward returns the total weight too (0 for a batched
+# input without reduction), every reduction, with and without weights.
+MORE += [
+    (lambda a, b, c, r=r: torch.ops.aten.nll_loss_forward(a, b, c, r, -100), args)
+    for r in (0, 1, 2)
+    for args in ((_LP, _T, _W), (_LP, _T, None), (_LP[0], torch.tensor(3), _W))
+]
 
 
 @pytest.mark.parametrize("case", range(len(MORE)))

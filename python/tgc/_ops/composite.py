@@ -639,10 +639,13 @@ def _flat_size(v: Value):
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
-def _nll(tr, logp: Value, target: Value, weight, ignore_index: int, reduction: str, dt):
+def _nll(tr, logp: Value, target: Value, weight, ignore_index: int, reduction: str, dt,
+         with_total: bool = False):
     """PyTorch's nll_loss over class dim 1 (or 0 for an unbatched input):
     -logp[target] * weight[target], ignored targets weighing 0; "mean"
-    divides by the sum of the weights (NaN when every target is ignored)."""
+    divides by the sum of the weights (NaN when every target is ignored).
+    `with_total`: (loss, total_weight) as aten.nll_loss_forward returns them
+    (the sum of the weights; 0 for a batched input without reduction)."""
     from .shapes import _reshape_to, _unsqueeze
 
     unbatched = logp.rank == 1
@@ -666,11 +669,14 @@ def _nll(tr, logp: Value, target: Value, weight, ignore_index: int, reduction: s
     loss = _binary_value(tr, "mul", tr.graph.emit(f"tgc.neg {picked.name} : {picked.type}",
                                                   [(dt, picked.shape)], tr.loc())[0], w, dt)
     if reduction == "none":
-        return _reshape_to(tr, loss, []) if unbatched else loss
+        out = _reshape_to(tr, loss, []) if unbatched else loss
+        if with_total:
+            return out, _sum_all(tr, w, dt) if unbatched else constant(tr, 0, dt)
+        return out
     total = _sum_all(tr, loss, dt)
-    if reduction == "sum":
-        return total
-    return _binary_value(tr, "div", total, _sum_all(tr, w, dt), dt)
+    weights = _sum_all(tr, w, dt)
+    out = total if reduction == "sum" else _binary_value(tr, "div", total, weights, dt)
+    return (out, weights) if with_total else out
 
 
 def _sum_all(tr, v: Value, dt) -> Value:
@@ -694,10 +700,10 @@ def _nll_loss(tr, real, x, target, weight=None, size_average=None, ignore_index=
 
 @op("nll_loss_forward")
 def _nll_loss_forward(tr, real, x, target, weight, reduction, ignore_index):
-    """aten: (loss, total_weight); the total weight is not computed here."""
-    out = _nll(tr, tval(tr, x), tval(tr, target), weight, ignore_index,
-               _reduction_name(reduction), real[0].dtype)
-    return [out, None]
+    """aten: (loss, total_weight)."""
+    out, total = _nll(tr, tval(tr, x), tval(tr, target), weight, ignore_index,
+                      _reduction_name(reduction), real[0].dtype, with_total=True)
+    return [out, convert(tr, total, real[1].dtype)]
 
 
 @op("cross_entropy")
