@@ -9,7 +9,7 @@ between compiled *regions*.
 
 While tracing, an island's tensor results become new arguments of the
 graph (their sizes static, or dynamic once a size was seen to change, or
-with ``dynamic=True``: ``CompiledFunction.island_dynamic``); results of a
+with ``dynamic=True``: :class:`BreakSizes`); results of a
 dtype TGC does not compile stay eager values, and a call that reads one is
 an island too. When the trace finishes, :func:`partition` cuts the
 recorded ops at the islands, in program order, into one ``func.func`` per
@@ -81,6 +81,37 @@ class Island:
     reads: List[str]  # the names of the values its arguments read
     cloned: Set[int] = field(default_factory=set)  # leaves updated in place
     info: GraphBreak = None  # type: ignore[assignment]
+
+
+@dataclass
+class BreakSizes:
+    """Which sizes of graph-break results are dynamic, per (island,
+    result): those seen to change (or all, with dynamic=True), less the
+    ones a Python decision pinned static for good (checked when the island
+    runs). One per compiled function, shared by its traces."""
+
+    all_dynamic: bool = False
+    changed: Dict[Tuple[int, int], Set[int]] = field(default_factory=dict)
+    pinned: Dict[Tuple[int, int], Set[int]] = field(default_factory=dict)
+
+    def dynamic(self, key: Tuple[int, int], rank: int) -> Set[int]:
+        dims = set(range(rank)) if self.all_dynamic else set(self.changed.get(key, ()))
+        return dims - self.pinned.get(key, set())
+
+    def make_dynamic(self, key: Tuple[int, int], dim: int) -> bool:
+        """Whether `dim` became dynamic (a pinned one stays static)."""
+        if dim in self.pinned.get(key, ()) or dim in self.changed.get(key, ()):
+            return False
+        self.changed.setdefault(key, set()).add(dim)
+        return True
+
+    def pin(self, key: Tuple[int, int], dim: int) -> bool:
+        """Makes `dim` static for good; whether it was not already."""
+        pinned = self.pinned.setdefault(key, set())
+        if dim in pinned:
+            return False
+        pinned.add(dim)
+        return True
 
 
 class BreakMiss(Exception):
@@ -172,9 +203,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     device = next((x.device for x in list(tr.inputs) + tr.captured
                    if isinstance(x, torch.Tensor)), None)
     for k, t in enumerate(results):
-        dyn = tr.breaks.get((index, k), set())
-        if ("all",) in tr.breaks:  # dynamic=True: every size not pinned
-            dyn = set(range(t.dim())) - tr.breaks.get(("static", index, k), set())
+        dyn = tr.breaks.dynamic((index, k), t.dim())
         try:
             mlir_dtype(t.dtype)
             ok = t.layout == torch.strided and (device is None or t.device == device)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 import torch
 
 from . import _capi, _check, _state
-from ._breaks import BreakMiss, GraphBreak, run_island
+from ._breaks import BreakMiss, BreakSizes, GraphBreak, run_island
 from ._graph import Unsupported
 from ._trace import Specialization, TraceResult, rebuild, trace
 
@@ -275,7 +275,7 @@ class CompiledFunction:
         self.declared_dynamic: Dict[int, Set[int]] = {}
         # Sizes of graph-break results that changed between calls
         # ((island, result) -> dims; see tgc._breaks).
-        self.island_dynamic: Dict[Tuple[Any, ...], Set[int]] = {}
+        self.island_sizes = BreakSizes(all_dynamic=dynamic is True)
         self.ranges: Dict[Tuple[int, int], Tuple[int, Optional[int]]] = {}
         # `specs` and the hit counts change under `_lock`; compiles (and the
         # state they change: auto-dynamic dims, reasons, the fallback) are
@@ -328,8 +328,7 @@ class CompiledFunction:
         compiles a new specialization (nothing has been written yet)."""
         with self._compile_lock:
             for key, d in e.dims:
-                if d not in self.island_dynamic.get(("static",) + key, ()):
-                    self.island_dynamic.setdefault(key, set()).add(d)
+                self.island_sizes.make_dynamic(key, d)
             try:
                 return self._miss(args, kwargs, originals, tensors, keys, [str(e)])
             except BreakMiss as again:
@@ -491,9 +490,8 @@ class CompiledFunction:
 
         start = time.perf_counter()
         module = self._module()
-        breaks = None if self.fullgraph else self.island_dynamic
-        if breaks is not None and self.dynamic is True:
-            breaks[("all",)] = set()
+        breaks = None if self.fullgraph else self.island_sizes
+        self.island_sizes.all_dynamic = self.dynamic is True
         # The trace runs random operators for real: the generators' states
         # are put back, so that the compiled call (a graph break calling
         # torch.rand) draws what the eager call would have drawn.
@@ -545,10 +543,9 @@ class CompiledFunction:
             for k, (a, b) in enumerate(zip(new.slots, old.slots)):
                 if a.eager or len(a.shape) != len(b.shape):
                     continue
-                pinned = self.island_dynamic.get(("static", new.index, k), set())
                 for d, (x, y) in enumerate(zip(a.shape, b.shape)):
-                    if x != y and d not in a.dynamic and d not in pinned:
-                        self.island_dynamic.setdefault((new.index, k), set()).add(d)
+                    if x != y and d not in a.dynamic and \
+                            self.island_sizes.make_dynamic((new.index, k), d):
                         changed = True
         return changed
 

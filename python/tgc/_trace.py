@@ -180,14 +180,14 @@ class Tracer(TorchFunctionMode):
         name: str = "traced",
         specializations: Sequence[Specialization] = (),
         tensor_names: Optional[Dict[int, str]] = None,
-        breaks: Optional[Dict[Tuple[int, int], Set[int]]] = None,
+        breaks=None,
     ):
         super().__init__()
         # Graph breaks (fullgraph=False): the islands recorded so far, the
         # graph arguments that are their results (arg -> (island, slot)),
         # their eager values (a dtype TGC does not compile), and the sizes
-        # of island results that are dynamic. None: every unsupported call
-        # is an error (fullgraph=True).
+        # of island results that are dynamic (tgc._breaks.BreakSizes).
+        # None: every unsupported call is an error (fullgraph=True).
         self.breaks = breaks
         self.islands: List[Any] = []
         self.island_args: Dict[int, Tuple[int, int]] = {}
@@ -301,10 +301,7 @@ class Tracer(TorchFunctionMode):
             # A size of an island's result: static from now on (checked
             # when the island runs).
             key = self.island_args.get(arg)
-            pinned = self.breaks.setdefault(("static",) + key, set()) if key else set()
-            if key is not None and dim not in pinned:
-                self.breaks.get(key, set()).discard(dim)
-                pinned.add(dim)
+            if key is not None and self.breaks.pin(key, dim):
                 new = True
         for arg, dim in sorted(size.sources - known):
             if arg in self.island_args:
@@ -752,7 +749,7 @@ def trace(
     name: str = "traced",
     module: Optional[torch.nn.Module] = None,
     source: Optional[Callable] = None,
-    breaks: Optional[Dict[Tuple[int, int], Set[int]]] = None,
+    breaks=None,
 ) -> TraceResult:
     """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
     static and the trace restarts (at most once per input dim)."""
