@@ -72,7 +72,8 @@ def rows():
 
 def render() -> str:
     families, passthrough = rows()
-    order = ["elementwise", "reductions", "shapes", "nn", "factories", "composite", "core"]
+    order = ["elementwise", "reductions", "shapes", "nn", "factories", "composite",
+             "rearrange", "core"]
     out = [HEADER]
     total = 0
     for family in sorted(families, key=lambda f: (order.index(f) if f in order else 99, f)):

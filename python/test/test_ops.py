@@ -438,3 +438,33 @@ def test_linear_one_dimensional_forms():
         check(fn, a, b)
         checked += 1
     assert checked >= 1
+
+
+# python/tgc/_ops/rearrange.py: diagonals, shuffles, counting, against eager.
+_X3 = torch.randn(3, 4, 5)
+REARRANGE = [
+    (lambda a: torch.diagonal(a), (_X3,)),
+    (lambda a: torch.diagonal(a, 1, 1, 2), (_X3,)),
+    (lambda a: torch.diagonal(a, -2, 2, 0), (_X3,)),
+    (lambda a: torch.diagonal(a, 9), (_X3,)),
+    (lambda a: torch.trace(a), (torch.randn(4, 6),)),
+    (lambda a: torch.trace(a), (torch.randint(-5, 5, (3, 3)),)),
+    (lambda a: torch.channel_shuffle(a, 2), (torch.randn(2, 6, 3, 3),)),
+    (lambda a: F.pixel_shuffle(a, 2), (torch.randn(2, 8, 3, 5),)),
+    (lambda a: F.pixel_unshuffle(a, 2), (torch.randn(2, 3, 4, 6),)),
+    (lambda a: torch.count_nonzero(a), (torch.randint(0, 3, (4, 5)),)),
+    (lambda a: torch.count_nonzero(a, dim=1), (torch.randint(0, 3, (4, 5)).float(),)),
+    (lambda a: torch.count_nonzero(a, dim=(0, 2)), (torch.randint(0, 2, (3, 4, 5)).bool(),)),
+    (lambda a, b: torch.bucketize(a, b), (torch.randn(4, 5), torch.tensor([-1.0, 0.0, 0.5, 2.0]))),
+    (lambda a, b: torch.bucketize(a, b, right=True, out_int32=True),
+     (torch.tensor([[-1.0, 0.0, 0.7, 3.0]]), torch.tensor([-1.0, 0.0, 0.5, 2.0]))),
+    (lambda g, a: torch.ops.aten.threshold_backward(g, a, 0.2),
+     (torch.randn(3, 4), torch.randn(3, 4))),
+    (lambda a: a.clone().zero_() + 1, (torch.randn(3, 2),)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(REARRANGE)))
+def test_rearrange_and_count(case):
+    fn, args = REARRANGE[case]
+    check(fn, *args)

@@ -14,10 +14,12 @@ registers them in ``HANDLERS`` (``core.op``):
 - ``elementwise``, ``reductions``, ``shapes``, ``nn``, ``factories``;
 - ``composite``: operators written with the others' ops (masks, fills,
   nearest upsampling and padding as gathers, constant factories).
+- ``rearrange``: diagonal/trace, channel and pixel shuffles, counting
+  (``count_nonzero``, ``bucketize``), ``threshold_backward``, ``zero_``.
 
 A new operator goes into its family's module with ``@op("name", ...)``.
 """
 
-from . import core, elementwise, shapes, reductions, nn, factories, composite  # noqa: F401
+from . import core, elementwise, shapes, reductions, nn, factories, composite, rearrange  # noqa: F401
 from .core import HANDLERS, dispatch, func_name, op  # noqa: F401
 from .factories import dense_constant  # noqa: F401
