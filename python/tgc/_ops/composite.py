@@ -608,17 +608,13 @@ def _gather_values(tr, v: Value, d: int, idx: Value, real) -> Value:
 
 
 def _size_tensor(tr, v: Value, d: int) -> Value:
-    """Size `d` of `v` as a 0-d i64 tensor: a constant, or for a dynamic
-    size the sum of that many ones (no op reads a size into a tensor)."""
-    size = v.shape[d]
+    """Size `d` of `v` as a 0-d i64 tensor (core.sym_tensor)."""
+    from .core import sym_tensor
+
+    size = tr.sym_size(v, d)
     if isinstance(size, int):
         return constant(tr, size, torch.int64)
-    n = _dim_size(tr, v, d)
-    t = format_type(torch.int64, [n])
-    ones = tr.graph.emit(f"tgc.full 1 : i64 [{tr.index_of(n)}] : {t}", [(torch.int64, [n])],
-                         tr.loc())[0]
-    return tr.graph.emit(f"tgc.sum {ones.name} dims [0] : {t} -> tensor<i64>",
-                         [(torch.int64, [])], tr.loc())[0]
+    return sym_tensor(tr, size.expr)
 
 
 def _flat_size(v: Value):
@@ -680,9 +676,9 @@ def _nll(tr, logp: Value, target: Value, weight, ignore_index: int, reduction: s
 
 
 def _sum_all(tr, v: Value, dt) -> Value:
-    rt = format_type(dt, [])
-    return tr.graph.emit(f"tgc.sum {v.name} dims {list(range(v.rank))} : {v.type} -> {rt}",
-                         [(dt, [])], tr.loc())[0]
+    from .reductions import sum_value
+
+    return sum_value(tr, v, range(v.rank), dt)
 
 
 def _reduction_name(reduction, size_average=None, reduce=None) -> str:

@@ -525,10 +525,11 @@ def sym_tensor(tr: Tracer, expr) -> Value:
                 n = tr._atom_index(atom)
                 hint = tr.hint_size(atom[1], atom[2]) if atom[0] == "s" else \
                     tr.opaque_values[atom[1]].concrete()[atom[2]]
+                from .reductions import sum_value
+
                 ones = tr.graph.emit(f"tgc.full 1 : i64 [{n}] : tensor<?xi64>",
                                      [(i64, [Dyn(set(), hint)])], tr.loc())[0]
-                a = tr.graph.emit(f"tgc.sum {ones.name} dims [0] : tensor<?xi64> -> tensor<i64>",
-                                  [(i64, [])], tr.loc())[0]
+                a = sum_value(tr, ones, [0], i64)
             else:
                 num, den = sym_tensor(tr, atom[1]), sym_tensor(tr, atom[2])
                 a = _i64(tr, "div", num, den, " rounding = floor")

@@ -14,6 +14,7 @@ import torch
 from .._graph import Dyn, Unsupported, Value
 from .core import constant, convert, norm_dim, op, tval
 from .elementwise import _binary_value, _where_values
+from .reductions import sum_value as _sum
 from .shapes import _permute, _reshape_to, _unsqueeze
 
 
@@ -24,18 +25,6 @@ def _static(v: Value, dims, what: str) -> List[int]:
             raise Unsupported(f"{what} of a dynamic size")
         out.append(v.shape[d])
     return out
-
-
-def _sum(tr, v: Value, dims, dtype) -> Value:
-    from .reductions import _reduce_shape
-
-    from .._graph import format_type
-
-    v = convert(tr, v, dtype)
-    shape = _reduce_shape(v, dims, False)
-    rt = format_type(dtype, shape)
-    return tr.graph.emit(f"tgc.sum {v.name} dims {list(dims)} : {v.type} -> {rt}",
-                         [(dtype, shape)], tr.loc())[0]
 
 
 def _diagonal_value(tr, v: Value, offset: int, d1: int, d2: int) -> Value:

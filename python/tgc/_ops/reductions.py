@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import torch
-from typing import Any, List
+from typing import Any, List, Sequence
 
 from .._graph import Unsupported, Value, attr_float, format_type
 from .core import (
@@ -41,6 +41,17 @@ def _reduce_shape(v: Value, dims: List[int], keepdim: bool) -> List[Any]:
         else:
             out.append(s)
     return out
+
+
+def sum_value(tr, v: Value, dims: Sequence[int], dtype) -> Value:
+    """`v` summed over `dims` (no keepdim) in `dtype`: the sum helpers of
+    the composite operators and of core.sym_tensor."""
+    v = convert(tr, v, dtype)
+    dims = list(dims)
+    shape = _reduce_shape(v, dims, False)
+    rt = format_type(dtype, shape)
+    return tr.graph.emit(f"tgc.sum {v.name} dims {dims} : {v.type} -> {rt}",
+                         [(dtype, shape)], tr.loc())[0]
 
 
 def _reduction(mnemonic: str):
