@@ -135,18 +135,45 @@ def test_inplace_update_in_an_island():
     assert len(tgc.explain(c).graph_breaks) == 1
 
 
-def test_inplace_update_of_an_input_is_not_a_break():
+def test_inplace_update_of_an_input_is_a_break_written_back():
     def f(x):
-        x.cumsum_(0)
+        y = x * 3
+        x.cumsum_(0)  # an island on a copy; the last region writes x
+        return x + 1, y
+
+    c = tgc.compile(f)
+    for n in (4, 4, 7):
+        x = torch.randn(n)
+        y = x.clone()
+        out = c(x)
+        ref = f(y)
+        assert_same(out[0], ref[0])
+        assert_same(out[1], ref[1])
+        assert_same(x, y)
+    assert [b.op for b in tgc.explain(c).graph_breaks] == ["cumsum_"]
+
+
+def test_inplace_island_on_a_parameter_is_not_a_break():
+    lin = torch.nn.Linear(3, 3)
+
+    def f(x):
+        lin.weight.cumsum_(0)
         return x + 1
 
-    with pytest.raises(tgc.Unsupported, match="updates an input"):
+    with pytest.raises(tgc.Unsupported, match="updates a parameter"):
         tgc.compile(f)(torch.randn(4))
-    g = tgc.compile(f, fallback=True)
-    x = torch.randn(4)
-    y = x.clone()
-    with pytest.warns(UserWarning):
-        out = g(x)
+
+
+def test_random_fill_of_an_input_matches_eager():
+    def f(x):
+        x.uniform_()
+        return x * 2
+
+    c = tgc.compile(f)
+    x, y = torch.zeros(5), torch.zeros(5)
+    torch.manual_seed(3)
+    out = c(x)
+    torch.manual_seed(3)
     assert_same(out, f(y))
     assert_same(x, y)
 
@@ -251,3 +278,38 @@ def test_random_operators_draw_what_eager_draws():
         torch.manual_seed(seed)
         assert_same(c(x), want)
     assert tgc.explain(c).compiles == 1
+def test_inputs_of_a_dtype_tgc_does_not_compile_stay_eager():
+    # Complex and unsigned inputs: every op reading them is an island; what
+    # the islands return in a compiled dtype is compiled.
+    def f(z, img, y):
+        mag = torch.view_as_real(z * 2).pow(2).sum(-1)
+        return mag + img.float() / 255 + y.sin()
+
+    c = tgc.compile(f)
+    for n in (3, 3, 5):
+        z = torch.randn(n, 4, dtype=torch.complex64)
+        img = torch.randint(0, 256, (n, 4), dtype=torch.uint8)
+        y = torch.randn(n, 4)
+        assert_same(c(z, img, y), f(z, img, y))
+    e = tgc.explain(c)
+    assert e.fallbacks == 0, e
+    assert {b.op for b in e.graph_breaks} >= {"mul", "float"}, e.graph_breaks
+    assert "tgc.sin" in e.graphs[-1]
+    # Another dtype of an eager input is another specialization.
+    z = torch.randn(3, 4, dtype=torch.complex128)
+    img = torch.randint(0, 256, (3, 4), dtype=torch.uint8)
+    y = torch.randn(3, 4)
+    assert_same(c(z, img, y), f(z, img, y))
+    assert any("eager value" in r for r in tgc.explain(c).recompile_reasons)
+
+
+def test_eager_input_returned_and_fullgraph():
+    def f(z, y):
+        return z, y + 1
+
+    z, y = torch.randn(2, dtype=torch.complex64), torch.randn(2)
+    out = tgc.compile(f)(z, y)
+    assert out[0] is z
+    assert_same(out[1], y + 1)
+    with pytest.raises(tgc.Unsupported, match="complex64"):
+        tgc.compile(f, fullgraph=True)(z, y)

@@ -44,6 +44,7 @@ from typing import Any, Dict, List, Sequence, Set, Tuple
 import torch
 
 from ._graph import Dyn, Unsupported, mlir_dtype
+from ._scalars import DataScalar, kind_of, new_slot_value, to_tensor
 
 
 @dataclass
@@ -67,6 +68,7 @@ class Slot:
     shape: List[int]
     dynamic: Set[int]
     eager: bool = False
+    scalar: Any = None  # a Python number's kind (int, float, bool): a 0-d argument
 
 
 @dataclass
@@ -138,8 +140,8 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     returns the real result, or raises Unsupported (why it cannot be one)."""
     from ._ops.core import specialize_syms
 
-    args = specialize_syms(tr, args, f"size passed to {op} (graph break)")
-    kwargs = specialize_syms(tr, dict(kwargs), f"size passed to {op} (graph break)")
+    args = specialize_syms(tr, args, f"size passed to {op} (graph break)", True)
+    kwargs = specialize_syms(tr, dict(kwargs), f"size passed to {op} (graph break)", True)
     reads: List[str] = []
     mutated: List[torch.Tensor] = []
     if _is_inplace(op) and args and isinstance(args[0], torch.Tensor):
@@ -152,6 +154,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     input_names = {v.name for v in tr.input_values if v is not None}
     input_names |= {v.name for v in tr.captured_values}
     cloned: Set[int] = set()
+    written: Dict[int, int] = {}
     leaves: List[Any] = []
 
     def template(o):
@@ -161,16 +164,33 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
                                   "result of an operator it compiles in part)")
             name = tr.name_of(o)
             if any(o is m for m in mutated):
-                if name in input_names:
+                arg = next((i for i, x in enumerate(tr.inputs) if x is o), None)
+                captured = any(o is c for c in tr.captured)  # (name_of may add it)
+                if captured or (name in input_names and arg is None) or \
+                        (arg is not None and tr.input_values[arg] is None):
                     raise Unsupported(
-                        f"{op} updates an input or a parameter in place and TGC cannot "
-                        "compile it (a graph break must not write the caller's tensors)")
+                        f"{op} updates a parameter or an eager input in place and TGC "
+                        "cannot compile it (a graph break must not write the caller's "
+                        "tensors)")
                 if o._base is not None:
                     raise Unsupported(f"{op} updates a view in place")
+                # The island updates a copy; an input gets the result
+                # written back by the last region (tgc.write_out), so that
+                # a BreakMiss before it has written nothing.
+                if arg is not None:
+                    v = tr.input_values[arg]
+                    if v.concrete() != list(o.shape) or v.dtype != o.dtype:
+                        raise Unsupported(f"{op} resizes an input (PyTorch resizes an out= "
+                                          "tensor; a compiled function cannot)")
+                    written[id(o)] = arg
                 cloned.add(len(leaves))
             reads.append(name)
             leaves.append(o)
             return ("t", name)
+        if isinstance(o, DataScalar):
+            # The number of the current call, from the region before.
+            reads.append(o.v.name)
+            return ("s", o.v.name, o.kind)
         if type(o) is tuple:
             return ("tuple", [template(e) for e in o])
         if isinstance(o, list):
@@ -194,10 +214,17 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
         elif o is not None:
             raise Unsupported(f"{op} returns a {type(o).__name__}, which Python reads")
 
-    outs(real)
-    results = tensors + [m for m in mutated if not any(m is t for t in tensors)]
     index = len(tr.islands)
     slots: List[Slot] = []
+    number = None
+    if tr.fx_node is not None and kind_of(real) is not None:
+        # In an FX graph, a number it returns stays a traced number: a 0-d
+        # argument of the region after it (tgc._scalars).
+        number = new_slot_value(tr, real)
+        slots.append(Slot(number.v.name, [], set(), scalar=number.kind))
+    else:
+        outs(real)
+    results = tensors + [m for m in mutated if not any(m is t for t in tensors)]
     # The compiled regions run on the inputs' device: a result on another
     # device (a transfer to the CPU) stays an eager value.
     device = next((x.device for x in list(tr.inputs) + tr.captured
@@ -215,7 +242,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
             tr.poison(t)
             slots.append(Slot(key, list(t.shape), set(), eager=True))
             continue
-        arg = len(tr.graph.args)
+        arg = tr.graph.nargs
         shape = [Dyn({(arg, d)}, s) if d in dyn and s > 1 else int(s)
                  for d, s in enumerate(t.shape)]
         v = tr.graph.add_arg(t.dtype, shape)
@@ -223,10 +250,11 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
         tr.bind(t, v)
         slots.append(Slot(v.name, [int(s) for s in t.shape],
                           {d for d, s in enumerate(shape) if isinstance(s, Dyn)}))
+    tr.mutated.update(written)
     island = Island(index, func, op, targs, tkwargs, slots, len(tr.graph.lines),
                     list(dict.fromkeys(reads)), cloned, GraphBreak(op, where, reason))
     tr.islands.append(island)
-    return real
+    return real if number is None else number
 
 
 # -- partitioning --------------------------------------------------------------
@@ -384,15 +412,18 @@ def _build(t, env, island: Island, counter: List[int]):
         return x.clone() if k in island.cloned else x
     if tag == "c":
         return t[1]
+    if tag == "s":
+        return t[2](env[t[1]].item())
     if tag == "dict":
         return {k: _build(v, env, island, counter) for k, v in t[1].items()}
     items = [_build(e, env, island, counter) for e in t[1]]
     return tuple(items) if tag == "tuple" else items
 
 
-def run_island(island: Island, env: Dict[str, torch.Tensor]) -> None:
+def run_island(island: Island, env: Dict[str, torch.Tensor], device=None) -> None:
     """Calls the island's function eagerly and binds its tensor results,
-    checking their sizes against the ones the regions after it take."""
+    checking their sizes against the ones the regions after it take (a
+    number it returns becomes a 0-d tensor on `device`)."""
     counter = [0]
     args = _build(island.args, env, island, counter)
     kwargs = _build(island.kwargs, env, island, counter)
@@ -404,6 +435,13 @@ def run_island(island: Island, env: Dict[str, torch.Tensor]) -> None:
         mutated = [flat[k] for k in sorted(island.cloned)]
     with torch.no_grad():
         real = island.func(*args, **kwargs)
+    if island.slots and island.slots[0].scalar is not None:
+        slot = island.slots[0]
+        if kind_of(real) is None:
+            raise BreakMiss(f"graph break {island.index} ({island.info.op}) returned a "
+                            f"{type(real).__name__}, a {slot.scalar.__name__} when traced")
+        env[slot.name] = to_tensor(real, slot.scalar, device)
+        return
     tensors: List[torch.Tensor] = []
     _leaves(real, tensors)
     results = tensors + [m for m in mutated if not any(m is t for t in tensors)]

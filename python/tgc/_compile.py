@@ -276,6 +276,9 @@ class CompiledFunction:
         # Sizes of graph-break results that changed between calls
         # ((island, result) -> dims; see tgc._breaks).
         self.island_sizes = BreakSizes(all_dynamic=dynamic is True)
+        # One-element inputs read as numbers whose value changed: numbers
+        # in the graph from then on, in FX graphs (tgc._scalars).
+        self.data_inputs: Set[int] = set()
         self.ranges: Dict[Tuple[int, int], Tuple[int, Optional[int]]] = {}
         # `specs` and the hit counts change under `_lock`; compiles (and the
         # state they change: auto-dynamic dims, reasons, the fallback) are
@@ -358,10 +361,22 @@ class CompiledFunction:
                     f"({describe_key(spec.keys)} vs {describe_key(keys)})"
                 )
                 continue
+            eager = next(((a, d, r, l) for a, d, r, l in spec.trace.eager_inputs
+                          if (tensors[a].dtype, tensors[a].dim(), tensors[a].layout)
+                          != (d, r, l)), None)
+            if eager is not None:
+                a, d, r, _ = eager
+                t = tensors[a]
+                failures.append(
+                    f"specialization {i}: input {a} (an eager value) was {d} of rank {r}, "
+                    f"now {t.dtype} of rank {t.dim()}")
+                continue
             bad = next(
                 ((a, v) for a, v in spec.trace.value_specs if tensors[a].item() != v), None
             )
             if bad is not None:
+                # Read as a number in an FX graph from now on (tgc._scalars).
+                self.data_inputs.add(bad[0])
                 failures.append(
                     f"specialization {i}: input {bad[0]} was read as the number {bad[1]!r}, "
                     f"now {tensors[bad[0]].item()!r}"
@@ -498,7 +513,7 @@ class CompiledFunction:
         rng = _rng_state()
         try:
             tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
-                       source=self.fn, breaks=breaks)
+                       source=self.fn, breaks=breaks, data_inputs=self.data_inputs)
             if tr.program is not None and self._island_sizes_changed(tr):
                 # As for inputs: a graph break's result whose size differs
                 # from the last specialization's becomes dynamic (one trace
@@ -506,7 +521,7 @@ class CompiledFunction:
                 _set_rng_state(rng)
                 tensor_clones = [t.detach().clone() for t in tensors]
                 tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
-                           source=self.fn, breaks=breaks)
+                           source=self.fn, breaks=breaks, data_inputs=self.data_inputs)
         finally:
             _set_rng_state(rng)
         trace_ms = (time.perf_counter() - start) * 1e3
@@ -698,7 +713,7 @@ class CompiledFunction:
         env = spec.environment(tensors, spec.captured.current()[0])
         for step in program.steps:
             if not hasattr(step, "compiled"):
-                run_island(step, env)
+                run_island(step, env, device)
                 continue
             args = [env[n] for n in step.args]
             if step is not program.steps[0]:
@@ -760,6 +775,9 @@ def _results(spec: Specialized, originals, tensors, results, env=None):
     for kind, payload in spec.trace.outputs:
         if kind == "result":
             leaves.append(results[payload])
+        elif kind == "scalar":
+            index, number = payload
+            leaves.append(number(results[index].item()))
         elif kind == "eager":
             leaves.append(env[payload])
         elif kind == "arg":

@@ -161,12 +161,24 @@ class Graph:
         self.counter += 1
         return f"%v{self.counter}"
 
+    # Argument numbers, counting the holes (see add_hole).
+    nargs: int = 0
+
     def add_arg(self, dtype: torch.dtype, shape: Sequence[Size]) -> Value:
         mlir_dtype(dtype)  # an unsupported dtype fails here, with its name
-        v = Value(f"%arg{len(self.args)}", dtype, list(shape))
+        v = Value(f"%arg{self.nargs}", dtype, list(shape))
+        self.nargs += 1
         self.args.append(v)
         self.values[v.name] = v
         return v
+
+    def add_hole(self) -> str:
+        """Skips an argument number (an input that stays an eager value: a
+        dtype TGC does not compile); returns the name it would have had,
+        so that arguments keep the numbers of the inputs they are."""
+        name = f"%arg{self.nargs}"
+        self.nargs += 1
+        return name
 
     def emit(
         self,

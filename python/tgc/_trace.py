@@ -30,6 +30,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
+from ._scalars import DataScalar
 from ._sym import Expr, SizeGuard, SymInt, guard_for, implied, relation
 
 # With a trailing separator: "…/torch" must not match "…/torchvision".
@@ -146,7 +147,8 @@ class TraceResult:
     # How each user output is produced: ("result", i), ("arg", i) (an input
     # object returned as is), ("const", obj), ("size", Expr) or ("sizes",
     # [Expr or int]) (sizes computed from the input sizes on every call), or
-    # ("eager", name) (an eager value of a graph break).
+    # ("eager", name) (an eager value of a graph break), or ("scalar",
+    # (i, kind)): result i, a 0-d tensor, as a Python number (tgc._scalars).
     outputs: List[Tuple[str, Any]]
     output_tree: Any
     captured: List[torch.Tensor]
@@ -167,6 +169,26 @@ class TraceResult:
     # and the graph names of the captured tensors.
     program: Any = None
     captured_value_names: List[str] = field(default_factory=list)
+    # Inputs that stay eager values: (index, dtype, rank, layout).
+    eager_inputs: List[Tuple[int, torch.dtype, int, Any]] = field(default_factory=list)
+
+
+def recording_paused():
+    """A context in which torch calls run without the tracer's mode (as
+    inside a handler): for recording helpers called from outside one."""
+    pop = getattr(torch.overrides, "_pop_mode_temporarily", None)
+    return pop() if pop is not None else torch._C.DisableTorchFunction()
+
+
+def _compiles(t: torch.Tensor) -> bool:
+    """Whether TGC compiles tensors like `t` (its dtype and layout)."""
+    if t.layout != torch.strided or t.is_quantized:
+        return False
+    try:
+        mlir_dtype(t.dtype)
+    except Unsupported:
+        return False
+    return True
 
 
 class Tracer(TorchFunctionMode):
@@ -181,8 +203,12 @@ class Tracer(TorchFunctionMode):
         specializations: Sequence[Specialization] = (),
         tensor_names: Optional[Dict[int, str]] = None,
         breaks=None,
+        data_inputs: Set[int] = frozenset(),
     ):
         super().__init__()
+        # One-element inputs whose value changed between calls: in an FX
+        # graph, read as numbers in the graph (tgc._scalars), not specialized.
+        self.data_inputs = set(data_inputs)
         # Graph breaks (fullgraph=False): the islands recorded so far, the
         # graph arguments that are their results (arg -> (island, slot)),
         # their eager values (a dtype TGC does not compile), and the sizes
@@ -219,8 +245,19 @@ class Tracer(TorchFunctionMode):
         self.index_values: Dict[Expr, str] = {}
         self.opaque_values: Dict[str, Value] = {}
         self.ops = 0
+        # Inputs of a dtype or layout TGC does not compile (complex,
+        # unsigned, quantized), with graph breaks: eager values that only
+        # islands read; (input index, dtype, rank, layout), checked per call.
+        self.eager_inputs: List[Tuple[int, torch.dtype, int, Any]] = []
         for i, x in enumerate(self.inputs):
-            if isinstance(x, torch.Tensor):
+            if isinstance(x, torch.Tensor) and breaks is not None and not _compiles(x):
+                name = self.graph.add_hole()
+                self.eager[id(x)] = (x, name)
+                self.poison(x)
+                self.keep.append(x)
+                self.eager_inputs.append((i, x.dtype, x.dim(), x.layout))
+                self.input_values.append(None)
+            elif isinstance(x, torch.Tensor):
                 shape = []
                 for d, s in enumerate(x.shape):
                     s = int(s)
@@ -560,6 +597,12 @@ class Tracer(TorchFunctionMode):
                     results.append(self.value_of(o))
                     outputs.append(("result", len(results) - 1))
                 return ("leaf", len(outputs) - 1)
+            if isinstance(o, DataScalar):
+                # A number computed in the graph: a Python number again
+                # after the call.
+                results.append(o.v)
+                outputs.append(("scalar", (len(results) - 1, o.kind)))
+                return ("leaf", len(outputs) - 1)
             if isinstance(o, TracedSize):
                 # A returned size is computed from the call's input sizes
                 # (a size of a value the graph computes is guarded).
@@ -623,7 +666,7 @@ class Tracer(TorchFunctionMode):
                     [],
                 )
         program = None
-        if self.islands:
+        if self.islands or self.eager_inputs:
             from ._breaks import partition
 
             program = partition(
@@ -649,6 +692,7 @@ class Tracer(TorchFunctionMode):
             size_guards=list(self.size_guards),
             program=program,
             captured_value_names=[v.name for v in self.captured_values],
+            eager_inputs=list(self.eager_inputs),
         )
 
 
@@ -750,19 +794,21 @@ def trace(
     module: Optional[torch.nn.Module] = None,
     source: Optional[Callable] = None,
     breaks=None,
+    data_inputs: Set[int] = frozenset(),
 ) -> TraceResult:
     """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
     static and the trace restarts (at most once per input dim)."""
     # One trace at a time in the process: the tracer patches
     # torch.Tensor.__getitem__ and keeps the active tracer in a global.
     with _trace_lock:
-        return _trace(fn, inputs, dynamic, name, module, source, breaks)
+        return _trace(fn, inputs, dynamic, name, module, source, breaks, data_inputs)
 
 
 _trace_lock = threading.RLock()
 
 
-def _trace(fn, inputs, dynamic, name, module, source, breaks=None) -> TraceResult:
+def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
+           data_inputs: Set[int] = frozenset()) -> TraceResult:
     """`module`: the compiled module (its parameters and buffers are named,
     its attribute reads recorded); `source`: the user's function or module,
     whose globals and closure are guarded."""
@@ -773,7 +819,7 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None) -> TraceResul
     names = _state.tensor_names(module) if module is not None else {}
     module_names = _state.module_names(module) if module is not None else {}
     for _ in range(64):
-        tracer = Tracer(inputs, dyn, name, specs, names, breaks)
+        tracer = Tracer(inputs, dyn, name, specs, names, breaks, data_inputs)
         recorder = _state.AttributeRecorder(module_names, user_frame)
         _active.append(tracer)
         _state.start_recording(recorder)

@@ -14,13 +14,14 @@ dynamic, with their ranges checked on every call.
 from __future__ import annotations
 
 import types
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 import torch
 import torch.fx
 
+from . import _scalars
 from ._compile import CompiledFunction
-from ._graph import Unsupported
+from ._scalars import has_data
 
 
 class _Recorder(torch.fx.Interpreter):
@@ -50,6 +51,14 @@ class _Recorder(torch.fx.Interpreter):
         # handed to the tracer's mode before PyTorch's argument parser.
         from ._trace import _has_symint
 
+        if has_data(args) or has_data(kwargs):
+            return self._call_with_data(target, args, kwargs)
+        if target in (int, float, bool) and len(args) == 1 and not kwargs and \
+                isinstance(args[0], torch.Tensor):
+            # int(t) in a graph: the number stays in the graph
+            # (tgc._scalars), and Python's conversion of it is recorded.
+            n = args[0].item()
+            return self._call_with_data(target, (n,), {}) if has_data(n) else target(n)
         if target is torch.Size and _has_symint(args):
             # Dynamo builds sizes with torch.Size((s0, s1, 2304)): its C++
             # constructor would read the SymInts as numbers (a
@@ -62,6 +71,41 @@ class _Recorder(torch.fx.Interpreter):
             tensors = [a for a in args if isinstance(a, torch.Tensor)]
             return handle_torch_function(target, tensors, *args, **kwargs)
         return super().call_function(target, args, kwargs)
+
+    def call_method(self, target, args, kwargs):
+        if has_data(args) or has_data(kwargs):
+            # PyTorch's argument parser would reject a DataScalar before the
+            # tracer's mode sees the call.
+            from torch.overrides import handle_torch_function
+
+            method = getattr(torch.Tensor, target)
+            return handle_torch_function(method, args[:1], *args, **kwargs)
+        return super().call_method(target, args, kwargs)
+
+    def _call_with_data(self, target, args, kwargs):
+        """A node that reads a number computed from tensor data (a
+        DataScalar): a torch operator gets it through the tracer's mode,
+        Python's arithmetic on numbers is recorded (tgc._scalars), and any
+        other function is a graph break that runs with the call's number."""
+        from ._ops.core import _unsupported
+
+        tr = self.tracer
+        if _is_torch_builtin(target):
+            from torch.overrides import handle_torch_function
+
+            tensors = [a for a in list(args) + list(kwargs.values())
+                       if isinstance(a, torch.Tensor)]
+            return handle_torch_function(target, tensors, *args, **kwargs)
+        from ._trace import recording_paused
+
+        with recording_paused():
+            result = _scalars.call(tr, target, args, kwargs)
+        if result is not NotImplemented:
+            return result
+        name = getattr(target, "__name__", None) or str(target)
+        real = target(*_scalars.concrete(args), **_scalars.concrete(kwargs))
+        return _unsupported(tr, real, f"{name} of a number computed from tensor data",
+                            call=(target, name, args, kwargs))
 
     def call_module(self, target, args, kwargs):
         if target == "_guards_fn":

@@ -17,6 +17,7 @@ from .._graph import (
     format_type,
     scalar_literal,
 )
+from .._scalars import DataScalar, from_tensor, has_data
 from .._sym import Expr, SymInt
 from .._trace import NeedRetrace, Poisoned, Tracer, TracedSize, user_frame
 
@@ -42,6 +43,10 @@ GETTERS_PASSTHROUGH = {
 # Handlers that take SymInt arguments as symbolic sizes. Every other
 # handler sees their values, each guarded (specialized) as int() would.
 SYMBOLIC: set = set()
+# Handlers that take numbers computed from tensor data (tgc._scalars) as
+# scalar operands (through as_value); a call of any other handler with
+# one is a graph break.
+DATA_SCALARS: set = set()
 
 
 def op(*names: str, symbolic: bool = False):
@@ -59,7 +64,9 @@ def op(*names: str, symbolic: bool = False):
 
 
 def _has_sym(x) -> bool:
-    if isinstance(x, SymInt):
+    """Whether `x` holds a SymInt or a DataScalar (a traced number whose
+    eager value the real call takes: see _Concrete)."""
+    if isinstance(x, (SymInt, DataScalar)):
         return True
     if isinstance(x, (list, tuple)):
         return any(_has_sym(e) for e in x)
@@ -73,7 +80,7 @@ def _has_sym(x) -> bool:
 def _map_syms(x, fn):
     """`x` with every SymInt replaced by fn(SymInt), in tuples, lists,
     dicts and slices (a traced shape becomes a plain tuple)."""
-    if isinstance(x, SymInt):
+    if isinstance(x, (SymInt, DataScalar)):
         return fn(x)
     if isinstance(x, TracedSize):
         return tuple(_map_syms(e, fn) for e in tuple.__iter__(x))
@@ -101,9 +108,16 @@ class _Concrete:
         return self.func(*_map_syms(args, hint), **_map_syms(kwargs, hint))
 
 
-def specialize_syms(tr: Tracer, x, what: str):
-    """`x` with each SymInt replaced by its value, guarded."""
+def specialize_syms(tr: Tracer, x, what: str, keep_data: bool = False):
+    """`x` with each SymInt replaced by its value, guarded. A DataScalar
+    (a number from tensor data) cannot be guarded: kept with `keep_data`,
+    else Unsupported (the call becomes a graph break)."""
     def number(s):
+        if isinstance(s, DataScalar):
+            if keep_data:
+                return s
+            raise Unsupported(f"a number computed from tensor data ({s.kind.__name__}) is "
+                              f"passed to {what.split(' to ', 1)[-1]}, which needs its value")
         tr.guard_value(s, what)
         return s.hint
 
@@ -170,6 +184,10 @@ def dispatch(tr: Tracer, func, args, kwargs, name: Optional[str] = None):
                             call=(func, name, args, kwargs))
 
 
+# Reading a tensor as a Python number.
+_ITEM = ("item", "aten.item", "_local_scalar_dense", "aten._local_scalar_dense",
+         "aten.ScalarImplicit", "__float__", "__int__", "__index__", "__bool__")
+
 # Why a call whose operand an island computed eagerly is an island too.
 _EAGER_OPERAND = "an operand is only computed eagerly (a dtype TGC does not compile)"
 
@@ -215,17 +233,25 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             raise TypeError("len() of a 0-d tensor")
         tr.specialize(v.shape[0], "len()")
         return func(*args, **kwargs)
-    if name in ("item", "_local_scalar_dense", "__float__", "__int__") and isinstance(
-        args[0], torch.Tensor
-    ):
+    if name in _ITEM and args and isinstance(args[0], torch.Tensor):
         # A one-element input read as a Python number (Dynamo lifts module
         # constants such as LayerNorm's eps this way): specialized on its
-        # value, checked before the guards on every call.
+        # value, checked before the guards on every call, until the value
+        # changes (tgc._scalars).
         arg = next((i for i, x in enumerate(tr.inputs) if x is args[0]), None)
-        if arg is not None and args[0].numel() == 1 and id(args[0]) not in tr.mutated:
+        if arg is not None and args[0].numel() == 1 and id(args[0]) not in tr.mutated \
+                and not (arg in tr.data_inputs and tr.fx_node is not None):
             value = func(*args, **kwargs)
             tr.value_specs.append((arg, value))
             return value
+        if tr.fx_node is not None and name in _ITEM[:5]:
+            # In an FX graph, the number's uses are nodes: it stays in the
+            # graph (a DataScalar).
+            value = func(*args, **kwargs)
+            try:
+                return from_tensor(tr, args[0], value)
+            except Poisoned:
+                pass  # an eager value's number: data-dependent, below
     if name in ("nonzero", "unique", "argwhere", "masked_select") and \
             tr.breaks is not None:
         # A result whose size depends on the data: a graph break, its
@@ -243,6 +269,8 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         return func(*args, **kwargs)
     if name in PASSTHROUGH:
         if _has_sym(args) or _has_sym(kwargs):
+            # (a check of a number from tensor data is a graph break: it
+            # runs eagerly with the call's number)
             specialize_syms(tr, (args, kwargs), f"size passed to {name}")
         return func(*args, **kwargs)
     name = _ALIASES.get(name, name)
@@ -295,8 +323,11 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
     # reported and its results poisoned, never a second eager run.
     try:
         if handler not in SYMBOLIC and (_has_sym(args) or _has_sym(kwargs)):
-            args = specialize_syms(tr, args, f"size passed to {name}")
-            kwargs = specialize_syms(tr, kwargs, f"size passed to {name}")
+            keep = handler in DATA_SCALARS
+            args = specialize_syms(tr, args, f"size passed to {name}", keep)
+            kwargs = specialize_syms(tr, kwargs, f"size passed to {name}", keep)
+        elif handler not in DATA_SCALARS and (has_data(args) or has_data(kwargs)):
+            specialize_syms(tr, (args, kwargs), f"size passed to {name}")  # raises
         result = handler(tr, real, *args, **kwargs)
         if inplace:
             _assign(tr, args[0], _single(result))
@@ -499,6 +530,8 @@ def as_value(tr: Tracer, x, dtype: torch.dtype) -> Value:
         return convert(tr, tr.value_of(x), dtype)
     if isinstance(x, SymInt):
         return convert(tr, sym_tensor(tr, x.expr), dtype)
+    if isinstance(x, DataScalar):
+        return convert(tr, x.v, dtype)
     if isinstance(x, (bool, numbers.Number)):
         return constant(tr, x, dtype)
     raise Unsupported(f"an operand of type {type(x).__name__}")

@@ -8,7 +8,9 @@ import torch
 from typing import List
 
 from .._graph import Unsupported, Value, attr_float, format_type
+from .._scalars import DataScalar, concrete
 from .core import (
+    DATA_SCALARS,
     HANDLERS,
     SYMBOLIC,
     _arg,
@@ -68,7 +70,8 @@ def _bshape(a: Value, b: Value) -> List[int]:
 
 
 def _promote(x, y) -> torch.dtype:
-    return torch.result_type(x, y)
+    # A number from tensor data promotes as the Python number it is.
+    return torch.result_type(*concrete((x, y)))
 
 
 # On bools PyTorch's + and max are "or", * and min "and" (tgc's arithmetic
@@ -267,7 +270,8 @@ def _masked_fill(tr, real, x, mask, value):
 def _clamp_value(tr, real, x, lo, hi):
     """min(max(x, lo), hi) as PyTorch computes it: NaN stays NaN, and with
     lo > hi every element is hi."""
-    if isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor) or \
+    if isinstance(lo, (torch.Tensor, DataScalar)) or \
+            isinstance(hi, (torch.Tensor, DataScalar)) or \
             not real.dtype.is_floating_point:
         v = as_value(tr, x, real.dtype)
         if lo is not None:
@@ -383,3 +387,12 @@ def _to(tr, real, x, *a, **k):
     if real.device != x.device:
         raise Unsupported("a device transfer inside the function")
     return convert(tr, v, real.dtype)
+
+
+# Scalar operands that are numbers from tensor data (tgc._scalars) are read
+# through as_value, with PyTorch's promotion of a Python number.
+DATA_SCALARS.update(HANDLERS[n] for n in (
+    "add", "radd", "sub", "rsub", "aten.rsub", "mul", "rmul", "maximum", "minimum",
+    "remainder", "rremainder", "div", "rdiv", "floor_divide", "rfloordiv", "pow", "rpow",
+    "eq", "ne", "lt", "le", "gt", "ge", "where", "masked_fill", "clamp", "clamp_min",
+    "clamp_max"))
