@@ -189,3 +189,23 @@ def test_backend_dynamic_one_compile_for_all_sequence_lengths():
     exps = [tgc.explain(g) for g in backend.graphs()]
     assert sum(e.compiles for e in exps) == 1, [str(e) for e in exps]
     assert sum(e.fallbacks for e in exps) == 0
+
+
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+def test_device_transfers_inside_the_function(mode):
+    # The graph runs on the inputs' device; every result and every island
+    # argument is where eager PyTorch has it.
+    def f(x):
+        cpu = x.cpu() * 2                      # returned on the CPU
+        pos = torch.arange(x.shape[1]).to(x.device)   # a CPU factory, moved
+        c = torch.cumprod(x.cpu(), 1)          # an island on a CPU argument
+        return cpu, x + pos, c.cuda() + 1, torch.ones(3)
+
+    g = tgc.compile(f, mode=mode)
+    for n in (4, 4, 6):
+        x = torch.rand(n, 5, device="cuda") + 0.5
+        got, want = g(x), f(x)
+        assert [t.device for t in got] == [t.device for t in want]
+        assert_same(got, want)
+    e = tgc.explain(g)
+    assert [b.op for b in e.graph_breaks] == ["cumprod"], e.graph_breaks

@@ -64,6 +64,14 @@ def test_empty_tensors_match_eager(dynamic):
     assert_same(compiled(a, w, b), f(a, w, b))
 
 
+def test_any_all_over_empty_dims_match_eager():
+    # all() over nothing is True and any() False (amin/amax have no identity).
+    x = torch.zeros(0, 3, dtype=torch.int8)
+    f = lambda a: (a.all(), a.any(), a.all(0), a.any(0, keepdim=True),  # noqa: E731
+                   a.all(1), torch.ones(2, 0).all(1))
+    assert_same(tgc.compile(f, fullgraph=True)(x), f(x))
+
+
 def test_reduction_without_identity_over_empty_dim_raises_like_eager():
     with pytest.raises(IndexError, match="non-zero size"):
         tgc.compile(lambda a: a.amax(0))(torch.randn(0, 5))

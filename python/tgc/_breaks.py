@@ -155,6 +155,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     input_names |= {v.name for v in tr.captured_values}
     cloned: Set[int] = set()
     written: Dict[int, int] = {}
+    graph_device = tr.device
     leaves: List[Any] = []
 
     def template(o):
@@ -186,7 +187,8 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
                 cloned.add(len(leaves))
             reads.append(name)
             leaves.append(o)
-            return ("t", name)
+            # On the device eager PyTorch has it (the regions run on one).
+            return ("t", name, o.device if o.device != graph_device else None)
         if isinstance(o, DataScalar):
             # The number of the current call, from the region before.
             reads.append(o.v.name)
@@ -227,8 +229,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     results = tensors + [m for m in mutated if not any(m is t for t in tensors)]
     # The compiled regions run on the inputs' device: a result on another
     # device (a transfer to the CPU) stays an eager value.
-    device = next((x.device for x in list(tr.inputs) + tr.captured
-                   if isinstance(x, torch.Tensor)), None)
+    device = graph_device
     for k, t in enumerate(results):
         dyn = tr.breaks.dynamic((index, k), t.dim())
         try:
@@ -409,6 +410,8 @@ def _build(t, env, island: Island, counter: List[int]):
         k = counter[0]
         counter[0] += 1
         x = env[t[1]]
+        if t[2] is not None and x.device != t[2]:
+            x = x.to(t[2])
         return x.clone() if k in island.cloned else x
     if tag == "c":
         return t[1]

@@ -775,6 +775,9 @@ def _results(spec: Specialized, originals, tensors, results, env=None):
     for kind, payload in spec.trace.outputs:
         if kind == "result":
             leaves.append(results[payload])
+        elif kind == "moved":
+            index, device = payload
+            leaves.append(results[index].to(device))
         elif kind == "scalar":
             index, number = payload
             leaves.append(number(results[index].item()))

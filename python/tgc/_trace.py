@@ -144,7 +144,8 @@ class TracedSize(tuple):
 class TraceResult:
     graph: Graph
     text: str
-    # How each user output is produced: ("result", i), ("arg", i) (an input
+    # How each user output is produced: ("result", i), ("moved", (i,
+    # device)) (result i, moved to the device eager PyTorch gives it), ("arg", i) (an input
     # object returned as is), ("const", obj), ("size", Expr) or ("sizes",
     # [Expr or int]) (sizes computed from the input sizes on every call), or
     # ("eager", name) (an eager value of a graph break), or ("scalar",
@@ -316,6 +317,14 @@ class Tracer(TorchFunctionMode):
         self.captured_names.append(self.tensor_names.get(id(t)))
         self.bind(t, v)
         return v
+
+    @property
+    def device(self) -> torch.device:
+        """The device the graph runs on: the inputs' (a tensor the function
+        puts on another device is computed there too, and moved where eager
+        PyTorch has it when it leaves the graph)."""
+        return next((x.device for x in list(self.inputs) + self.captured
+                     if isinstance(x, torch.Tensor)), torch.device("cpu"))
 
     def name_of(self, t: torch.Tensor) -> str:
         """The graph value's or the eager value's name of `t`."""
@@ -595,7 +604,10 @@ class Tracer(TorchFunctionMode):
                         fatal=True)
                 else:
                     results.append(self.value_of(o))
-                    outputs.append(("result", len(results) - 1))
+                    if o.device != self.device:  # x.cpu(), a factory's device=
+                        outputs.append(("moved", (len(results) - 1, o.device)))
+                    else:
+                        outputs.append(("result", len(results) - 1))
                 return ("leaf", len(outputs) - 1)
             if isinstance(o, DataScalar):
                 # A number computed in the graph: a Python number again

@@ -567,10 +567,18 @@ def _adaptive_avg_pool1d(tr, real, x, output_size):
 
 def _any_all(mnemonic: str):
     def handler(tr, real, x, dim=None, keepdim=False, **kw):
-        from .reductions import _reduction
+        from .reductions import _dims, _reduce_shape, _reduction
 
+        dim, keepdim = kw.get("dim", dim), kw.get("keepdim", keepdim)
+        v = tval(tr, x)
+        dims = _dims(v, dim)
+        if any(v.shape[d] == 0 for d in dims):
+            # Over nothing: any is False and all is True (max/min have no
+            # identity there).
+            return _full_value(tr, real, mnemonic == "amin",
+                               shape=_reduce_shape(v, dims, keepdim))
         # x != 0 per element (NaN counts as true), then max/min over bools.
-        return _reduction(mnemonic)(tr, real, x, kw.get("dim", dim), kw.get("keepdim", keepdim))
+        return _reduction(mnemonic)(tr, real, x, dim, keepdim)
 
     return handler
 

@@ -372,21 +372,18 @@ def _dropout(tr, real, x, p=0.5, training=False, inplace=False):
     return tval(tr, x)
 
 
+# A device transfer inside the function (x.cpu(), t.to(x.device)) is the
+# same value in the graph, which runs on one device: each result keeps the
+# device eager PyTorch gives it (the tracer moves a returned result there,
+# and an island's argument: Tracer.device).
 @op("contiguous", "clone", "detach", "alias", "lift_fresh_copy", "cpu", "cuda")
 def _identity(tr, real, x, *a, **k):
-    if isinstance(real, torch.Tensor) and real.device != x.device:
-        # x.cpu() of a CUDA tensor: the result lives elsewhere (it used to be
-        # recorded as x itself, a result on the wrong device).
-        raise Unsupported("a device transfer inside the function")
     return tval(tr, x)
 
 
 @op("to", "type_as", "float", "double", "half", "bfloat16", "long", "int", "bool", "_to_copy")
 def _to(tr, real, x, *a, **k):
-    v = tval(tr, x)
-    if real.device != x.device:
-        raise Unsupported("a device transfer inside the function")
-    return convert(tr, v, real.dtype)
+    return convert(tr, tval(tr, x), real.dtype)
 
 
 # Scalar operands that are numbers from tensor data (tgc._scalars) are read
