@@ -199,7 +199,7 @@ def test_device_transfers_inside_the_function(mode):
         cpu = x.cpu() * 2                      # returned on the CPU
         pos = torch.arange(x.shape[1]).to(x.device)   # a CPU factory, moved
         c = torch.cumprod(x.cpu(), 1)          # an island on a CPU argument
-        return cpu, x + pos, c.cuda() + 1, torch.ones(3)
+        return cpu, x + pos, c.cuda() + 1, torch.ones(3), c * 2
 
     g = tgc.compile(f, mode=mode)
     for n in (4, 4, 6):

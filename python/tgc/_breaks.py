@@ -43,7 +43,7 @@ from typing import Any, Dict, List, Sequence, Set, Tuple
 
 import torch
 
-from ._graph import Dyn, Unsupported, mlir_dtype
+from ._graph import Dyn, Unsupported
 from ._scalars import DataScalar, kind_of, new_slot_value, to_tensor
 
 
@@ -139,6 +139,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     """Records the call that just ran as an island and binds its results;
     returns the real result, or raises Unsupported (why it cannot be one)."""
     from ._ops.core import specialize_syms
+    from ._trace import _compiles
 
     args = specialize_syms(tr, args, f"size passed to {op} (graph break)", True)
     kwargs = specialize_syms(tr, dict(kwargs), f"size passed to {op} (graph break)", True)
@@ -227,16 +228,15 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     else:
         outs(real)
     results = tensors + [m for m in mutated if not any(m is t for t in tensors)]
-    # The compiled regions run on the inputs' device: a result on another
-    # device (a transfer to the CPU) stays an eager value.
-    device = graph_device
+    # The compiled regions run on the inputs' device: a result on the other
+    # one of CPU and CUDA is moved there when the island runs (and back
+    # where eager has it when it leaves the graph); on any other device it
+    # stays an eager value, as one of a dtype TGC does not compile.
+    devices = {"cpu", "cuda"}
     for k, t in enumerate(results):
         dyn = tr.breaks.dynamic((index, k), t.dim())
-        try:
-            mlir_dtype(t.dtype)
-            ok = t.layout == torch.strided and (device is None or t.device == device)
-        except Unsupported:
-            ok = False
+        ok = _compiles(t) and (t.device == graph_device or {
+            t.device.type, graph_device.type} <= devices)
         if not ok:
             key = f"%eager{len(tr.eager)}"
             tr.eager[id(t)] = (t, key)
@@ -459,7 +459,10 @@ def run_island(island: Island, env: Dict[str, torch.Tensor], device=None) -> Non
         for d, (a, b) in enumerate(zip(t.shape, slot.shape)):
             if a != b and d not in slot.dynamic:
                 changed.append(((island.index, k), d))
-        env[slot.name] = t if slot.eager else t.contiguous()
+        if slot.eager:
+            env[slot.name] = t
+        else:
+            env[slot.name] = (t if device is None else t.to(device)).contiguous()
     if changed:
         raise BreakMiss(
             f"graph break {island.index} ({island.info.op}): the size of "
