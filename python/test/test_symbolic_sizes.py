@@ -450,3 +450,44 @@ def test_convolution_output_sizes_are_expressions():
     e = tgc.explain(c)
     assert e.compiles == 2, e
     assert "> 20 failed" in e.recompile_reasons[0], e.recompile_reasons
+
+
+def test_flatten_and_pad_sizes_are_expressions():
+    # ViT's patch embedding: conv(x).flatten(2) has (H//16)*(W//16) tokens;
+    # a decision on that count (HF ViT compares it with the position table)
+    # is a relation guard. flatten used to make the count an opaque size,
+    # which specialized the image size: one compile per size.
+    torch.manual_seed(0)
+    proj = nn.Conv2d(3, 8, 16, stride=16).eval()
+    pos = torch.randn(1, 17, 8)
+
+    def f(x):
+        h, w = x.shape[2], x.shape[3]
+        e = F.pad(proj(x).flatten(2).transpose(1, 2), (0, 0, 1, 0))
+        if e.shape[1] == pos.shape[1] and h == w:
+            return e + pos
+        p = pos[:, 1:].reshape(1, 4, 4, 8).permute(0, 3, 1, 2)
+        p = F.interpolate(p, size=(h // 16, w // 16), mode="bicubic", align_corners=False)
+        return e[:, 1:] + p.permute(0, 2, 3, 1).reshape(1, -1, 8)
+
+    c = tgc.compile(f, dynamic=True, fullgraph=True)
+    with torch.no_grad():
+        for s in (64, 48, 80, 96, 64, 112):
+            x = torch.randn(2, 3, s, s)
+            assert_same(c(x), f(x))
+    assert tgc.explain(c).compiles == 2, tgc.explain(c).recompile_reasons
+
+
+@pytest.mark.skipif(not hasattr(torch, "sym_sum"), reason="torch.sym_sum: PyTorch >= 2.6")
+def test_sym_sum_of_sizes_stays_symbolic():
+    g = torch.fx.Graph()
+    x = g.placeholder("x")
+    n = g.call_function(torch.ops.aten.sym_size.int, (x, 0))
+    total = g.call_function(torch.sym_sum, ([n, n, 1],))
+    g.output(g.call_function(torch.ops.aten.new_ones.default, (x, [total])))
+    gm = torch.fx.GraphModule(torch.nn.Module(), g)
+    c = tgc.compile(gm, dynamic=True)
+    for k in (3, 5, 8):
+        x = torch.randn(k)
+        assert_same(c(x), torch.ones(2 * k + 1))
+    assert tgc.explain(c).compiles == 1

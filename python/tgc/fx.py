@@ -59,6 +59,14 @@ class _Recorder(torch.fx.Interpreter):
             # (tgc._scalars), and Python's conversion of it is recorded.
             n = args[0].item()
             return self._call_with_data(target, (n,), {}) if has_data(n) else target(n)
+        if target is getattr(torch, "sym_sum", None) and len(args) == 1 and not kwargs:
+            # Dynamo's n-ary sum of sizes (PyTorch >= 2.6): Python's + on
+            # them keeps the sum symbolic (the C++ one would read them).
+            items = list(args[0])
+            total = items[0] if items else 0
+            for e in items[1:]:
+                total = total + e
+            return total
         if target is torch.Size and _has_symint(args):
             # Dynamo builds sizes with torch.Size((s0, s1, 2304)): its C++
             # constructor would read the SymInts as numbers (a

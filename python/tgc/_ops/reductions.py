@@ -11,15 +11,16 @@ from .._graph import Unsupported, Value, attr_float, format_type
 from .core import (
     HANDLERS,
     convert,
-    derived,
     norm_dim,
     op,
+    product_expr,
     tval,
 )
 from .elementwise import (
     _binary,
 )
 from .shapes import (
+    _known,
     _reshape_to,
 )
 
@@ -142,7 +143,8 @@ def _arg_reduction(mnemonic: str):
         v = tval(tr, x)
         whole = dim is None
         if whole:
-            flat = _reshape_to(tr, v, [derived(v.shape, v.concrete() and math.prod(v.concrete()))])
+            n = math.prod(v.concrete())
+            flat = _reshape_to(tr, v, [_known(tr, v.shape, n, product_expr(v.shape))])
             v, dim, keepdim = flat, 0, False
         d = norm_dim(dim, v.rank)
         shape = _reduce_shape(v, [d], keepdim)

@@ -26,6 +26,13 @@ from .core import (
 )
 
 
+def _known(tr: Tracer, sizes, value: int, expr):
+    """A size derived from `sizes`, with its expression of the input sizes
+    when known (one Dyn per expression): Python decisions on it are then
+    relation guards, not specializations."""
+    return (expr is not None and tr.dyn_by_expr.get(expr)) or derived(sizes, value, expr)
+
+
 def _sizes_arg(tr: Tracer, args) -> List[Any]:
     """Size arguments (`*sizes` or one sequence) as graph sizes: ints, and
     the Dyn of each SymInt."""
@@ -137,7 +144,7 @@ def _flatten(tr, real, x, start_dim=0, end_dim=-1):
     if v.rank == 0:
         return _reshape_to(tr, v, [1])
     s, e = norm_dim(start_dim, v.rank), norm_dim(end_dim, v.rank)
-    merged = derived(v.shape[s : e + 1], real.shape[s])
+    merged = _known(tr, v.shape[s : e + 1], real.shape[s], product_expr(v.shape[s : e + 1]))
     return _reshape_to(
         tr, v, v.shape[:s] + [merged] + v.shape[e + 1 :], {s: list(range(s, e + 1))}
     )
@@ -642,7 +649,10 @@ def _pad(tr, real, x, pad, mode="constant", value=None):
         low[d], high[d] = int(pad[2 * i]), int(pad[2 * i + 1])
     if min(low + high) < 0:
         raise Unsupported("negative padding")
-    shape = [s + low[i] + high[i] if isinstance(s, int) else derived([s], real.shape[i]) for i, s in enumerate(v.shape)]
+    shape = [s + low[i] + high[i] if isinstance(s, int) else
+             _known(tr, [s], real.shape[i],
+                    None if expr_of(s) is None else expr_of(s) + low[i] + high[i])
+             for i, s in enumerate(v.shape)]
     rt = format_type(v.dtype, shape)
     from .._graph import typed_literal
 
