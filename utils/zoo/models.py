@@ -26,6 +26,11 @@ class Entry:
     sizes: List[Tuple[int, int]] = field(default_factory=lambda: [(2, 16), (4, 16), (3, 24)])
     family: str = "local"  # local, hf, torchvision
     needs: str = ""  # a module that must import (transformers, torchvision)
+    # The ten (batch, seq) sizes of --varying (None: the harness's default).
+    varying: Optional[List[Tuple[int, int]]] = None
+    # Graphs its own Python branches on sizes need (each a compile, as in
+    # Dynamo): HF ViT returns its position table as it is at 224 x 224.
+    branches: int = 1
 
 
 # --- local models ----------------------------------------------------------------
@@ -177,13 +182,20 @@ def _hf(name: str, config_cls: str, model_cls: str, config: dict, kind: str = "i
     def inputs(batch, seq, device):
         if kind == "pixels":
             return (), {"pixel_values": torch.randn(batch, 3, 224, 224, device=device)}
+        if kind == "images":  # seq: the image size (position table interpolated)
+            return (), {"pixel_values": torch.randn(batch, 3, seq, seq, device=device),
+                        "interpolate_pos_encoding": True}
         ids = torch.randint(0, vocab, (batch, seq), device=device)
         if kind == "seq2seq":
             return (), {"input_ids": ids, "decoder_input_ids": ids[:, : max(1, seq // 2)]}
         return (), {"input_ids": ids}
 
-    sizes = [(2, 0), (4, 0), (3, 0)] if kind == "pixels" else [(2, 32), (4, 32), (3, 48), (2, 64)]
-    return Entry(name, build, inputs, sizes=sizes, family="hf", needs="transformers")
+    sizes = {"pixels": [(2, 0), (4, 0), (3, 0)],
+             "images": [(2, 224), (2, 160), (3, 288)]}.get(kind, [(2, 32), (4, 32), (3, 48), (2, 64)])
+    varying = [(2, 224), (3, 160), (2, 288), (4, 192), (2, 256), (3, 128), (2, 320),
+               (5, 176), (2, 208), (3, 240)] if kind == "images" else None
+    return Entry(name, build, inputs, sizes=sizes, family="hf", needs="transformers",
+                 varying=varying, branches=2 if kind == "images" else 1)
 
 
 HF = [
@@ -201,6 +213,11 @@ HF = [
     _hf("hf-vit", "ViTConfig", "ViTModel",
         dict(num_hidden_layers=2, hidden_size=256, num_attention_heads=4,
              intermediate_size=1024), kind="pixels"),
+    # ViT at varying image sizes (its position table interpolated, bicubic):
+    # one compile for 224 (the table as it is) and one for every other size.
+    _hf("hf-vit-images", "ViTConfig", "ViTModel",
+        dict(num_hidden_layers=2, hidden_size=256, num_attention_heads=4,
+             intermediate_size=1024), kind="images"),
     _hf("hf-t5", "T5Config", "T5Model",
         dict(num_layers=2, num_decoder_layers=2, d_model=128, num_heads=4, d_kv=32,
              d_ff=256, vocab_size=1000), kind="seq2seq"),
