@@ -283,3 +283,56 @@ def test_ir_the_verifier_rejects_is_reported_with_its_line(monkeypatch):
     monkeypatch.setitem(_ops.HANDLERS, "relu", broken)
     with pytest.raises(tgc.Unsupported, match=r"does not verify .* in `%v1 = tgc.relu"):
         tgc.compile(lambda x: torch.relu(x) + 1, fullgraph=True)(torch.randn(3))
+
+
+# --- in-place updates and the views that share their memory ----------------------
+
+
+def _views_then_update_base(x):
+    y = x * 1
+    v = y.narrow(0, 0, 2)
+    t = y.t()
+    y.add_(1)  # v and t see it (they used to keep y's old value)
+    return v, t
+
+
+def _update_through_views(x):
+    y = x * 2
+    y.narrow(1, 1, 2).mul_(10)  # written into y
+    y.select(0, 1).add_(100)
+    return y, y.sum(0)
+
+
+def _slice_copy_into_input(x):
+    x.narrow(0, 1, 2).copy_(x[0:2] * 0 + 5)  # e2e SliceCopy*: into the caller's x
+    return x
+
+
+def _island_updates_base(x):
+    y = x + 1
+    v = y.narrow(0, 0, 2)
+    y.cumsum_(0)  # a graph break updating y: v is recomputed after it
+    return v * 1
+
+
+@pytest.mark.parametrize("fn", [_views_then_update_base, _update_through_views,
+                                _slice_copy_into_input, _island_updates_base],
+                         ids=lambda f: f.__name__)
+def test_views_see_in_place_updates(fn):
+    for n in (4, 4, 6):
+        x = torch.randn(n, 4)
+        x1 = x.clone()
+        got, want = tgc.compile(fn)(x), fn(x1)
+        assert_same(got, want)
+        assert_same(x, x1)  # the same update of the input
+
+
+def test_stale_view_is_reported_not_returned():
+    def f(x):
+        y = x * 1
+        d = y.as_strided((3,), (4,))  # a view no handler makes (a graph break)
+        y.add_(1)
+        return d
+
+    with pytest.raises(tgc.Unsupported, match="updated in place after the view was made"):
+        tgc.compile(f)(torch.randn(3, 3))

@@ -161,6 +161,10 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
 
     def template(o):
         if isinstance(o, torch.Tensor):
+            if tr.stale.get(id(o)) is o:
+                from ._trace import _STALE
+
+                raise Unsupported(f"it reads {_STALE}")
             if tr.poisoned.get(id(o)) is o and id(o) not in tr.eager:
                 raise Unsupported("it reads a result TGC does not compute (an auxiliary "
                                   "result of an operator it compiles in part)")
@@ -255,6 +259,12 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     island = Island(index, func, op, targs, tkwargs, slots, len(tr.graph.lines),
                     list(dict.fromkeys(reads)), cloned, GraphBreak(op, where, reason))
     tr.islands.append(island)
+    if mutated:
+        from ._ops.core import refresh_aliases
+
+        for m in mutated:  # views of what the island updated (after it)
+            if tr.eager.get(id(m), (None,))[0] is not m:
+                refresh_aliases(tr, m)
     return real if number is None else number
 
 

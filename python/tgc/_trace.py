@@ -174,6 +174,10 @@ class TraceResult:
     eager_inputs: List[Tuple[int, torch.dtype, int, Any]] = field(default_factory=list)
 
 
+_STALE = ("a view of a tensor that was updated in place after the view was made: TGC "
+          "recomputes views made by view operators it compiles, not this one")
+
+
 def recording_paused():
     """A context in which torch calls run without the tracer's mode (as
     inside a handler): for recording helpers called from outside one."""
@@ -219,6 +223,13 @@ class Tracer(TorchFunctionMode):
         self.islands: List[Any] = []
         self.island_args: Dict[int, Tuple[int, int]] = {}
         self.eager: Dict[int, Tuple[torch.Tensor, str]] = {}
+        # Slices, narrows and selects of traced tensors: id(view) -> (view,
+        # base, recompute(base value), writer(base value, update) or None)
+        # (in-place updates of views and of their bases: core._assign).
+        self.views: Dict[int, Tuple[Any, Any, Any, Any]] = {}
+        # Aliases whose value went stale (poisoned) by an in-place update
+        # of the memory they share.
+        self.stale: Dict[int, torch.Tensor] = {}
         self.captured_values: List[Value] = []
         # The FX node being interpreted (fx._Recorder), for locations.
         self.fx_node = None
@@ -597,6 +608,8 @@ class Tracer(TorchFunctionMode):
                     outputs.append(("arg", input_ids[id(o)]))
                 elif id(o) in self.eager and self.eager[id(o)][0] is o:
                     outputs.append(("eager", self.eager[id(o)][1]))
+                elif self.stale.get(id(o)) is o:
+                    raise Unsupported(_STALE, fatal=True)
                 elif self.poisoned.get(id(o)) is o:
                     raise Unsupported(
                         "a result of an operator that TGC computes only in part "

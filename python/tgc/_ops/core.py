@@ -329,6 +329,8 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         elif handler not in DATA_SCALARS and (has_data(args) or has_data(kwargs)):
             specialize_syms(tr, (args, kwargs), f"size passed to {name}")  # raises
         result = handler(tr, real, *args, **kwargs)
+        if isinstance(result, Value) and not inplace and out_arg is None:
+            _record_alias(tr, real, handler, args, kwargs)
         if inplace:
             _assign(tr, args[0], _single(result))
             return args[0]
@@ -396,7 +398,15 @@ def _assign(tr: Tracer, t: torch.Tensor, v: Value) -> None:
         if not isinstance(v.shape, list) or old.concrete() != v.concrete():
             raise Unsupported("an out= tensor of a different shape (PyTorch resizes it)")
     if t._base is not None:
-        raise Unsupported("an in-place update of a view")
+        view = tr.views.get(id(t))
+        if view is None or view[0] is not t or view[3] is None:
+            raise Unsupported("an in-place update of a view")
+        # A slice, narrow or select of a traced tensor: the update is
+        # written into its base (which recomputes this view from it).
+        base = view[1]
+        bv = tr.value_of(base)
+        _assign(tr, base, view[3](bv, convert(tr, v, bv.dtype)))
+        return
     arg = next(
         (i for i, x in enumerate(tr.inputs) if x is t), None
     )
@@ -405,6 +415,63 @@ def _assign(tr: Tracer, t: torch.Tensor, v: Value) -> None:
     if arg is not None:
         tr.mutated[id(t)] = arg
     tr.bind(t, v)
+    refresh_aliases(tr, t)
+
+
+def _record_alias(tr: Tracer, real, handler, args, kwargs) -> None:
+    """A result that is a view of an argument (transpose, view, expand,
+    ...): recomputed by its handler when that argument is updated in place
+    later (refresh_aliases). Slices, narrows and selects record themselves,
+    with how to write an update of the view into its base."""
+    if not isinstance(real, torch.Tensor) or real._base is None:
+        return
+    entry = tr.views.get(id(real))
+    if entry is not None and entry[0] is real:
+        return
+    ptr = _storage_ptr(real)
+    base = next((a for a in args if isinstance(a, torch.Tensor) and ptr != 0
+                 and _storage_ptr(a) == ptr), None)
+    if base is not None:
+        tr.views[id(real)] = (real, base, lambda: handler(tr, real, *args, **kwargs), None)
+
+
+def _storage_ptr(t: torch.Tensor) -> int:
+    try:
+        return t.untyped_storage().data_ptr()  # type: ignore[attr-defined]
+    except AttributeError:
+        return t.storage().data_ptr()
+
+
+def refresh_aliases(tr: Tracer, t: torch.Tensor) -> None:
+    """`t` was updated in place: every other traced tensor sharing its
+    memory holds a stale value. A slice, narrow or select of `t` (recorded
+    in Tracer.views) is recomputed from t's new value, and so on down its
+    own views; any other alias is poisoned, so that a later read of it is
+    reported (or a graph break), never the old value."""
+    ptr = _storage_ptr(t)
+    if ptr == 0:
+        return
+    fresh = {id(t)}
+    pending = [t]
+    while pending:
+        base = pending.pop()
+        for key, (a, _) in list(tr.values.items()):
+            if id(a) in fresh or _storage_ptr(a) != ptr:
+                continue
+            view = tr.views.get(id(a))
+            if view is not None and view[0] is a and view[1] is base:
+                try:
+                    value = view[2]()  # the view's op again, on base's new value
+                except (Unsupported, Poisoned, TypeError):
+                    continue
+                tr.bind(a, value)
+                fresh.add(id(a))
+                pending.append(a)
+    for key, (a, _) in list(tr.values.items()):
+        if id(a) not in fresh and _storage_ptr(a) == ptr:
+            del tr.values[key]
+            tr.poison(a)
+            tr.stale[id(a)] = a
 
 
 def _bind_result(tr: Tracer, real, result):

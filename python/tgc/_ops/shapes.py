@@ -432,16 +432,73 @@ def _select(tr, v: Value, d: int, index: int) -> Value:
     return _reshape_to(tr, s, shape)
 
 
+def _concat_values(tr, parts: List[Value], d: int, like: Value) -> Value:
+    """`parts` (static sizes along `d`) concatenated along `d`; the other
+    sizes are `like`'s."""
+    if len(parts) == 1:
+        return parts[0]
+    shape = list(like.shape)
+    shape[d] = sum(int(p.shape[d]) for p in parts)
+    rt = format_type(like.dtype, shape)
+    names = ", ".join(p.name for p in parts)
+    types = ", ".join(p.type for p in parts)
+    return tr.graph.emit(f"tgc.concat {names} dim = {d} : ({types}) -> {rt}",
+                         [(like.dtype, shape)], tr.loc())[0]
+
+
+def record_view(tr, real, x, d: int, start, end, select: bool = False) -> None:
+    """Records `real` (x's slice [start, end) along `d`, or its select at
+    `start`) as a view of `x`: how to recompute it when x is updated in
+    place, and, for static bounds of a static size, how to write an
+    update of it into x (core._assign, core.refresh_aliases)."""
+    from .._sym import SymInt
+
+    if not isinstance(real, torch.Tensor) or real._base is None:
+        return
+    if select:
+        recompute = lambda: _select(tr, tval(tr, x), d, start)  # noqa: E731
+    else:
+        recompute = lambda: _slice(tr, tval(tr, x), d, start, end, 1)  # noqa: E731
+    size = tval(tr, x).shape[d]
+    writer = None
+    if isinstance(size, int) and not isinstance(start, SymInt) and \
+            not isinstance(end, SymInt):
+        if select:
+            lo = int(start) + (size if int(start) < 0 else 0)
+            hi = lo + 1
+        else:
+            lo, hi, _ = slice(start, end, 1).indices(size)
+            hi = max(hi, lo)
+
+        def writer(bv: Value, v: Value) -> Value:
+            if select:
+                v = _unsqueeze(tr, v, d)
+            parts = [_slice(tr, bv, d, 0, lo, 1)] if lo > 0 else []
+            parts.append(v)
+            if hi < size:
+                parts.append(_slice(tr, bv, d, hi, size, 1))
+            return _concat_values(tr, parts, d, bv)
+
+    tr.views[id(real)] = (real, x, recompute, writer)
+
+
 @op("select")
 def _select_h(tr, real, x, dim, index):
     v = tval(tr, x)
-    return _select(tr, v, norm_dim(dim, v.rank), int(index))
+    d = norm_dim(dim, v.rank)
+    out = _select(tr, v, d, int(index))
+    record_view(tr, real, x, d, int(index), None, select=True)
+    return out
 
 
 @op("slice", symbolic=True)
 def _slice_h(tr, real, x, dim=0, start=None, end=None, step=1):
     v = tval(tr, x)
-    return _slice(tr, v, norm_dim(int(dim), v.rank), start, end, step)
+    d = norm_dim(int(dim), v.rank)
+    out = _slice(tr, v, d, start, end, step)
+    if type(step) is int and step == 1:
+        record_view(tr, real, x, d, start, end)
+    return out
 
 
 @op("narrow", symbolic=True)
@@ -450,7 +507,9 @@ def _narrow(tr, real, x, dim, start, length):
     d = norm_dim(int(dim), v.rank)
     if start < 0:
         raise Unsupported("narrow with a negative start")
-    return _slice(tr, v, d, start, start + length, 1)
+    out = _slice(tr, v, d, start, start + length, 1)
+    record_view(tr, real, x, d, start, start + length)
+    return out
 
 
 def _advanced_index(tr, real, v: Value, index) -> Value:
