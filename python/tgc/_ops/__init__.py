@@ -12,6 +12,7 @@ registers them in ``HANDLERS`` (``core.op``):
 
 - ``core``: the table, dispatch, result binding and shared helpers;
 - ``elementwise``, ``reductions``, ``shapes``, ``nn``, ``factories``;
+- ``convolution``: 1-d and 2-d, transposed, ``padding="same"``;
 - ``composite``: operators written with the others' ops (masks, fills,
   nearest upsampling and padding as gathers, constant factories).
 - ``rearrange``: diagonal/trace, channel and pixel shuffles, counting
@@ -20,6 +21,6 @@ registers them in ``HANDLERS`` (``core.op``):
 A new operator goes into its family's module with ``@op("name", ...)``.
 """
 
-from . import core, elementwise, shapes, reductions, nn, factories, composite, rearrange  # noqa: F401
+from . import core, elementwise, shapes, reductions, nn, convolution, factories, composite, rearrange  # noqa: F401
 from .core import HANDLERS, dispatch, func_name, op  # noqa: F401
 from .factories import dense_constant  # noqa: F401

@@ -277,44 +277,6 @@ def _pair(x, n=2) -> List[int]:
     return x * n if len(x) == 1 else [int(e) for e in x]
 
 
-@op("convolution", "_convolution")
-def _convolution(tr, real, x, weight, bias, stride, padding, dilation, transposed,
-                 output_padding, groups, *rest):
-    """aten.convolution's argument order (transposed and output_padding
-    come before groups: reading them as conv2d's made groups 0)."""
-    if transposed:
-        raise Unsupported("transposed convolution")
-    return _conv2d(tr, real, x, weight, bias, stride, padding, dilation, groups)
-
-
-@op("conv2d")
-def _conv2d(tr, real, x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *rest):
-    if isinstance(padding, str):
-        raise Unsupported(f"conv2d(padding={padding!r})")
-    v, w = tval(tr, x), tval(tr, weight)
-    if v.rank != 4 or w.rank != 4:
-        raise Unsupported("convolutions other than 2-d on NCHW input")
-    if not real.dtype.is_floating_point:
-        raise Unsupported(f"convolution of {real.dtype} tensors")
-    if v.concrete()[1] == 0:
-        raise Unsupported("a convolution over 0 input channels")
-    shape = [v.shape[0], w.shape[0]] + [
-        _window_size(tr, v.shape[2 + i], real.shape[2 + i], w.concrete()[2 + i],
-                     _pair(stride)[i], _pair(padding)[i], _pair(dilation)[i])
-        for i in range(2)
-    ]
-    rt = format_type(v.dtype, shape)
-    b = ""
-    if bias is not None:
-        bv = tval(tr, bias)
-        b = f" bias({bv.name} : {bv.type})"
-    return tr.graph.emit(
-        f"tgc.conv2d {v.name}, {w.name}{b} stride {_pair(stride)} padding {_pair(padding)} "
-        f"dilation {_pair(dilation)} groups = {int(groups)} : {v.type}, {w.type} -> {rt}",
-        [(v.dtype, shape)], tr.loc(),
-    )[0]
-
-
 def _window_size(tr, size, value: int, k: int, s: int, p: int, d: int):
     """The output size of a sliding window (convolution, pooling without
     ceil_mode) over `size`: (size + 2p - d(k - 1) - 1) // s + 1, as an

@@ -706,16 +706,25 @@ def _pad(tr, real, x, pad, mode="constant", value=None):
     for i in range(len(pad) // 2):
         d = v.rank - 1 - i
         low[d], high[d] = int(pad[2 * i]), int(pad[2 * i + 1])
+    return pad_value(tr, v, low, high, value or 0)
+
+
+def pad_value(tr, v: Value, low: List[int], high: List[int], value=0) -> Value:
+    """`v` padded with `value` by low[d] before and high[d] after each dim
+    (sizes keep their expressions)."""
     if min(low + high) < 0:
         raise Unsupported("negative padding")
+    if not any(low + high):
+        return v
+    hints = v.concrete()
     shape = [s + low[i] + high[i] if isinstance(s, int) else
-             _known(tr, [s], real.shape[i],
+             _known(tr, [s], hints[i] + low[i] + high[i],
                     None if expr_of(s) is None else expr_of(s) + low[i] + high[i])
              for i, s in enumerate(v.shape)]
     rt = format_type(v.dtype, shape)
     from .._graph import typed_literal
 
-    val = typed_literal(value or 0, v.dtype)
+    val = typed_literal(value, v.dtype)
     return tr.graph.emit(
         f"tgc.pad {v.name} low {low} high {high} value {val} : {v.type} -> {rt}",
         [(v.dtype, shape)], tr.loc(),

@@ -1,0 +1,72 @@
+"""Convolutions (python/tgc/_ops/convolution.py) against eager PyTorch: 1-d
+and 2-d, groups, dilation, padding="same"/"valid", unbatched inputs, and
+transposed convolutions over stride, padding (cropping past the window
+too), output_padding, groups and dilation, static and dynamic sizes."""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import tgc
+from conftest import assert_same, check
+
+TOL = dict(rtol=1e-4, atol=1e-4)
+torch.manual_seed(0)
+IMG = torch.randn(2, 6, 9, 11)
+SEQ = torch.randn(2, 4, 13)
+
+
+@pytest.mark.parametrize("stride,padding,output_padding,groups,dilation,k", [
+    (2, 1, 0, 1, 1, 4),   # the DCGAN/U-Net upsampler
+    (2, 0, 0, 1, 1, 2),
+    (2, 1, 1, 2, 1, 3),
+    (1, 0, 0, 1, 1, 3),
+    (3, 2, 1, 3, 2, 3),
+    (2, 0, 1, 1, 1, 1),   # k = 1: the zeros past the end are cropped
+    (1, 3, 0, 1, 1, 3),   # padding past the window: cropped
+    ((2, 1), (1, 0), (1, 0), 1, (1, 2), (3, 2)),
+])
+def test_conv_transpose2d(stride, padding, output_padding, groups, dilation, k):
+    k = k if isinstance(k, tuple) else (k, k)
+    w = torch.randn(6, 6 // groups, *k)
+    b = torch.randn(6)
+    check(lambda x: F.conv_transpose2d(x, w, b, stride, padding, output_padding, groups,
+                                       dilation), IMG, **TOL)
+
+
+def test_conv_transpose_modules_and_1d():
+    up = nn.ConvTranspose2d(6, 3, 4, stride=2, padding=1).eval()
+    up1 = nn.ConvTranspose1d(4, 2, 3, stride=2, padding=1, output_padding=1).eval()
+    with torch.no_grad():
+        check(up, IMG, **TOL)
+        check(up1, SEQ, **TOL)
+        check(lambda x: up1(x[0]), SEQ, **TOL)  # unbatched
+        check(lambda x: torch.ops.aten.convolution(x, up.weight, up.bias, [2, 2], [1, 1],
+                                                   [1, 1], True, [0, 0], 1), IMG, **TOL)
+
+
+def test_conv1d_and_padding_modes():
+    check(lambda x: F.conv1d(x, torch.ones(5, 4, 3), None, 2, 1, 2), SEQ, **TOL)
+    dw = torch.randn(4, 1, 3)
+    check(lambda x: F.conv1d(x, dw, None, 1, "same", 1, 4), SEQ, **TOL)
+    w = torch.randn(3, 6, 2, 4)  # even kernel: 'same' pads one more at the end
+    check(lambda x: F.conv2d(x, w, None, 1, "same"), IMG, **TOL)
+    check(lambda x: F.conv2d(x, w, None, 1, "valid"), IMG, **TOL)
+    check(lambda x: F.conv2d(x[0], w, None, 1, 1), IMG, **TOL)  # unbatched
+    with torch.no_grad():
+        check(nn.Conv1d(4, 8, 5, padding=2, dilation=1, groups=2).eval(), SEQ, **TOL)
+
+
+def test_transposed_convolution_with_dynamic_sizes():
+    w = torch.randn(6, 3, 4, 4)
+
+    def f(x):
+        y = F.conv_transpose2d(x, w, None, 2, 1)
+        return y.relu() if y.shape[2] > 12 else y  # a relation guard, not a value
+
+    c = tgc.compile(f, dynamic=True, fullgraph=True)
+    for h in (5, 7, 9, 11):
+        x = torch.randn(2, 6, h, h + 2)
+        assert_same(c(x), f(x), **TOL)
+    assert tgc.explain(c).compiles == 2  # one per branch

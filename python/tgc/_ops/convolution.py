@@ -1,0 +1,221 @@
+"""Convolutions: 2-d on ``tgc.conv2d``; 1-d as a 2-d one over a unit
+height; transposed convolutions (1-d and 2-d) as a convolution of the
+input with zeros inserted between its elements (stride), padded by
+``dilation * (k - 1) - padding`` (plus ``output_padding`` at the end), with
+the weight's in/out channels swapped per group and its window flipped;
+``padding="same"``/``"valid"``; unbatched inputs. Sizes keep their
+expressions (a Python decision on an output size is a relation guard)."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+from .._graph import Unsupported, Value, format_type
+from .core import op, tval
+from .nn import _window_size
+from .shapes import _known, _permute, _reshape_to, _slice, _unsqueeze, pad_value
+
+
+def _ints(x, n: int) -> List[int]:
+    if isinstance(x, int):
+        return [x] * n
+    x = [int(e) for e in x]
+    return x * n if len(x) == 1 else x
+
+
+def conv2d_value(tr, v: Value, w: Value, b: Optional[Value], stride, padding, dilation,
+                 groups: int) -> Value:
+    """tgc.conv2d of NCHW `v` with OIHW `w` (sizes as expressions)."""
+    stride, padding, dilation = _ints(stride, 2), _ints(padding, 2), _ints(dilation, 2)
+    if v.rank != 4 or w.rank != 4:
+        raise Unsupported("convolutions other than 1-d and 2-d")
+    if not v.dtype.is_floating_point:
+        raise Unsupported(f"convolution of {v.dtype} tensors")
+    hints, k = v.concrete(), w.concrete()
+    if hints[1] == 0:
+        raise Unsupported("a convolution over 0 input channels")
+    out = []
+    for i in range(2):
+        n = (hints[2 + i] + 2 * padding[i] - dilation[i] * (k[2 + i] - 1) - 1) // stride[i] + 1
+        if n <= 0:
+            raise Unsupported("a convolution whose output is empty (PyTorch raises)")
+        out.append(_window_size(tr, v.shape[2 + i], n, k[2 + i], stride[i], padding[i],
+                                dilation[i]))
+    shape = [v.shape[0], w.shape[0]] + out
+    rt = format_type(v.dtype, shape)
+    bias = f" bias({b.name} : {b.type})" if b is not None else ""
+    return tr.graph.emit(
+        f"tgc.conv2d {v.name}, {w.name}{bias} stride {stride} padding {padding} "
+        f"dilation {dilation} groups = {int(groups)} : {v.type}, {w.type} -> {rt}",
+        [(v.dtype, shape)], tr.loc(),
+    )[0]
+
+
+def _same_padding(v: Value, w: Value, stride, dilation, dims: int):
+    """padding="same": the total d*(k-1) per dim, the odd one at the end
+    (PyTorch pads the input explicitly then); returns (v, symmetric part)."""
+    if any(s != 1 for s in _ints(stride, dims)):
+        raise Unsupported("padding='same' with a stride (PyTorch raises)")
+    k = w.concrete()[-dims:]
+    dil = _ints(dilation, dims)
+    total = [d * (kk - 1) for d, kk in zip(dil, k)]
+    return [t // 2 for t in total], [t - t // 2 * 2 for t in total]
+
+
+def _conv(tr, real, x, weight, bias, stride, padding, dilation, groups, dims: int) -> Value:
+    v, w = tval(tr, x), tval(tr, weight)
+    b = tval(tr, bias) if bias is not None else None
+    if v.dtype != real.dtype:
+        raise Unsupported("a convolution with mixed dtypes")
+    unbatched = v.rank == dims + 1
+    if unbatched:
+        v = _unsqueeze(tr, v, 0)
+    if v.rank != dims + 2 or w.rank != dims + 2:
+        raise Unsupported(f"a {dims}-d convolution of a rank-{v.rank} input")
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            padding, extra = _same_padding(v, w, stride, dilation, dims)
+            if any(extra):
+                v = pad_value(tr, v, [0] * (v.rank - dims) + [0] * dims,
+                              [0] * (v.rank - dims) + extra)
+        else:
+            raise Unsupported(f"convolution padding={padding!r}")
+    stride, padding, dilation = (_ints(stride, dims), _ints(padding, dims),
+                                 _ints(dilation, dims))
+    if dims == 1:  # over a unit height
+        out = conv2d_value(tr, _unsqueeze(tr, v, 2), _unsqueeze(tr, w, 2), b,
+                           [1] + stride, [0] + padding, [1] + dilation, groups)
+        out = _reshape_to(tr, out, out.shape[:2] + out.shape[3:])
+    else:
+        out = conv2d_value(tr, v, w, b, stride, padding, dilation, groups)
+    if unbatched:
+        out = _reshape_to(tr, out, out.shape[1:])
+    return out
+
+
+def _flip(tr, w: Value, dims: Sequence[int]) -> Value:
+    from .composite import _gather_dim
+
+    for d in dims:
+        k = w.concrete()[d]
+        if k > 1:
+            w = _gather_dim(tr, w, d, list(range(k - 1, -1, -1)))
+    return w
+
+
+def _zero_insert(tr, v: Value, d: int, s: int) -> Value:
+    """s - 1 zeros after every element along `d` (the last ones included)."""
+    if s == 1:
+        return v
+    u = _unsqueeze(tr, v, d + 1)
+    low = [0] * u.rank
+    high = [0] * u.rank
+    high[d + 1] = s - 1
+    u = pad_value(tr, u, low, high)
+    size = v.shape[d]
+    hint = v.concrete()[d] * s
+    from .core import expr_of
+
+    e = expr_of(size)
+    merged = _known(tr, [size], hint, None if e is None else e * s) \
+        if not isinstance(size, int) else size * s
+    return _reshape_to(tr, u, v.shape[:d] + [merged] + v.shape[d + 1:], {d: [d, d + 1]})
+
+
+def _pad_or_crop(tr, v: Value, d: int, low: int, high: int) -> Value:
+    if low < 0:
+        v = _slice(tr, v, d, -low, None, 1)
+        low = 0
+    if high < 0:
+        v = _slice(tr, v, d, 0, v.concrete()[d] + high, 1) if isinstance(v.shape[d], int) \
+            else _slice(tr, v, d, 0, high, 1)
+        high = 0
+    lo = [0] * v.rank
+    hi = [0] * v.rank
+    lo[d], hi[d] = low, high
+    return pad_value(tr, v, lo, hi)
+
+
+def _conv_transpose(tr, real, x, weight, bias, stride, padding, output_padding, groups,
+                    dilation, dims: int) -> Value:
+    v, w = tval(tr, x), tval(tr, weight)
+    b = tval(tr, bias) if bias is not None else None
+    if isinstance(padding, str):
+        raise Unsupported(f"transposed convolution padding={padding!r}")
+    unbatched = v.rank == dims + 1
+    if unbatched:
+        v = _unsqueeze(tr, v, 0)
+    if v.rank != dims + 2 or w.rank != dims + 2:
+        raise Unsupported(f"a {dims}-d transposed convolution of a rank-{v.rank} input")
+    if dims == 1:
+        v, w = _unsqueeze(tr, v, 2), _unsqueeze(tr, w, 2)
+    stride, padding, dilation = (_ints(stride, dims), _ints(padding, dims),
+                                 _ints(dilation, dims))
+    output_padding = _ints(output_padding, dims)
+    if dims == 1:
+        stride, padding, dilation, output_padding = ([1] + stride, [0] + padding,
+                                                     [1] + dilation, [0] + output_padding)
+    g = int(groups)
+    cin, cout_g, kh, kw = w.concrete()
+    k = [kh, kw]
+    for i in range(2):
+        if output_padding[i] >= max(stride[i], dilation[i]):
+            raise Unsupported("output_padding must be smaller than stride or dilation "
+                              "(PyTorch raises)")
+    # The input with stride - 1 zeros after each element, padded so that a
+    # stride-1 convolution with the flipped window computes the transpose.
+    u = v
+    for i in range(2):
+        u = _zero_insert(tr, u, 2 + i, stride[i])
+        p = dilation[i] * (k[i] - 1) - padding[i]
+        u = _pad_or_crop(tr, u, 2 + i, p, p + output_padding[i] - (stride[i] - 1))
+    # Weight (Cin, Cout/g, kh, kw) -> (Cout, Cin/g, kh, kw), window flipped.
+    wg = _reshape_to(tr, w, [g, cin // g, cout_g, kh, kw])
+    wg = _permute(tr, wg, [0, 2, 1, 3, 4])
+    wt = _flip(tr, _reshape_to(tr, wg, [g * cout_g, cin // g, kh, kw]), [2, 3])
+    out = conv2d_value(tr, u, wt, b, 1, 0, dilation, g)
+    if dims == 1:
+        out = _reshape_to(tr, out, out.shape[:2] + out.shape[3:])
+    if unbatched:
+        out = _reshape_to(tr, out, out.shape[1:])
+    return out
+
+
+@op("conv2d")
+def _conv2d(tr, real, x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *rest):
+    """NCHW or unbatched CHW; groups, dilation, padding="same"/"valid"."""
+    return _conv(tr, real, x, weight, bias, stride, padding, dilation, groups, 2)
+
+
+@op("conv1d")
+def _conv1d(tr, real, x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *rest):
+    """A 2-d convolution over a unit height."""
+    return _conv(tr, real, x, weight, bias, stride, padding, dilation, groups, 1)
+
+
+@op("conv_transpose2d", "conv_transpose1d")
+def _conv_transpose_h(tr, real, x, weight, bias=None, stride=1, padding=0,
+                      output_padding=0, groups=1, dilation=1):
+    """A stride-1 convolution of the zero-inserted, padded input with the
+    flipped, channel-swapped window; any stride, padding, output_padding,
+    groups, dilation."""
+    dims = tval(tr, weight).rank - 2
+    return _conv_transpose(tr, real, x, weight, bias, stride, padding, output_padding,
+                           groups, dilation, dims)
+
+
+@op("convolution", "_convolution")
+def _convolution(tr, real, x, weight, bias, stride, padding, dilation, transposed,
+                 output_padding, groups, *rest):
+    """aten.convolution's argument order (transposed and output_padding
+    come before groups)."""
+    dims = tval(tr, weight).rank - 2
+    if dims not in (1, 2):
+        raise Unsupported(f"{dims}-d convolution")
+    if transposed:
+        return _conv_transpose(tr, real, x, weight, bias, stride, padding, output_padding,
+                               groups, dilation, dims)
+    return _conv(tr, real, x, weight, bias, stride, padding, dilation, groups, dims)
+
