@@ -566,7 +566,12 @@ class CompiledFunction:
 
     def _compile_text(self, text: str, entry: str, device: str,
                       shapes: Sequence[Sequence[int]], extra: str = ""):
-        opts = [f"device={device}", "keep-code=1" if "output_code" in _logs else ""]
+        # No duck sizing: the tracer knows which sizes are equal (one Dyn per
+        # expression, relations guarded where Python compared them); equal
+        # example sizes are a coincidence here (a batch of 3 beside 3
+        # channels made them one symbol: a recompile when the batch changed).
+        opts = [f"device={device}", "duck=0",
+                "keep-code=1" if "output_code" in _logs else ""]
         if device == "cuda" and _MODES[self.mode]:
             opts.append("cuda-graphs=1")
         if device == "cpu":
