@@ -491,3 +491,17 @@ def test_sym_sum_of_sizes_stays_symbolic():
         x = torch.randn(k)
         assert_same(c(x), torch.ones(2 * k + 1))
     assert tgc.explain(c).compiles == 1
+
+
+def test_floor_division_by_an_opaque_size_does_not_escape():
+    # Swin's x.size(0) // num_windows with a size TGC cannot express (a
+    # ceil_mode pooling output here): the divisor's sign was evaluated on
+    # the input sizes only and OpaqueSize escaped the tracer (a crash).
+    def f(x):
+        n = F.max_pool2d(x, 2, ceil_mode=True).shape[2]
+        return x[..., : x.shape[3] // n] * 2
+
+    c = tgc.compile(f, dynamic=True)
+    for h in (5, 7, 9):
+        x = torch.randn(2, 3, h, 12)
+        assert_same(c(x), f(x))

@@ -137,7 +137,10 @@ class Expr:
                     out |= a[1].sources() | a[2].sources()
         return frozenset(out)
 
-    def evaluate(self, size: Callable[[int, int], int]) -> int:
+    def evaluate(self, size: Callable[[int, int], int],
+                 opaque: Optional[Callable[[str, int], int]] = None) -> int:
+        """The value for input sizes `size(arg, dim)`; a size of a traced
+        value (an opaque atom) is `opaque(name, dim)`, or OpaqueSize."""
         total = 0
         for m, c in self.terms:
             p = c
@@ -145,9 +148,11 @@ class Expr:
                 if a[0] == "s":
                     p *= size(a[1], a[2])
                 elif a[0] == "d":
-                    raise OpaqueSize(a[1], a[2])
+                    if opaque is None:
+                        raise OpaqueSize(a[1], a[2])
+                    p *= opaque(a[1], a[2])
                 else:
-                    num, den = a[1].evaluate(size), a[2].evaluate(size)
+                    num, den = a[1].evaluate(size, opaque), a[2].evaluate(size, opaque)
                     if den == 0:
                         raise ZeroDivisionError("a size expression divides by zero")
                     p *= num // den if a[0] == "//" else num % den

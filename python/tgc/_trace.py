@@ -380,6 +380,11 @@ class Tracer(TorchFunctionMode):
     def hint_size(self, arg: int, dim: int) -> int:
         return size_value(self.input_values[arg].shape[dim])
 
+    def hint_of(self, expr: Expr) -> int:
+        """The traced call's value of `expr` (opaque sizes included)."""
+        return expr.evaluate(self.hint_size,
+                             lambda name, d: self.opaque_values[name].concrete()[d])
+
     def sym_size(self, v: Value, dim: int):
         """Size `dim` of `v` as Python sees it: an int when static, else a
         SymInt (an opaque one when the graph does not know the size as a
@@ -422,7 +427,7 @@ class Tracer(TorchFunctionMode):
         diff, kind, negate = relation(lhs, rhs, op)
         if diff.opaque():
             self._specialize_expr(diff, what)
-            return op(lhs_hint if lhs_hint is not None else lhs.evaluate(self.hint_size),
+            return op(lhs_hint if lhs_hint is not None else self.hint_of(lhs),
                       rhs.hint if isinstance(rhs, SymInt) else rhs)
         value = diff.evaluate(self.hint_size)
         holds = (value == 0) if kind == "==" else (value >= 0)
