@@ -38,16 +38,16 @@ def test_unsupported_op_in_the_middle_is_compiled_around():
 
 def test_fullgraph_raises_naming_every_op():
     def f(x):
-        return torch.flip(torch.cumprod(x, 0), [0]) + 1
+        return torch.logcumsumexp(torch.cumprod(x, 0), 0) + 1
 
     with pytest.raises(tgc.Unsupported) as info:
         tgc.compile(f, fullgraph=True)(torch.randn(5))
     text = str(info.value)
-    assert "cumprod" in text and "flip" in text and "test_graph_breaks.py" in text, text
+    assert "cumprod" in text and "logcumsumexp" in text and "test_graph_breaks.py" in text, text
     c = tgc.compile(f)
     x = torch.randn(5)
     assert_same(c(x), f(x))
-    assert [b.op for b in tgc.explain(c).graph_breaks] == ["cumprod", "flip"]
+    assert [b.op for b in tgc.explain(c).graph_breaks] == ["cumprod", "logcumsumexp"]
 
 
 def test_graph_breaks_log(capfd):

@@ -15,12 +15,15 @@ registers them in ``HANDLERS`` (``core.op``):
 - ``convolution``: 1-d and 2-d, transposed, ``padding="same"``;
 - ``composite``: operators written with the others' ops (masks, fills,
   nearest upsampling and padding as gathers, constant factories).
+- ``movement``: flip, rot90, roll, slice/select_scatter, diag_embed;
+- ``formulas``: lerp, cross, kl_div;
+- ``einsum``: sums, permutations and batched matmuls;
 - ``rearrange``: diagonal/trace, channel and pixel shuffles, counting
   (``count_nonzero``, ``bucketize``), ``threshold_backward``, ``zero_``.
 
 A new operator goes into its family's module with ``@op("name", ...)``.
 """
 
-from . import core, elementwise, shapes, reductions, nn, convolution, factories, composite, rearrange  # noqa: F401
+from . import core, elementwise, shapes, reductions, nn, convolution, factories, composite, rearrange, movement, formulas, einsum  # noqa: F401
 from .core import HANDLERS, dispatch, func_name, op  # noqa: F401
 from .factories import dense_constant  # noqa: F401

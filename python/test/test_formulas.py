@@ -1,0 +1,64 @@
+"""lerp, cross, kl_div (python/tgc/_ops/formulas.py) and einsum
+(python/tgc/_ops/einsum.py) against eager PyTorch."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import tgc
+from conftest import assert_same, check
+
+torch.manual_seed(0)
+A, B = torch.randn(4, 3), torch.randn(4, 3)
+W = torch.rand(4, 3) * 2 - 0.5
+LP = torch.log_softmax(torch.randn(4, 5), -1)
+TG = torch.softmax(torch.randn(4, 5), -1)
+TG[0, 0] = 0  # xlogy: 0 * log 0 is 0
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda a, b: torch.lerp(a, b, 0.3), (A, B)),
+    (lambda a, b: torch.lerp(a, b, 0.7), (A, B)),
+    (torch.lerp, (A, B, W)),
+    (torch.linalg.cross, (A, B)),
+    (lambda a, b: torch.cross(a, b[:1]), (A, B)),  # broadcast, the first dim of size 3
+    (lambda a, b: torch.linalg.cross(a.t(), b.t(), dim=0), (A, B)),
+    (lambda x, t: F.kl_div(x, t, reduction="batchmean"), (LP, TG)),
+    (lambda x, t: F.kl_div(x, t, reduction="sum"), (LP, TG)),
+    (lambda x, t: F.kl_div(x, t, reduction="none"), (LP, TG)),
+    (lambda x, t: F.kl_div(x, t.clamp_min(1e-3).log(), reduction="batchmean",
+                           log_target=True), (LP, TG)),
+])
+def test_formulas_match_eager(fn, args):
+    check(fn, *args, rtol=1e-6, atol=1e-6)
+
+
+X3, Y3, C2 = torch.randn(2, 3, 4), torch.randn(2, 4, 5), torch.randn(5, 6)
+V = torch.randn(4)
+Q, K = torch.randn(2, 7, 3, 8), torch.randn(2, 9, 3, 8)
+
+
+@pytest.mark.parametrize("eq,ops", [
+    ("bij,bjk->bik", (X3, Y3)), ("ij,jk", (X3[0], Y3[0])), ("ij->ji", (X3[0],)),
+    ("ij->", (X3[0],)), ("i,i->", (V, V)), ("i,j->ij", (V, V)),
+    ("bij,bjk,kl->bil", (X3, Y3, C2)), ("...ij,...jk->...ik", (X3, Y3)),
+    ("bqhd,bkhd->bhqk", (Q, K)), ("bhqk,bkhd->bqhd", (torch.randn(2, 3, 7, 9), K)),
+    ("ijk", (X3,)), ("bij,j->bi", (X3, V)), ("ijk,ijk->k", (X3, X3)),
+    ("b i j, b j k -> b k i", (X3, Y3)), ("i...->...", (X3,)),
+])
+def test_einsum_matches_eager(eq, ops):
+    check(lambda *o: torch.einsum(eq, *o), *ops, rtol=1e-5, atol=1e-5)
+
+
+def test_einsum_attention_with_dynamic_sizes_compiles_once():
+    f = lambda q, k: torch.einsum("bqhd,bkhd->bhqk", q, k).softmax(-1)  # noqa: E731
+    c = tgc.compile(f, dynamic=True, fullgraph=True)
+    for s in (5, 9, 12):
+        q, k = torch.randn(2, s, 3, 8), torch.randn(2, s + 1, 3, 8)
+        assert_same(c(q, k), f(q, k))
+    assert tgc.explain(c).compiles == 1
+
+
+def test_einsum_diagonal_is_reported():
+    with pytest.raises(tgc.Unsupported, match="repeated in one operand"):
+        tgc.compile(lambda x: torch.einsum("ii->i", x), fullgraph=True)(torch.randn(3, 3))

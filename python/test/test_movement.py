@@ -1,0 +1,38 @@
+"""flip, rot90, roll, slice_scatter, select_scatter, diag_embed
+(python/tgc/_ops/movement.py) against eager PyTorch."""
+
+import pytest
+import torch
+
+import tgc
+from conftest import check
+
+torch.manual_seed(0)
+X = torch.randn(3, 4, 5)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: torch.flip(x, [0, 2]), lambda x: x.flip(-1), torch.fliplr, torch.flipud,
+    lambda x: torch.rot90(x, 1, [0, 2]), lambda x: torch.rot90(x, 2),
+    lambda x: torch.rot90(x, 3, [1, 2]), lambda x: torch.rot90(x, -1),
+    lambda x: torch.roll(x, 2, 1), lambda x: torch.roll(x, (-1, 7), (0, 2)),
+    lambda x: torch.roll(x, 5), lambda x: torch.roll(x, -13),
+    # (PyTorch 1.13's slice_scatter needs the step spelled out)
+    lambda x: torch.slice_scatter(x, x[:, :2] * 2, dim=1, start=2, end=4, step=1),
+    lambda x: torch.slice_scatter(x, x[:, :1] + 1, dim=1, start=-1, end=None, step=1),
+    lambda x: torch.select_scatter(x, x[:, 0] * 3, 1, -2),
+    lambda x: torch.diag_embed(x), lambda x: torch.diag_embed(x, 1),
+    lambda x: torch.diag_embed(x, -2, 0, 2),
+    lambda x: torch.diag_embed(x * float("nan")),  # zeros off the diagonal, not NaN
+])
+def test_movement_matches_eager(fn):
+    check(fn, X)
+
+
+def test_roll_of_a_dynamic_size_is_a_graph_break():
+    f = lambda x: torch.roll(x, 1, 0) * 2  # noqa: E731
+    c = tgc.compile(f, dynamic=True)
+    for n in (3, 5):
+        x = torch.randn(n, 4)
+        torch.testing.assert_close(c(x), f(x))
+    assert [b.op for b in tgc.explain(c).graph_breaks] == ["roll"]

@@ -1,0 +1,111 @@
+"""Operators that are short formulas of other ``tgc`` ops, computed the way
+PyTorch's kernels compute them: ``lerp`` (two forms chosen by the weight,
+as ATen does, for exact end points), ``cross``/``linalg_cross`` (three
+differences of products, broadcast), ``kl_div`` (``xlogy`` with 0 where
+the target is 0, each reduction)."""
+
+from __future__ import annotations
+
+import torch
+
+from .._graph import Unsupported, Value
+from .core import as_value, constant, norm_dim, op
+from .elementwise import _binary_value, _where_values
+from .shapes import _concat_values, _select, _unsqueeze
+
+
+def _b(tr, mnemonic: str, a: Value, b: Value, dtype) -> Value:
+    return _binary_value(tr, mnemonic, a, b, dtype)
+
+
+@op("lerp")
+def _lerp(tr, real, start, end, weight):
+    """ATen: |w| < 0.5 ? start + w * (end - start) : end - (end - start) * (1 - w)."""
+    dt = real.dtype
+    if not dt.is_floating_point:
+        raise Unsupported(f"lerp of {dt} tensors")
+    a, b, w = as_value(tr, start, dt), as_value(tr, end, dt), as_value(tr, weight, dt)
+    diff = _b(tr, "sub", b, a, dt)
+    lo = _b(tr, "add", a, _b(tr, "mul", w, diff, dt), dt)
+    hi = _b(tr, "sub", b, _b(tr, "mul", diff, _b(tr, "sub", constant(tr, 1, dt), w, dt), dt), dt)
+    aw = tr.graph.emit(f"tgc.abs {w.name} : {w.type}", [(dt, w.shape)], tr.loc())[0]
+    small = _b(tr, "cmp lt,", aw, constant(tr, 0.5, dt), torch.bool)
+    return _where_values(tr, small, lo, hi, dt)
+
+
+@op("linalg_cross", "cross")
+def _cross(tr, real, x, y, dim=None):
+    """x × y along `dim` (size 3), broadcast (torch.cross without dim: the
+    first dim of size 3; linalg_cross: -1)."""
+    dt = real.dtype
+    a, b = as_value(tr, x, dt), as_value(tr, y, dt)
+    rank = real.dim()
+    if dim is None:
+        dim = next((d for d in range(rank) if real.shape[d] == 3), None)
+        if dim is None:
+            raise Unsupported("cross without a dim of size 3 (PyTorch raises)")
+    d = norm_dim(int(dim), rank)
+    if a.rank != rank or b.rank != rank:
+        raise Unsupported("cross of operands of different ranks")
+    if a.shape[d] != 3 or b.shape[d] != 3:
+        raise Unsupported("cross along a dim that is not statically 3")
+    ai = [_select(tr, a, d, i) for i in range(3)]
+    bi = [_select(tr, b, d, i) for i in range(3)]
+
+    def term(i, j):  # a_i * b_j - a_j * b_i
+        return _b(tr, "sub", _b(tr, "mul", ai[i], bi[j], dt), _b(tr, "mul", ai[j], bi[i], dt), dt)
+
+    parts = [_unsqueeze(tr, t, d) for t in (term(1, 2), term(2, 0), term(0, 1))]
+    like = parts[0]
+    return _concat_values(tr, parts, d, like)
+
+
+def _reduce(tr, v: Value, reduction: str, real, batch_size=None) -> Value:
+    from .reductions import sum_value
+
+    if reduction == "none":
+        return v
+    total = sum_value(tr, v, list(range(v.rank)), real.dtype)
+    if reduction == "sum":
+        return total
+    if reduction == "mean":
+        n = 1
+        for s in v.concrete():
+            n *= s
+        if any(not isinstance(s, int) for s in v.shape):
+            raise Unsupported("mean reduction over dynamic sizes")
+        return _b(tr, "div", total, constant(tr, n, real.dtype), real.dtype)
+    if reduction == "batchmean":
+        if v.rank == 0:
+            return total
+        if not isinstance(v.shape[0], int):
+            raise Unsupported("batchmean over a dynamic batch")
+        return _b(tr, "div", total, constant(tr, v.shape[0], real.dtype), real.dtype)
+    raise Unsupported(f"kl_div reduction={reduction!r}")
+
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+@op("kl_div")
+def _kl_div(tr, real, input, target, size_average=None, reduce=None, reduction="mean",
+            log_target=False):
+    """target * (log(target) - input) with 0 where target is 0 (xlogy), or
+    exp(target) * (target - input) with log_target."""
+    if isinstance(reduction, int):  # aten.kl_div's enum
+        reduction = _REDUCTIONS[reduction]
+    if size_average is not None or reduce is not None:
+        raise Unsupported("kl_div with the deprecated size_average/reduce")
+    dt = real.dtype
+    if not dt.is_floating_point:
+        raise Unsupported(f"kl_div of {dt} tensors")
+    x, t = as_value(tr, input, dt), as_value(tr, target, dt)
+    if log_target:
+        et = tr.graph.emit(f"tgc.exp {t.name} : {t.type}", [(dt, t.shape)], tr.loc())[0]
+        loss = _b(tr, "mul", et, _b(tr, "sub", t, x, dt), dt)
+    else:
+        logt = tr.graph.emit(f"tgc.log {t.name} : {t.type}", [(dt, t.shape)], tr.loc())[0]
+        tlogt = _where_values(tr, _b(tr, "cmp eq,", t, constant(tr, 0, dt), torch.bool),
+                              constant(tr, 0, dt), _b(tr, "mul", t, logt, dt), dt)
+        loss = _b(tr, "sub", tlogt, _b(tr, "mul", t, x, dt), dt)
+    return _reduce(tr, loss, reduction, real)

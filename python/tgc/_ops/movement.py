@@ -1,0 +1,170 @@
+"""Operators that move elements, written with other ``tgc`` ops: ``flip``
+and ``rot90`` (gathers with reversed indices), ``roll`` (two slices
+concatenated), ``slice_scatter`` and ``select_scatter`` (the untouched
+parts and the source concatenated), ``diag_embed`` (a select of the
+padded input under a constant diagonal mask). Along static sizes; a
+dynamic one is an Unsupported call (a graph break)."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import torch
+
+from .._graph import Dyn, Unsupported, Value
+from .core import norm_dim, op, tval
+from .elementwise import _where_values
+from .shapes import _concat_values, _permute, _slice, _unsqueeze, pad_value
+
+
+def _static_size(v: Value, d: int, what: str) -> int:
+    s = v.shape[d]
+    if isinstance(s, Dyn):
+        raise Unsupported(f"{what} along a dynamic size")
+    return s
+
+
+def _flip_value(tr, v: Value, dims) -> Value:
+    from .composite import _gather_dim
+
+    for d in sorted({norm_dim(d, v.rank) for d in dims}):
+        n = _static_size(v, d, "flip")
+        if n > 1:
+            v = _gather_dim(tr, v, d, list(range(n - 1, -1, -1)))
+    return v
+
+
+@op("flip")
+def _flip(tr, real, x, dims):
+    return _flip_value(tr, tval(tr, x), [dims] if isinstance(dims, int) else list(dims))
+
+
+@op("fliplr")
+def _fliplr(tr, real, x):
+    return _flip_value(tr, tval(tr, x), [1])
+
+
+@op("flipud")
+def _flipud(tr, real, x):
+    return _flip_value(tr, tval(tr, x), [0])
+
+
+@op("rot90")
+def _rot90(tr, real, x, k=1, dims=(0, 1)):
+    """k quarter turns from dims[0] towards dims[1] (PyTorch's rot90)."""
+    v = tval(tr, x)
+    d0, d1 = norm_dim(dims[0], v.rank), norm_dim(dims[1], v.rank)
+    if d0 == d1:
+        raise Unsupported("rot90 with equal dims (PyTorch raises)")
+    k = int(k) % 4
+    perm = list(range(v.rank))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    if k == 0:
+        return v
+    if k == 2:
+        return _flip_value(tr, v, [d0, d1])
+    if k == 1:
+        return _permute(tr, _flip_value(tr, v, [d1]), perm)
+    return _flip_value(tr, _permute(tr, v, perm), [d1])
+
+
+def _roll_dim(tr, v: Value, shift: int, d: int) -> Value:
+    n = _static_size(v, d, "roll")
+    if n == 0:
+        return v
+    s = shift % n
+    if s == 0:
+        return v
+    return _concat_values(tr, [_slice(tr, v, d, n - s, n, 1), _slice(tr, v, d, 0, n - s, 1)],
+                          d, v)
+
+
+@op("roll")
+def _roll(tr, real, x, shifts, dims=None):
+    from .shapes import _reshape_to
+
+    v = tval(tr, x)
+    shifts = [shifts] if isinstance(shifts, int) else [int(s) for s in shifts]
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        if len(shifts) != 1:
+            raise Unsupported("roll without dims takes one shift")
+        n = 1
+        for d in range(v.rank):
+            n *= _static_size(v, d, "roll")
+        flat = _reshape_to(tr, v, [n])
+        return _reshape_to(tr, _roll_dim(tr, flat, shifts[0], 0), list(v.shape))
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    if len(dims) != len(shifts):
+        raise Unsupported("roll with different numbers of shifts and dims (PyTorch raises)")
+    for s, d in zip(shifts, dims):
+        v = _roll_dim(tr, v, s, norm_dim(d, v.rank))
+    return v
+
+
+def _scatter_into(tr, base: Value, src: Value, d: int, lo: int, hi: int) -> Value:
+    n = _static_size(base, d, "slice_scatter")
+    parts = [_slice(tr, base, d, 0, lo, 1)] if lo > 0 else []
+    parts.append(src)
+    if hi < n:
+        parts.append(_slice(tr, base, d, hi, n, 1))
+    return _concat_values(tr, parts, d, base)
+
+
+@op("slice_scatter")
+def _slice_scatter(tr, real, x, src, dim=0, start=None, end=None, step=1):
+    """x with src written over x[start:end] along dim (step 1)."""
+    from .core import convert
+
+    v = tval(tr, x)
+    d = norm_dim(int(dim), v.rank)
+    if int(step) != 1:
+        raise Unsupported("slice_scatter with a step")
+    n = _static_size(v, d, "slice_scatter")
+    lo, hi, _ = slice(start, end, 1).indices(n)
+    hi = max(lo, hi)
+    return _scatter_into(tr, v, convert(tr, tval(tr, src), v.dtype), d, lo, hi)
+
+
+@op("select_scatter")
+def _select_scatter(tr, real, x, src, dim, index):
+    from .core import convert
+
+    v = tval(tr, x)
+    d = norm_dim(int(dim), v.rank)
+    n = _static_size(v, d, "select_scatter")
+    i = int(index) + (n if int(index) < 0 else 0)
+    s = _unsqueeze(tr, convert(tr, tval(tr, src), v.dtype), d)
+    return _scatter_into(tr, v, s, d, i, i + 1)
+
+
+@op("diag_embed")
+def _diag_embed(tr, real, x, offset=0, dim1=-2, dim2=-1):
+    """out[..., i, i + offset] = x[..., i] (zeros elsewhere), the two new
+    dims at dim1 and dim2 of the result."""
+    from .factories import dense_constant
+
+    v = tval(tr, x)
+    offset = int(offset)
+    n = _static_size(v, v.rank - 1, "diag_embed")
+    m = n + abs(offset)
+    r0 = max(0, -offset)  # the first row holding an element
+    low = [0] * v.rank
+    high = [0] * v.rank
+    low[-1], high[-1] = r0, m - n - r0
+    rows = _unsqueeze(tr, pad_value(tr, v, low, high), v.rank)  # [..., m (row), 1]
+    mask = torch.zeros(m, m, dtype=torch.bool)
+    for i in range(n):
+        mask[r0 + i, r0 + i + offset] = True
+    out = _where_values(tr, dense_constant(tr, mask), rows,
+                        dense_constant(tr, torch.zeros((), dtype=real.dtype)), real.dtype)
+    rank = v.rank + 1
+    d1, d2 = norm_dim(dim1, rank), norm_dim(dim2, rank)
+    if d1 == d2:
+        raise Unsupported("diag_embed with equal dims (PyTorch raises)")
+    # out is [rest..., row, col]: put row at d1 and col at d2.
+    rest = list(range(rank - 2))
+    perm: List[Optional[int]] = [None] * rank
+    perm[d1], perm[d2] = rank - 2, rank - 1
+    it = iter(rest)
+    perm = [p if p is not None else next(it) for p in perm]
+    return _permute(tr, out, perm)
