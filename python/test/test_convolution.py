@@ -70,3 +70,33 @@ def test_transposed_convolution_with_dynamic_sizes():
         x = torch.randn(2, 6, h, h + 2)
         assert_same(c(x), f(x), **TOL)
     assert tgc.explain(c).compiles == 2  # one per branch
+
+
+def _bn_stack():
+    torch.manual_seed(1)
+    m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                      nn.Conv2d(8, 4, 3, bias=False), nn.BatchNorm2d(4, affine=False)).eval()
+    for bn in (m[1], m[4]):
+        bn.running_mean.normal_()
+        bn.running_var.uniform_(0.5, 2)
+    with torch.no_grad():
+        m[1].weight.normal_()
+        m[1].bias.normal_()
+    return m
+
+
+def test_eval_batch_norm_folds_into_the_convolution():
+    m = _bn_stack()
+    c = tgc.compile(m, fullgraph=True)
+    x = torch.randn(2, 3, 10, 10)
+    with torch.no_grad():
+        assert_same(c(x), m(x), **TOL)
+        graph = tgc.explain(c).graphs[0]
+        # Each batch norm became a scaled weight and a bias of a new conv2d
+        # (the unfolded one is left unused): no normalization of activations.
+        assert graph.count("tgc.rsqrt") == 2 and "tensor<8x1x1x1xf32>" in graph
+        assert "tgc.sub %v" not in graph.split("tgc.conv2d")[-1]
+        # The parameters are read at each call: a changed statistic is used.
+        m[1].running_mean.add_(1.0)
+        assert_same(c(x), m(x), **TOL)
+        assert tgc.explain(c).compiles == 1

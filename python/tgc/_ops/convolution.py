@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
+import torch
+
 from .._graph import Unsupported, Value, format_type
-from .core import op, tval
+from .core import constant, op, tval
+from .elementwise import _binary_value
 from .nn import _window_size
 from .shapes import _known, _permute, _reshape_to, _slice, _unsqueeze, pad_value
 
@@ -44,11 +47,49 @@ def conv2d_value(tr, v: Value, w: Value, b: Optional[Value], stride, padding, di
     shape = [v.shape[0], w.shape[0]] + out
     rt = format_type(v.dtype, shape)
     bias = f" bias({b.name} : {b.type})" if b is not None else ""
-    return tr.graph.emit(
+    out = tr.graph.emit(
         f"tgc.conv2d {v.name}, {w.name}{bias} stride {stride} padding {padding} "
         f"dilation {dilation} groups = {int(groups)} : {v.type}, {w.type} -> {rt}",
         [(v.dtype, shape)], tr.loc(),
     )[0]
+    # How it was computed, for a batch norm after it to fold into it.
+    tr.__dict__.setdefault("conv_args", {})[out.name] = (
+        v, w, b, stride, padding, dilation, groups)
+    return out
+
+
+def fold_batch_norm(tr, v: Value, mean: Value, var: Value, weight: Optional[Value],
+                    bias: Optional[Value], eps: float) -> Optional[Value]:
+    """Eval-mode batch norm of `v`, a tgc.conv2d result, folded into the
+    convolution: weight * gamma / sqrt(var + eps) per output channel, bias
+    (b - mean) * that + beta (computed in the graph from the parameters
+    as they are at each call). None when `v` is not a convolution or the
+    dtypes are not all f32/f64 (folding in half precision would round the
+    scaled weights). The unfolded convolution, left unused, is erased."""
+    conv = tr.__dict__.get("conv_args", {}).get(v.name)
+    params = [p for p in (mean, var, weight, bias) if p is not None]
+    if conv is None or v.dtype not in (torch.float32, torch.float64) or \
+            any(p.dtype != v.dtype or p.rank != 1 for p in params):
+        return None
+    x, w, b, stride, padding, dilation, groups = conv
+    dt = v.dtype
+    cout = w.concrete()[0]
+
+    def arith(m: str, a: Value, c: Value) -> Value:
+        return _binary_value(tr, m, a, c, dt)
+
+    var_eps = arith("add", var, constant(tr, eps, dt))
+    scale = tr.graph.emit(f"tgc.rsqrt {var_eps.name} : {var_eps.type}",
+                          [(dt, var_eps.shape)], tr.loc())[0]
+    if weight is not None:
+        scale = arith("mul", scale, weight)
+    w2 = arith("mul", w, _reshape_to(tr, scale, [cout, 1, 1, 1]))
+    shift = arith("mul", arith("sub", b, mean) if b is not None else
+               tr.graph.emit(f"tgc.neg {mean.name} : {mean.type}", [(dt, mean.shape)],
+                             tr.loc())[0], scale)
+    if bias is not None:
+        shift = arith("add", shift, bias)
+    return conv2d_value(tr, x, w2, shift, stride, padding, dilation, groups)
 
 
 def _same_padding(v: Value, w: Value, stride, dilation, dims: int):

@@ -249,6 +249,16 @@ def _batch_norm(tr, real, x, *args, **kw):
         return _reshape_to(tr, w, [c] + [1] * (v.rank - 2))
 
     eps = float(p.get("eps", 1e-5))
+    out = None
+    if v.rank == 4 and v.dtype == dt:
+        from .convolution import fold_batch_norm
+
+        opt = {k: tval(tr, p[k]) if p.get(k) is not None else None
+               for k in ("weight", "bias")}
+        out = fold_batch_norm(tr, v, tval(tr, mean), tval(tr, var), opt["weight"],
+                              opt["bias"], eps)
+    if out is not None:
+        return [out] + [_empty_stat(tr, t) for t in real[1:]] if aten else out
     xv = convert(tr, v, dt)
     centered = _binary_value(tr, "sub", xv, per_channel(mean), dt)
     var_eps = _binary_value(tr, "add", per_channel(var), as_value(tr, eps, dt), dt)
@@ -260,14 +270,17 @@ def _batch_norm(tr, real, x, *args, **kw):
     if p.get("bias") is not None:
         out = _binary_value(tr, "add", out, per_channel(p["bias"]), dt)
     if aten:
-        # Without training the saved statistics are empty tensors (PyTorch's
-        # CPU and CUDA kernels); anything else is a result TGC does not
-        # compute, reported if it is used.
-        from .factories import dense_constant
-
-        return [out] + [dense_constant(tr, t) if t.numel() == 0 else None
-                        for t in real[1:]]
+        return [out] + [_empty_stat(tr, t) for t in real[1:]]
     return out
+
+
+def _empty_stat(tr, t: torch.Tensor):
+    """A saved statistic of aten's batch norm: without training an empty
+    tensor (PyTorch's CPU and CUDA kernels); anything else is a result TGC
+    does not compute, reported if it is used."""
+    from .factories import dense_constant
+
+    return dense_constant(tr, t) if t.numel() == 0 else None
 
 
 def _pair(x, n=2) -> List[int]:
