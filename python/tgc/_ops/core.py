@@ -184,9 +184,12 @@ def dispatch(tr: Tracer, func, args, kwargs, name: Optional[str] = None):
                             call=(func, name, args, kwargs))
 
 
-# Reading a tensor as a Python number.
-_ITEM = ("item", "aten.item", "_local_scalar_dense", "aten._local_scalar_dense",
-         "aten.ScalarImplicit", "__float__", "__int__", "__index__", "__bool__")
+# Reading a tensor as a Python number; in an FX graph the first ones give a
+# number that stays in the graph (the protocol methods must return a real
+# int, float or bool).
+_ITEM_FX = ("item", "aten.item", "_local_scalar_dense", "aten._local_scalar_dense",
+            "aten.ScalarImplicit")
+_ITEM = _ITEM_FX + ("__float__", "__int__", "__index__", "__bool__")
 
 # Why a call whose operand an island computed eagerly is an island too.
 _EAGER_OPERAND = "an operand is only computed eagerly (a dtype TGC does not compile)"
@@ -244,7 +247,7 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             value = func(*args, **kwargs)
             tr.value_specs.append((arg, value))
             return value
-        if tr.fx_node is not None and name in _ITEM[:5]:
+        if tr.fx_node is not None and name in _ITEM_FX:
             # In an FX graph, the number's uses are nodes: it stays in the
             # graph (a DataScalar).
             value = func(*args, **kwargs)
