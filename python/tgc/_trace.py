@@ -178,6 +178,21 @@ _STALE = ("a view of a tensor that was updated in place after the view was made:
           "recomputes views made by view operators it compiles, not this one")
 
 
+def _routed_index(index):
+    """An index PyTorch 1.13 routes through torch functions, for the same
+    indexing: x[i], x[a:b], x[None] and x[...] (not a tuple) as x[(i,)];
+    x[t] and x[(t,)] (a tensor) as x[t, ...]."""
+    if not isinstance(index, tuple) and (
+        index is None or index is Ellipsis or isinstance(index, (int, slice))
+    ) and not isinstance(index, bool):
+        return (index,)
+    if isinstance(index, torch.Tensor) or (
+            isinstance(index, tuple) and len(index) == 1
+            and isinstance(index[0], torch.Tensor)):
+        return (index[0] if isinstance(index, tuple) else index, Ellipsis)
+    return index
+
+
 def recording_paused():
     """A context in which torch calls run without the tracer's mode (as
     inside a handler): for recording helpers called from outside one."""
@@ -546,25 +561,20 @@ class Tracer(TorchFunctionMode):
         # indexing and is routed.
         if not hasattr(Tracer, "_orig_getitem"):
             orig = torch.Tensor.__getitem__
+            orig_set = torch.Tensor.__setitem__
 
             def getitem(self_, index):
-                if not isinstance(index, tuple) and (
-                    index is None
-                    or index is Ellipsis
-                    or isinstance(index, (int, slice))
-                ) and not isinstance(index, bool):
-                    index = (index,)
-                elif isinstance(index, torch.Tensor) or (
-                        isinstance(index, tuple) and len(index) == 1
-                        and isinstance(index[0], torch.Tensor)):
-                    # x[t] and x[(t,)] are not routed either: their result
-                    # would be taken for a constant (a wrong answer).
-                    # x[t, ...] is the same indexing and is routed.
-                    index = (index[0] if isinstance(index, tuple) else index, Ellipsis)
-                return orig(self_, index)
+                return orig(self_, _routed_index(index))
+
+            def setitem(self_, index, value):
+                # x[a:b] = v is not routed either: the update was invisible
+                # to the trace, a stale value (a wrong answer).
+                return orig_set(self_, _routed_index(index), value)
 
             Tracer._orig_getitem = orig if "__getitem__" in vars(torch.Tensor) else None
+            Tracer._orig_setitem = orig_set if "__setitem__" in vars(torch.Tensor) else None
             torch.Tensor.__getitem__ = getitem
+            torch.Tensor.__setitem__ = setitem
             Tracer._patched = _patch_size_functions()
         Tracer._depth = getattr(Tracer, "_depth", 0) + 1
         return super().__enter__()
@@ -572,11 +582,13 @@ class Tracer(TorchFunctionMode):
     def __exit__(self, *exc):
         Tracer._depth -= 1
         if Tracer._depth == 0 and hasattr(Tracer, "_orig_getitem"):
-            if Tracer._orig_getitem is None:  # inherited from torch._C._TensorBase
-                del torch.Tensor.__getitem__
-            else:
-                torch.Tensor.__getitem__ = Tracer._orig_getitem
-            del Tracer._orig_getitem
+            for name in ("__getitem__", "__setitem__"):
+                orig = getattr(Tracer, "_orig_" + name.strip("_"))
+                if orig is None:  # inherited from torch._C._TensorBase
+                    delattr(torch.Tensor, name)
+                else:
+                    setattr(torch.Tensor, name, orig)
+            del Tracer._orig_getitem, Tracer._orig_setitem
             for owner, name, orig in Tracer._patched:
                 if orig is None:
                     delattr(owner, name)

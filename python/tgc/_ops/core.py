@@ -157,7 +157,7 @@ _ALIASES = {
     "divide": "div", "greater": "gt", "less": "lt", "greater_equal": "ge",
     "less_equal": "le", "not_equal": "ne", "clip": "clamp",
     "absolute": "abs", "negative": "neg", "arctan2": "atan2",
-    "getitem": "__getitem__", "concatenate": "cat", "concat": "cat", "swapaxes": "transpose",
+    "getitem": "__getitem__", "setitem": "__setitem__", "concatenate": "cat", "concat": "cat", "swapaxes": "transpose",
     "swapdims": "transpose", "moveaxis": "movedim",
 }
 

@@ -2,8 +2,9 @@
 and ``rot90`` (gathers with reversed indices), ``roll`` (two slices
 concatenated), ``slice_scatter`` and ``select_scatter`` (the untouched
 parts and the source concatenated), ``diag_embed`` (a select of the
-padded input under a constant diagonal mask). Along static sizes; a
-dynamic one is an Unsupported call (a graph break)."""
+padded input under a constant diagonal mask), ``x[index] = value`` (the
+same concatenation per indexed dim). Along static sizes; a dynamic one is
+an Unsupported call (a graph break)."""
 
 from __future__ import annotations
 
@@ -168,3 +169,69 @@ def _diag_embed(tr, real, x, offset=0, dim1=-2, dim2=-1):
     it = iter(rest)
     perm = [p if p is not None else next(it) for p in perm]
     return _permute(tr, out, perm)
+
+
+def _box(v: Value, index) -> List[tuple]:
+    """Per dim of `v`, the part `x[index]` selects: (lo, hi, kept) with
+    kept False for an integer index; basic indices with step 1 only."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    if any(i is None or isinstance(i, (torch.Tensor, list)) or
+           (isinstance(i, slice) and i.step not in (None, 1)) for i in items):
+        raise Unsupported("x[index] = value with an index other than integers and "
+                          "step-1 slices (index_put)")
+    if items.count(Ellipsis) > 1:
+        raise Unsupported("an index with several ellipses")
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        items = items[:k] + [slice(None)] * (v.rank - len(items) + 1) + items[k + 1:]
+    items += [slice(None)] * (v.rank - len(items))
+    out = []
+    for d, i in enumerate(items):
+        if isinstance(i, slice) and i.start is None and i.stop is None:
+            out.append((0, None, True))  # the whole dim (any size)
+            continue
+        n = _static_size(v, d, "x[index] = value")
+        if isinstance(i, slice):
+            lo, hi, _ = slice(i.start, i.stop).indices(n)
+            out.append((lo, max(lo, hi), True))
+        else:
+            j = int(i) + (n if int(i) < 0 else 0)
+            out.append((j, j + 1, False))
+    return out
+
+
+def _write_box(tr, bv: Value, box, new: Value, d: int = 0) -> Value:
+    """bv with the box (from dim d on) replaced by `new` (the box's shape)."""
+    while d < bv.rank and box[d][1] is None:
+        d += 1
+    if d == bv.rank:
+        return new
+    lo, hi, _ = box[d]
+    inner = _write_box(tr, _slice(tr, bv, d, lo, hi, 1), box, new, d + 1) \
+        if any(b[1] is not None for b in box[d + 1:]) else new
+    return _scatter_into(tr, bv, inner, d, lo, hi)
+
+
+@op("__setitem__")
+def _setitem(tr, real, x, index, value):
+    """x[index] = value for integers, step-1 slices and ellipses: the
+    untouched parts and the (broadcast) value concatenated, written into x
+    (views of x are recomputed: core.refresh_aliases)."""
+    from .core import _assign, as_value, constant
+
+    v = tval(tr, x)
+    box = _box(v, index)
+    part = v
+    for d, (lo, hi, _) in enumerate(box):
+        if hi is not None:
+            part = _slice(tr, part, d, lo, hi, 1)
+    # The value broadcasts against x[index] (the box without its integer
+    # dims), then takes the box's shape.
+    from .shapes import _reshape_to
+
+    indexed = _reshape_to(tr, part, [s for d, s in enumerate(part.shape) if box[d][2]])
+    val = as_value(tr, value, v.dtype)
+    new = _where_values(tr, constant(tr, True, torch.bool), val, indexed, v.dtype)
+    new = _reshape_to(tr, new, list(part.shape))
+    _assign(tr, x, _write_box(tr, v, box, new))
+    return None
