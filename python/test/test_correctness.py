@@ -376,3 +376,21 @@ def test_setitem_matches_eager(fn):
     c(torch.randn(4, 5), torch.randn(4, 5))
     breaks = [b.op for b in tgc.explain(c).graph_breaks]
     assert breaks == (["__setitem__"] if fn.__name__ == "mask" else []), breaks
+
+
+def test_augmented_assignment_into_an_index():
+    # Python's x[i] += v: an in-place update of the view x[i], then
+    # x[i] = view; both written into x.
+    def f(x):
+        y = x * 1
+        y[:, 0] += 1
+        y[1:3, 2:] *= 2
+        y[..., -1].clamp_(max=0.1)
+        x[0] += 5
+        return y, x.sum()
+
+    x = torch.randn(4, 5)
+    x1 = x.clone()
+    c = tgc.compile(f, fullgraph=True)
+    assert_same(c(x), f(x1))
+    assert_same(x, x1)

@@ -572,7 +572,33 @@ def _getitem(tr, real, x, index):
             v = _select(tr, v, d, int(item))
         else:
             raise Unsupported(f"indexing with {type(item).__name__}")
+    if not isinstance(x, _ValueBox):
+        _record_basic_view(tr, real, x, index)
     return v
+
+
+def _record_basic_view(tr, real, x, index) -> None:
+    """x[index] with integers and step-1 slices along static sizes: an
+    update of the view (x[:, 0] += 1) is written into x like x[index] =
+    value (movement._write_box)."""
+    from .movement import _box, _write_box
+
+    from .core import _has_sym
+
+    if not isinstance(real, torch.Tensor) or real._base is None or _has_sym(index):
+        return  # (reading a symbolic bound as a number would specialize it)
+    base = tval(tr, x)
+    try:
+        box = _box(base, index)
+    except Unsupported:
+        return
+    box_shape = [(hi - lo) if hi is not None else base.shape[d]
+                 for d, (lo, hi, _) in enumerate(box)]
+
+    def writer(bv: Value, val: Value) -> Value:
+        return _write_box(tr, bv, box, _reshape_to(tr, val, box_shape))
+
+    tr.views[id(real)] = (real, x, lambda: _getitem(tr, real, x, index), writer)
 
 
 @op("cat")
