@@ -36,3 +36,18 @@ def test_roll_of_a_dynamic_size_is_a_graph_break():
         x = torch.randn(n, 4)
         torch.testing.assert_close(c(x), f(x))
     assert [b.op for b in tgc.explain(c).graph_breaks] == ["roll"]
+
+
+I, J, K = torch.tensor([0, 3, -1]), torch.tensor([[1], [-2]]), torch.tensor([2, 4, 0])
+X4 = torch.randn(4, 5, 6, 7)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x[I, K], lambda x: x[:, I, K], lambda x: x[:, :, I, K],
+    lambda x: x[:, J, I],                  # index shapes broadcast
+    lambda x: x[1, I, K], lambda x: x[I, K, 2],
+    lambda x: x[I, :, K], lambda x: x[I, K, :, I],  # separated: index dims first
+    lambda x: torch.ops.aten.index(x, [None, I, K]),
+])
+def test_several_index_tensors(fn):
+    check(fn, X4)

@@ -520,8 +520,8 @@ def _advanced_index(tr, real, v: Value, index) -> Value:
     from .composite import _gather_values
 
     tensors = [k for k, i in enumerate(index) if isinstance(i, torch.Tensor)]
-    if len(tensors) != 1:
-        raise Unsupported("advanced indexing with several index tensors")
+    if len(tensors) > 1:
+        return _multi_index(tr, real, v, index, tensors)
     k = tensors[0]
     idx = index[k]
     if idx.dtype not in (torch.int64, torch.int32):
@@ -534,6 +534,56 @@ def _advanced_index(tr, real, v: Value, index) -> Value:
     d = sum(1 for i in index[:k] if isinstance(i, slice))
     base = _getitem(tr, real, _ValueBox(v), basic)
     return _gather_values(tr, base, d, tr.value_of(idx), real)
+
+
+def _multi_index(tr, real, v: Value, index, tensors: List[int]) -> Value:
+    """x[..., i, j, ...] with several integer index tensors: the basic items
+    first, then the indexed dims (static sizes) flattened into one and
+    gathered by the linear index ((i * n1 + j) * n2 + ...), negative entries
+    wrapped and index shapes broadcast. Adjacent index tensors put the
+    result's index dims in their place; separated ones put them first
+    (PyTorch's rule)."""
+    from .composite import _gather_values
+    from .core import constant
+    from .elementwise import _binary_value, _where_values
+
+    if any(index[k].dtype not in (torch.int64, torch.int32) for k in tensors):
+        raise Unsupported("indexing with a boolean mask among several indices")
+    first = tensors[0]
+    if Ellipsis in index[:first] or any(i is None for i in index):
+        raise Unsupported("advanced indexing with None or an ellipsis before the tensors")
+    if any(isinstance(index[k], (int, SymInt)) for k in range(first, tensors[-1])):
+        raise Unsupported("advanced indexing with integers between the index tensors")
+    adjacent = tensors == list(range(first, tensors[-1] + 1))
+    basic = tuple(slice(None) if k in tensors else i for k, i in enumerate(index))
+    base = _getitem(tr, real, _ValueBox(v), basic)
+    # Dims of `base` that the tensors index (ints before them removed theirs).
+    def pos(k):
+        return sum(1 for i in basic[:k] if not isinstance(i, (int, SymInt)))
+    dims = [pos(k) for k in tensors]
+    if not adjacent:
+        rest = [d for d in range(base.rank) if d not in dims]
+        base = _permute(tr, base, dims + rest)
+        dims = list(range(len(dims)))
+    sizes = [base.shape[d] for d in dims]
+    if any(isinstance(n, Dyn) for n in sizes):
+        raise Unsupported("advanced indexing with several tensors along a dynamic size")
+    i64 = torch.int64
+    linear = None
+    for k, n in zip(tensors, sizes):
+        idx = convert(tr, tr.value_of(index[k]), i64)
+        neg = _binary_value(tr, "cmp lt,", idx, constant(tr, 0, i64), torch.bool)
+        idx = _where_values(tr, neg, _binary_value(tr, "add", idx, constant(tr, n, i64), i64),
+                            idx, i64)
+        linear = idx if linear is None else _binary_value(
+            tr, "add", _binary_value(tr, "mul", linear, constant(tr, n, i64), i64), idx, i64)
+    d0 = dims[0]
+    total = 1
+    for n in sizes:
+        total *= n
+    flat = _reshape_to(tr, base, list(base.shape[:d0]) + [total] +
+                       list(base.shape[d0 + len(dims):]))
+    return _gather_values(tr, flat, d0, linear, real)
 
 
 class _ValueBox:
