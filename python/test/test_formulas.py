@@ -62,3 +62,17 @@ def test_einsum_attention_with_dynamic_sizes_compiles_once():
 def test_einsum_diagonal_is_reported():
     with pytest.raises(tgc.Unsupported, match="repeated in one operand"):
         tgc.compile(lambda x: torch.einsum("ii->i", x), fullgraph=True)(torch.randn(3, 3))
+
+
+MASK = torch.randint(0, 2, (2, 9), dtype=torch.int32)
+
+
+@pytest.mark.parametrize("fn,arg", [
+    (lambda x: torch.cumsum(x, 1), torch.randn(3, 37)),
+    (lambda x: x.cumsum(0), torch.randn(5, 4)),
+    (lambda m: m.cumsum(-1) - 1, MASK),  # HF's position ids from a mask: int64
+    (lambda m: torch.cumsum(m, 1, dtype=torch.float32), MASK),
+    (lambda x: torch.cumsum(x[0, 0], 0), torch.randn(2, 3)),  # 0-d
+])
+def test_cumsum_matches_eager(fn, arg):
+    check(fn, arg, rtol=1e-5, atol=1e-5)

@@ -2,7 +2,7 @@
 PyTorch's kernels compute them: ``lerp`` (two forms chosen by the weight,
 as ATen does, for exact end points), ``cross``/``linalg_cross`` (three
 differences of products, broadcast), ``kl_div`` (``xlogy`` with 0 where
-the target is 0, each reduction)."""
+the target is 0, each reduction), ``cumsum`` (a log-step scan)."""
 
 from __future__ import annotations
 
@@ -109,3 +109,33 @@ def _kl_div(tr, real, input, target, size_average=None, reduce=None, reduction="
                               constant(tr, 0, dt), _b(tr, "mul", t, logt, dt), dt)
         loss = _b(tr, "sub", tlogt, _b(tr, "mul", t, x, dt), dt)
     return _reduce(tr, loss, reduction, real)
+
+
+@op("cumsum")
+def _cumsum(tr, real, x, dim, dtype=None, **kw):
+    """An inclusive scan in log2(n) steps (Hillis-Steele): y += y shifted
+    by 1, 2, 4, ... along `dim` (a static size); exact for integers, for
+    floats the sums' rounding order differs from eager's loop as a GPU
+    scan's does."""
+    from .core import convert, tval
+    from .shapes import _slice, pad_value
+
+    dt = real.dtype
+    v = convert(tr, tval(tr, x), dt)
+    if v.rank == 0:
+        return v
+    d = norm_dim(int(dim), v.rank)
+    n = v.shape[d]
+    if not isinstance(n, int):
+        raise Unsupported("cumsum along a dynamic size")
+    if dt == torch.bool:
+        raise Unsupported("cumsum of bools")
+    step = 1
+    while step < n:
+        low = [0] * v.rank
+        high = [0] * v.rank
+        low[d] = step
+        shifted = _slice(tr, pad_value(tr, v, low, high), d, 0, n, 1)
+        v = _b(tr, "add", v, shifted, dt)
+        step *= 2
+    return v
