@@ -76,3 +76,17 @@ MASK = torch.randint(0, 2, (2, 9), dtype=torch.int32)
 ])
 def test_cumsum_matches_eager(fn, arg):
     check(fn, arg, rtol=1e-5, atol=1e-5)
+
+
+P = torch.rand(3, 7) + 0.5
+IP = torch.randint(-3, 4, (4, 5), dtype=torch.int32)
+
+
+@pytest.mark.parametrize("fn,arg", [
+    (torch.prod, P), (lambda x: x.prod(1), P), (lambda x: x.prod(0, keepdim=True), P),
+    (lambda i: i.prod(1), IP), (torch.prod, IP),  # int32 -> int64, exact
+    (lambda x: torch.prod(x, 1, dtype=torch.float64), P),
+    (lambda x: torch.prod(x[0, 0]), P),
+])
+def test_prod_matches_eager(fn, arg):
+    check(fn, arg, rtol=1e-5, atol=1e-6)

@@ -2,7 +2,8 @@
 PyTorch's kernels compute them: ``lerp`` (two forms chosen by the weight,
 as ATen does, for exact end points), ``cross``/``linalg_cross`` (three
 differences of products, broadcast), ``kl_div`` (``xlogy`` with 0 where
-the target is 0, each reduction), ``cumsum`` (a log-step scan)."""
+the target is 0, each reduction), ``cumsum`` (a log-step scan), ``prod``
+(log-step halvings)."""
 
 from __future__ import annotations
 
@@ -139,3 +140,45 @@ def _cumsum(tr, real, x, dim, dtype=None, **kw):
         v = _b(tr, "add", v, shifted, dt)
         step *= 2
     return v
+
+
+@op("prod")
+def _prod(tr, real, x, dim=None, keepdim=False, dtype=None, **kw):
+    """A product in log2(n) halvings along a static size (the odd element
+    paired with a 1); over every dim after a flatten."""
+    from .core import convert, tval
+    from .shapes import _reshape_to, _slice, pad_value
+
+    dt = real.dtype
+    if dt == torch.bool:
+        raise Unsupported("prod with a bool result")
+    dim = kw.get("dim", dim)
+    v = convert(tr, tval(tr, x), dt)
+    if dim is None:
+        if any(not isinstance(s, int) for s in v.shape):
+            raise Unsupported("prod along a dynamic size")
+        n = 1
+        for s in v.shape:
+            n *= s
+        v, d, keepdim = _reshape_to(tr, v, [n]), 0, False
+    else:
+        d = norm_dim(int(dim), max(v.rank, 1))
+        if v.rank == 0:
+            return v
+    n = v.shape[d]
+    if not isinstance(n, int):
+        raise Unsupported("prod along a dynamic size")
+    if n == 0:
+        raise Unsupported("prod over a size-0 dim")
+    while n > 1:
+        if n % 2:
+            low = [0] * v.rank
+            high = [0] * v.rank
+            high[d] = 1
+            v = pad_value(tr, v, low, high, 1)
+            n += 1
+        v = _b(tr, "mul", _slice(tr, v, d, 0, n // 2, 1), _slice(tr, v, d, n // 2, n, 1), dt)
+        n //= 2
+    if keepdim:
+        return v
+    return _reshape_to(tr, v, v.shape[:d] + v.shape[d + 1:])
