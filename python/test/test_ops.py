@@ -468,3 +468,16 @@ REARRANGE = [
 def test_rearrange_and_count(case):
     fn, args = REARRANGE[case]
     check(fn, *args)
+
+
+@pytest.mark.parametrize("fn,arg", [
+    (lambda x: F.adaptive_avg_pool2d(x, (7, 7)), torch.randn(2, 3, 10, 13)),
+    (lambda x: F.adaptive_avg_pool2d(x, (3, 5)), torch.randn(2, 3, 10, 13)),
+    (lambda x: F.adaptive_avg_pool2d(x, (None, 4)), torch.randn(2, 3, 10, 13)),
+    (lambda x: F.adaptive_avg_pool2d(x, 6), torch.randn(3, 10, 13)),  # unbatched
+    (lambda y: F.adaptive_avg_pool1d(y, 4), torch.randn(2, 3, 11)),
+])
+def test_adaptive_avg_pool_to_any_size(fn, arg):
+    # PyTorch's windows [floor(i n / o), ceil((i + 1) n / o)), overlapping
+    # where o does not divide n.
+    check(fn, arg, rtol=1e-5, atol=1e-6)

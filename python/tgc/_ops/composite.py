@@ -1,7 +1,8 @@
 """Operators written with other ``tgc`` ops (no IR of their own): masks
 from iotas (``tril``, ``triu``), fills and copies, ``var_mean``,
 ``baddbmm``, constant factories (``eye``, ``linspace``), adaptive average
-pooling to a dividing size, nearest, linear and cubic upsampling and
+pooling (to any size: one window mean per output where the size does not
+divide), nearest, linear and cubic upsampling and
 reflection/replication padding as gathers with constant indices (and
 weights) computed as PyTorch computes them, and the assertions of exported
 graphs."""
@@ -177,9 +178,26 @@ def _adaptive_avg_pool2d(tr, real, x, output_size):
         return _reduction("mean")(tr, real, x, [-2, -1], True)
     h, w = _static_sizes(v, (v.rank - 2, v.rank - 1), "adaptive_avg_pool2d")
     if h % out[0] or w % out[1]:
-        raise Unsupported("adaptive_avg_pool2d to a size that does not divide the input")
+        return _adaptive_mean(tr, _adaptive_mean(tr, v, v.rank - 2, out[0]), v.rank - 1, out[1])
     k = [h // out[0], w // out[1]]
     return _avg_pool2d(tr, real, x, k, k)
+
+
+def _adaptive_mean(tr, v: Value, d: int, out: int) -> Value:
+    """Adaptive average pooling along `d` (static size n) to `out`: output
+    i averages [floor(i n / out), ceil((i + 1) n / out)), PyTorch's
+    windows, each a sum divided by its length."""
+    from .reductions import sum_value
+    from .shapes import _concat_values, _reshape_to, _slice
+
+    n = v.shape[d]
+    parts = []
+    for i in range(out):
+        lo, hi = (i * n) // out, -((-(i + 1) * n) // out)
+        s = sum_value(tr, _slice(tr, v, d, lo, hi, 1), [d], v.dtype)
+        s = _binary_value(tr, "div", s, constant(tr, hi - lo, v.dtype), v.dtype)
+        parts.append(_reshape_to(tr, s, v.shape[:d] + [1] + v.shape[d + 1:]))
+    return _concat_values(tr, parts, d, v)
 
 
 def _pair_or_none(x):
@@ -556,7 +574,7 @@ def _adaptive_avg_pool1d(tr, real, x, output_size):
     o = _one(output_size)
     (n,) = _static_sizes(v, (v.rank - 1,), "adaptive_avg_pool1d")
     if n % o:
-        raise Unsupported("adaptive_avg_pool1d to a size that does not divide the input")
+        return _adaptive_mean(tr, v, v.rank - 1, o)
     k = n // o
     return _pool1d(tr, real, x, lambda v, r: _avg_pool2d_value(
         tr, v, r, [1, k], [1, k], [0, 0], False, True, None))
