@@ -51,3 +51,12 @@ X4 = torch.randn(4, 5, 6, 7)
 ])
 def test_several_index_tensors(fn):
     check(fn, X4)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.unfold(1, 3, 2), lambda x: x.unfold(-1, 2, 1), lambda x: x.unfold(0, 3, 3),
+    lambda x: x[0, 0].unfold(0, 4, 3),
+    lambda x: torch.nn.functional.rrelu(x), lambda x: torch.rrelu(x, 0.2, 0.4, False),
+])
+def test_unfold_and_rrelu_eval(fn):
+    check(fn, torch.randn(3, 10, 4))

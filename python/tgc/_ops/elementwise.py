@@ -365,6 +365,20 @@ def _leaky_relu(tr, real, x, negative_slope=0.01, inplace=False):
     )[0]
 
 
+@op("rrelu", "rrelu_with_noise")
+def _rrelu(tr, real, x, *args, **kw):
+    """Evaluation mode: leaky_relu with the mean slope (lower + upper) / 2
+    (training draws random slopes: Unsupported, a graph break)."""
+    if args and isinstance(args[0], torch.Tensor):  # rrelu_with_noise's noise
+        args = args[1:]
+    p = dict(zip(["lower", "upper", "training"], args))
+    p.update(kw)
+    if p.get("training"):
+        raise Unsupported("rrelu in training mode (random slopes)")
+    slope = (float(p.get("lower", 1.0 / 8)) + float(p.get("upper", 1.0 / 3))) / 2
+    return _leaky_relu(tr, real, x, slope)
+
+
 @op("dropout", "feature_dropout", "alpha_dropout")
 def _dropout(tr, real, x, p=0.5, training=False, inplace=False):
     if training and p > 0:

@@ -3,7 +3,8 @@ and ``rot90`` (gathers with reversed indices), ``roll`` (two slices
 concatenated), ``slice_scatter`` and ``select_scatter`` (the untouched
 parts and the source concatenated), ``diag_embed`` (a select of the
 padded input under a constant diagonal mask), ``x[index] = value`` (the
-same concatenation per indexed dim). Along static sizes; a dynamic one is
+same concatenation per indexed dim), ``Tensor.unfold`` (a gather of the
+windows). Along static sizes; a dynamic one is
 an Unsupported call (a graph break)."""
 
 from __future__ import annotations
@@ -235,3 +236,24 @@ def _setitem(tr, real, x, index, value):
     new = _reshape_to(tr, new, list(part.shape))
     _assign(tr, x, _write_box(tr, v, box, new))
     return None
+
+
+@op("unfold")
+def _unfold(tr, real, x, dimension, size, step):
+    """Tensor.unfold: windows of `size` every `step` along a static size
+    (a gather with constant indices), the window as a new last dim."""
+    from .composite import _gather_dim
+    from .shapes import _reshape_to
+
+    v = tval(tr, x)
+    if v.rank == 0:
+        raise Unsupported("unfold of a 0-d tensor")
+    d = norm_dim(int(dimension), v.rank)
+    n = _static_size(v, d, "unfold")
+    size, step = int(size), int(step)
+    count = (n - size) // step + 1
+    index = [w * step + j for w in range(count) for j in range(size)]
+    g = _gather_dim(tr, v, d, index)
+    g = _reshape_to(tr, g, v.shape[:d] + [count, size] + v.shape[d + 1:])
+    perm = [i for i in range(g.rank) if i != d + 1] + [d + 1]
+    return _permute(tr, g, perm)
