@@ -90,3 +90,13 @@ IP = torch.randint(-3, 4, (4, 5), dtype=torch.int32)
 ])
 def test_prod_matches_eager(fn, arg):
     check(fn, arg, rtol=1e-5, atol=1e-6)
+
+
+def test_bilinear_matches_eager():
+    torch.manual_seed(0)
+    m = torch.nn.Bilinear(4, 5, 3).eval()
+    a, b = torch.randn(2, 7, 4), torch.randn(2, 7, 5)
+    with torch.no_grad():
+        check(m, a, b, rtol=1e-5, atol=1e-5)
+        check(lambda a, b: F.bilinear(a, b, m.weight), a, b, rtol=1e-5, atol=1e-5)
+        check(lambda a, b: m(a[0, 0], b[0, 0]), a, b, rtol=1e-5, atol=1e-5)

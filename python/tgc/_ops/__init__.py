@@ -17,7 +17,7 @@ registers them in ``HANDLERS`` (``core.op``):
   nearest upsampling and padding as gathers, constant factories).
 - ``movement``: flip, rot90, roll, slice/select_scatter, diag_embed;
 - ``formulas``: lerp, cross, kl_div, cumsum, prod;
-- ``einsum``: sums, permutations and batched matmuls;
+- ``einsum``: sums, permutations and batched matmuls (and ``bilinear``);
 - ``rearrange``: diagonal/trace, channel and pixel shuffles, counting
   (``count_nonzero``, ``bucketize``), ``threshold_backward``, ``zero_``.
 

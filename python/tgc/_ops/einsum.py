@@ -125,8 +125,25 @@ def _contract(tr, a: Labeled, b: Labeled, needed: set, dtype) -> Labeled:
 def _einsum(tr, real, equation, *operands, **kw):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    dtype = real.dtype
-    vals = [convert(tr, tval(tr, t), dtype) for t in operands]
+    return einsum_values(tr, equation, [tval(tr, t) for t in operands], real.dtype)
+
+
+@op("bilinear")
+def _bilinear(tr, real, x1, x2, weight, bias=None):
+    """y[..., o] = x1[..., i] W[o, i, j] x2[..., j] + b[o] (nn.Bilinear)."""
+    from .elementwise import _binary_value
+
+    dt = real.dtype
+    out = einsum_values(tr, "...i,oij,...j->...o",
+                        [tval(tr, x1), tval(tr, weight), tval(tr, x2)], dt)
+    if bias is not None:
+        out = _binary_value(tr, "add", out, convert(tr, tval(tr, bias), dt), dt)
+    return out
+
+
+def einsum_values(tr, equation: str, vals: List[Value], dtype) -> Value:
+    """einsum of graph values, the result in `dtype`."""
+    vals = [convert(tr, v, dtype) for v in vals]
     ins, out = _parse(equation, [v.rank for v in vals])
     if len(set(out)) != len(out):
         raise Unsupported("einsum with a repeated output label")
