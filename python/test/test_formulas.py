@@ -100,3 +100,18 @@ def test_bilinear_matches_eager():
         check(m, a, b, rtol=1e-5, atol=1e-5)
         check(lambda a, b: F.bilinear(a, b, m.weight), a, b, rtol=1e-5, atol=1e-5)
         check(lambda a, b: m(a[0, 0], b[0, 0]), a, b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("expand1,expand2,expand3,sumdim", [
+    ([], [], [], [0, 1]), ([], [], [], [1]), ([], [], [], []), ([], [], [], [0]),
+])
+def test_trilinear_matches_eager(expand1, expand2, expand3, sumdim):
+    x, y, z = torch.randn(2, 3), torch.randn(2, 3), torch.randn(2, 3)
+    check(lambda x, y, z: torch._trilinear(x, y, z, expand1, expand2, expand3, sumdim),
+          x, y, z, rtol=1e-5, atol=1e-5)
+
+
+def test_trilinear_as_bilinear_uses_it():
+    a, w, b = torch.randn(6, 4), torch.randn(3, 4, 5), torch.randn(6, 5)
+    check(lambda a, w, b: torch._trilinear(a, w, b, [1, 3], [0], [1, 2], [2, 3]), a, w, b,
+          rtol=1e-5, atol=1e-5)

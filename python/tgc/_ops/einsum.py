@@ -161,3 +161,22 @@ def einsum_values(tr, equation: str, vals: List[Value], dtype) -> Value:
     cur = _sum_out(tr, cur, set(out), dtype)
     v, ls = cur
     return _permute(tr, v, [ls.index(c) for c in out])
+
+
+@op("_trilinear")
+def _trilinear(tr, real, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    """(i1.unsqueeze(expand1) * i2.unsqueeze(expand2) * i3.unsqueeze(expand3))
+    summed over `sumdim` (ATen's definition; unroll_dim only orders its
+    loop): an einsum with one label per dim."""
+    vals = [tval(tr, t) for t in (i1, i2, i3)]
+    total = vals[0].rank + len(expand1)
+    if total > 26:
+        raise Unsupported("_trilinear of more than 26 dims")
+    labels = [chr(ord("a") + k) for k in range(total)]
+    expands = [set(int(d) for d in e) for e in (expand1, expand2, expand3)]
+    summed = set(int(d) for d in sumdim)
+    if any(all(k in e for e in expands) and k not in summed for k in range(total)):
+        raise Unsupported("_trilinear with a dim no operand has")
+    terms = ["".join(labels[k] for k in range(total) if k not in e) for e in expands]
+    out = "".join(labels[k] for k in range(total) if k not in summed)
+    return einsum_values(tr, f"{','.join(terms)}->{out}", vals, real.dtype)
