@@ -115,3 +115,11 @@ def test_trilinear_as_bilinear_uses_it():
     a, w, b = torch.randn(6, 4), torch.randn(3, 4, 5), torch.randn(6, 5)
     check(lambda a, w, b: torch._trilinear(a, w, b, [1, 3], [0], [1, 2], [2, 3]), a, w, b,
           rtol=1e-5, atol=1e-5)
+
+
+def test_leaky_and_rrelu_backward_match_eager():
+    aten = torch.ops.aten
+    g, x = torch.randn(3, 4), torch.randn(3, 4)
+    check(lambda g, x: aten.leaky_relu_backward(g, x, 0.2, False), g, x)
+    check(lambda g, x: aten.rrelu_with_noise_backward(g, x, torch.zeros(3, 4), 0.1, 0.3,
+                                                      False, False), g, x)

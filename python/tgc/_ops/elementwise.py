@@ -379,6 +379,26 @@ def _rrelu(tr, real, x, *args, **kw):
     return _leaky_relu(tr, real, x, slope)
 
 
+@op("leaky_relu_backward")
+def _leaky_relu_backward(tr, real, grad, x, negative_slope, self_is_result=False):
+    """grad where x > 0, grad * slope elsewhere (x may be the result: the
+    sign is the same for a positive slope)."""
+    dt = real.dtype
+    g, v = as_value(tr, grad, dt), as_value(tr, x, dt)
+    pos = _binary_value(tr, "cmp gt,", v, constant(tr, 0, dt), torch.bool)
+    scaled = _binary_value(tr, "mul", g, constant(tr, float(negative_slope), dt), dt)
+    return _where_values(tr, pos, g, scaled, dt)
+
+
+@op("rrelu_with_noise_backward")
+def _rrelu_backward(tr, real, grad, x, noise, lower, upper, training, self_is_result=False):
+    """Evaluation mode: leaky_relu_backward with the mean slope."""
+    if training:
+        raise Unsupported("rrelu_with_noise_backward in training mode (the drawn slopes)")
+    slope = (float(lower) + float(upper)) / 2
+    return _leaky_relu_backward(tr, real, grad, x, slope, self_is_result)
+
+
 @op("dropout", "feature_dropout", "alpha_dropout")
 def _dropout(tr, real, x, p=0.5, training=False, inplace=False):
     if training and p > 0:
