@@ -80,16 +80,43 @@ class DataScalar:
         return f"DataScalar({self.kind.__name__} {self.v.name}, traced {self.value!r})"
 
 
-def has_data(x) -> bool:
-    if isinstance(x, DataScalar):
+def contains(x, leaf: Callable[[Any], bool]) -> bool:
+    """Whether `leaf` holds for an element of `x`, in tuples, lists, dicts
+    and slices (the containers of call arguments)."""
+    if leaf(x):
         return True
     if isinstance(x, (list, tuple)):
-        return any(has_data(e) for e in x)
+        return any(contains(e, leaf) for e in x)
     if isinstance(x, dict):
-        return any(has_data(e) for e in x.values())
+        return any(contains(e, leaf) for e in x.values())
     if isinstance(x, slice):
-        return has_data((x.start, x.stop, x.step))
+        return contains((x.start, x.stop, x.step), leaf)
     return False
+
+
+def replace(x, leaf: Callable[[Any], bool], fn: Callable[[Any], Any]):
+    """`x` with each element `leaf` holds for replaced by fn(element); the
+    containers of `contains` rebuilt (namedtuples keep their type)."""
+    if leaf(x):
+        return fn(x)
+    if not contains(x, leaf):
+        return x
+    if isinstance(x, (list, tuple)):
+        items = [replace(e, leaf, fn) for e in x]
+        if isinstance(x, list):
+            return items
+        return type(x)(*items) if hasattr(type(x), "_fields") else tuple(items)
+    if isinstance(x, dict):
+        return {k: replace(e, leaf, fn) for k, e in x.items()}
+    return slice(*(replace(e, leaf, fn) for e in (x.start, x.stop, x.step)))
+
+
+def _is_data(x) -> bool:
+    return isinstance(x, DataScalar)
+
+
+def has_data(x) -> bool:
+    return contains(x, _is_data)
 
 
 def kind_of(value) -> Optional[type]:
@@ -290,18 +317,7 @@ def call(tr, target, args, kwargs) -> Any:
 
 def concrete(x):
     """`x` with each DataScalar replaced by its traced number."""
-    if isinstance(x, DataScalar):
-        return x.value
-    if isinstance(x, (list, tuple)) and has_data(x):
-        items = [concrete(e) for e in x]
-        if isinstance(x, list):
-            return items
-        return type(x)(*items) if hasattr(type(x), "_fields") else tuple(items)
-    if isinstance(x, dict) and has_data(x):
-        return {k: concrete(e) for k, e in x.items()}
-    if isinstance(x, slice) and has_data(x):
-        return slice(*(concrete(e) for e in (x.start, x.stop, x.step)))
-    return x
+    return replace(x, _is_data, lambda d: d.value)
 
 
 def new_slot_value(tr, value) -> Optional[DataScalar]:

@@ -17,7 +17,7 @@ from .._graph import (
     format_type,
     scalar_literal,
 )
-from .._scalars import DataScalar, from_tensor, has_data
+from .._scalars import DataScalar, contains, from_tensor, has_data, replace
 from .._sym import Expr, SymInt
 from .._trace import NeedRetrace, Poisoned, Tracer, TracedSize, user_frame
 
@@ -63,37 +63,28 @@ def op(*names: str, symbolic: bool = False):
     return register
 
 
+def _is_sym(x) -> bool:
+    return isinstance(x, (SymInt, DataScalar))
+
+
 def _has_sym(x) -> bool:
     """Whether `x` holds a SymInt or a DataScalar (a traced number whose
     eager value the real call takes: see _Concrete)."""
-    if isinstance(x, (SymInt, DataScalar)):
-        return True
-    if isinstance(x, (list, tuple)):
-        return any(_has_sym(e) for e in x)
-    if isinstance(x, dict):
-        return any(_has_sym(e) for e in x.values())
-    if isinstance(x, slice):
-        return _has_sym((x.start, x.stop, x.step))
-    return False
+    return contains(x, _is_sym)
 
 
 def _map_syms(x, fn):
-    """`x` with every SymInt replaced by fn(SymInt), in tuples, lists,
-    dicts and slices (a traced shape becomes a plain tuple)."""
-    if isinstance(x, (SymInt, DataScalar)):
-        return fn(x)
-    if isinstance(x, TracedSize):
-        return tuple(_map_syms(e, fn) for e in tuple.__iter__(x))
-    if isinstance(x, (list, tuple)) and _has_sym(x):
-        items = [_map_syms(e, fn) for e in x]
-        if isinstance(x, list):
-            return items
-        return type(x)(*items) if hasattr(type(x), "_fields") else tuple(items)
-    if isinstance(x, dict) and _has_sym(x):
-        return {k: _map_syms(e, fn) for k, e in x.items()}
-    if isinstance(x, slice) and _has_sym(x):
-        return slice(*(_map_syms(e, fn) for e in (x.start, x.stop, x.step)))
-    return x
+    """`x` with every SymInt and DataScalar replaced by fn(it), in tuples,
+    lists, dicts and slices (a traced shape becomes a plain tuple)."""
+    def leaf(e) -> bool:
+        return _is_sym(e) or isinstance(e, TracedSize)
+
+    def mapped(e):
+        if isinstance(e, TracedSize):
+            return tuple(_map_syms(i, fn) for i in tuple.__iter__(e))
+        return fn(e)
+
+    return replace(x, leaf, mapped)
 
 
 class _Concrete:
