@@ -432,52 +432,52 @@ def _select(tr, v: Value, d: int, index: int) -> Value:
     return _reshape_to(tr, s, shape)
 
 
-def _concat_values(tr, parts: List[Value], d: int, like: Value) -> Value:
-    """`parts` (static sizes along `d`) concatenated along `d`; the other
-    sizes are `like`'s."""
+def _concat_values(tr, parts: List[Value], d: int, like: Optional[Value] = None) -> Value:
+    """`parts` concatenated along `d` (the size there their sum's
+    expression); the other sizes are `like`'s, or the parts' merged."""
     if len(parts) == 1:
         return parts[0]
-    shape = list(like.shape)
-    shape[d] = sum(int(p.shape[d]) for p in parts)
-    rt = format_type(like.dtype, shape)
+    hints = [p.concrete() for p in parts]
+    sizes = [p.shape[d] for p in parts]
+    if like is not None:
+        shape = list(like.shape)
+    else:
+        shape = [merge_dims([p.shape[i] for p in parts], hints[0][i])
+                 for i in range(parts[0].rank)]
+    shape[d] = _known(tr, sizes, sum(h[d] for h in hints), sum_expr(sizes))
+    dtype = parts[0].dtype
+    rt = format_type(dtype, shape)
     names = ", ".join(p.name for p in parts)
     types = ", ".join(p.type for p in parts)
     return tr.graph.emit(f"tgc.concat {names} dim = {d} : ({types}) -> {rt}",
-                         [(like.dtype, shape)], tr.loc())[0]
+                         [(dtype, shape)], tr.loc())[0]
 
 
-def record_view(tr, real, x, d: int, start, end, select: bool = False) -> None:
-    """Records `real` (x's slice [start, end) along `d`, or its select at
-    `start`) as a view of `x`: how to recompute it when x is updated in
-    place, and, for static bounds of a static size, how to write an
-    update of it into x (core._assign, core.refresh_aliases)."""
-    from .._sym import SymInt
+def record_view(tr, real, x, index, recompute) -> None:
+    """Records `real`, x[index] made by a view operator, as a view of `x`:
+    `recompute()` makes it again from x's value (after x is updated in
+    place: core.refresh_aliases) and, for integers and step-1 slices along
+    static sizes, an update of it is written into x (core._assign) the way
+    x[index] = value is (movement._write_box). Symbolic bounds are not
+    read (that would specialize them): no writer then."""
+    from .core import _has_sym
+    from .movement import _box, _write_box
 
     if not isinstance(real, torch.Tensor) or real._base is None:
         return
-    if select:
-        recompute = lambda: _select(tr, tval(tr, x), d, start)  # noqa: E731
-    else:
-        recompute = lambda: _slice(tr, tval(tr, x), d, start, end, 1)  # noqa: E731
-    size = tval(tr, x).shape[d]
     writer = None
-    if isinstance(size, int) and not isinstance(start, SymInt) and \
-            not isinstance(end, SymInt):
-        if select:
-            lo = int(start) + (size if int(start) < 0 else 0)
-            hi = lo + 1
-        else:
-            lo, hi, _ = slice(start, end, 1).indices(size)
-            hi = max(hi, lo)
+    if not _has_sym(index):
+        base = tval(tr, x)
+        try:
+            box = _box(base, index)
+        except Unsupported:
+            box = None
+        if box is not None:
+            shape = [(hi - lo) if hi is not None else base.shape[d]
+                     for d, (lo, hi, _) in enumerate(box)]
 
-        def writer(bv: Value, v: Value) -> Value:
-            if select:
-                v = _unsqueeze(tr, v, d)
-            parts = [_slice(tr, bv, d, 0, lo, 1)] if lo > 0 else []
-            parts.append(v)
-            if hi < size:
-                parts.append(_slice(tr, bv, d, hi, size, 1))
-            return _concat_values(tr, parts, d, bv)
+            def writer(bv: Value, val: Value) -> Value:
+                return _write_box(tr, bv, box, _reshape_to(tr, val, shape))
 
     tr.views[id(real)] = (real, x, recompute, writer)
 
@@ -487,7 +487,8 @@ def _select_h(tr, real, x, dim, index):
     v = tval(tr, x)
     d = norm_dim(dim, v.rank)
     out = _select(tr, v, d, int(index))
-    record_view(tr, real, x, d, int(index), None, select=True)
+    record_view(tr, real, x, (slice(None),) * d + (int(index),),
+                lambda: _select(tr, tval(tr, x), d, int(index)))
     return out
 
 
@@ -497,7 +498,8 @@ def _slice_h(tr, real, x, dim=0, start=None, end=None, step=1):
     d = norm_dim(int(dim), v.rank)
     out = _slice(tr, v, d, start, end, step)
     if type(step) is int and step == 1:
-        record_view(tr, real, x, d, start, end)
+        record_view(tr, real, x, (slice(None),) * d + (slice(start, end),),
+                    lambda: _slice(tr, tval(tr, x), d, start, end, 1))
     return out
 
 
@@ -508,7 +510,8 @@ def _narrow(tr, real, x, dim, start, length):
     if start < 0:
         raise Unsupported("narrow with a negative start")
     out = _slice(tr, v, d, start, start + length, 1)
-    record_view(tr, real, x, d, start, start + length)
+    record_view(tr, real, x, (slice(None),) * d + (slice(start, start + length),),
+                lambda: _slice(tr, tval(tr, x), d, start, start + length, 1))
     return out
 
 
@@ -623,53 +626,14 @@ def _getitem(tr, real, x, index):
         else:
             raise Unsupported(f"indexing with {type(item).__name__}")
     if not isinstance(x, _ValueBox):
-        _record_basic_view(tr, real, x, index)
+        record_view(tr, real, x, index, lambda: _getitem(tr, real, x, index))
     return v
-
-
-def _record_basic_view(tr, real, x, index) -> None:
-    """x[index] with integers and step-1 slices along static sizes: an
-    update of the view (x[:, 0] += 1) is written into x like x[index] =
-    value (movement._write_box)."""
-    from .movement import _box, _write_box
-
-    from .core import _has_sym
-
-    if not isinstance(real, torch.Tensor) or real._base is None or _has_sym(index):
-        return  # (reading a symbolic bound as a number would specialize it)
-    base = tval(tr, x)
-    try:
-        box = _box(base, index)
-    except Unsupported:
-        return
-    box_shape = [(hi - lo) if hi is not None else base.shape[d]
-                 for d, (lo, hi, _) in enumerate(box)]
-
-    def writer(bv: Value, val: Value) -> Value:
-        return _write_box(tr, bv, box, _reshape_to(tr, val, box_shape))
-
-    tr.views[id(real)] = (real, x, lambda: _getitem(tr, real, x, index), writer)
 
 
 @op("cat")
 def _cat(tr, real, tensors, dim=0):
     vals = [convert(tr, tval(tr, t), real.dtype) for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)]
-    if len(vals) == 1:
-        return vals[0]
-    d = norm_dim(dim, vals[0].rank)
-    shape = []
-    for i in range(vals[0].rank):
-        if i == d:
-            sizes = [x.shape[i] for x in vals]
-            e = sum_expr(sizes)
-            shape.append(tr.dyn_by_expr.get(e) if e in tr.dyn_by_expr
-                         else derived(sizes, real.shape[i], e))
-        else:
-            shape.append(merge_dims([x.shape[i] for x in vals], real.shape[i]))
-    rt = format_type(real.dtype, shape)
-    names = ", ".join(x.name for x in vals)
-    types = ", ".join(x.type for x in vals)
-    return tr.graph.emit(f"tgc.concat {names} dim = {d} : ({types}) -> {rt}", [(real.dtype, shape)], tr.loc())[0]
+    return _concat_values(tr, vals, norm_dim(dim, vals[0].rank))
 
 
 @op("stack")
