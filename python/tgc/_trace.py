@@ -618,6 +618,7 @@ class Tracer(TorchFunctionMode):
         results: List[Value] = []
         outputs: List[Tuple[str, Any]] = []
         input_ids = {id(x): i for i, x in enumerate(self.inputs)}
+        graph_device = self.device
 
         def walk(o):
             if isinstance(o, torch.Tensor):
@@ -634,7 +635,7 @@ class Tracer(TorchFunctionMode):
                         fatal=True)
                 else:
                     results.append(self.value_of(o))
-                    if o.device != self.device:  # x.cpu(), a factory's device=
+                    if o.device != graph_device:  # x.cpu(), a factory's device=
                         outputs.append(("moved", (len(results) - 1, o.device)))
                     else:
                         outputs.append(("result", len(results) - 1))

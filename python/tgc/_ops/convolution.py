@@ -103,37 +103,53 @@ def _same_padding(v: Value, w: Value, stride, dilation, dims: int):
     return [t // 2 for t in total], [t - t // 2 * 2 for t in total]
 
 
-def _conv(tr, real, x, weight, bias, stride, padding, dilation, groups, dims: int) -> Value:
+def _batched(tr, x, weight, dims: int, what: str):
+    """(input with a batch dim, weight, whether the input was unbatched)."""
     v, w = tval(tr, x), tval(tr, weight)
-    b = tval(tr, bias) if bias is not None else None
-    if v.dtype != real.dtype:
-        raise Unsupported("a convolution with mixed dtypes")
     unbatched = v.rank == dims + 1
     if unbatched:
         v = _unsqueeze(tr, v, 0)
     if v.rank != dims + 2 or w.rank != dims + 2:
-        raise Unsupported(f"a {dims}-d convolution of a rank-{v.rank} input")
+        raise Unsupported(f"a {dims}-d {what} of a rank-{v.rank} input")
+    return v, w, unbatched
+
+
+def _unit_height(tr, v: Value, w: Value, dims: int, *params):
+    """A 1-d convolution's operands as a 2-d one's over a unit height;
+    `params`: (per-dim list, its value along that height) pairs (1 for a
+    stride or dilation, 0 for a padding), returned as 2-d lists."""
+    if dims == 2:
+        return (v, w) + tuple(p for p, _ in params)
+    return (_unsqueeze(tr, v, 2), _unsqueeze(tr, w, 2)) + tuple([h] + p for p, h in params)
+
+
+def _restore(tr, out: Value, dims: int, unbatched: bool) -> Value:
+    if dims == 1:
+        out = _reshape_to(tr, out, out.shape[:2] + out.shape[3:])
+    if unbatched:
+        out = _reshape_to(tr, out, out.shape[1:])
+    return out
+
+
+def _conv(tr, real, x, weight, bias, stride, padding, dilation, groups, dims: int) -> Value:
+    v, w, unbatched = _batched(tr, x, weight, dims, "convolution")
+    b = tval(tr, bias) if bias is not None else None
+    if v.dtype != real.dtype:
+        raise Unsupported("a convolution with mixed dtypes")
     if isinstance(padding, str):
         if padding == "valid":
             padding = 0
         elif padding == "same":
             padding, extra = _same_padding(v, w, stride, dilation, dims)
             if any(extra):
-                v = pad_value(tr, v, [0] * (v.rank - dims) + [0] * dims,
-                              [0] * (v.rank - dims) + extra)
+                v = pad_value(tr, v, [0] * v.rank, [0] * (v.rank - dims) + extra)
         else:
             raise Unsupported(f"convolution padding={padding!r}")
-    stride, padding, dilation = (_ints(stride, dims), _ints(padding, dims),
-                                 _ints(dilation, dims))
-    if dims == 1:  # over a unit height
-        out = conv2d_value(tr, _unsqueeze(tr, v, 2), _unsqueeze(tr, w, 2), b,
-                           [1] + stride, [0] + padding, [1] + dilation, groups)
-        out = _reshape_to(tr, out, out.shape[:2] + out.shape[3:])
-    else:
-        out = conv2d_value(tr, v, w, b, stride, padding, dilation, groups)
-    if unbatched:
-        out = _reshape_to(tr, out, out.shape[1:])
-    return out
+    v, w, stride, padding, dilation = _unit_height(
+        tr, v, w, dims, (_ints(stride, dims), 1), (_ints(padding, dims), 0),
+        (_ints(dilation, dims), 1))
+    out = conv2d_value(tr, v, w, b, stride, padding, dilation, groups)
+    return _restore(tr, out, dims, unbatched)
 
 
 def _flip(tr, w: Value, dims: Sequence[int]) -> Value:
@@ -181,23 +197,13 @@ def _pad_or_crop(tr, v: Value, d: int, low: int, high: int) -> Value:
 
 def _conv_transpose(tr, real, x, weight, bias, stride, padding, output_padding, groups,
                     dilation, dims: int) -> Value:
-    v, w = tval(tr, x), tval(tr, weight)
-    b = tval(tr, bias) if bias is not None else None
     if isinstance(padding, str):
         raise Unsupported(f"transposed convolution padding={padding!r}")
-    unbatched = v.rank == dims + 1
-    if unbatched:
-        v = _unsqueeze(tr, v, 0)
-    if v.rank != dims + 2 or w.rank != dims + 2:
-        raise Unsupported(f"a {dims}-d transposed convolution of a rank-{v.rank} input")
-    if dims == 1:
-        v, w = _unsqueeze(tr, v, 2), _unsqueeze(tr, w, 2)
-    stride, padding, dilation = (_ints(stride, dims), _ints(padding, dims),
-                                 _ints(dilation, dims))
-    output_padding = _ints(output_padding, dims)
-    if dims == 1:
-        stride, padding, dilation, output_padding = ([1] + stride, [0] + padding,
-                                                     [1] + dilation, [0] + output_padding)
+    v, w, unbatched = _batched(tr, x, weight, dims, "transposed convolution")
+    b = tval(tr, bias) if bias is not None else None
+    v, w, stride, padding, dilation, output_padding = _unit_height(
+        tr, v, w, dims, (_ints(stride, dims), 1), (_ints(padding, dims), 0),
+        (_ints(dilation, dims), 1), (_ints(output_padding, dims), 0))
     g = int(groups)
     cin, cout_g, kh, kw = w.concrete()
     k = [kh, kw]
@@ -217,11 +223,7 @@ def _conv_transpose(tr, real, x, weight, bias, stride, padding, output_padding, 
     wg = _permute(tr, wg, [0, 2, 1, 3, 4])
     wt = _flip(tr, _reshape_to(tr, wg, [g * cout_g, cin // g, kh, kw]), [2, 3])
     out = conv2d_value(tr, u, wt, b, 1, 0, dilation, g)
-    if dims == 1:
-        out = _reshape_to(tr, out, out.shape[:2] + out.shape[3:])
-    if unbatched:
-        out = _reshape_to(tr, out, out.shape[1:])
-    return out
+    return _restore(tr, out, dims, unbatched)
 
 
 @op("conv2d")
