@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a function below changes its signature or meaning. */
-#define TGC_CAPI_VERSION 1
+#define TGC_CAPI_VERSION 2
 
 int32_t tgc_capi_version(void);
 
@@ -115,6 +115,22 @@ typedef void *(*tgc_result_alloc_fn)(void *user, int32_t index, int32_t dtype,
 int32_t tgc_compiled_run(tgc_compiled *compiled, const tgc_arg_desc *args,
                          int32_t num_args, tgc_result_alloc_fn alloc,
                          void *user);
+
+/* As tgc_compiled_run, but on CUDA the call neither copies nor waits:
+ * each result's memory comes from `alloc` before any work is issued and the
+ * kernels write it directly; the work is issued on `stream` (a CUstream;
+ * NULL is CUDA's legacy default stream, PyTorch's default stream), so the
+ * arguments are read and the results written in that stream's order, and
+ * the call returns once the work is issued. A plan with device-side data
+ * checks (an index out of range) still waits, to report them. A call on
+ * another stream than the previous call's is ordered after it (calls share
+ * the function's scratch memory). Errors the device raises later surface
+ * at the stream's next synchronization, as PyTorch's own do. On the CPU,
+ * the same as tgc_compiled_run. Returns 0, or -1 with tgc_last_error(). */
+int32_t tgc_compiled_run_on_stream(tgc_compiled *compiled,
+                                   const tgc_arg_desc *args, int32_t num_args,
+                                   tgc_result_alloc_fn alloc, void *user,
+                                   void *stream);
 
 /* CUDA runs: kernel launches, cuBLASLt calls, graph captures and replays,
  * patched graph nodes, and replays of a graph patched to new sizes so far;

@@ -424,23 +424,27 @@ const char *tgc_compiled_code(const tgc_compiled *c, const char *what) {
   return "";
 }
 
-int32_t tgc_compiled_run(tgc_compiled *c, const tgc_arg_desc *args,
-                         int32_t n, tgc_result_alloc_fn alloc, void *user) {
+/// tgc_compiled_run and tgc_compiled_run_on_stream: `stream` is null for
+/// the former (its own stream, results copied, waits).
+static int32_t runCompiled(const char *api, tgc_compiled *c,
+                           const tgc_arg_desc *args, int32_t n,
+                           tgc_result_alloc_fn alloc, void *user,
+                           const uint64_t *stream) {
   lastError.clear();
+  std::string prefix = std::string(api) + ": ";
   if (!c || !alloc || (n > 0 && !args)) {
-    setError("tgc_compiled_run: invalid arguments");
+    setError(prefix + "invalid arguments");
     return -1;
   }
   if (n != c->numArgs) {
-    setError("tgc_compiled_run: the function takes " +
-             std::to_string(c->numArgs) + " arguments, got " +
-             std::to_string(n));
+    setError(prefix + "the function takes " + std::to_string(c->numArgs) +
+             " arguments, got " + std::to_string(n));
     return -1;
   }
   for (int32_t i = 0; i < n; ++i)
     if (args[i].device_type != (c->cuda ? TGC_DEVICE_CUDA : TGC_DEVICE_CPU) ||
         args[i].rank < 0) {
-      setError("tgc_compiled_run: argument " + std::to_string(i) +
+      setError(prefix + "argument " + std::to_string(i) +
                (args[i].rank < 0 ? " is not a tensor"
                                  : " is on the wrong device"));
       return -1;
@@ -456,7 +460,7 @@ int32_t tgc_compiled_run(tgc_compiled *c, const tgc_arg_desc *args,
         },
         error);
     if (failed(ok)) {
-      setError("tgc_compiled_run: " + error);
+      setError(prefix + error);
       return -1;
     }
     return 0;
@@ -466,7 +470,7 @@ int32_t tgc_compiled_run(tgc_compiled *c, const tgc_arg_desc *args,
   if (!c->gpu) {
     c->gpu = rt::GpuFunction::load(c->artifact, error);
     if (!c->gpu) {
-      setError("tgc_compiled_run: " + error);
+      setError(prefix + error);
       return -1;
     }
   }
@@ -476,8 +480,29 @@ int32_t tgc_compiled_run(tgc_compiled *c, const tgc_arg_desc *args,
     inputs[i].sizes.assign(args[i].sizes, args[i].sizes + args[i].rank);
     inputs[i].dtype = args[i].dtype;
   }
+  if (stream) {
+    // The results are the caller's memory, written in place on its stream.
+    rt::RunTarget target;
+    target.callerStream = true;
+    target.stream = *stream;
+    target.allocResult = [&](size_t index, int32_t dtype,
+                             const std::vector<int64_t> &sizes,
+                             std::string &why) -> uint64_t {
+      void *out = alloc(user, static_cast<int32_t>(index), dtype,
+                        static_cast<int64_t>(sizes.size()), sizes.data());
+      if (!out)
+        why = "the allocator returned no memory";
+      return reinterpret_cast<uint64_t>(out);
+    };
+    if (!c->gpu->run(inputs, results, c->cudaGraphs, error, /*wait=*/false,
+                     &target)) {
+      setError(prefix + error);
+      return -1;
+    }
+    return 0;
+  }
   if (!c->gpu->run(inputs, results, c->cudaGraphs, error)) {
-    setError("tgc_compiled_run: " + error);
+    setError(prefix + error);
     return -1;
   }
   bool ok = true;
@@ -500,10 +525,23 @@ int32_t tgc_compiled_run(tgc_compiled *c, const tgc_arg_desc *args,
     rt::deviceFree(r.ptr);
   }
   if (!ok) {
-    setError("tgc_compiled_run: " + error);
+    setError(prefix + error);
     return -1;
   }
   return 0;
+}
+
+int32_t tgc_compiled_run(tgc_compiled *c, const tgc_arg_desc *args,
+                         int32_t n, tgc_result_alloc_fn alloc, void *user) {
+  return runCompiled("tgc_compiled_run", c, args, n, alloc, user, nullptr);
+}
+
+int32_t tgc_compiled_run_on_stream(tgc_compiled *c, const tgc_arg_desc *args,
+                                   int32_t n, tgc_result_alloc_fn alloc,
+                                   void *user, void *stream) {
+  uint64_t handle = reinterpret_cast<uint64_t>(stream);
+  return runCompiled("tgc_compiled_run_on_stream", c, args, n, alloc, user,
+                     &handle);
 }
 
 void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {

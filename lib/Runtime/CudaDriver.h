@@ -39,6 +39,7 @@ using CUevent = struct CUevent_st *;
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
@@ -111,6 +112,8 @@ static_assert(sizeof(KernelNodeParams) == 72, "CUDA_KERNEL_NODE_PARAMS_v2");
   X(cuStreamCreate, "cuStreamCreate", CUresult, (CUstream *, unsigned int))    \
   X(cuStreamDestroy, "cuStreamDestroy_v2", CUresult, (CUstream))               \
   X(cuStreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))          \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent", CUresult,                          \
+    (CUstream, CUevent, unsigned int))                                         \
   X(cuEventCreate, "cuEventCreate", CUresult, (CUevent *, unsigned int))       \
   X(cuEventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))             \
   X(cuEventElapsedTime, "cuEventElapsedTime", CUresult,                        \

@@ -208,16 +208,21 @@ GpuFunction::Impl::~Impl() {
     }
   for (auto &entry : gemmConfigs)
     entry.second.release(*lt);
-  if (stream)
-    cu->cuStreamSynchronize(stream);
+  // The last call's work may still read the arena and the workspace.
+  if (issuedBefore)
+    cu->cuStreamSynchronize(lastStream);
+  if (ownStream)
+    cu->cuStreamSynchronize(ownStream);
+  if (switchEvent)
+    cu->cuEventDestroy(switchEvent);
   if (ltHandle)
     lt->cublasLtDestroy(ltHandle);
   if (workspace)
     cu->cuMemFree(workspace);
   if (arena)
     cu->cuMemFree(arena);
-  if (stream)
-    cu->cuStreamDestroy(stream);
+  if (ownStream)
+    cu->cuStreamDestroy(ownStream);
   if (module)
     cu->cuModuleUnload(module);
   if (checkBytes)
@@ -344,9 +349,16 @@ std::unique_ptr<GpuFunction> GpuFunction::load(const GpuArtifact &artifact,
     impl.checkBytes = static_cast<uint8_t *>(host);
   }
 
-  CUresult result = cu->cuStreamCreate(&impl.stream, CU_STREAM_NON_BLOCKING);
+  CUresult result =
+      cu->cuStreamCreate(&impl.ownStream, CU_STREAM_NON_BLOCKING);
   if (result != CUDA_SUCCESS) {
     error = name + ": " + errorMessage(*cu, "cuStreamCreate", result);
+    return nullptr;
+  }
+  impl.stream = impl.ownStream;
+  result = cu->cuEventCreate(&impl.switchEvent, CU_EVENT_DISABLE_TIMING);
+  if (result != CUDA_SUCCESS) {
+    error = name + ": " + errorMessage(*cu, "cuEventCreate", result);
     return nullptr;
   }
 
@@ -385,6 +397,7 @@ bool GpuFunction::Impl::ensureArena(uint64_t bytes, std::string &error) {
   destroyGraphs();
   uint64_t previous = arenaCapacity;
   if (arena) {
+    // The call's stream is ordered after every earlier call's.
     CUresult result = cu->cuStreamSynchronize(stream);
     if (result != CUDA_SUCCESS)
       return fail(error, "cuStreamSynchronize", result);
@@ -412,9 +425,30 @@ bool GpuFunction::Impl::ensureArena(uint64_t bytes, std::string &error) {
   return true;
 }
 
+bool GpuFunction::Impl::selectStream(const RunTarget *target,
+                                     std::string &error) {
+  CUstream next = target && target->callerStream
+                      ? reinterpret_cast<CUstream>(uintptr_t(target->stream))
+                      : ownStream;
+  if (issuedBefore && next != lastStream) {
+    // Calls share the arena, the GEMM workspace and the graphs' memory:
+    // the new stream waits for what the previous call issued.
+    CUresult result = cu->cuEventRecord(switchEvent, lastStream);
+    if (result != CUDA_SUCCESS)
+      return fail(error, "cuEventRecord", result);
+    result = cu->cuStreamWaitEvent(next, switchEvent, 0);
+    if (result != CUDA_SUCCESS)
+      return fail(error, "cuStreamWaitEvent", result);
+  }
+  stream = next;
+  lastStream = next;
+  issuedBefore = true;
+  return true;
+}
+
 bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
                                 std::vector<DeviceTensor> &results,
-                                std::string &error) {
+                                const RunTarget *target, std::string &error) {
   const std::string &name = plan.function;
   if (args.size() != plan.args.size()) {
     error = name + " takes " + num(int64_t(plan.args.size())) +
@@ -466,7 +500,16 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
       }
       tensor.sizes.push_back(size);
     }
-    if (!deviceAlloc(uint64_t(bytes), tensor.ptr, error)) {
+    if (target && target->allocResult) {
+      std::string allocError;
+      tensor.ptr = target->allocResult(i, tensor.dtype, tensor.sizes,
+                                       allocError);
+      if (!tensor.ptr) {
+        error = name + ": result " + num(int64_t(i)) + ": " +
+                (allocError.empty() ? "no memory" : allocError);
+        return false;
+      }
+    } else if (!deviceAlloc(uint64_t(bytes), tensor.ptr, error)) {
       error = name + ": result " + num(int64_t(i)) + ": " + error;
       return false;
     }
@@ -757,7 +800,8 @@ bool GpuFunction::Impl::issue(size_t s, bool capturing, std::string &error) {
 
 bool GpuFunction::run(const std::vector<DeviceTensor> &args,
                       std::vector<DeviceTensor> &results, bool useGraph,
-                      std::string &error, bool wait) {
+                      std::string &error, bool wait,
+                      const RunTarget *target) {
   Impl &state = *impl;
   std::lock_guard<std::mutex> lock(state.mutex);
   results.clear();
@@ -769,11 +813,14 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
   auto failRun = [&]() {
     // Nothing may still write into the results before they are freed.
     state.cu->cuStreamSynchronize(state.stream);
-    for (DeviceTensor &tensor : outputs)
-      deviceFree(tensor.ptr);
+    if (!target || !target->allocResult) // the caller's memory is its own
+      for (DeviceTensor &tensor : outputs)
+        deviceFree(tensor.ptr);
     return false;
   };
-  if (!state.prepare(args, outputs, error))
+  if (!state.selectStream(target, error))
+    return false;
+  if (!state.prepare(args, outputs, target, error))
     return failRun();
 
   if (useGraph && !state.cu->hasGraphs) {

@@ -131,7 +131,16 @@ struct GpuFunction::Impl {
   uint8_t *checkBytes = nullptr;
   std::vector<int32_t> checkSlot;
   std::vector<int64_t> sharedConfigured; // per kernel
+  /// The stream of the call being issued: `ownStream`, or the caller's
+  /// (RunTarget). Graphs are captured on `ownStream` (the legacy default
+  /// stream cannot be captured) and launched on `stream`.
   CUstream stream = nullptr;
+  CUstream ownStream = nullptr;
+  /// The stream of the previous call, and an event to make another
+  /// stream wait for it.
+  CUstream lastStream = nullptr;
+  bool issuedBefore = false;
+  CUevent switchEvent = nullptr;
 
   cublasLtHandle_t ltHandle = nullptr;
   CUdeviceptr workspace = 0;
@@ -166,7 +175,10 @@ struct GpuFunction::Impl {
   }
 
   bool prepare(const std::vector<DeviceTensor> &args,
-               std::vector<DeviceTensor> &results, std::string &error);
+               std::vector<DeviceTensor> &results, const RunTarget *target,
+               std::string &error);
+  /// Makes `stream` the call's stream, ordered after the previous call's.
+  bool selectStream(const RunTarget *target, std::string &error);
   bool ensureArena(uint64_t bytes, std::string &error);
   bool issue(size_t step, bool capturing, std::string &error);
   bool issueGemm(size_t step, bool capturing, std::string &error);

@@ -129,13 +129,21 @@ bool GpuFunction::Impl::capture(Graph &graph, std::string &error) {
       previous = node;
     }
   } else {
+    // Captured on the function's own stream (the caller's may be the
+    // legacy default stream, which cannot be captured); nothing runs
+    // during a capture, the graph is launched on the call's stream.
+    CUstream callStream = stream;
+    stream = ownStream;
     result = cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED);
-    if (result != CUDA_SUCCESS)
+    if (result != CUDA_SUCCESS) {
+      stream = callStream;
       return fail(error, "cuStreamBeginCapture", result);
+    }
     bool issued = true;
     for (size_t s = 0; s < plan.steps.size() && issued; ++s)
       issued = issue(s, /*capturing=*/true, error);
     result = cu->cuStreamEndCapture(stream, &graph.graph);
+    stream = callStream;
     if (!issued)
       return false;
     if (result != CUDA_SUCCESS)
@@ -180,9 +188,10 @@ bool GpuFunction::Impl::runGraph(std::string &error) {
       std::find_if(graphs.begin(), graphs.end(),
                    [&](const Graph &graph) { return graph.key == values; });
   if (found != graphs.end() && !patchable(*found)) {
-    // Same sizes, but a GEMM's, copy's or memset's pointers changed.
-    destroyGraph(*found);
-    graphs.erase(found);
+    // Same sizes, but a GEMM's, copy's or memset's pointers changed (its
+    // result is the caller's memory, a new block): another graph of these
+    // sizes may have them, else a new one is captured beside this one
+    // (results that alternate between a few blocks keep a graph each).
     found = graphs.end();
   }
   if (found == graphs.end()) {

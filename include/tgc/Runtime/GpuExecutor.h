@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,25 @@ struct GpuRunStats {
   std::string graphFallback;  // why a call could not use a graph, if so
 };
 
+/// Where a call's steps go and where its results live (GpuFunction::run).
+struct RunTarget {
+  /// Issue the steps on `stream` (a CUstream; 0 is CUDA's legacy default
+  /// stream, PyTorch's default) instead of the function's own stream. A
+  /// call on a stream other than the previous call's makes the new stream
+  /// wait for the previous one first: calls share the arena.
+  bool callerStream = false;
+  uint64_t stream = 0;
+  /// When set, the memory of result `index` (dense row-major, on the
+  /// device): called once per result before any step is issued; returns
+  /// the device pointer (any non-null one for zero bytes), or 0 with
+  /// `error` to fail the call. The steps write into it directly, and the
+  /// runtime never frees it.
+  std::function<uint64_t(size_t index, int32_t dtype,
+                         const std::vector<int64_t> &sizes,
+                         std::string &error)>
+      allocResult;
+};
+
 class GpuFunction {
 public:
   ~GpuFunction();
@@ -85,9 +105,12 @@ public:
   /// deviceSynchronize()), and the caller must not change its inputs
   /// before then. Back-to-back calls that do not wait keep the GPU busy,
   /// so their device times (setDeviceTiming) exclude launch latency.
+  /// With a `target`, the steps go on its stream and the results into its
+  /// memory (see RunTarget).
   bool run(const std::vector<DeviceTensor> &args,
            std::vector<DeviceTensor> &results, bool useGraph,
-           std::string &error, bool wait = true);
+           std::string &error, bool wait = true,
+           const RunTarget *target = nullptr);
 
   const GpuRunStats &stats() const;
 
