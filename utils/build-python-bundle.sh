@@ -9,7 +9,8 @@
 # Layout:
 #   OUT/tgc/        python/tgc (the package, ctypes only: any Python 3)
 #   OUT/tgc/_lib/   libtgc_capi.so, libomp.so.5, libmlir_c_runner_utils.so.*
-#                   and what those need beyond glibc, libstdc++ and libgcc_s
+#                   and what those need beyond glibc, libstdc++ and libgcc_s;
+#                   _tgc_native.abi3.so (the native call path)
 #   OUT/test/       python/test
 #
 # Why a static link: the transfer limit is 64 MiB compressed, and Debian's
@@ -189,6 +190,20 @@ rm -rf "$out/tgc/_lib"
 libdir="$out/tgc/_lib"
 mkdir -p "$libdir"
 strip --strip-all -o "$libdir/libtgc_capi.so" "$work/libtgc_capi.so"
+
+# The native call path (lib/Python/tgc_native.c): a stable-ABI extension
+# (Python >= 3.10) that needs only libc, so one build serves the other
+# machine's Python. Without Python's headers the bundle goes without it.
+pyinc="$("$py" -c "import sysconfig; print(sysconfig.get_paths()['include'])")"
+if [[ -e $pyinc/Python.h ]]; then
+  step "native call path ($libdir/_tgc_native.abi3.so)"
+  clang-22 -shared -fPIC -O2 -Wall -Wextra -DPy_LIMITED_API=0x030A0000 \
+    -I"$pyinc" -I"$root/include" "$root/lib/Python/tgc_native.c" \
+    -o "$libdir/_tgc_native.abi3.so"
+  strip --strip-all "$libdir/_tgc_native.abi3.so"
+else
+  echo "warning: no Python.h in $pyinc: the bundle has no native call path" >&2
+fi
 
 # The runtime libraries the JIT loads: where CMake found them for the build.
 cache_path() {

@@ -35,7 +35,7 @@ readonly PACKAGES=(
   libomp-22-dev
   cmake ninja-build ccache git
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3-torch python3-torchvision python3-numpy python3-pytest
+  python3-dev python3-torch python3-torchvision python3-numpy python3-pytest
 )
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -18,7 +18,7 @@ import torch
 
 from ._graph import CODE_DTYPES, DTYPE_CODES
 
-CAPI_VERSION = 1
+CAPI_VERSION = 2
 
 
 class TgcError(RuntimeError):
@@ -116,6 +116,8 @@ def lib() -> ctypes.CDLL:
             ),
             "tgc_compiled_code": (c.c_char_p, [P, c.c_char_p]),
             "tgc_compiled_run": (c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P]),
+            "tgc_compiled_run_on_stream": (
+                c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P, P]),
             "tgc_set_logs": (c.c_int32, [c.c_char_p]),
             "tgc_reference_run": (
                 c.c_int32,
@@ -171,6 +173,16 @@ class Args:
                 d.device_index = t.device.index or 0
             else:
                 d.device_type = 0 if t.device.type == "cpu" else 99
+
+
+def current_stream(device: torch.device) -> int:
+    """The CUstream of PyTorch's current stream on `device` (0: the legacy
+    default stream)."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if raw is not None:
+        return raw(index)
+    return torch.cuda.current_stream(index).cuda_stream
 
 
 class Compiled:
@@ -229,7 +241,14 @@ class Compiled:
                 return None
 
         cb = ALLOC_FN(alloc)
-        rc = _lib.tgc_compiled_run(self.handle, args.descs, args.count, cb, None)
+        if self.device == "cuda":
+            # On PyTorch's current stream, into PyTorch's memory: no copy,
+            # no wait (tgc_compiled_run_on_stream).
+            rc = _lib.tgc_compiled_run_on_stream(
+                self.handle, args.descs, args.count, cb, None,
+                current_stream(device) or None)
+        else:
+            rc = _lib.tgc_compiled_run(self.handle, args.descs, args.count, cb, None)
         if alloc_error:
             raise alloc_error[0]
         if rc != 0:

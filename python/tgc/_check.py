@@ -43,6 +43,8 @@ def set_check(mode: str) -> None:
     if mode not in _MODES:
         raise ValueError(f"unknown check mode {mode!r}; expected one of {_MODES}")
     _mode = mode
+    from . import _native_path  # checked calls take the Python path
+    _native_path.set_flag("check", mode != "reference")
 
 
 def get_check() -> str:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _capi, _check, _state
+from . import _capi, _check, _native_path, _state
 from ._breaks import BreakMiss, BreakSizes, GraphBreak, run_island
 from ._graph import Unsupported
 from ._trace import Specialization, TraceResult, rebuild, trace
@@ -60,6 +60,7 @@ def set_stance(stance: str) -> None:
     if stance not in _STANCES:
         raise ValueError(f"unknown stance {stance!r}; expected one of {_STANCES}")
     _stance = stance
+    _native_path.set_flag("stance", stance != "force_eager")
 
 
 def get_stance() -> str:
@@ -228,8 +229,16 @@ def _entry_name(fn) -> str:
     return name if name and not name[0].isdigit() else "f_" + name
 
 
-class CompiledFunction:
-    """What tgc.compile returns: call it like the original."""
+_native = _native_path.load()
+
+
+class CompiledFunction(_native.Dispatcher if _native is not None else object):
+    """What tgc.compile returns: call it like the original.
+
+    A call goes first to the native call path (tgc._native_path, the base
+    class), which runs the specializations it was given; what it does not
+    serve comes to `_call_python`.
+    """
 
     def __init__(
         self,
@@ -285,10 +294,36 @@ class CompiledFunction:
         # serialized by `_compile_lock`.
         self._lock = threading.Lock()
         self._compile_lock = threading.RLock()
+        # The specializations or their captured tensors changed: the native
+        # path's list is made again after the call.
+        self._native_dirty = False
 
     # -- dispatch ------------------------------------------------------------
 
-    def __call__(self, *args, **kwargs):
+    def _call_python(self, *args, **kwargs):
+        try:
+            return self._call(*args, **kwargs)
+        finally:
+            if self._native_dirty:
+                self._sync_native()
+
+    if _native is None:
+        __call__ = _call_python
+
+    def _sync_native(self) -> None:
+        """Lists the specializations the native path may run, most
+        recently used first."""
+        self._native_dirty = False
+        if _native is None:
+            return
+        entries = []
+        if self.eager_reason is None and not self.ranges:
+            with self._lock:
+                specs = list(self.specs)
+            entries = [e for e in map(_native_path.entry, reversed(specs)) if e is not None]
+        self._set_native_entries(entries)
+
+    def _call(self, *args, **kwargs):
         if _stance == "force_eager":
             return self.fn(*args, **kwargs)
         if self.eager_reason is not None:
@@ -388,7 +423,9 @@ class CompiledFunction:
                 failures.append(f"specialization {i}: {changed}")
                 continue
             # Parameters and buffers as the module holds them now.
-            captured, _ = spec.captured.current()
+            captured, refreshed = spec.captured.current()
+            if refreshed:
+                self._native_dirty = True
             if spec.trace.program is not None:
                 full = _capi.Args(spec.first_tensors(tensors, captured))
             else:
@@ -459,12 +496,14 @@ class CompiledFunction:
             if not self.fallback:
                 raise
             self.eager_reason = str(e)
+            self._native_dirty = True
             self.fallbacks += 1
             self.fallback_reasons.append(f"{self.name} runs eagerly from now on: {e}")
             warnings.warn(f"tgc: {self.name} runs eagerly: {e}")
             return self.fn(*args, **kwargs)
         with self._lock:
             self.specs.append(spec)
+        self._native_dirty = True
         return self._run(spec, originals, tensors, full)
 
     # -- compile -------------------------------------------------------------
@@ -697,8 +736,6 @@ class CompiledFunction:
             return self._run_program(spec, originals, tensors, call)
         # The guards checked contiguity; inputs are used in place.
         device = torch.device(spec.compiled.device)
-        if spec.compiled.device == "cuda":
-            torch.cuda.current_stream().synchronize()
         if _check.enabled():
             inputs = list(tensors) + spec.captured.current()[0]
             before = _check.host_copies(inputs)
@@ -714,7 +751,6 @@ class CompiledFunction:
         call."""
         program = spec.trace.program
         device = torch.device(spec.compiled.device)
-        cuda = spec.compiled.device == "cuda"
         env = spec.environment(tensors, spec.captured.current()[0])
         for step in program.steps:
             if not hasattr(step, "compiled"):
@@ -726,8 +762,6 @@ class CompiledFunction:
                 failed = step.compiled.check(call)
                 if failed != -1:
                     raise BreakMiss(f"{step.name}: {step.compiled.describe(failed, call)}")
-            if cuda:  # the graph breaks ran on PyTorch's stream
-                torch.cuda.current_stream().synchronize()
             if _check.enabled():
                 before = _check.host_copies(args)
             results = step.compiled.run(call, device)

@@ -62,6 +62,9 @@ class ValueGuard:
     getter: Callable[[], Any]
     value: Any
     where: str = ""
+    # (dict, key) when `getter()` is `dict.get(key)`: the native call path
+    # checks it without calling Python (tgc._native_path).
+    source: Optional[Tuple[dict, str]] = None
 
     def check(self) -> Optional[str]:
         try:
@@ -106,6 +109,7 @@ class AttributeRecorder:
             lambda d=d, name=name: d.get(name, _MISSING),
             value,
             f"{file}:{line}",
+            (d, name),
         )
 
 
@@ -162,7 +166,8 @@ def function_value_guards(fn) -> List[ValueGuard]:
         if name in globs and is_constant(globs[name]):
             guards.append(ValueGuard(f"global {name}",
                                      lambda g=globs, n=name: g.get(n, _MISSING),
-                                     globs[name], f"{code.co_filename}:{code.co_firstlineno}"))
+                                     globs[name], f"{code.co_filename}:{code.co_firstlineno}",
+                                     (globs, name)))
     for name, cell in zip(code.co_freevars, getattr(func, "__closure__", None) or ()):
         try:
             value = cell.cell_contents

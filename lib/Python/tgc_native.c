@@ -1,0 +1,734 @@
+/*===- tgc_native.c - The native call path of tgc.compile -----------------===*\
+|*                                                                            *|
+|* A CPython extension (stable ABI: one build serves every Python >= 3.10;    *|
+|* no link to libtorch or libtgc_capi, so it works with any PyTorch) that     *|
+|* runs a call of a compiled function when one of its specializations         *|
+|* accepts it: reads the tensor arguments, builds their descriptors, checks   *|
+|* the module state and Python values the trace read, runs the compiled       *|
+|* guards, then the compiled code on PyTorch's current stream with results    *|
+|* allocated by PyTorch, and returns them. Anything else (a miss, an argument *|
+|* that is not a contiguous tensor, a specialization with graph breaks)       *|
+|* goes to the Python path, `self._call_python(*args, **kwargs)`, which       *|
+|* compiles, explains and refreshes the entries. See docs/python.md ("The     *|
+|* call path").                                                               *|
+|*                                                                            *|
+|* The libtgc_capi functions come as addresses from the ctypes bindings      *|
+|* (tgc._native_path.setup), so this file needs only Python's headers.        *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#define PY_SSIZE_T_CLEAN
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
+#include <Python.h>
+
+#include <stdint.h>
+#include <string.h>
+
+/* Py_XSETREF is not in the limited API before 3.12. */
+#define TGC_XSETREF(dst, src)                                                  \
+  do {                                                                         \
+    PyObject *old_ = (PyObject *)(dst);                                        \
+    (dst) = (src);                                                             \
+    Py_XDECREF(old_);                                                          \
+  } while (0)
+
+#include "tgc/Runtime/tgc_runtime.h"
+
+typedef void *(*alloc_fn)(void *user, int32_t index, int32_t dtype,
+                          int64_t rank, const int64_t *sizes);
+typedef int32_t (*check_fn)(const void *compiled, const tgc_arg_desc *args,
+                            int32_t num_args);
+typedef int32_t (*run_fn)(void *compiled, const tgc_arg_desc *args,
+                          int32_t num_args, alloc_fn alloc, void *user);
+typedef int32_t (*run_stream_fn)(void *compiled, const tgc_arg_desc *args,
+                                 int32_t num_args, alloc_fn alloc, void *user,
+                                 void *stream);
+typedef const char *(*error_fn)(void);
+
+#define MAX_DTYPES 16
+#define MAX_RANK 16
+
+/* Set once by setup(). */
+static check_fn check_guards;
+static run_fn run_cpu;
+static run_stream_fn run_stream;
+static error_fn last_error;
+static PyObject *tensor_type;  /* torch.Tensor */
+static PyObject *torch_empty;  /* torch.empty */
+static PyObject *raw_stream;   /* device index -> CUstream as an int */
+static PyObject *error_type;   /* tgc.TgcError */
+static PyObject *dtype_objects[MAX_DTYPES]; /* by tgc_dtype code */
+static int enabled = 1;        /* cleared by the force_eager stance etc. */
+
+static PyObject *s_data_ptr, *s_shape, *s_dtype, *s_is_cuda, *s_get_device,
+    *s_is_contiguous, *s_call_python, *s_hits, *s_device, *s_check;
+
+/* What is read of one tensor. */
+typedef struct {
+  int64_t sizes[MAX_RANK];
+  int64_t strides[MAX_RANK];
+} shape_buf;
+
+/* Reads `t` into `d` (sizes and dense strides into `buf`). Returns 1, 0
+ * when the tensor needs the Python path (not contiguous, a dtype TGC does
+ * not take, rank too large), -1 with a Python error. */
+static int read_tensor(PyObject *t, tgc_arg_desc *d, shape_buf *buf) {
+  PyObject *contiguous = PyObject_CallMethodObjArgs(t, s_is_contiguous, NULL);
+  if (!contiguous)
+    return -1;
+  int dense = contiguous == Py_True;
+  Py_DECREF(contiguous);
+  if (!dense)
+    return 0;
+  PyObject *dtype = PyObject_GetAttr(t, s_dtype);
+  if (!dtype)
+    return -1;
+  int code = -1;
+  for (int i = 0; i < MAX_DTYPES; ++i)
+    if (dtype_objects[i] == dtype) {
+      code = i;
+      break;
+    }
+  Py_DECREF(dtype);
+  if (code < 0)
+    return 0;
+  PyObject *shape = PyObject_GetAttr(t, s_shape);
+  if (!shape)
+    return -1;
+  Py_ssize_t rank = PyTuple_Size(shape);
+  if (rank < 0 || rank > MAX_RANK) {
+    Py_DECREF(shape);
+    if (rank < 0)
+      return -1;
+    return 0;
+  }
+  for (Py_ssize_t i = 0; i < rank; ++i) {
+    buf->sizes[i] = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
+  }
+  Py_DECREF(shape);
+  if (PyErr_Occurred())
+    return -1;
+  int64_t stride = 1;
+  for (Py_ssize_t i = rank - 1; i >= 0; --i) {
+    buf->strides[i] = stride;
+    stride *= buf->sizes[i] > 0 ? buf->sizes[i] : 1;
+  }
+  PyObject *ptr = PyObject_CallMethodObjArgs(t, s_data_ptr, NULL);
+  if (!ptr)
+    return -1;
+  d->data = PyLong_AsVoidPtr(ptr);
+  Py_DECREF(ptr);
+  if (PyErr_Occurred())
+    return -1;
+  PyObject *cuda = PyObject_GetAttr(t, s_is_cuda);
+  if (!cuda)
+    return -1;
+  int is_cuda = cuda == Py_True;
+  Py_DECREF(cuda);
+  d->device_index = 0;
+  if (is_cuda) {
+    PyObject *index = PyObject_CallMethodObjArgs(t, s_get_device, NULL);
+    if (!index)
+      return -1;
+    d->device_index = (int32_t)PyLong_AsLong(index);
+    Py_DECREF(index);
+    if (PyErr_Occurred())
+      return -1;
+  }
+  /* A CPU tensor is the only other kind the Python path takes here;
+   * others (meta, mps) fail the compiled guards there. */
+  d->device_type = is_cuda ? TGC_DEVICE_CUDA : TGC_DEVICE_CPU;
+  d->sizes = buf->sizes;
+  d->strides = buf->strides;
+  d->rank = rank;
+  d->scalar = 0;
+  d->dtype = code;
+  d->reserved = 0;
+  return 1;
+}
+
+/*===----------------------------------------------------------------------===*/
+/* Entries                                                                    */
+/*===----------------------------------------------------------------------===*/
+
+/* An entry is a tuple made by tgc._native_path.entry():
+ *   0 compiled handle (int), 1 the call's pattern (a tuple with, per
+ *   positional argument, True for a tensor, None for None), 2 captured tensors
+ *   (tuple), 3 links (tuple of (dict, key, object): the captured tensors are
+ *   still the module's), 4 dict guards (tuple of (dict, key, value)),
+ *   5 other guards (tuple of objects with check() -> None when it holds),
+ *   6 outputs (tuple of (kind, index): 0 result, 1 argument), 7 tree (0 one
+ *   value, 1 tuple, 2 list), 8 cuda (bool), 9 result device (torch.device),
+ *   10 the Specialized (hits counted on it), 11 its number of results. */
+enum {
+  E_HANDLE,
+  E_NARGS,
+  E_CAPTURED,
+  E_LINKS,
+  E_DICT_GUARDS,
+  E_GUARDS,
+  E_OUTPUTS,
+  E_TREE,
+  E_CUDA,
+  E_DEVICE,
+  E_SPEC,
+  E_NUM_RESULTS,
+  E_SIZE
+};
+
+/* Whether `now` is the guarded `value`, as tgc._state.same decides; 0 also
+ * where this cannot tell (the Python path decides then). */
+static int same_value(PyObject *now, PyObject *value) {
+  if (now == value)
+    return 1;
+  if (!now || Py_TYPE(now) != Py_TYPE(value))
+    return 0;
+  PyObject *type = (PyObject *)Py_TYPE(value);
+  if (type != (PyObject *)&PyLong_Type && type != (PyObject *)&PyFloat_Type &&
+      type != (PyObject *)&PyUnicode_Type)
+    return 0;
+  int eq = PyObject_RichCompareBool(now, value, Py_EQ);
+  if (eq < 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  return eq;
+}
+
+/* 1 when the entry's module state and Python values hold, 0 when not, -1
+ * with a Python error. */
+static int state_holds(PyObject *entry) {
+  PyObject *links = PyTuple_GetItem(entry, E_LINKS);
+  Py_ssize_t n = PyTuple_Size(links);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *link = PyTuple_GetItem(links, i);
+    PyObject *now = PyDict_GetItemWithError(PyTuple_GetItem(link, 0),
+                                            PyTuple_GetItem(link, 1));
+    if (!now && PyErr_Occurred())
+      return -1;
+    if (now != PyTuple_GetItem(link, 2))
+      return 0;
+  }
+  PyObject *guards = PyTuple_GetItem(entry, E_DICT_GUARDS);
+  n = PyTuple_Size(guards);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *guard = PyTuple_GetItem(guards, i);
+    PyObject *now = PyDict_GetItemWithError(PyTuple_GetItem(guard, 0),
+                                            PyTuple_GetItem(guard, 1));
+    if (!now && PyErr_Occurred())
+      return -1;
+    if (!same_value(now, PyTuple_GetItem(guard, 2)))
+      return 0;
+  }
+  guards = PyTuple_GetItem(entry, E_GUARDS);
+  n = PyTuple_Size(guards);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *failed =
+        PyObject_CallMethodObjArgs(PyTuple_GetItem(guards, i), s_check, NULL);
+    if (!failed)
+      return -1;
+    int holds = failed == Py_None;
+    Py_DECREF(failed);
+    if (!holds)
+      return 0;
+  }
+  return 1;
+}
+
+/*===----------------------------------------------------------------------===*/
+/* Running                                                                    */
+/*===----------------------------------------------------------------------===*/
+
+typedef struct {
+  PyObject *results; /* list, one slot per result */
+  PyObject *device;  /* torch.device of the results */
+  int failed;        /* a Python error is saved in `error` */
+  PyObject *error_type, *error_value, *error_trace;
+  void *any;         /* a non-null pointer for zero-element results */
+} alloc_ctx;
+
+static void *alloc_result(void *user, int32_t index, int32_t dtype,
+                          int64_t rank, const int64_t *sizes) {
+  alloc_ctx *ctx = (alloc_ctx *)user;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  void *ptr = NULL;
+  PyObject *shape = NULL, *kwargs = NULL, *args = NULL, *t = NULL,
+           *p = NULL;
+  if (dtype < 0 || dtype >= MAX_DTYPES || !dtype_objects[dtype]) {
+    PyErr_Format(PyExc_RuntimeError, "tgc: result of unknown dtype %d",
+                 (int)dtype);
+    goto done;
+  }
+  shape = PyTuple_New((Py_ssize_t)rank);
+  if (!shape)
+    goto done;
+  for (int64_t i = 0; i < rank; ++i) {
+    PyObject *size = PyLong_FromLongLong(sizes[i]);
+    if (!size)
+      goto done;
+    PyTuple_SetItem(shape, (Py_ssize_t)i, size);
+  }
+  args = PyTuple_Pack(1, shape);
+  kwargs = PyDict_New();
+  if (!args || !kwargs ||
+      PyDict_SetItem(kwargs, s_dtype, dtype_objects[dtype]) < 0 ||
+      PyDict_SetItem(kwargs, s_device, ctx->device) < 0)
+    goto done;
+  t = PyObject_Call(torch_empty, args, kwargs);
+  if (!t)
+    goto done;
+  p = PyObject_CallMethodObjArgs(t, s_data_ptr, NULL);
+  if (!p)
+    goto done;
+  ptr = PyLong_AsVoidPtr(p);
+  if (PyErr_Occurred()) {
+    ptr = NULL;
+    goto done;
+  }
+  if (!ptr)
+    ptr = ctx->any;
+  if (PyList_SetItem(ctx->results, index, t) < 0) {
+    ptr = NULL;
+    t = NULL; /* stolen even on failure */
+    goto done;
+  }
+  t = NULL;
+done:
+  if (!ptr && !ctx->failed) {
+    ctx->failed = 1;
+    PyErr_Fetch(&ctx->error_type, &ctx->error_value, &ctx->error_trace);
+  }
+  Py_XDECREF(shape);
+  Py_XDECREF(args);
+  Py_XDECREF(kwargs);
+  Py_XDECREF(t);
+  Py_XDECREF(p);
+  PyGILState_Release(gil);
+  return ptr;
+}
+
+/* Runs `entry` on `descs`; returns its results as the call's value. */
+static PyObject *run_entry(PyObject *entry, PyObject *call_args,
+                           const Py_ssize_t *tensor_pos, tgc_arg_desc *descs,
+                           int32_t count, int cuda_index,
+                           Py_ssize_t num_results) {
+  void *handle = PyLong_AsVoidPtr(PyTuple_GetItem(entry, E_HANDLE));
+  int cuda = PyTuple_GetItem(entry, E_CUDA) == Py_True;
+  alloc_ctx ctx;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.any = descs;
+  ctx.device = PyTuple_GetItem(entry, E_DEVICE);
+  ctx.results = PyList_New(num_results);
+  if (!ctx.results)
+    return NULL;
+  for (Py_ssize_t i = 0; i < num_results; ++i) {
+    Py_INCREF(Py_None);
+    PyList_SetItem(ctx.results, i, Py_None);
+  }
+  void *stream = NULL;
+  if (cuda) {
+    PyObject *index = PyLong_FromLong(cuda_index);
+    PyObject *raw =
+        index ? PyObject_CallFunctionObjArgs(raw_stream, index, NULL) : NULL;
+    Py_XDECREF(index);
+    if (!raw) {
+      Py_DECREF(ctx.results);
+      return NULL;
+    }
+    stream = PyLong_AsVoidPtr(raw);
+    Py_DECREF(raw);
+    if (PyErr_Occurred()) {
+      Py_DECREF(ctx.results);
+      return NULL;
+    }
+  }
+  int32_t rc;
+  PyThreadState *thread = PyEval_SaveThread();
+  if (cuda)
+    rc = run_stream(handle, descs, count, alloc_result, &ctx, stream);
+  else
+    rc = run_cpu(handle, descs, count, alloc_result, &ctx);
+  PyEval_RestoreThread(thread);
+  if (ctx.failed) {
+    PyErr_Restore(ctx.error_type, ctx.error_value, ctx.error_trace);
+    Py_DECREF(ctx.results);
+    return NULL;
+  }
+  if (rc != 0) {
+    PyErr_SetString(error_type, last_error());
+    Py_DECREF(ctx.results);
+    return NULL;
+  }
+  PyObject *outputs = PyTuple_GetItem(entry, E_OUTPUTS);
+  Py_ssize_t n = PyTuple_Size(outputs);
+  long tree = PyLong_AsLong(PyTuple_GetItem(entry, E_TREE));
+  PyObject *value = tree == 2 ? PyList_New(n) : PyTuple_New(n);
+  if (!value) {
+    Py_DECREF(ctx.results);
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *out = PyTuple_GetItem(outputs, i);
+    long kind = PyLong_AsLong(PyTuple_GetItem(out, 0));
+    Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GetItem(out, 1));
+    PyObject *item = kind == 0
+                         ? PyList_GetItem(ctx.results, index)
+                         : PyTuple_GetItem(call_args, tensor_pos[index]);
+    if (!item) {
+      Py_DECREF(value);
+      Py_DECREF(ctx.results);
+      return NULL;
+    }
+    Py_INCREF(item);
+    if (tree == 2)
+      PyList_SetItem(value, i, item);
+    else
+      PyTuple_SetItem(value, i, item);
+  }
+  Py_DECREF(ctx.results);
+  if (tree == 0) {
+    PyObject *only = PyTuple_GetItem(value, 0);
+    Py_XINCREF(only);
+    Py_DECREF(value);
+    return only;
+  }
+  return value;
+}
+
+/*===----------------------------------------------------------------------===*/
+/* The Dispatcher type                                                        */
+/*===----------------------------------------------------------------------===*/
+
+typedef struct {
+  PyObject_HEAD
+  PyObject *entries; /* list of entry tuples, most recently used first */
+  long long native_calls;
+} Dispatcher;
+
+static PyObject *python_path(PyObject *self, PyObject *args,
+                             PyObject *kwargs) {
+  PyObject *method = PyObject_GetAttr(self, s_call_python);
+  if (!method)
+    return NULL;
+  PyObject *result = PyObject_Call(method, args, kwargs);
+  Py_DECREF(method);
+  return result;
+}
+
+/* NULL with no error set: the Python path takes the call. */
+static PyObject *native_call(Dispatcher *self, PyObject *args) {
+  Py_ssize_t nentries = PyList_Size(self->entries);
+  Py_ssize_t nargs = PyTuple_Size(args);
+  if (nentries <= 0 || nargs < 0)
+    return NULL;
+  Py_ssize_t most = nargs;
+  for (Py_ssize_t e = 0; e < nentries; ++e) {
+    Py_ssize_t total =
+        nargs + PyTuple_Size(PyTuple_GetItem(
+                    PyList_GetItem(self->entries, e), E_CAPTURED));
+    if (total > most)
+      most = total;
+  }
+  size_t slots = (size_t)(most ? most : 1);
+  tgc_arg_desc *descs = PyMem_Malloc(sizeof(tgc_arg_desc) * slots);
+  shape_buf *shapes = PyMem_Malloc(sizeof(shape_buf) * slots);
+  Py_ssize_t *tensor_pos = PyMem_Malloc(sizeof(Py_ssize_t) * slots);
+  PyObject *result = NULL;
+  if (!descs || !shapes || !tensor_pos) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  /* The call's tensors, in order; None is the only other argument here. */
+  Py_ssize_t ntensors = 0;
+  int cuda_index = -1, any_cpu = 0;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    PyObject *t = PyTuple_GetItem(args, i);
+    if (t == Py_None)
+      continue;
+    int is_tensor = PyObject_IsInstance(t, tensor_type);
+    if (is_tensor <= 0)
+      goto done;
+    int ok = read_tensor(t, &descs[ntensors], &shapes[ntensors]);
+    if (ok <= 0)
+      goto done;
+    if (descs[ntensors].device_type == TGC_DEVICE_CUDA) {
+      if (cuda_index >= 0 && cuda_index != descs[ntensors].device_index)
+        goto done;
+      cuda_index = descs[ntensors].device_index;
+    } else {
+      any_cpu = 1;
+    }
+    tensor_pos[ntensors++] = i;
+  }
+  for (Py_ssize_t e = 0; e < nentries; ++e) {
+    PyObject *entry = PyList_GetItem(self->entries, e);
+    PyObject *pattern = PyTuple_GetItem(entry, E_NARGS);
+    if (PyTuple_Size(pattern) != nargs)
+      continue;
+    int fits = 1;
+    for (Py_ssize_t i = 0; i < nargs && fits; ++i)
+      fits = (PyTuple_GetItem(pattern, i) == Py_None) ==
+             (PyTuple_GetItem(args, i) == Py_None);
+    if (!fits)
+      continue;
+    int cuda = PyTuple_GetItem(entry, E_CUDA) == Py_True;
+    /* The Python path moves 0-d CPU tensors to the device: not here. */
+    if (cuda ? any_cpu : cuda_index >= 0)
+      continue;
+    int holds = state_holds(entry);
+    if (holds < 0)
+      goto done;
+    if (!holds)
+      continue;
+    PyObject *captured = PyTuple_GetItem(entry, E_CAPTURED);
+    Py_ssize_t ncaptured = PyTuple_Size(captured);
+    int usable = 1, index = cuda_index;
+    for (Py_ssize_t c = 0; c < ncaptured && usable; ++c) {
+      int ok = read_tensor(PyTuple_GetItem(captured, c), &descs[ntensors + c],
+                           &shapes[ntensors + c]);
+      if (ok < 0)
+        goto done;
+      usable = ok == 1;
+      if (usable && cuda && index < 0)
+        index = descs[ntensors + c].device_index;
+    }
+    if (!usable)
+      continue;
+    int32_t count = (int32_t)(ntensors + ncaptured);
+    void *handle = PyLong_AsVoidPtr(PyTuple_GetItem(entry, E_HANDLE));
+    if (check_guards(handle, descs, count) != -1)
+      continue;
+    PyObject *spec = PyTuple_GetItem(entry, E_SPEC);
+    Py_ssize_t num_results =
+        PyLong_AsSsize_t(PyTuple_GetItem(entry, E_NUM_RESULTS));
+    /* The entry may be dropped from the list below (or by another thread
+     * while the GIL is released): keep it alive. */
+    Py_INCREF(entry);
+    result = run_entry(entry, args, tensor_pos, descs, count,
+                       index < 0 ? 0 : index, num_results);
+    if (!result) {
+      Py_DECREF(entry);
+      goto done;
+    }
+    ++self->native_calls;
+    PyObject *hits = PyObject_GetAttr(spec, s_hits);
+    PyObject *one = PyLong_FromLong(1);
+    PyObject *more = hits && one ? PyNumber_Add(hits, one) : NULL;
+    if (more)
+      PyObject_SetAttr(spec, s_hits, more);
+    Py_XDECREF(hits);
+    Py_XDECREF(one);
+    Py_XDECREF(more);
+    PyErr_Clear(); /* a count is not worth failing the call */
+    /* Most recently used first (the list may have changed meanwhile). */
+    Py_ssize_t at = -1, n = PyList_Size(self->entries);
+    for (Py_ssize_t k = 0; k < n && at < 0; ++k)
+      if (PyList_GetItem(self->entries, k) == entry)
+        at = k;
+    if (at > 0 && PySequence_DelItem(self->entries, at) == 0)
+      PyList_Insert(self->entries, 0, entry);
+    PyErr_Clear();
+    Py_DECREF(entry);
+    goto done;
+  }
+done:
+  PyMem_Free(descs);
+  PyMem_Free(shapes);
+  PyMem_Free(tensor_pos);
+  return result;
+}
+
+static PyObject *Dispatcher_call(PyObject *obj, PyObject *args,
+                                 PyObject *kwargs) {
+  Dispatcher *self = (Dispatcher *)obj;
+  if (enabled && self->entries && (!kwargs || PyDict_Size(kwargs) == 0)) {
+    PyObject *result = native_call(self, args);
+    if (result || PyErr_Occurred())
+      return result;
+  }
+  return python_path(obj, args, kwargs);
+}
+
+static PyObject *Dispatcher_new(PyTypeObject *type, PyObject *args,
+                                PyObject *kwargs) {
+  (void)args;
+  (void)kwargs;
+  allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+  Dispatcher *self = (Dispatcher *)alloc(type, 0);
+  if (!self)
+    return NULL;
+  self->entries = PyList_New(0);
+  if (!self->entries) {
+    Py_DECREF(self);
+    return NULL;
+  }
+  return (PyObject *)self;
+}
+
+static int Dispatcher_traverse(PyObject *obj, visitproc visit, void *arg) {
+  Dispatcher *self = (Dispatcher *)obj;
+  Py_VISIT(self->entries);
+  Py_VISIT((PyObject *)Py_TYPE(obj));
+  return 0;
+}
+
+static int Dispatcher_clear(PyObject *obj) {
+  Dispatcher *self = (Dispatcher *)obj;
+  Py_CLEAR(self->entries);
+  return 0;
+}
+
+static void Dispatcher_dealloc(PyObject *obj) {
+  PyTypeObject *type = Py_TYPE(obj);
+  PyObject_GC_UnTrack(obj);
+  Dispatcher_clear(obj);
+  freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+  tp_free(obj);
+  Py_DECREF(type);
+}
+
+static PyObject *Dispatcher_set_entries(PyObject *obj, PyObject *entries) {
+  Dispatcher *self = (Dispatcher *)obj;
+  PyObject *list = PySequence_List(entries);
+  if (!list)
+    return NULL;
+  Py_ssize_t n = PyList_Size(list);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *entry = PyList_GetItem(list, i);
+    if (!PyTuple_Check(entry) || PyTuple_Size(entry) != E_SIZE) {
+      Py_DECREF(list);
+      PyErr_SetString(PyExc_ValueError, "tgc: malformed native entry");
+      return NULL;
+    }
+  }
+  TGC_XSETREF(self->entries, list);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Dispatcher_native_calls(PyObject *obj, PyObject *unused) {
+  (void)unused;
+  return PyLong_FromLongLong(((Dispatcher *)obj)->native_calls);
+}
+
+static PyMethodDef Dispatcher_methods[] = {
+    {"_set_native_entries", Dispatcher_set_entries, METH_O,
+     "Replaces the specializations the native path tries."},
+    {"_native_calls", Dispatcher_native_calls, METH_NOARGS,
+     "Calls served by the native path."},
+    {NULL, NULL, 0, NULL}};
+
+static PyType_Slot Dispatcher_slots[] = {
+    {Py_tp_new, Dispatcher_new},
+    {Py_tp_call, Dispatcher_call},
+    {Py_tp_dealloc, Dispatcher_dealloc},
+    {Py_tp_traverse, Dispatcher_traverse},
+    {Py_tp_clear, Dispatcher_clear},
+    {Py_tp_methods, Dispatcher_methods},
+    {Py_tp_doc, "Base of tgc.CompiledFunction: the native call path."},
+    {0, NULL}};
+
+static PyType_Spec Dispatcher_spec = {
+    "tgc._tgc_native.Dispatcher", sizeof(Dispatcher), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    Dispatcher_slots};
+
+/*===----------------------------------------------------------------------===*/
+/* Module                                                                     */
+/*===----------------------------------------------------------------------===*/
+
+/* setup(check, run, run_on_stream, last_error, torch.Tensor, torch.empty,
+ *       raw_stream, TgcError, dtypes) with the C functions as addresses and
+ * `dtypes` a sequence of torch dtypes by tgc_dtype code. */
+static PyObject *setup(PyObject *module, PyObject *args) {
+  (void)module;
+  PyObject *check, *run, *stream, *error, *tensor, *empty, *raw, *exc,
+      *dtypes;
+  if (!PyArg_ParseTuple(args, "OOOOOOOOO", &check, &run, &stream, &error,
+                        &tensor, &empty, &raw, &exc, &dtypes))
+    return NULL;
+  check_guards = (check_fn)PyLong_AsVoidPtr(check);
+  run_cpu = (run_fn)PyLong_AsVoidPtr(run);
+  run_stream = (run_stream_fn)PyLong_AsVoidPtr(stream);
+  last_error = (error_fn)PyLong_AsVoidPtr(error);
+  if (PyErr_Occurred())
+    return NULL;
+  if (!check_guards || !run_cpu || !run_stream || !last_error) {
+    PyErr_SetString(PyExc_ValueError, "tgc: a null libtgc_capi function");
+    return NULL;
+  }
+  PyObject *seq = PySequence_Tuple(dtypes);
+  if (!seq)
+    return NULL;
+  Py_ssize_t n = PyTuple_Size(seq);
+  if (n > MAX_DTYPES) {
+    Py_DECREF(seq);
+    PyErr_SetString(PyExc_ValueError, "tgc: too many dtypes");
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < MAX_DTYPES; ++i) {
+    PyObject *d = i < n ? PyTuple_GetItem(seq, i) : NULL;
+    if (d == Py_None)
+      d = NULL;
+    Py_XINCREF(d);
+    TGC_XSETREF(dtype_objects[i], d);
+  }
+  Py_DECREF(seq);
+  Py_INCREF(tensor);
+  TGC_XSETREF(tensor_type, tensor);
+  Py_INCREF(empty);
+  TGC_XSETREF(torch_empty, empty);
+  Py_INCREF(raw);
+  TGC_XSETREF(raw_stream, raw);
+  Py_INCREF(exc);
+  TGC_XSETREF(error_type, exc);
+  Py_RETURN_NONE;
+}
+
+static PyObject *set_enabled(PyObject *module, PyObject *on) {
+  (void)module;
+  int value = PyObject_IsTrue(on);
+  if (value < 0)
+    return NULL;
+  enabled = value;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"setup", setup, METH_VARARGS, "Binds libtgc_capi and torch."},
+    {"set_enabled", set_enabled, METH_O,
+     "Turns the native path on or off for every compiled function."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_tgc_native",
+    "The native call path of tgc.compile (lib/Python/tgc_native.c).", -1,
+    module_methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__tgc_native(void) {
+  PyObject *module = PyModule_Create(&module_def);
+  if (!module)
+    return NULL;
+#define INTERN(var, text)                                                      \
+  if (!(var = PyUnicode_InternFromString(text)))                               \
+    return NULL;
+  INTERN(s_data_ptr, "data_ptr");
+  INTERN(s_shape, "shape");
+  INTERN(s_dtype, "dtype");
+  INTERN(s_is_cuda, "is_cuda");
+  INTERN(s_get_device, "get_device");
+  INTERN(s_is_contiguous, "is_contiguous");
+  INTERN(s_call_python, "_call_python");
+  INTERN(s_hits, "hits");
+  INTERN(s_device, "device");
+  INTERN(s_check, "check");
+#undef INTERN
+  PyObject *type = PyType_FromSpec(&Dispatcher_spec);
+  if (!type || PyModule_AddObject(module, "Dispatcher", type) < 0) {
+    Py_XDECREF(type);
+    Py_DECREF(module);
+    return NULL;
+  }
+  return module;
+}

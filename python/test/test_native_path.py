@@ -1,0 +1,250 @@
+"""The native call path (tgc._native_path, lib/Python/tgc_native.c): which
+calls it serves, that everything else still takes the Python path, and
+that neither gives a stale or wrong answer (issue 20)."""
+
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+import torch
+import torch.nn as nn
+
+import tgc
+from tgc import _native_path
+
+native = pytest.mark.skipif(_native_path.load() is None,
+                            reason="the native call path is not built")
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(8, 16), nn.Linear(16, 4)
+        self.act = nn.ReLU()
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+
+@native
+def test_steady_calls_are_native_and_right():
+    m = MLP().eval()
+    f = tgc.compile(m)
+    x = torch.randn(3, 8)
+    with torch.no_grad():
+        for _ in range(5):
+            torch.testing.assert_close(f(x), m(x))
+    assert f._native_calls() == 4  # the first call compiled
+    assert f.explain().hits == [4]
+
+
+@native
+def test_outputs_tuple_list_and_inputs_returned():
+    f = tgc.compile(lambda a, b: (a + b, a))
+    g = tgc.compile(lambda a: [a * 2, a - 1])
+    a, b = torch.randn(4), torch.randn(4)
+    for _ in range(3):
+        s, same = f(a, b)
+        assert same is a
+        torch.testing.assert_close(s, a + b)
+        out = g(a)
+        assert isinstance(out, list)
+        torch.testing.assert_close(out[1], a - 1)
+    assert f._native_calls() == 2 and g._native_calls() == 2
+
+
+@native
+def test_calls_it_leaves_to_python_are_right():
+    f = tgc.compile(lambda a, b: a * b + 1)
+    a, b = torch.randn(4, 6), torch.randn(4, 6)
+    f(a, b)
+    f(a, b)
+    n = f._native_calls()
+    torch.testing.assert_close(f(a.t().contiguous().t(), b), a * b + 1)  # not contiguous
+    torch.testing.assert_close(f(a, b=b), a * b + 1)  # a keyword argument
+    torch.testing.assert_close(f(a[:, ::2], b[:, ::2]), a[:, ::2] * b[:, ::2] + 1)
+    assert f._native_calls() == n
+
+
+@native
+def test_new_sizes_and_dtypes_recompile_through_python():
+    f = tgc.compile(lambda a: a.sum(0) * 2)
+    for shape, dtype in [((4, 3), torch.float32), ((4, 3), torch.float32),
+                         ((5, 3), torch.float32), ((4, 3), torch.float64),
+                         ((4, 3), torch.float32), ((5, 3), torch.float32)]:
+        x = torch.randn(shape, dtype=dtype)
+        torch.testing.assert_close(f(x), x.sum(0) * 2)
+    assert f._native_calls() >= 2
+
+
+@native
+def test_module_state_changes_are_seen():
+    m = MLP().eval()
+    f = tgc.compile(m)
+    x = torch.randn(2, 8)
+    with torch.no_grad():
+        f(x)
+        f(x)
+        # A replaced parameter: the native path's list is made again.
+        m.fc1.weight = nn.Parameter(torch.randn(16, 8))
+        torch.testing.assert_close(f(x), m(x))
+        torch.testing.assert_close(f(x), m(x))
+        # Written in place: same memory, read on the next call.
+        m.fc2.bias.add_(1.0)
+        torch.testing.assert_close(f(x), m(x))
+        # A parameter whose data became another size: guards fail, recompile.
+        m.fc2.weight.data = torch.randn(6, 16)
+        m.fc2.bias.data = torch.randn(6)
+        torch.testing.assert_close(f(x), m(x))
+        # A Python value the trace read.
+        m.act.inplace = True
+        torch.testing.assert_close(f(x), m(x))
+    assert f.explain().compiles >= 2
+
+
+@native
+def test_globals_read_by_the_trace_are_guarded():
+    g = {"scale": 2.0}
+    exec("def fn(x):\n    return x * scale\n", g)
+    f = tgc.compile(g["fn"])
+    x = torch.randn(5)
+    f(x)
+    torch.testing.assert_close(f(x), x * 2.0)
+    g["scale"] = 3.0
+    torch.testing.assert_close(f(x), x * 3.0)
+    g["scale"] = 3  # an int now: a different guard value (promotion may differ)
+    torch.testing.assert_close(f(x), x * 3)
+    assert f.explain().compiles == 3
+
+
+@native
+def test_in_place_updates_of_inputs():
+    def bump(x):
+        x.add_(1)
+        return x * 2
+
+    f = tgc.compile(bump)
+    x = torch.zeros(3)
+    for i in range(1, 4):
+        torch.testing.assert_close(f(x), torch.full((3,), 2.0 * i))
+        torch.testing.assert_close(x, torch.full((3,), float(i)))
+    assert f._native_calls() == 2
+
+
+@native
+def test_stance_and_checking_turn_it_off():
+    f = tgc.compile(lambda a: a + 1)
+    x = torch.randn(3)
+    f(x)
+    f(x)
+    n = f._native_calls()
+    try:
+        tgc.set_stance("force_eager")
+        torch.testing.assert_close(f(x), x + 1)
+        assert f._native_calls() == n
+    finally:
+        tgc.set_stance("default")
+    try:
+        tgc.set_check("reference")
+        torch.testing.assert_close(f(x), x + 1)
+        assert f._native_calls() == n
+    finally:
+        tgc.set_check("")
+    f(x)
+    assert f._native_calls() == n + 1
+
+
+@native
+def test_threads_share_a_compiled_function():
+    f = tgc.compile(lambda a, b: torch.relu(a - b))
+    inputs = [(torch.randn(64), torch.randn(64)) for _ in range(8)]
+    f(*inputs[0])
+    errors = []
+
+    def work(a, b):
+        try:
+            for _ in range(50):
+                torch.testing.assert_close(f(a, b), torch.relu(a - b))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=p) for p in inputs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert f._native_calls() == 400
+
+
+def test_off_by_environment():
+    code = ("import torch, tgc\nfrom tgc import _native_path\n"
+            "assert _native_path.load() is None\n"
+            "f = tgc.compile(lambda a: a * 3)\nx = torch.ones(2)\n"
+            "assert f(x).tolist() == [3.0, 3.0] and f(x).tolist() == [3.0, 3.0]\n"
+            "assert not hasattr(f, '_native_calls')\nprint('ok')\n")
+    package = os.path.dirname(os.path.dirname(os.path.abspath(tgc.__file__)))
+    env = dict(os.environ, TGC_NATIVE="0",
+               PYTHONPATH=os.pathsep.join([package, os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+# --- CUDA: PyTorch's stream, no wait, no copy ----------------------------------
+
+
+@cuda
+def test_cuda_results_in_stream_order():
+    f = tgc.compile(lambda a, b: torch.relu(a + b) * 2)
+    a = torch.randn(1 << 20, device="cuda")
+    b = torch.randn(1 << 20, device="cuda")
+    outs = [f(a, b) for _ in range(20)]  # back to back, no synchronization
+    torch.cuda.synchronize()
+    for out in outs:
+        torch.testing.assert_close(out, torch.relu(a + b) * 2)
+    # Results are distinct tensors: a later call does not overwrite them.
+    assert len({o.data_ptr() for o in outs}) == len(outs)
+
+
+@cuda
+def test_cuda_inputs_written_just_before_the_call():
+    f = tgc.compile(lambda a: a.sum() + a.max())
+    a = torch.zeros(1 << 22, device="cuda")
+    for i in range(5):
+        a.fill_(float(i))  # queued on the stream before the call
+        out = f(a)
+        torch.testing.assert_close(out.cpu(), torch.tensor(float(i) * (1 << 22) + i))
+
+
+@cuda
+def test_cuda_side_stream():
+    f = tgc.compile(lambda a: torch.softmax(a * 3, dim=-1))
+    a = torch.randn(512, 1024, device="cuda")
+    expected = torch.softmax(a * 3, dim=-1)
+    f(a)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        outs = [f(a) for _ in range(4)]
+    s.synchronize()
+    for out in outs:
+        torch.testing.assert_close(out, expected)
+    # Back on the default stream after the side stream's calls.
+    torch.testing.assert_close(f(a), expected)
+
+
+@cuda
+def test_cuda_graph_results_survive_the_next_replay():
+    f = tgc.compile(lambda a, w: torch.relu(a @ w) + 1, mode="reduce-overhead")
+    a = torch.randn(64, 64, device="cuda")
+    w = torch.randn(64, 64, device="cuda")
+    expected = torch.relu(a @ w) + 1
+    outs = [f(a, w) for _ in range(6)]
+    torch.cuda.synchronize()
+    for out in outs:
+        torch.testing.assert_close(out, expected, rtol=1e-3, atol=1e-3)

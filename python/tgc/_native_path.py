@@ -1,0 +1,163 @@
+"""The native call path: loads the extension of lib/Python/tgc_native.c and
+describes to it the specializations it may run (docs/python.md, "The call
+path").
+
+A call of a compiled function first goes to the extension (the base class of
+CompiledFunction). It serves the call when a specialization listed here
+accepts it: positional arguments that are contiguous tensors (or the
+constants the specialization was traced with), the module's parameters and
+Python values unchanged, the compiled guards passing. It runs the compiled
+code on PyTorch's current stream, results allocated by PyTorch, and returns
+them. Everything else goes to ``CompiledFunction._call_python``, the Python
+path, which compiles on a miss and lists the specializations again.
+
+What a specialization needs to be listed (else only the Python path runs
+it): no graph break, no input read as a number, no size relation checked in
+Python, no input that stays eager, results that are compiled results or
+inputs returned as they are, in one value, a tuple or a list.
+
+The extension is found at ``$TGC_NATIVE_LIBRARY``, in the package's ``_lib``
+folder (the bundle), or in the build tree (``lib/_tgc_native.abi3.so``).
+``TGC_NATIVE=0`` turns it off (every call takes the Python path).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.machinery
+import importlib.util
+import os
+from typing import Any, Optional, Tuple
+
+import torch
+
+from . import _capi
+from ._graph import CODE_DTYPES
+
+_NAME = "_tgc_native.abi3.so"
+_module: Any = None
+_tried = False
+
+
+def _path() -> Optional[str]:
+    env = os.environ.get("TGC_NATIVE_LIBRARY")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(here, "_lib", _NAME)
+    if os.path.exists(bundled):
+        return bundled
+    capi = _capi.library_path()  # the build tree's lib folder, if any
+    beside = os.path.join(os.path.dirname(capi), _NAME)
+    return beside if os.path.exists(beside) else None
+
+
+def load():
+    """The extension module, or None (not built, turned off, or it failed
+    to load: then the Python path serves every call)."""
+    global _module, _tried
+    if _tried:
+        return _module
+    _tried = True
+    if os.environ.get("TGC_NATIVE", "1") == "0":
+        return None
+    try:
+        path = _path()
+        if path is None:
+            return None
+        loader = importlib.machinery.ExtensionFileLoader("tgc._tgc_native", path)
+        spec = importlib.util.spec_from_file_location("tgc._tgc_native", path, loader=loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+        lib = _capi.lib()
+        addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda index: torch.cuda.current_stream(index).cuda_stream)
+        module.setup(addr(lib.tgc_compiled_check_guards), addr(lib.tgc_compiled_run),
+                     addr(lib.tgc_compiled_run_on_stream), addr(lib.tgc_last_error),
+                     torch.Tensor, torch.empty, raw, _capi.TgcError,
+                     tuple(CODE_DTYPES.get(i) for i in range(max(CODE_DTYPES) + 1)))
+    except (OSError, ImportError, _capi.TgcError) as e:
+        import warnings
+        warnings.warn(f"tgc: the native call path is off ({e}); calls go through Python")
+        return None
+    _module = module
+    module.set_enabled(all(_flags.values()))
+    return module
+
+
+# Global conditions of the native path: the force_eager stance turns it off,
+# and so does checking every call against the reference interpreter.
+_flags = {"stance": True, "check": True}
+
+
+def set_flag(name: str, on: bool) -> None:
+    _flags[name] = bool(on)
+    if _module is not None:
+        _module.set_enabled(all(_flags.values()))
+
+
+def _outputs(trace) -> Optional[Tuple[Tuple[Tuple[int, int], ...], int]]:
+    """(outputs in return order as (0 result | 1 input, index), tree kind
+    0 one value | 1 tuple | 2 list), or None when Python must build them."""
+    kinds = []
+    for kind, payload in trace.outputs:
+        if kind == "result":
+            kinds.append((0, payload))
+        elif kind == "arg":
+            kinds.append((1, payload))
+        else:
+            return None
+    tree = trace.output_tree
+    if tree[0] == "leaf":
+        return (kinds[tree[1]],), 0
+    if tree[0] in (tuple, list) and all(t[0] == "leaf" for t in tree[1]):
+        return tuple(kinds[t[1]] for t in tree[1]), 1 if tree[0] is tuple else 2
+    return None
+
+
+def _pattern(keys) -> Optional[Tuple[Optional[bool], ...]]:
+    """Per positional argument, True for a tensor and None for None, when
+    the specialization's key (tgc._compile.flatten) is of such a call with
+    no keyword arguments; else None."""
+    if not (isinstance(keys, tuple) and len(keys) == 2 and keys[0] == "tuple"):
+        return None
+    args, kwargs = keys[1]
+    if kwargs != ("dict", dict, ()) or args[0] != "tuple":
+        return None
+    pattern = []
+    for k in args[1]:
+        if k == ("T",):
+            pattern.append(True)
+        elif k == ("c", "NoneType", None):
+            pattern.append(None)
+        else:
+            return None
+    return tuple(pattern)
+
+
+def entry(spec) -> Optional[tuple]:
+    """The extension's description of `spec` (see tgc_native.c), or None
+    when the Python path must run it."""
+    positional = _pattern(spec.keys)
+    if positional is None:
+        return None
+    trace = spec.trace
+    if trace.program is not None or trace.eager_inputs or trace.value_specs \
+            or trace.size_guards:
+        return None
+    out = _outputs(trace)
+    if out is None:
+        return None
+    dict_guards, guards = [], []
+    for g in trace.value_guards:
+        source = getattr(g, "source", None)
+        if source is not None:
+            dict_guards.append((source[0], source[1], g.value))
+        else:
+            guards.append(g)
+    captured = spec.captured
+    cuda = spec.compiled.device == "cuda"
+    return (spec.compiled.handle, positional, tuple(captured.tensors),
+            tuple(captured.links), tuple(dict_guards), tuple(guards), out[0], out[1],
+            cuda, torch.device(spec.compiled.device), spec, spec.compiled.num_results)
