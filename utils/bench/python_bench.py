@@ -2,6 +2,7 @@
 """Python benchmark: tgc.compile next to eager PyTorch and torch.compile.
 
     python3 utils/bench/python_bench.py [--device cpu|cuda] [--calls 100]
+    python3 utils/bench/python_bench.py --call-path [--device cpu|cuda]
 
 For each model the run prints, for eager, TGC and torch.compile (when the
 PyTorch has it; all in the same process), each compiler with dynamic=None
@@ -254,7 +255,13 @@ def main():
     p.add_argument("--calls", type=int, default=100)
     p.add_argument("--reps", type=int, default=50)
     p.add_argument("--only", default="", help="run the cases whose name contains this")
+    p.add_argument("--call-path", action="store_true",
+                   help="the call path's cost per call (utils/bench/call_path.py) instead")
     a = p.parse_args()
+    if a.call_path:
+        import call_path
+        call_path.run(a.device, max(a.reps, 100), a.only)
+        return
     has_compile = hasattr(torch, "compile")
     print(f"PyTorch {torch.__version__}, device {a.device}"
           + (f" ({torch.cuda.get_device_name()})" if a.device == "cuda" else "")
