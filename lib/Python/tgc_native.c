@@ -160,7 +160,9 @@ static int read_tensor(PyObject *t, tgc_arg_desc *d, shape_buf *buf) {
  *   still the module's), 4 dict guards (tuple of (dict, key, value)),
  *   5 other guards (tuple of objects with check() -> None when it holds),
  *   6 outputs (tuple of (kind, index): 0 result, 1 argument), 7 tree (0 one
- *   value, 1 tuple, 2 list), 8 cuda (bool), 9 result device (torch.device),
+ *   value, 1 tuple, 2 list; or a callable finish(results, tensors) that
+ *   builds the value in Python: objects such as ModelOutput, sizes, numbers
+ *   from results), 8 cuda (bool), 9 result device (torch.device),
  *   10 the Specialized (hits counted on it), 11 its number of results. */
 enum {
   E_HANDLE,
@@ -311,7 +313,8 @@ done:
 
 /* Runs `entry` on `descs`; returns its results as the call's value. */
 static PyObject *run_entry(PyObject *entry, PyObject *call_args,
-                           const Py_ssize_t *tensor_pos, tgc_arg_desc *descs,
+                           const Py_ssize_t *tensor_pos, Py_ssize_t ntensors,
+                           tgc_arg_desc *descs,
                            int32_t count, int cuda_index,
                            Py_ssize_t num_results) {
   void *handle = PyLong_AsVoidPtr(PyTuple_GetItem(entry, E_HANDLE));
@@ -361,9 +364,27 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
     Py_DECREF(ctx.results);
     return NULL;
   }
+  PyObject *finish = PyTuple_GetItem(entry, E_TREE);
+  if (!PyLong_Check(finish)) {
+    PyObject *tensors = PyTuple_New(ntensors);
+    if (!tensors) {
+      Py_DECREF(ctx.results);
+      return NULL;
+    }
+    for (Py_ssize_t i = 0; i < ntensors; ++i) {
+      PyObject *t = PyTuple_GetItem(call_args, tensor_pos[i]);
+      Py_INCREF(t);
+      PyTuple_SetItem(tensors, i, t);
+    }
+    PyObject *value =
+        PyObject_CallFunctionObjArgs(finish, ctx.results, tensors, NULL);
+    Py_DECREF(tensors);
+    Py_DECREF(ctx.results);
+    return value;
+  }
   PyObject *outputs = PyTuple_GetItem(entry, E_OUTPUTS);
   Py_ssize_t n = PyTuple_Size(outputs);
-  long tree = PyLong_AsLong(PyTuple_GetItem(entry, E_TREE));
+  long tree = PyLong_AsLong(finish);
   PyObject *value = tree == 2 ? PyList_New(n) : PyTuple_New(n);
   if (!value) {
     Py_DECREF(ctx.results);
@@ -506,7 +527,7 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     /* The entry may be dropped from the list below (or by another thread
      * while the GIL is released): keep it alive. */
     Py_INCREF(entry);
-    result = run_entry(entry, args, tensor_pos, descs, count,
+    result = run_entry(entry, args, tensor_pos, ntensors, descs, count,
                        index < 0 ? 0 : index, num_results);
     if (!result) {
       Py_DECREF(entry);
@@ -619,6 +640,9 @@ static PyMethodDef Dispatcher_methods[] = {
      "Calls served by the native path."},
     {NULL, NULL, 0, NULL}};
 
+static char dispatcher_doc[] =
+    "Base of tgc.CompiledFunction: the native call path.";
+
 static PyType_Slot Dispatcher_slots[] = {
     {Py_tp_new, Dispatcher_new},
     {Py_tp_call, Dispatcher_call},
@@ -626,7 +650,7 @@ static PyType_Slot Dispatcher_slots[] = {
     {Py_tp_traverse, Dispatcher_traverse},
     {Py_tp_clear, Dispatcher_clear},
     {Py_tp_methods, Dispatcher_methods},
-    {Py_tp_doc, "Base of tgc.CompiledFunction: the native call path."},
+    {Py_tp_doc, (void *)dispatcher_doc},
     {0, NULL}};
 
 static PyType_Spec Dispatcher_spec = {

@@ -248,3 +248,20 @@ def test_cuda_graph_results_survive_the_next_replay():
     torch.cuda.synchronize()
     for out in outs:
         torch.testing.assert_close(out, expected, rtol=1e-3, atol=1e-3)
+
+
+@native
+def test_other_output_structures_are_built_in_python():
+    import collections
+
+    Out = collections.namedtuple("Out", "y n")
+    f = tgc.compile(lambda a: {"y": a * 2, "rows": a.shape[0]})
+    g = tgc.compile(lambda a: Out(a + 1, a.shape))
+    for rows in (3, 3, 3):
+        a = torch.randn(rows, 2)
+        out = f(a)
+        assert out["rows"] == rows
+        torch.testing.assert_close(out["y"], a * 2)
+        o = g(a)
+        assert isinstance(o, Out) and o.n == a.shape
+    assert f._native_calls() == 2 and g._native_calls() == 2

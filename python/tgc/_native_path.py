@@ -13,8 +13,10 @@ path, which compiles on a miss and lists the specializations again.
 
 What a specialization needs to be listed (else only the Python path runs
 it): no graph break, no input read as a number, no size relation checked in
-Python, no input that stays eager, results that are compiled results or
-inputs returned as they are, in one value, a tuple or a list.
+Python, no input that stays eager. Results that are compiled results or
+inputs returned as they are, in one value, a tuple or a list, are returned
+by the extension; any other structure (Hugging Face's ModelOutput, sizes,
+numbers read from results) is built by `_finish` in Python.
 
 The extension is found at ``$TGC_NATIVE_LIBRARY``, in the package's ``_lib``
 folder (the bundle), or in the build tree (``lib/_tgc_native.abi3.so``).
@@ -24,6 +26,7 @@ folder (the bundle), or in the build tree (``lib/_tgc_native.abi3.so``).
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib.machinery
 import importlib.util
 import os
@@ -116,6 +119,11 @@ def _outputs(trace) -> Optional[Tuple[Tuple[Tuple[int, int], ...], int]]:
     return None
 
 
+def _finish(spec, results, tensors):
+    from ._compile import _results  # a cycle at import time otherwise
+    return _results(spec, tensors, tensors, results)
+
+
 def _pattern(keys) -> Optional[Tuple[Optional[bool], ...]]:
     """Per positional argument, True for a tensor and None for None, when
     the specialization's key (tgc._compile.flatten) is of such a call with
@@ -148,7 +156,9 @@ def entry(spec) -> Optional[tuple]:
         return None
     out = _outputs(trace)
     if out is None:
-        return None
+        # Built in Python from the results (tgc._compile._results): objects
+        # such as Hugging Face's ModelOutput, sizes, numbers from results.
+        out = ((), functools.partial(_finish, spec))
     dict_guards, guards = [], []
     for g in trace.value_guards:
         source = getattr(g, "source", None)
