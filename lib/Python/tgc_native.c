@@ -47,6 +47,10 @@ typedef int32_t (*run_stream_fn)(void *compiled, const tgc_arg_desc *args,
                                  void *stream);
 typedef const char *(*error_fn)(void);
 
+/* Bumped whenever the entries or setup() change: the package refuses an
+ * extension of another version (tgc._native_path.NATIVE_ABI). */
+#define TGC_NATIVE_ABI 2
+
 #define MAX_DTYPES 16
 #define MAX_RANK 16
 
@@ -63,7 +67,7 @@ static PyObject *dtype_objects[MAX_DTYPES]; /* by tgc_dtype code */
 static int enabled = 1;        /* cleared by the force_eager stance etc. */
 
 static PyObject *s_data_ptr, *s_shape, *s_dtype, *s_is_cuda, *s_get_device,
-    *s_is_contiguous, *s_call_python, *s_hits, *s_device, *s_check;
+    *s_is_contiguous, *s_call_python, *s_hits, *s_check;
 
 /* What is read of one tensor. */
 typedef struct {
@@ -163,7 +167,9 @@ static int read_tensor(PyObject *t, tgc_arg_desc *d, shape_buf *buf) {
  *   value, 1 tuple, 2 list; or a callable finish(results, tensors) that
  *   builds the value in Python: objects such as ModelOutput, sizes, numbers
  *   from results), 8 cuda (bool), 9 result device (torch.device),
- *   10 the Specialized (hits counted on it), 11 its number of results. */
+ *   10 the Specialized (hits counted on it), 11 its number of results,
+ *   12 torch.empty's keyword arguments per tgc_dtype code (a tuple of
+ *   dicts: dtype and device). */
 enum {
   E_HANDLE,
   E_NARGS,
@@ -177,6 +183,7 @@ enum {
   E_DEVICE,
   E_SPEC,
   E_NUM_RESULTS,
+  E_ALLOC_KWARGS,
   E_SIZE
 };
 
@@ -245,7 +252,7 @@ static int state_holds(PyObject *entry) {
 
 typedef struct {
   PyObject *results; /* list, one slot per result */
-  PyObject *device;  /* torch.device of the results */
+  PyObject *kwargs;  /* torch.empty's keywords per dtype code */
   int failed;        /* a Python error is saved in `error` */
   PyObject *error_type, *error_value, *error_trace;
   void *any;         /* a non-null pointer for zero-element results */
@@ -256,9 +263,12 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
   alloc_ctx *ctx = (alloc_ctx *)user;
   PyGILState_STATE gil = PyGILState_Ensure();
   void *ptr = NULL;
-  PyObject *shape = NULL, *kwargs = NULL, *args = NULL, *t = NULL,
-           *p = NULL;
-  if (dtype < 0 || dtype >= MAX_DTYPES || !dtype_objects[dtype]) {
+  PyObject *shape = NULL, *args = NULL, *t = NULL, *p = NULL;
+  PyObject *kwargs = dtype >= 0 && dtype < PyTuple_Size(ctx->kwargs)
+                         ? PyTuple_GetItem(ctx->kwargs, dtype)
+                         : NULL;
+  if (!kwargs || kwargs == Py_None) {
+    PyErr_Clear();
     PyErr_Format(PyExc_RuntimeError, "tgc: result of unknown dtype %d",
                  (int)dtype);
     goto done;
@@ -273,10 +283,7 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
     PyTuple_SetItem(shape, (Py_ssize_t)i, size);
   }
   args = PyTuple_Pack(1, shape);
-  kwargs = PyDict_New();
-  if (!args || !kwargs ||
-      PyDict_SetItem(kwargs, s_dtype, dtype_objects[dtype]) < 0 ||
-      PyDict_SetItem(kwargs, s_device, ctx->device) < 0)
+  if (!args)
     goto done;
   t = PyObject_Call(torch_empty, args, kwargs);
   if (!t)
@@ -304,7 +311,6 @@ done:
   }
   Py_XDECREF(shape);
   Py_XDECREF(args);
-  Py_XDECREF(kwargs);
   Py_XDECREF(t);
   Py_XDECREF(p);
   PyGILState_Release(gil);
@@ -322,7 +328,7 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
   alloc_ctx ctx;
   memset(&ctx, 0, sizeof(ctx));
   ctx.any = descs;
-  ctx.device = PyTuple_GetItem(entry, E_DEVICE);
+  ctx.kwargs = PyTuple_GetItem(entry, E_ALLOC_KWARGS);
   ctx.results = PyList_New(num_results);
   if (!ctx.results)
     return NULL;
@@ -385,6 +391,12 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
   PyObject *outputs = PyTuple_GetItem(entry, E_OUTPUTS);
   Py_ssize_t n = PyTuple_Size(outputs);
   long tree = PyLong_AsLong(finish);
+  if ((tree == 0 && n != 1) || tree < 0 || tree > 2) {
+    Py_DECREF(ctx.results);
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_RuntimeError, "tgc: malformed native entry");
+    return NULL;
+  }
   PyObject *value = tree == 2 ? PyList_New(n) : PyTuple_New(n);
   if (!value) {
     Py_DECREF(ctx.results);
@@ -745,9 +757,12 @@ PyMODINIT_FUNC PyInit__tgc_native(void) {
   INTERN(s_is_contiguous, "is_contiguous");
   INTERN(s_call_python, "_call_python");
   INTERN(s_hits, "hits");
-  INTERN(s_device, "device");
   INTERN(s_check, "check");
 #undef INTERN
+  if (PyModule_AddIntConstant(module, "ABI", TGC_NATIVE_ABI) < 0) {
+    Py_DECREF(module);
+    return NULL;
+  }
   PyObject *type = PyType_FromSpec(&Dispatcher_spec);
   if (!type || PyModule_AddObject(module, "Dispatcher", type) < 0) {
     Py_XDECREF(type);

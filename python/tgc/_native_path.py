@@ -38,6 +38,7 @@ from . import _capi
 from ._graph import CODE_DTYPES
 
 _NAME = "_tgc_native.abi3.so"
+NATIVE_ABI = 2  # TGC_NATIVE_ABI of tgc_native.c
 _module: Any = None
 _tried = False
 
@@ -72,6 +73,9 @@ def load():
         spec = importlib.util.spec_from_file_location("tgc._tgc_native", path, loader=loader)
         module = importlib.util.module_from_spec(spec)
         loader.exec_module(module)
+        if getattr(module, "ABI", None) != NATIVE_ABI:
+            raise ImportError(f"{path} is version {getattr(module, 'ABI', None)}, the "
+                              f"package expects {NATIVE_ABI}: rebuild it")
         lib = _capi.lib()
         addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
@@ -168,6 +172,9 @@ def entry(spec) -> Optional[tuple]:
             guards.append(g)
     captured = spec.captured
     cuda = spec.compiled.device == "cuda"
+    device = torch.device(spec.compiled.device)
+    kwargs = tuple({"dtype": CODE_DTYPES[c], "device": device} if c in CODE_DTYPES else None
+                   for c in range(max(CODE_DTYPES) + 1))
     return (spec.compiled.handle, positional, tuple(captured.tensors),
             tuple(captured.links), tuple(dict_guards), tuple(guards), out[0], out[1],
-            cuda, torch.device(spec.compiled.device), spec, spec.compiled.num_results)
+            cuda, device, spec, spec.compiled.num_results, kwargs)
