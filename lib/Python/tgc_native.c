@@ -66,7 +66,8 @@ static PyObject *error_type;   /* tgc.TgcError */
 static PyObject *dtype_objects[MAX_DTYPES]; /* by tgc_dtype code */
 static int enabled = 1;        /* cleared by the force_eager stance etc. */
 
-static PyObject *s_data_ptr, *s_shape, *s_dtype, *s_is_cuda, *s_get_device,
+static PyObject *s_data_ptr, *s_shape, *s_dtype, *s_is_cuda, *s_is_cpu,
+    *s_get_device,
     *s_is_contiguous, *s_call_python, *s_hits, *s_check;
 
 /* What is read of one tensor. */
@@ -131,6 +132,16 @@ static int read_tensor(PyObject *t, tgc_arg_desc *d, shape_buf *buf) {
     return -1;
   int is_cuda = cuda == Py_True;
   Py_DECREF(cuda);
+  if (!is_cuda) {
+    /* Another device (meta, mps, xpu): the Python path rejects it. */
+    PyObject *cpu = PyObject_GetAttr(t, s_is_cpu);
+    if (!cpu)
+      return -1;
+    int is_cpu = cpu == Py_True;
+    Py_DECREF(cpu);
+    if (!is_cpu)
+      return 0;
+  }
   d->device_index = 0;
   if (is_cuda) {
     PyObject *index = PyObject_CallMethodObjArgs(t, s_get_device, NULL);
@@ -140,9 +151,10 @@ static int read_tensor(PyObject *t, tgc_arg_desc *d, shape_buf *buf) {
     Py_DECREF(index);
     if (PyErr_Occurred())
       return -1;
+    /* The runtime runs on device 0 (docs/gpu-runtime.md). */
+    if (d->device_index != 0)
+      return 0;
   }
-  /* A CPU tensor is the only other kind the Python path takes here;
-   * others (meta, mps) fail the compiled guards there. */
   d->device_type = is_cuda ? TGC_DEVICE_CUDA : TGC_DEVICE_CPU;
   d->sizes = buf->sizes;
   d->strides = buf->strides;
@@ -452,15 +464,23 @@ static PyObject *python_path(PyObject *self, PyObject *args,
 
 /* NULL with no error set: the Python path takes the call. */
 static PyObject *native_call(Dispatcher *self, PyObject *args) {
-  Py_ssize_t nentries = PyList_Size(self->entries);
-  Py_ssize_t nargs = PyTuple_Size(args);
-  if (nentries <= 0 || nargs < 0)
+  /* Python code runs below (guards, tensor attributes), and another thread
+   * may then replace `self->entries`: this call keeps its own snapshot, a
+   * tuple of the entries alive until it returns. */
+  PyObject *entries = PySequence_Tuple(self->entries);
+  if (!entries)
     return NULL;
+  Py_ssize_t nentries = PyTuple_Size(entries);
+  Py_ssize_t nargs = PyTuple_Size(args);
+  if (nentries <= 0 || nargs < 0) {
+    Py_DECREF(entries);
+    return NULL;
+  }
   Py_ssize_t most = nargs;
   for (Py_ssize_t e = 0; e < nentries; ++e) {
     Py_ssize_t total =
-        nargs + PyTuple_Size(PyTuple_GetItem(
-                    PyList_GetItem(self->entries, e), E_CAPTURED));
+        nargs + PyTuple_Size(PyTuple_GetItem(PyTuple_GetItem(entries, e),
+                                             E_CAPTURED));
     if (total > most)
       most = total;
   }
@@ -496,7 +516,7 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     tensor_pos[ntensors++] = i;
   }
   for (Py_ssize_t e = 0; e < nentries; ++e) {
-    PyObject *entry = PyList_GetItem(self->entries, e);
+    PyObject *entry = PyTuple_GetItem(entries, e);
     PyObject *pattern = PyTuple_GetItem(entry, E_NARGS);
     if (PyTuple_Size(pattern) != nargs)
       continue;
@@ -536,15 +556,10 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     PyObject *spec = PyTuple_GetItem(entry, E_SPEC);
     Py_ssize_t num_results =
         PyLong_AsSsize_t(PyTuple_GetItem(entry, E_NUM_RESULTS));
-    /* The entry may be dropped from the list below (or by another thread
-     * while the GIL is released): keep it alive. */
-    Py_INCREF(entry);
     result = run_entry(entry, args, tensor_pos, ntensors, descs, count,
                        index < 0 ? 0 : index, num_results);
-    if (!result) {
-      Py_DECREF(entry);
+    if (!result)
       goto done;
-    }
     ++self->native_calls;
     PyObject *hits = PyObject_GetAttr(spec, s_hits);
     PyObject *one = PyLong_FromLong(1);
@@ -556,17 +571,21 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     Py_XDECREF(more);
     PyErr_Clear(); /* a count is not worth failing the call */
     /* Most recently used first (the list may have changed meanwhile). */
-    Py_ssize_t at = -1, n = PyList_Size(self->entries);
+    Py_ssize_t at = -1, n = self->entries ? PyList_Size(self->entries) : 0;
     for (Py_ssize_t k = 0; k < n && at < 0; ++k)
       if (PyList_GetItem(self->entries, k) == entry)
         at = k;
-    if (at > 0 && PySequence_DelItem(self->entries, at) == 0)
-      PyList_Insert(self->entries, 0, entry);
+    if (at > 0) {
+      Py_INCREF(entry);
+      if (PySequence_DelItem(self->entries, at) == 0)
+        PyList_Insert(self->entries, 0, entry);
+      Py_DECREF(entry);
+    }
     PyErr_Clear();
-    Py_DECREF(entry);
     goto done;
   }
 done:
+  Py_DECREF(entries);
   PyMem_Free(descs);
   PyMem_Free(shapes);
   PyMem_Free(tensor_pos);
@@ -747,12 +766,15 @@ PyMODINIT_FUNC PyInit__tgc_native(void) {
   if (!module)
     return NULL;
 #define INTERN(var, text)                                                      \
-  if (!(var = PyUnicode_InternFromString(text)))                               \
-    return NULL;
+  if (!(var = PyUnicode_InternFromString(text))) {                             \
+    Py_DECREF(module);                                                         \
+    return NULL;                                                               \
+  }
   INTERN(s_data_ptr, "data_ptr");
   INTERN(s_shape, "shape");
   INTERN(s_dtype, "dtype");
   INTERN(s_is_cuda, "is_cuda");
+  INTERN(s_is_cpu, "is_cpu");
   INTERN(s_get_device, "get_device");
   INTERN(s_is_contiguous, "is_contiguous");
   INTERN(s_call_python, "_call_python");

@@ -114,6 +114,7 @@ static_assert(sizeof(KernelNodeParams) == 72, "CUDA_KERNEL_NODE_PARAMS_v2");
   X(cuStreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))          \
   X(cuStreamWaitEvent, "cuStreamWaitEvent", CUresult,                          \
     (CUstream, CUevent, unsigned int))                                         \
+  X(cuStreamIsCapturing, "cuStreamIsCapturing", CUresult, (CUstream, int *))  \
   X(cuEventCreate, "cuEventCreate", CUresult, (CUevent *, unsigned int))       \
   X(cuEventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))             \
   X(cuEventElapsedTime, "cuEventElapsedTime", CUresult,                        \

@@ -208,11 +208,11 @@ GpuFunction::Impl::~Impl() {
     }
   for (auto &entry : gemmConfigs)
     entry.second.release(*lt);
-  // The last call's work may still read the arena and the workspace.
+  // The last call's work may still read the arena and the workspace. Its
+  // stream may be the caller's and gone by now: the whole context is waited
+  // for.
   if (issuedBefore)
-    cu->cuStreamSynchronize(lastStream);
-  if (ownStream)
-    cu->cuStreamSynchronize(ownStream);
+    cu->cuCtxSynchronize();
   if (switchEvent)
     cu->cuEventDestroy(switchEvent);
   if (ltHandle)
@@ -430,6 +430,21 @@ bool GpuFunction::Impl::selectStream(const RunTarget *target,
   CUstream next = target && target->callerStream
                       ? reinterpret_cast<CUstream>(uintptr_t(target->stream))
                       : ownStream;
+  if (next != ownStream) {
+    // Work issued into a stream being captured (torch.cuda.graph) would
+    // bake this function's arena into the caller's graph, which later
+    // calls overwrite: refused rather than a wrong replay.
+    int capturing = 0;
+    CUresult result = cu->cuStreamIsCapturing(next, &capturing);
+    if (result != CUDA_SUCCESS)
+      return fail(error, "cuStreamIsCapturing", result);
+    if (capturing != 0) {
+      error = "the stream is being captured into a CUDA graph; TGC runs its "
+              "own graphs (mode=\"reduce-overhead\") and cannot be captured "
+              "into another";
+      return false;
+    }
+  }
   if (issuedBefore && next != lastStream) {
     // Calls share the arena, the GEMM workspace and the graphs' memory:
     // the new stream waits for what the previous call issued.

@@ -180,6 +180,17 @@ def test_threads_share_a_compiled_function():
     assert f._native_calls() == 400
 
 
+@native
+def test_tensors_of_other_devices_take_the_python_path():
+    f = tgc.compile(lambda a: a * 2)
+    x = torch.randn(3)
+    f(x)
+    f(x)
+    with pytest.raises(tgc.Unsupported, match="device meta"):
+        f(torch.empty(3, device="meta"))  # never run as a CPU tensor
+    assert f._native_calls() == 1
+
+
 def test_off_by_environment():
     code = ("import torch, tgc\nfrom tgc import _native_path\n"
             "assert _native_path.load() is None\n"
@@ -265,3 +276,17 @@ def test_other_output_structures_are_built_in_python():
         o = g(a)
         assert isinstance(o, Out) and o.n == a.shape
     assert f._native_calls() == 2 and g._native_calls() == 2
+
+
+@cuda
+def test_cuda_capture_into_a_foreign_graph_is_refused():
+    f = tgc.compile(lambda a: a * 2 + 1)
+    a = torch.randn(1024, device="cuda")
+    f(a)
+    f(a)
+    g = torch.cuda.CUDAGraph()
+    with pytest.raises(Exception, match="captured into a CUDA graph"):
+        with torch.cuda.graph(g):
+            f(a)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(f(a), a * 2 + 1)  # usable after the refusal

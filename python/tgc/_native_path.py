@@ -84,7 +84,7 @@ def load():
                      addr(lib.tgc_compiled_run_on_stream), addr(lib.tgc_last_error),
                      torch.Tensor, torch.empty, raw, _capi.TgcError,
                      tuple(CODE_DTYPES.get(i) for i in range(max(CODE_DTYPES) + 1)))
-    except (OSError, ImportError, _capi.TgcError) as e:
+    except Exception as e:  # noqa: BLE001 - any failure leaves the Python path
         import warnings
         warnings.warn(f"tgc: the native call path is off ({e}); calls go through Python")
         return None
@@ -170,11 +170,12 @@ def entry(spec) -> Optional[tuple]:
             dict_guards.append((source[0], source[1], g.value))
         else:
             guards.append(g)
-    captured = spec.captured
+    tensors, links = spec.captured.snapshot()
     cuda = spec.compiled.device == "cuda"
-    device = torch.device(spec.compiled.device)
+    # The runtime runs on device 0 (docs/gpu-runtime.md); the extension
+    # takes calls whose CUDA tensors are there, and allocates there.
+    device = torch.device("cuda", 0) if cuda else torch.device("cpu")
     kwargs = tuple({"dtype": CODE_DTYPES[c], "device": device} if c in CODE_DTYPES else None
                    for c in range(max(CODE_DTYPES) + 1))
-    return (spec.compiled.handle, positional, tuple(captured.tensors),
-            tuple(captured.links), tuple(dict_guards), tuple(guards), out[0], out[1],
+    return (spec.compiled.handle, positional, tuple(tensors), tuple(links), tuple(dict_guards), tuple(guards), out[0], out[1],
             cuda, device, spec, spec.compiled.num_results, kwargs)

@@ -235,13 +235,21 @@ class CapturedTensors:
     links: List[Tuple[dict, str, Any]] = field(default_factory=list)
 
     def __post_init__(self):
-        self.links = []
-        if self.root is None:
-            return
-        for name in self.names:
-            if name is not None:
-                _, links = _resolve(self.root, name)
-                self.links.extend(links)
+        self.links = self._links()
+        self._state = (self.tensors, self.links)
+
+    def _links(self) -> List[Tuple[dict, str, Any]]:
+        links: List[Tuple[dict, str, Any]] = []
+        if self.root is not None:
+            for name in self.names:
+                if name is not None:
+                    links.extend(_resolve(self.root, name)[1])
+        return links
+
+    def snapshot(self) -> Tuple[List[torch.Tensor], List[Tuple[dict, str, Any]]]:
+        """The tensors and the links that find them, as one consistent pair
+        (another thread may be refreshing them: tgc._native_path)."""
+        return self._state
 
     def current(self) -> Tuple[List[torch.Tensor], bool]:
         """The tensors to pass now, and whether they changed (re-resolved by
@@ -258,6 +266,9 @@ class CapturedTensors:
             t, _ = _resolve(self.root, name)
             if t is not None:
                 fresh[i] = t
-        self.tensors = fresh
-        self.__post_init__()
+        # Tensors and links change together: a reader of the pair never
+        # sees new tensors with old (or no) links.
+        links = self._links()
+        self.tensors, self.links = fresh, links
+        self._state = (fresh, links)
         return fresh, True
