@@ -314,3 +314,33 @@ def test_eager_input_returned_and_fullgraph():
     assert_same(out[1], y + 1)
     with pytest.raises(tgc.Unsupported, match="complex64"):
         tgc.compile(f, fullgraph=True)(z, y)
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("masks", ["none", "padding", "attn"])
+def test_multihead_attention_is_traced_through(batch_first, need_weights, masks):
+    # F.multi_head_attention_forward is Python code of PyTorch with no
+    # handler: its body is traced (no graph break), as Dynamo inlines it.
+    torch.manual_seed(0)
+    m = torch.nn.MultiheadAttention(32, 4, batch_first=batch_first).eval()
+    q = torch.randn(2, 5, 32) if batch_first else torch.randn(5, 2, 32)
+    kv = torch.randn(2, 7, 32) if batch_first else torch.randn(7, 2, 32)
+    extra = {}
+    if masks == "padding":
+        extra["key_padding_mask"] = torch.tensor([[False] * 6 + [True], [False] * 7])
+    elif masks == "attn":
+        extra["attn_mask"] = torch.triu(torch.full((5, 7), float("-inf")), diagonal=3)
+
+    def fn(q, kv):
+        return m(q, kv, kv, need_weights=need_weights, **extra)
+
+    f = tgc.compile(fn)
+    with torch.no_grad():
+        got, expected = f(q, kv), fn(q, kv)
+    torch.testing.assert_close(got[0], expected[0], rtol=1e-5, atol=1e-5)
+    if need_weights:
+        torch.testing.assert_close(got[1], expected[1], rtol=1e-5, atol=1e-5)
+    else:
+        assert got[1] is None
+    assert tgc.explain(f).graph_breaks == []

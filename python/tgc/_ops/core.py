@@ -6,6 +6,7 @@ checks them against eager PyTorch, and the helpers every family uses
 from __future__ import annotations
 
 import numbers
+import types
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
@@ -279,6 +280,10 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         if handler is None and base.startswith("aten."):
             handler = HANDLERS.get(base[5:])
         inplace = handler is not None
+    if handler is None and _inlinable(func):
+        # A function of PyTorch written in Python (F.multi_head_attention_forward):
+        # its body is traced, as Dynamo inlines it.
+        return _inline(tr, func, args, kwargs)
     if handler is None:
         if _has_sym(args) or _has_sym(kwargs):
             # What the call returns may be computed from the values: they
@@ -354,6 +359,43 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         return _unsupported(
             tr, real, f"internal error recording torch operator '{name}' "
             f"({type(e).__name__}: {e}); please report it", call=call)
+
+
+# Python functions of PyTorch with no handler that are traced through
+# (their bodies are torch calls the tracer handles), not compiled around.
+# A list, not every Python function of torch.nn.functional: a body with a
+# data-dependent check (`if (x < 0).any(): raise`) would stop the whole
+# trace where a graph break keeps it going.
+_INLINE = {("torch.nn.functional", "multi_head_attention_forward")}
+_NO_CHECK = {}  # function -> its copy whose torch-function check is off
+
+
+def _inlinable(func) -> bool:
+    return isinstance(func, types.FunctionType) and \
+        (getattr(func, "__module__", None), func.__name__) in _INLINE
+
+
+def _unchecked(func):
+    """`func` with its entry check `if has_torch_function(...): return
+    handle_torch_function(func, ...)` turned off (the mode would receive the
+    same call again): the same code over globals where the three
+    has_torch_function spellings answer False. The functions it calls keep
+    their own globals, so their calls reach the tracer."""
+    copy = _NO_CHECK.get(func)
+    if copy is None:
+        never = lambda *a, **k: False  # noqa: E731
+        names = dict(func.__globals__, has_torch_function=never,
+                     has_torch_function_unary=never, has_torch_function_variadic=never)
+        copy = types.FunctionType(func.__code__, names, func.__name__, func.__defaults__,
+                                  func.__closure__)
+        copy.__kwdefaults__ = func.__kwdefaults__
+        _NO_CHECK[func] = copy
+    return copy
+
+
+def _inline(tr: Tracer, func, args, kwargs):
+    with tr:  # the mode again, for the body's calls
+        return _unchecked(func)(*args, **kwargs)
 
 
 def _unsupported(tr: Tracer, real, message: str, where: str = "", call=None):
