@@ -231,7 +231,13 @@ def _tv(name: str, fn: str, res: int = 64):
     def build():
         import torchvision.models as tvm
 
-        return getattr(tvm, fn)()
+        model = getattr(tvm, fn)()
+        # Heads initialized to zero (ViT's) make every output 0 whatever the
+        # network computes: random weights, so the comparison sees it all.
+        for mod in model.modules():
+            if isinstance(mod, torch.nn.Linear) and not bool(mod.weight.any()):
+                torch.nn.init.normal_(mod.weight, std=0.02)
+        return model
 
     def inputs(batch, seq, device):
         return (torch.randn(batch, 3, res, res, device=device),), {}
