@@ -68,8 +68,11 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
-  if (options.openmp)
+  if (options.openmp) {
+    // Tiny kernels do not pay for a parallel region.
+    pm.addNestedPass<func::FuncOp>(createTgcSerializeSmallLoops());
     pm.addPass(createConvertSCFToOpenMPPass());
+  }
   pm.addNestedPass<func::FuncOp>(createTgcHoistAllocas());
   if (options.approximateMath)
     pm.addPass(createTgcApproximateMath());

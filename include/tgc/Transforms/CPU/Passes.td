@@ -121,6 +121,27 @@ def TgcOrderLoops : Pass<"tgc-order-loops", "func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TgcSerializeSmallLoops : Pass<"tgc-serialize-small-loops", "func::FuncOp"> {
+  let summary = "Small kernels run serially, not in an OpenMP parallel region";
+  let description = [{
+    Each kernel's `scf.parallel` becomes an OpenMP parallel region
+    (`convert-scf-to-openmp`), whose fork and join cost about a microsecond
+    on two cores and more on many: more than a 64 x 64 element-wise kernel
+    takes. Before that conversion, this pass turns an outermost
+    `scf.parallel` without reductions into nested `scf.for` loops when its
+    work is known and small: the product of its constant trip counts and
+    of the largest product of constant trip counts along the `scf.for`
+    loops nested in its body is below `min-work` (element iterations).
+    Loops with a dynamic bound (a dynamic size) are left parallel: their
+    work is unknown when compiling.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"16384",
+           "Work (element iterations) below which a loop runs serially">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
   let summary = "Hoist fixed-size stack buffers out of loops";
   let description = [{
