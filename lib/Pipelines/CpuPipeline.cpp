@@ -72,6 +72,7 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
     // Tiny kernels do not pay for a parallel region.
     pm.addNestedPass<func::FuncOp>(createTgcSerializeSmallLoops());
     pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addNestedPass<func::FuncOp>(createTgcParallelIf());
   }
   pm.addNestedPass<func::FuncOp>(createTgcHoistAllocas());
   if (options.approximateMath)

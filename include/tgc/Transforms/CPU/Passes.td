@@ -142,6 +142,33 @@ def TgcSerializeSmallLoops : Pass<"tgc-serialize-small-loops", "func::FuncOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def TgcParallelIf : Pass<"tgc-parallel-if", "func::FuncOp"> {
+  let summary = "Parallel regions of dynamic size fork only for enough work";
+  let description = [{
+    The dynamic-size counterpart of `tgc-serialize-small-loops`, after
+    `convert-scf-to-openmp`: an `omp.parallel` whose work depends on sizes
+    known only at run time gets an `if` clause, so that it runs on the
+    calling thread when the call's work is small:
+
+    ```mlir
+    %w = ...trip counts multiplied...
+    %big = arith.cmpi sge, %w, %min_work : index
+    omp.parallel if(%big) { omp.wsloop { omp.loop_nest ... } }
+    ```
+
+    The work is the product of the trip counts of the worksharing loop nest
+    and of the deepest chain of `scf.for` loops in its body, computed before
+    the region (a region whose bounds are computed inside it, or with a
+    data-dependent loop, is left as it is). Regions whose bounds are all
+    constants are `tgc-serialize-small-loops`' (those left are large).
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"16384",
+           "Work (element iterations) below which a region runs serially">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
   let summary = "Hoist fixed-size stack buffers out of loops";
   let description = [{
