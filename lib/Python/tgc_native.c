@@ -49,7 +49,7 @@ typedef const char *(*error_fn)(void);
 
 /* Bumped whenever the entries or setup() change: the package refuses an
  * extension of another version (tgc._native_path.NATIVE_ABI). */
-#define TGC_NATIVE_ABI 2
+#define TGC_NATIVE_ABI 3
 
 #define MAX_DTYPES 16
 #define MAX_RANK 16
@@ -178,10 +178,9 @@ static int read_tensor(PyObject *t, tgc_arg_desc *d, shape_buf *buf) {
  *   6 outputs (tuple of (kind, index): 0 result, 1 argument), 7 tree (0 one
  *   value, 1 tuple, 2 list; or a callable finish(results, tensors) that
  *   builds the value in Python: objects such as ModelOutput, sizes, numbers
- *   from results), 8 cuda (bool), 9 result device (torch.device),
- *   10 the Specialized (hits counted on it), 11 its number of results,
- *   12 torch.empty's keyword arguments per tgc_dtype code (a tuple of
- *   dicts: dtype and device). */
+ *   from results), 8 cuda (bool), 9 the Specialized (hits counted on
+ *   it), 10 its number of results, 11 torch.empty's keyword arguments per
+ *   tgc_dtype code (a tuple of dicts: dtype and device). */
 enum {
   E_HANDLE,
   E_NARGS,
@@ -192,7 +191,6 @@ enum {
   E_OUTPUTS,
   E_TREE,
   E_CUDA,
-  E_DEVICE,
   E_SPEC,
   E_NUM_RESULTS,
   E_ALLOC_KWARGS,

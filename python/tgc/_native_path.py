@@ -38,7 +38,7 @@ from . import _capi
 from ._graph import CODE_DTYPES
 
 _NAME = "_tgc_native.abi3.so"
-NATIVE_ABI = 2  # TGC_NATIVE_ABI of tgc_native.c
+NATIVE_ABI = 3  # TGC_NATIVE_ABI of tgc_native.c
 _module: Any = None
 _tried = False
 
@@ -178,4 +178,4 @@ def entry(spec) -> Optional[tuple]:
     kwargs = tuple({"dtype": CODE_DTYPES[c], "device": device} if c in CODE_DTYPES else None
                    for c in range(max(CODE_DTYPES) + 1))
     return (spec.compiled.handle, positional, tuple(tensors), tuple(links), tuple(dict_guards), tuple(guards), out[0], out[1],
-            cuda, device, spec, spec.compiled.num_results, kwargs)
+            cuda, spec, spec.compiled.num_results, kwargs)

@@ -9,6 +9,8 @@
 
 #include "tgc/Transforms/Passes.h"
 
+#include "LoopWork.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -21,34 +23,6 @@ namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCPARALLELIF
 #include "tgc/Transforms/CPU/Passes.h.inc"
 namespace {
-
-/// The scf.for loops of the deepest loop chain nested in `body`, outermost
-/// first (the loops that run the most iterations per iteration of the
-/// region's loop); none when the body holds a data-dependent loop.
-std::optional<SmallVector<scf::ForOp>> innerChain(Region &body) {
-  SmallVector<scf::ForOp> deepest;
-  bool known = true;
-  body.walk([&](Operation *op) {
-    if (isa<scf::WhileOp, omp::ParallelOp>(op)) {
-      known = false;
-      return WalkResult::interrupt();
-    }
-    auto forOp = dyn_cast<scf::ForOp>(op);
-    if (!forOp)
-      return WalkResult::advance();
-    SmallVector<scf::ForOp> chain;
-    for (Operation *p = forOp; p && body.isAncestor(p->getParentRegion());
-         p = p->getParentOp())
-      if (auto f = dyn_cast<scf::ForOp>(p))
-        chain.insert(chain.begin(), f);
-    if (chain.size() > deepest.size())
-      deepest = chain;
-    return WalkResult::advance();
-  });
-  if (!known)
-    return std::nullopt;
-  return deepest;
-}
 
 struct TgcParallelIfPass : impl::TgcParallelIfBase<TgcParallelIfPass> {
   using TgcParallelIfBase::TgcParallelIfBase;
@@ -69,7 +43,7 @@ struct TgcParallelIfPass : impl::TgcParallelIfBase<TgcParallelIfPass> {
       // The work: the nest's trip counts times those of the deepest chain
       // of loops in its body, all bounds computable before the region.
       std::optional<SmallVector<scf::ForOp>> chain =
-          innerChain(nest.getRegion());
+          deepestForChain<omp::ParallelOp>(nest.getRegion());
       if (!chain)
         return;
       SmallVector<std::tuple<Value, Value, Value>> dims;
@@ -93,19 +67,19 @@ struct TgcParallelIfPass : impl::TgcParallelIfBase<TgcParallelIfPass> {
       auto cast = [&](Value v) -> Value {
         return v.getType().isIndex()
                    ? v
-                   : b.create<arith::IndexCastOp>(loc, index, v).getResult();
+                   : arith::IndexCastOp::create(b, loc, index, v).getResult();
       };
-      Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-      Value work = b.create<arith::ConstantIndexOp>(loc, 1);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value work = arith::ConstantIndexOp::create(b, loc, 1);
       for (auto [lb, ub, step] : dims) {
         // max(ub - lb, 0) ceil-divided by the step.
-        Value span = b.create<arith::SubIOp>(loc, cast(ub), cast(lb));
-        span = b.create<arith::MaxSIOp>(loc, span, zero);
-        Value n = b.create<arith::CeilDivSIOp>(loc, span, cast(step));
-        work = b.create<arith::MulIOp>(loc, work, n);
+        Value span = arith::SubIOp::create(b, loc, cast(ub), cast(lb));
+        span = arith::MaxSIOp::create(b, loc, span, zero);
+        Value n = arith::CeilDivSIOp::create(b, loc, span, cast(step));
+        work = arith::MulIOp::create(b, loc, work, n);
       }
-      Value bound = b.create<arith::ConstantIndexOp>(loc, minWork);
-      Value big = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+      Value bound = arith::ConstantIndexOp::create(b, loc, minWork);
+      Value big = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                           work, bound);
       parallel.getIfExprMutable().assign(big);
     });

@@ -8,9 +8,10 @@
 
 #include "tgc/Transforms/Passes.h"
 
+#include "LoopWork.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <optional>
@@ -20,63 +21,34 @@ namespace mlir::tgc {
 #include "tgc/Transforms/CPU/Passes.h.inc"
 namespace {
 
-/// Iterations of one loop dimension, when its bounds are constants.
-std::optional<int64_t> tripCount(Value lb, Value ub, Value step) {
-  std::optional<int64_t> l = getConstantIntValue(lb);
-  std::optional<int64_t> u = getConstantIntValue(ub);
-  std::optional<int64_t> s = getConstantIntValue(step);
-  if (!l || !u || !s || *s <= 0)
-    return std::nullopt;
-  return *u <= *l ? 0 : (*u - *l + *s - 1) / *s;
-}
-
 /// Saturating product (work estimates only need to compare with a limit).
 int64_t times(int64_t a, int64_t b) {
   int64_t r;
   return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-/// The work of `loop`: its iterations times the largest product of trip
-/// counts along the scf.for loops nested in its body; none when a bound is
-/// not a constant.
+/// The work of `loop` (LoopWork.h), when every bound is a constant.
 std::optional<int64_t> work(scf::ParallelOp loop) {
-  int64_t iterations = 1;
+  int64_t total = 1;
   for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
                                        loop.getUpperBound(), loop.getStep())) {
-    std::optional<int64_t> n = tripCount(lb, ub, step);
+    std::optional<int64_t> n = constantTripCount(lb, ub, step);
     if (!n)
       return std::nullopt;
-    iterations = times(iterations, *n);
+    total = times(total, *n);
   }
-  int64_t inner = 1;
-  bool known = true;
-  loop.getBody()->walk([&](Operation *op) {
-    if (isa<scf::ParallelOp, scf::WhileOp>(op)) {
-      known = false; // nested parallelism or a data-dependent loop
-      return WalkResult::interrupt();
-    }
-    auto forOp = dyn_cast<scf::ForOp>(op);
-    if (!forOp)
-      return WalkResult::advance();
-    int64_t path = 1;
-    for (Operation *p = forOp; p && p != loop; p = p->getParentOp()) {
-      auto f = dyn_cast<scf::ForOp>(p);
-      if (!f)
-        continue;
-      std::optional<int64_t> n =
-          tripCount(f.getLowerBound(), f.getUpperBound(), f.getStep());
-      if (!n) {
-        known = false;
-        return WalkResult::interrupt();
-      }
-      path = times(path, *n);
-    }
-    inner = std::max(inner, path);
-    return WalkResult::advance();
-  });
-  if (!known)
+  std::optional<SmallVector<scf::ForOp>> chain =
+      deepestForChain<scf::ParallelOp>(loop.getRegion());
+  if (!chain)
     return std::nullopt;
-  return times(iterations, inner);
+  for (scf::ForOp f : *chain) {
+    std::optional<int64_t> n =
+        constantTripCount(f.getLowerBound(), f.getUpperBound(), f.getStep());
+    if (!n)
+      return std::nullopt;
+    total = times(total, *n);
+  }
+  return total;
 }
 
 struct TgcSerializeSmallLoopsPass

@@ -130,8 +130,8 @@ def TgcSerializeSmallLoops : Pass<"tgc-serialize-small-loops", "func::FuncOp"> {
     takes. Before that conversion, this pass turns an outermost
     `scf.parallel` without reductions into nested `scf.for` loops when its
     work is known and small: the product of its constant trip counts and
-    of the largest product of constant trip counts along the `scf.for`
-    loops nested in its body is below `min-work` (element iterations).
+    those of the deepest chain of `scf.for` loops nested in its body is
+    below `min-work` (element iterations).
     Loops with a dynamic bound (a dynamic size) are left parallel: their
     work is unknown when compiling.
   }];
