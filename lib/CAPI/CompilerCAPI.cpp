@@ -599,12 +599,13 @@ int32_t tgc_reference_run(const char *moduleText, const char *entryName,
   for (int32_t i = 0; i < n; ++i) {
     const tgc_arg_desc &a = args[i];
     if (a.device_type != TGC_DEVICE_CPU || a.rank < 0 ||
-        a.dtype < 0 || a.dtype > static_cast<int32_t>(ref::DType::I1)) {
+        a.dtype < 0 || a.dtype > TGC_DTYPE_U8) {
       setError("tgc_reference_run: argument " + std::to_string(i) +
                " is not a host tensor of a TGC dtype");
       return -1;
     }
-    auto dtype = static_cast<ref::DType>(a.dtype);
+    // uint8 is interpreted as its i8 storage (the code computes widened).
+    auto dtype = static_cast<ref::DType>(rt::storageDtype(a.dtype));
     ref::HostTensor t(dtype, ArrayRef<int64_t>(a.sizes, a.rank));
     std::string noMemory = ref::HostTensor::takeAllocationFailure();
     if (!noMemory.empty()) {

@@ -473,7 +473,7 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
   std::vector<std::vector<int64_t>> argSizes(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const PlanTensor &expected = plan.args[i];
-    if (args[i].dtype != expected.dtype) {
+    if (storageDtype(args[i].dtype) != expected.dtype) {
       error = name + ": argument " + num(int64_t(i)) + " is " +
               dtypeText(args[i].dtype) + ", the plan expects " +
               dtypeText(expected.dtype);

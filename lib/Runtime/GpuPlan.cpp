@@ -418,9 +418,14 @@ int64_t tgc::runtime::dtypeBytes(int32_t dtype) {
     return 8;
   case TGC_DTYPE_I8:
   case TGC_DTYPE_I1:
+  case TGC_DTYPE_U8:
     return 1;
   }
   return 0;
+}
+
+int32_t tgc::runtime::storageDtype(int32_t dtype) {
+  return dtype == TGC_DTYPE_U8 ? TGC_DTYPE_I8 : dtype;
 }
 
 /// The bytes from an argument's lowest to its highest element address

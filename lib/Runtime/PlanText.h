@@ -25,8 +25,9 @@ namespace tgc::runtime::plan_text {
 //===----------------------------------------------------------------------===//
 
 inline const char *const kDtypeNames[] = {"f32", "f16", "bf16", "f64",
-                                   "i64", "i32", "i8",   "i1"};
-constexpr int32_t kNumDtypes = 8;
+                                   "i64", "i32", "i8",   "i1",
+                                   "u8"};
+constexpr int32_t kNumDtypes = 9;
 
 inline const char *const kDeviceNames[] = {"cpu", "cuda"};
 constexpr int32_t kNumDevices = 2;

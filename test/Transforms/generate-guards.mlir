@@ -73,3 +73,18 @@ func.func @unbacked(%x: tensor<?xf32>, %n: index) {
 // CHECK-NOT: tgc_guard.relation
 // CHECK: }
 
+
+// -----
+
+// A uint8 tensor is passed as its i8 storage, marked tgc.unsigned: the
+// guard asks for uint8 (ui8), so an int8 tensor misses; an unmarked i8
+// argument is int8.
+func.func @unsigned_storage(%x: tensor<4xi8> {tgc.unsigned}, %y: tensor<4xi8>) -> tensor<4xi8> {
+  tgc_sym.bind %x [4] : tensor<4xi8>
+  tgc_sym.bind %y [4] : tensor<4xi8>
+  return %x : tensor<4xi8>
+}
+
+// CHECK-LABEL: tgc_guard.guard_set for @unsigned_storage
+// CHECK: tgc_guard.dtype arg 0 is ui8 reason "compiled for ui8 at arg 0"
+// CHECK: tgc_guard.dtype arg 1 is i8 reason "compiled for i8 at arg 1"

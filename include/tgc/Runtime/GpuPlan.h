@@ -222,6 +222,10 @@ bool evaluatePlan(const Plan &plan,
 /// Bytes per element of a tgc_dtype (i1 takes a byte); 0 for an unknown one.
 int64_t dtypeBytes(int32_t dtype);
 
+/// The dtype compiled code stores `dtype` as: uint8 is i8 in plans (guards
+/// alone tell the two apart), every other dtype itself.
+int32_t storageDtype(int32_t dtype);
+
 /// Runs the guards on a call's arguments; returns the index of the first
 /// one that fails (and a message naming it, its reason and the actual
 /// values) or -1. Also fails (returning -2) on a wrong argument count.

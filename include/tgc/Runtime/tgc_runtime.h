@@ -34,7 +34,10 @@ typedef enum tgc_dtype {
   TGC_DTYPE_I64 = 4,
   TGC_DTYPE_I32 = 5,
   TGC_DTYPE_I8 = 6,
-  TGC_DTYPE_I1 = 7
+  TGC_DTYPE_I1 = 7,
+  /* uint8: compiled code stores it as i8 and computes on it widened (the
+   * frontend's choice, docs/python.md); only guards tell it from I8. */
+  TGC_DTYPE_U8 = 8
 } tgc_dtype;
 
 typedef enum tgc_device_type {

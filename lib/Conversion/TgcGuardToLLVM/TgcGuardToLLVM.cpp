@@ -63,13 +63,15 @@ std::optional<int32_t> dtypeCode(Type t) {
     return 2;
   if (t.isF64())
     return 3;
-  if (t.isInteger(64))
+  if (t.isUnsignedInteger(8))
+    return 8; // TGC_DTYPE_U8: i8 storage, guarded as uint8
+  if (t.isSignlessInteger(64))
     return 4;
-  if (t.isInteger(32))
+  if (t.isSignlessInteger(32))
     return 5;
-  if (t.isInteger(8))
+  if (t.isSignlessInteger(8))
     return 6;
-  if (t.isInteger(1))
+  if (t.isSignlessInteger(1))
     return 7;
   return std::nullopt;
 }

@@ -70,7 +70,9 @@ LogicalResult addGuards(PlanBuilder &b, ModuleOp module, func::FuncOp func) {
       pg.arg = r.getArg();
       pg.value = r.getRank();
     } else if (auto d = dyn_cast<guard::DtypeOp>(op)) {
-      std::optional<int32_t> dt = dtypeOf(d.getDtype());
+      std::optional<int32_t> dt = d.getDtype().isUnsignedInteger(8)
+                                      ? std::optional<int32_t>(TGC_DTYPE_U8)
+                                      : dtypeOf(d.getDtype());
       if (!dt)
         return op.emitOpError() << "guards a dtype the runtime lacks";
       pg.kind = rt::GuardKind::Dtype;

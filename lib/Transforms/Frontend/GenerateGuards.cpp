@@ -93,9 +93,15 @@ struct TgcGenerateGuardsPass
                             "compiled for a " +
                                 std::to_string(type.getRank()) +
                                 "-d tensor at " + what);
+      // An i8 argument marked `tgc.unsigned` holds a uint8 tensor (its
+      // storage; the function computes on it widened): the guard is ui8.
+      Type dtype = type.getElementType();
+      if (dtype.isSignlessInteger(8) &&
+          func.getArgAttr(i, "tgc.unsigned"))
+        dtype = IntegerType::get(ctx, 8, IntegerType::Unsigned);
       std::string typeText;
-      llvm::raw_string_ostream(typeText) << type.getElementType();
-      guard::DtypeOp::create(builder, loc, i, type.getElementType(),
+      llvm::raw_string_ostream(typeText) << dtype;
+      guard::DtypeOp::create(builder, loc, i, dtype,
                              "compiled for " + typeText + " at " + what);
       guard::DeviceOp::create(builder, loc, i, device,
                               "compiled for device " + device);

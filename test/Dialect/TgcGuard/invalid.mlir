@@ -134,6 +134,15 @@ tgc_guard.guard_set for @f {
 
 // -----
 
+// ui8 guards only the i8 storage of a uint8 tensor.
+func.func private @f(%x: tensor<?xi32>)
+tgc_guard.guard_set for @f {
+  // expected-error @below {{'tgc_guard.dtype' op expects element type 'ui8' but arg 0 has element type 'i32'}}
+  tgc_guard.dtype arg 0 is ui8 reason "r"
+}
+
+// -----
+
 func.func private @f(%x: tensor<?xf32>)
 tgc_guard.guard_set for @f {
   // expected-error @below {{'tgc_guard.rank' op expects rank 2 but arg 0 has rank 1}}

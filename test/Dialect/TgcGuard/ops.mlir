@@ -84,3 +84,12 @@ tgc_guard.guard_set for @empty {
 tgc_guard.guard_set for @f attributes {tgc.origin = "test"} {
   %s0 = tgc_sym.symbol "s0" range [2, inf] from arg 1 dim 0
 }
+
+// The storage of a uint8 tensor: an i8 argument guarded as ui8.
+func.func private @u8(%x: tensor<?xi8>)
+
+// CHECK-LABEL: tgc_guard.guard_set for @u8 {
+tgc_guard.guard_set for @u8 {
+  // CHECK-NEXT: tgc_guard.dtype arg 0 is ui8 reason "compiled for ui8 at arg 0"
+  tgc_guard.dtype arg 0 is ui8 reason "compiled for ui8 at arg 0"
+}

@@ -203,7 +203,11 @@ LogicalResult DtypeOp::verifyAgainstFunction(FunctionOpInterface function) {
   FailureOr<ShapedType> type = getTensorArgument(*this, function, getArg());
   if (failed(type))
     return failure();
-  if (type->getElementType() != getDtype())
+  // ui8 guards an i8 argument that stores a uint8 tensor (`tgc.unsigned`).
+  Type element = type->getElementType();
+  bool unsignedStorage =
+      getDtype().isUnsignedInteger(8) && element.isSignlessInteger(8);
+  if (element != getDtype() && !unsignedStorage)
     return emitOpError() << "expects element type " << getDtype() << " but arg "
                          << getArg() << " has element type "
                          << type->getElementType();
