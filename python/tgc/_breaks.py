@@ -43,7 +43,17 @@ from typing import Any, Dict, List, Sequence, Set, Tuple
 
 import torch
 
-from ._graph import Dyn, Unsupported
+from ._graph import Dyn, Unsupported, format_type, narrow_u8, widen_u8
+
+
+def _local_names(base: str):
+    """Fresh SSA names for lines a region adds around `base`."""
+    counter = [0]
+
+    def fresh() -> str:
+        counter[0] += 1
+        return f"{base}_w{counter[0]}"
+    return fresh
 from ._scalars import DataScalar, kind_of, new_slot_value, to_tensor
 
 
@@ -154,6 +164,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
         mutated += [t for t in out if isinstance(t, torch.Tensor)]
     input_names = {v.name for v in tr.input_values if v is not None}
     input_names |= {v.name for v in tr.captured_values}
+    input_names |= {w for w, a in tr.graph.widened.items() if a in input_names}
     cloned: Set[int] = set()
     written: Dict[int, int] = {}
     graph_device = tr.device
@@ -237,6 +248,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     # where eager has it when it leaves the graph); on any other device it
     # stays an eager value, as one of a dtype TGC does not compile.
     devices = {"cpu", "cuda"}
+    bound: List[Tuple[torch.Tensor, Any]] = []
     for k, t in enumerate(results):
         dyn = tr.breaks.dynamic((index, k), t.dim())
         ok = _compiles(t) and (t.device == graph_device or {
@@ -252,13 +264,16 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
                  for d, s in enumerate(t.shape)]
         v = tr.graph.add_arg(t.dtype, shape)
         tr.island_args[arg] = (index, k)
-        tr.bind(t, v)
+        bound.append((t, v))
         slots.append(Slot(v.name, [int(s) for s in t.shape],
                           {d for d, s in enumerate(shape) if isinstance(s, Dyn)}))
     tr.mutated.update(written)
     island = Island(index, func, op, targs, tkwargs, slots, len(tr.graph.lines),
                     list(dict.fromkeys(reads)), cloned, GraphBreak(op, where, reason))
     tr.islands.append(island)
+    # After the island: the region after it widens a uint8 result.
+    for t, v in bound:
+        tr.bind(t, tr.graph.widen(v))
     if mutated:
         from ._ops.core import refresh_aliases
 
@@ -284,6 +299,8 @@ class Region:
     text: str
     example_shapes: List[List[int]] = field(default_factory=list)
     compiled: Any = None
+    # Results that are uint8 tensors, returned as their i8 storage.
+    unsigned: List[int] = field(default_factory=list)
 
 
 @dataclass
@@ -398,14 +415,34 @@ def partition(graph, islands: Sequence[Island], outputs: Sequence[str],
                 steps.append(islands[r])
             continue
         rname = f"{name}_part{r}"
-        params = ", ".join(f"{a}: {graph.values[a].type}" for a in ext)
-        rtypes = ", ".join(graph.values[n].type for n in results)
-        body = "\n".join("  " + graph.lines[i] for i in ls)
-        ret = f"  return {', '.join(results)} : {rtypes}" if results else "  return"
+        # uint8 values cross regions as their i8 storage (tgc._graph).
+        params, lines, returned, rtypes_l, unsigned = [], [], [], [], []
+        for a in ext:
+            v = graph.values[a]
+            if v.dtype == torch.uint8 and not v.storage:
+                params.append(f"{a}_u8: {format_type(v.dtype, v.shape, True)} {{tgc.unsigned}}")
+                lines += widen_u8(f"{a}_u8", a, v.shape, _local_names(a))
+            else:
+                params.append(f"{a}: {v.type}" + (" {tgc.unsigned}" if v.storage else ""))
+        lines += [graph.lines[i] for i in ls]
+        for k, n in enumerate(results):
+            v = graph.values[n]
+            if v.dtype == torch.uint8 and not v.storage:
+                lines.append(narrow_u8(n, f"{n}_u8", v.shape))
+                returned.append(f"{n}_u8")
+                rtypes_l.append(format_type(v.dtype, v.shape, True))
+            else:
+                returned.append(n)
+                rtypes_l.append(v.type)
+            if v.dtype == torch.uint8:
+                unsigned.append(k)
+        rtypes = ", ".join(rtypes_l)
+        body = "\n".join("  " + l for l in lines)
+        ret = f"  return {', '.join(returned)} : {rtypes}" if results else "  return"
         sig = f" -> ({rtypes})" if results else ""
-        text = f"func.func @{rname}({params}){sig} {{\n{body}\n{ret}\n}}\n"
+        text = f"func.func @{rname}({', '.join(params)}){sig} {{\n{body}\n{ret}\n}}\n"
         steps.append(Region(r, rname, ext, results, text,
-                            [graph.values[a].concrete() for a in ext]))
+                            [graph.values[a].concrete() for a in ext], unsigned=unsigned))
         if r < len(islands):
             steps.append(islands[r])
     return Program(steps, list(islands), list(outputs))

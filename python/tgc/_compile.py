@@ -26,7 +26,7 @@ import torch
 from . import _capi, _check, _native_path, _state
 from ._breaks import BreakMiss, BreakSizes, GraphBreak, run_island
 from ._graph import Unsupported
-from ._trace import Specialization, TraceResult, rebuild, trace
+from ._trace import TraceResult, rebuild, trace
 
 DEFAULT_RECOMPILE_LIMIT = 8
 
@@ -768,6 +768,9 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             if _check.enabled():
                 _check.compare(step.text, step.name, before, args, results,
                                step.compiled.device)
+            results = list(results)
+            for k in step.unsigned:  # uint8, returned as its i8 storage
+                results[k] = results[k].view(torch.uint8)
             env.update(zip(step.results, results))
         return _results(spec, originals, tensors,
                         [env[n] for n in program.outputs], env)
@@ -810,6 +813,10 @@ def _results(spec: Specialized, originals, tensors, results, env=None):
     for i in spec.trace.mutated_args:
         if originals[i] is not tensors[i]:  # a non-contiguous input
             originals[i].copy_(tensors[i])
+    if spec.trace.unsigned_results:  # uint8, returned as its i8 storage
+        results = list(results)
+        for k in spec.trace.unsigned_results:
+            results[k] = results[k].view(torch.uint8)
     leaves = []
     for kind, payload in spec.trace.outputs:
         if kind == "result":

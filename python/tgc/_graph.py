@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterable, List, Sequence, Tuple, Union
 
 import torch
 
@@ -55,6 +55,11 @@ _DTYPES = {
     torch.int32: "i32",
     torch.int8: "i8",
     torch.bool: "i1",
+    # uint8 is computed on as i32 holding 0..255 (the dialect's integers are
+    # signless and its arithmetic signed): stored as i8 in arguments and
+    # results (`Value.storage`), widened after reading and wrapped modulo
+    # 256 after every op that can leave the range (Graph.emit).
+    torch.uint8: "i32",
 }
 
 # tgc_dtype codes of the runtime ABI (tgc_runtime.h).
@@ -67,6 +72,7 @@ DTYPE_CODES = {
     torch.int32: 5,
     torch.int8: 6,
     torch.bool: 7,
+    torch.uint8: 8,
 }
 CODE_DTYPES = {v: k for k, v in DTYPE_CODES.items()}
 
@@ -82,9 +88,43 @@ def size_value(s: Size) -> int:
     return s.value if isinstance(s, Dyn) else s
 
 
-def format_type(dtype: torch.dtype, shape: Sequence[Size]) -> str:
+def format_type(dtype: torch.dtype, shape: Sequence[Size], storage: bool = False) -> str:
     dims = "".join(("?" if isinstance(s, Dyn) else str(s)) + "x" for s in shape)
-    return f"tensor<{dims}{mlir_dtype(dtype)}>"
+    element = "i8" if storage and dtype == torch.uint8 else mlir_dtype(dtype)
+    return f"tensor<{dims}{element}>"
+
+
+# Ops whose uint8 results stay in 0..255 when their operands are: no wrap
+# after them (see Graph.emit).
+_KEEPS_U8_RANGE = frozenset(
+    "tgc." + m for m in (
+        "constant maximum minimum where remainder div abs relu reshape permute "
+        "expand slice concat squeeze unsqueeze gather index_select embedding "
+        "amax amin max min topk write_out").split())
+
+
+def widen_u8(src: str, dst: str, shape: Sequence[Size], fresh: Callable[[], str]) -> List[str]:
+    """Lines defining `dst` (uint8 computed as i32) from `src`, its i8
+    storage: sign-extended, then taken modulo 256."""
+    wide = format_type(torch.uint8, shape)
+    raw = fresh()
+    return [f"{raw} = tgc.convert {src} : {format_type(torch.uint8, shape, True)} -> {wide}"
+            ] + wrap_u8(raw, dst, shape, fresh)
+
+
+def wrap_u8(src: str, dst: str, shape: Sequence[Size], fresh: Callable[[], str]) -> List[str]:
+    """Lines defining `dst` as `src` modulo 256 (floor modulo: -1 becomes
+    255, as a uint8 wraps)."""
+    k = fresh()
+    wide = format_type(torch.uint8, shape)
+    return [f"{k} = tgc.constant dense<256> : tensor<i32>",
+            f"{dst} = tgc.remainder {src}, {k} : {wide}, tensor<i32> -> {wide}"]
+
+
+def narrow_u8(src: str, dst: str, shape: Sequence[Size]) -> str:
+    """The line defining `dst`, the i8 storage of the uint8 value `src`."""
+    return (f"{dst} = tgc.convert {src} : {format_type(torch.uint8, shape)} -> "
+            f"{format_type(torch.uint8, shape, True)}")
 
 
 @dataclass(eq=False)
@@ -94,10 +134,12 @@ class Value:
     name: str
     dtype: torch.dtype
     shape: List[Size]
+    # A uint8 argument as passed (i8), not yet widened (Graph.widen).
+    storage: bool = False
 
     @property
     def type(self) -> str:
-        return format_type(self.dtype, self.shape)
+        return format_type(self.dtype, self.shape, self.storage)
 
     @property
     def rank(self) -> int:
@@ -127,6 +169,8 @@ def scalar_literal(value, dtype: torch.dtype) -> str:
         return "true" if value else "false"
     if dtype.is_floating_point:
         return float_literal(float(value), dtype)
+    if dtype == torch.uint8:
+        return str(int(value) % 256)  # as PyTorch converts a number to uint8
     return str(int(value))
 
 
@@ -163,14 +207,37 @@ class Graph:
 
     # Argument numbers, counting the holes (see add_hole).
     nargs: int = 0
+    # Widened uint8 arguments: value name -> argument name (see widen).
+    widened: dict = field(default_factory=dict)
 
     def add_arg(self, dtype: torch.dtype, shape: Sequence[Size]) -> Value:
+        """A new argument (as passed: see widen)."""
         mlir_dtype(dtype)  # an unsupported dtype fails here, with its name
-        v = Value(f"%arg{self.nargs}", dtype, list(shape))
+        v = Value(f"%arg{self.nargs}", dtype, list(shape), dtype == torch.uint8)
         self.nargs += 1
         self.args.append(v)
         self.values[v.name] = v
         return v
+
+    def widen(self, v: Value) -> Value:
+        """The value ops compute on for argument `v`: `v` itself, or a
+        uint8 argument widened from its storage."""
+        if not v.storage:
+            return v
+        w = Value(self.fresh(), v.dtype, list(v.shape))
+        self.lines.extend(widen_u8(v.name, w.name, v.shape, self.fresh))
+        self.values[w.name] = w
+        self.widened[w.name] = v.name
+        return w
+
+    def narrow(self, v: Value) -> Value:
+        """`v` as stored in arguments and results (uint8 as i8)."""
+        if v.dtype != torch.uint8 or v.storage:
+            return v
+        n = Value(self.fresh(), v.dtype, list(v.shape), True)
+        self.lines.append(narrow_u8(v.name, n.name, v.shape))
+        self.values[n.name] = n
+        return n
 
     def add_hole(self) -> str:
         """Skips an argument number (an input that stays an eager value: a
@@ -196,10 +263,21 @@ class Graph:
         if loc:
             line += f" loc({loc})"
         self.lines.append(line)
+        # uint8 results wrap as PyTorch's do (200 + 100 is 44).
+        if any(v.dtype == torch.uint8 for v in values) and \
+                text.split(" ", 1)[0] not in _KEEPS_U8_RANGE:
+            for k, v in enumerate(values):
+                if v.dtype == torch.uint8:
+                    w = Value(self.fresh(), v.dtype, list(v.shape))
+                    self.lines.extend(wrap_u8(v.name, w.name, v.shape, self.fresh))
+                    self.values[w.name] = w
+                    values[k] = w
         return values
 
     def to_mlir(self, outputs: Sequence[Value]) -> str:
-        params = ", ".join(f"{a.name}: {a.type}" for a in self.args)
+        outputs = [self.narrow(o) for o in outputs]
+        params = ", ".join(f"{a.name}: {a.type}" + (" {tgc.unsigned}" if a.storage else "")
+                           for a in self.args)
         rtypes = ", ".join(o.type for o in outputs)
         ret = f" -> ({rtypes})" if outputs else ""
         body = "\n".join("  " + l for l in self.lines)

@@ -158,7 +158,7 @@ def entry(spec) -> Optional[tuple]:
     if trace.program is not None or trace.eager_inputs or trace.value_specs \
             or trace.size_guards:
         return None
-    out = _outputs(trace)
+    out = None if trace.unsigned_results else _outputs(trace)
     if out is None:
         # Built in Python from the results (tgc._compile._results): objects
         # such as Hugging Face's ModelOutput, sizes, numbers from results.

@@ -172,6 +172,9 @@ class TraceResult:
     captured_value_names: List[str] = field(default_factory=list)
     # Inputs that stay eager values: (index, dtype, rank, layout).
     eager_inputs: List[Tuple[int, torch.dtype, int, Any]] = field(default_factory=list)
+    # Results (of the whole-graph function) that are uint8 tensors, which
+    # the function returns as their i8 storage.
+    unsigned_results: List[int] = field(default_factory=list)
 
 
 _STALE = ("a view of a tensor that was updated in place after the view was made: TGC "
@@ -295,7 +298,7 @@ class Tracer(TorchFunctionMode):
                     else:
                         shape.append(s)
                 v = self.graph.add_arg(x.dtype, shape)
-                self.bind(x, v)
+                self.bind(x, self.graph.widen(v))
                 self.input_values.append(v)
             else:
                 self.input_values.append(None)
@@ -341,8 +344,9 @@ class Tracer(TorchFunctionMode):
         self.captured.append(t)
         self.captured_values.append(v)
         self.captured_names.append(self.tensor_names.get(id(t)))
-        self.bind(t, v)
-        return v
+        w = self.graph.widen(v)
+        self.bind(t, w)
+        return w
 
     @property
     def device(self) -> torch.device:
@@ -703,6 +707,7 @@ class Tracer(TorchFunctionMode):
             t, v = self.values[tid]
             target = self.input_values[arg]
             if v is not target:
+                v = self.graph.narrow(v)  # (a uint8 input: its i8 storage)
                 self.graph.emit(
                     f"tgc.write_out {v.name} into {target.name} : {v.type} into "
                     f"{target.type}",
@@ -736,6 +741,8 @@ class Tracer(TorchFunctionMode):
             program=program,
             captured_value_names=[v.name for v in self.captured_values],
             eager_inputs=list(self.eager_inputs),
+            unsigned_results=[] if program is not None else
+            [k for k, v in enumerate(results) if v.dtype == torch.uint8],
         )
 
 
