@@ -36,10 +36,13 @@ its `Unsupported` message, for example batch norm in training mode) is a
 [graph break](python.md#graph-breaks) by default.
 
 - **dtypes**: TGC's dtypes are `float32`, `float16`, `bfloat16`, `float64`,
-  `int64`, `int32`, `int8` and `bool`, with PyTorch's promotion (each
-  handler takes the result dtype from the eager result). Complex,
-  unsigned and quantized tensors are not compiled: the calls that make or
-  read them are graph breaks.
+  `int64`, `int32`, `int8`, `uint8` and `bool`, with PyTorch's promotion
+  (each handler takes the result dtype from the eager result). `uint8` is
+  computed widened and wrapped modulo 256 ([python.md](python.md#dtypes));
+  `python/test/test_dtypes.py` runs every family over every dtype against
+  eager PyTorch. Complex, `int16`, unsigned wider than 8 bits and quantized
+  tensors are not compiled: the calls that make or read them are graph
+  breaks.
 - **sizes**: "symbolic" handlers keep symbolic Python ints (`x.shape` reads)
   as expressions in the graph; the others receive guarded ints (a size
   passed to them is specialized, see

@@ -595,6 +595,16 @@ def _any_all(mnemonic: str):
             # identity there).
             return _full_value(tr, real, mnemonic == "amin",
                                shape=_reduce_shape(v, dims, keepdim))
+        if real.dtype != torch.bool:
+            # uint8 in, uint8 out (0 or 1): over x != 0, as for bools.
+            b = convert(tr, v, torch.bool)
+            i8 = convert(tr, b, torch.int8)
+            shape = _reduce_shape(i8, dims, keepdim)
+            kd = " keepdim" if keepdim else ""
+            r = tr.graph.emit(
+                f"tgc.{mnemonic} {i8.name} dims {list(dims)}{kd} : {i8.type} -> "
+                f"{format_type(torch.int8, shape)}", [(torch.int8, shape)], tr.loc())[0]
+            return convert(tr, r, real.dtype)
         # x != 0 per element (NaN counts as true), then max/min over bools.
         return _reduction(mnemonic)(tr, real, x, dim, keepdim)
 

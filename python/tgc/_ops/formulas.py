@@ -3,14 +3,14 @@ PyTorch's kernels compute them: ``lerp`` (two forms chosen by the weight,
 as ATen does, for exact end points), ``cross``/``linalg_cross`` (three
 differences of products, broadcast), ``kl_div`` (``xlogy`` with 0 where
 the target is 0, each reduction), ``cumsum`` (a log-step scan), ``prod``
-(log-step halvings)."""
+(log-step halvings), ``sign``/``sgn`` ((0 < x) - (x < 0), as ATen)."""
 
 from __future__ import annotations
 
 import torch
 
 from .._graph import Unsupported, Value
-from .core import as_value, constant, norm_dim, op
+from .core import as_value, constant, convert, norm_dim, op, tval
 from .elementwise import _binary_value, _where_values
 from .shapes import _concat_values, _select, _unsqueeze
 
@@ -32,6 +32,21 @@ def _lerp(tr, real, start, end, weight):
     aw = tr.graph.emit(f"tgc.abs {w.name} : {w.type}", [(dt, w.shape)], tr.loc())[0]
     small = _b(tr, "cmp lt,", aw, constant(tr, 0.5, dt), torch.bool)
     return _where_values(tr, small, lo, hi, dt)
+
+
+@op("sign", "sgn")
+def _sign(tr, real, x):
+    """ATen's (0 < x) - (x < 0): 0 for 0, -0 and NaN; a bool is itself."""
+    dt = real.dtype
+    if dt.is_complex:
+        raise Unsupported("sgn of a complex tensor")
+    v = convert(tr, tval(tr, x), dt)
+    if dt == torch.bool:
+        return v
+    zero = constant(tr, 0, dt)
+    pos = convert(tr, _b(tr, "cmp gt,", v, zero, torch.bool), dt)
+    neg = convert(tr, _b(tr, "cmp lt,", v, zero, torch.bool), dt)
+    return _b(tr, "sub", pos, neg, dt)
 
 
 @op("linalg_cross", "cross")

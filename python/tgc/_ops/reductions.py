@@ -178,12 +178,16 @@ def _max_min(mnemonic: str, full: str, pair: str):
         d = norm_dim(dim, v.rank)
         shape = _reduce_shape(v, [d], keepdim)
         kd = " keepdim" if keepdim else ""
-        vt = format_type(v.dtype, shape)
+        # Bools compare as 0 and 1 (tgc.max takes numbers).
+        dtype = torch.int8 if v.dtype == torch.bool else v.dtype
+        v = convert(tr, v, dtype)
+        vt = format_type(dtype, shape)
         it = format_type(torch.int64, shape)
-        return tuple(tr.graph.emit(
+        values, indices = tr.graph.emit(
             f"tgc.{mnemonic} {v.name} dim {d}{kd} : {v.type} -> {vt}, {it}",
-            [(v.dtype, shape), (torch.int64, shape)], tr.loc(),
-        ))
+            [(dtype, shape), (torch.int64, shape)], tr.loc(),
+        )
+        return convert(tr, values, real[0].dtype), indices
 
     return handler
 
