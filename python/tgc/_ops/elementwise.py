@@ -37,6 +37,8 @@ def _unary(mnemonic: str):
     def handler(tr, real, x, *rest, **kw):
         if mnemonic in ("floor", "ceil", "round") and not real.dtype.is_floating_point:
             return tval(tr, x)  # identity on integers
+        if mnemonic == "abs" and real.dtype in (torch.bool, torch.uint8):
+            return tval(tr, x)  # identity (PyTorch 2.x takes bools)
         if mnemonic == "round" and (rest or kw.get("decimals")):
             raise Unsupported("round(decimals=...)")
         if mnemonic == "logical_not":
