@@ -205,6 +205,15 @@ static int same_value(PyObject *now, PyObject *value) {
   if (!now || Py_TYPE(now) != Py_TYPE(value))
     return 0;
   PyObject *type = (PyObject *)Py_TYPE(value);
+  if (type == (PyObject *)&PyTuple_Type) { /* an equal tuple built anew */
+    Py_ssize_t n = PyTuple_Size(value);
+    if (PyTuple_Size(now) != n)
+      return 0;
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (!same_value(PyTuple_GetItem(now, i), PyTuple_GetItem(value, i)))
+        return 0;
+    return 1;
+  }
   if (type != (PyObject *)&PyLong_Type && type != (PyObject *)&PyFloat_Type &&
       type != (PyObject *)&PyUnicode_Type)
     return 0;

@@ -121,6 +121,25 @@ def test_globals_read_by_the_trace_are_guarded():
 
 
 @native
+def test_an_equal_tuple_built_anew_stays_native():
+    # A guarded tuple replaced by an equal one (a config rebuilt per call)
+    # is the same value: the native path must not hand every later call to
+    # Python; a different tuple is a different value.
+    g = {"shape": (2, 5)}
+    exec("def fn(x):\n    return x.reshape(shape) * 2\n", g)
+    f = tgc.compile(g["fn"])
+    x = torch.randn(10)
+    f(x)
+    for _ in range(3):
+        g["shape"] = tuple([2, 5])
+        torch.testing.assert_close(f(x), x.reshape(2, 5) * 2)
+    assert f._native_calls() == 3
+    g["shape"] = (5, 2)
+    torch.testing.assert_close(f(x), x.reshape(5, 2) * 2)
+    assert f.explain().compiles == 2
+
+
+@native
 def test_in_place_updates_of_inputs():
     def bump(x):
         x.add_(1)
