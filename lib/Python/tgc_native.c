@@ -49,7 +49,7 @@ typedef const char *(*error_fn)(void);
 
 /* Bumped whenever the entries or setup() change: the package refuses an
  * extension of another version (tgc._native_path.NATIVE_ABI). */
-#define TGC_NATIVE_ABI 3
+#define TGC_NATIVE_ABI 4
 
 #define MAX_DTYPES 16
 #define MAX_RANK 16
@@ -63,12 +63,13 @@ static PyObject *tensor_type;  /* torch.Tensor */
 static PyObject *torch_empty;  /* torch.empty */
 static PyObject *raw_stream;   /* device index -> CUstream as an int */
 static PyObject *error_type;   /* tgc.TgcError */
+static PyObject *grad_enabled; /* torch.is_grad_enabled */
 static PyObject *dtype_objects[MAX_DTYPES]; /* by tgc_dtype code */
 static int enabled = 1;        /* cleared by the force_eager stance etc. */
 
 static PyObject *s_data_ptr, *s_shape, *s_dtype, *s_is_cuda, *s_is_cpu,
     *s_get_device,
-    *s_is_contiguous, *s_call_python, *s_hits, *s_check;
+    *s_is_contiguous, *s_call_python, *s_hits, *s_check, *s_requires_grad;
 
 /* What is read of one tensor. */
 typedef struct {
@@ -163,6 +164,30 @@ static int read_tensor(PyObject *t, tgc_arg_desc *d, shape_buf *buf) {
   d->dtype = code;
   d->reserved = 0;
   return 1;
+}
+
+/* Whether a call with tensor `t` needs gradients: grad mode is on and `t`
+ * requires grad. Such a call takes the Python path (tgc._autograd: compiled
+ * forward and backward graphs under autograd). `*grad` caches grad mode for
+ * the call (-1: not read yet), so with grad mode off (torch.no_grad,
+ * inference_mode) a call reads it once and no tensor's requires_grad.
+ * Returns 1, 0, or -1 with a Python error. */
+static int needs_grad(PyObject *t, int *grad) {
+  if (*grad < 0) {
+    PyObject *on = PyObject_CallObject(grad_enabled, NULL);
+    if (!on)
+      return -1;
+    *grad = on == Py_True;
+    Py_DECREF(on);
+  }
+  if (!*grad)
+    return 0;
+  PyObject *rg = PyObject_GetAttr(t, s_requires_grad);
+  if (!rg)
+    return -1;
+  int wants = rg == Py_True;
+  Py_DECREF(rg);
+  return wants;
 }
 
 /*===----------------------------------------------------------------------===*/
@@ -502,7 +527,7 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
   }
   /* The call's tensors, in order; None is the only other argument here. */
   Py_ssize_t ntensors = 0;
-  int cuda_index = -1, any_cpu = 0;
+  int cuda_index = -1, any_cpu = 0, grad = -1;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     PyObject *t = PyTuple_GetItem(args, i);
     if (t == Py_None)
@@ -512,6 +537,8 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
       goto done;
     int ok = read_tensor(t, &descs[ntensors], &shapes[ntensors]);
     if (ok <= 0)
+      goto done;
+    if (needs_grad(t, &grad) != 0)
       goto done;
     if (descs[ntensors].device_type == TGC_DEVICE_CUDA) {
       if (cuda_index >= 0 && cuda_index != descs[ntensors].device_index)
@@ -546,9 +573,12 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     Py_ssize_t ncaptured = PyTuple_Size(captured);
     int usable = 1, index = cuda_index;
     for (Py_ssize_t c = 0; c < ncaptured && usable; ++c) {
-      int ok = read_tensor(PyTuple_GetItem(captured, c), &descs[ntensors + c],
-                           &shapes[ntensors + c]);
+      PyObject *t = PyTuple_GetItem(captured, c);
+      int ok = read_tensor(t, &descs[ntensors + c], &shapes[ntensors + c]);
       if (ok < 0)
+        goto done;
+      /* A parameter that requires grad: the whole call needs gradients. */
+      if (ok == 1 && needs_grad(t, &grad) != 0)
         goto done;
       usable = ok == 1;
       if (usable && cuda && index < 0)
@@ -706,9 +736,9 @@ static PyType_Spec Dispatcher_spec = {
 static PyObject *setup(PyObject *module, PyObject *args) {
   (void)module;
   PyObject *check, *run, *stream, *error, *tensor, *empty, *raw, *exc,
-      *dtypes;
-  if (!PyArg_ParseTuple(args, "OOOOOOOOO", &check, &run, &stream, &error,
-                        &tensor, &empty, &raw, &exc, &dtypes))
+      *dtypes, *grad;
+  if (!PyArg_ParseTuple(args, "OOOOOOOOOO", &check, &run, &stream, &error,
+                        &tensor, &empty, &raw, &exc, &dtypes, &grad))
     return NULL;
   check_guards = (check_fn)PyLong_AsVoidPtr(check);
   run_cpu = (run_fn)PyLong_AsVoidPtr(run);
@@ -745,6 +775,8 @@ static PyObject *setup(PyObject *module, PyObject *args) {
   TGC_XSETREF(raw_stream, raw);
   Py_INCREF(exc);
   TGC_XSETREF(error_type, exc);
+  Py_INCREF(grad);
+  TGC_XSETREF(grad_enabled, grad);
   Py_RETURN_NONE;
 }
 
@@ -787,6 +819,7 @@ PyMODINIT_FUNC PyInit__tgc_native(void) {
   INTERN(s_call_python, "_call_python");
   INTERN(s_hits, "hits");
   INTERN(s_check, "check");
+  INTERN(s_requires_grad, "requires_grad");
 #undef INTERN
   if (PyModule_AddIntConstant(module, "ABI", TGC_NATIVE_ABI) < 0) {
     Py_DECREF(module);

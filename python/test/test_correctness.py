@@ -163,6 +163,7 @@ def test_an_internal_error_is_an_unsupported_call_that_fallback_absorbs(monkeypa
 # --- module state -----------------------------------------------------------------
 
 
+@torch.no_grad()  # inference (with grad, tgc._autograd's path)
 def test_training_flag_is_guarded():
     torch.manual_seed(0)
     m = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5)).eval()
@@ -179,6 +180,7 @@ def test_training_flag_is_guarded():
     assert any("self.1.training == False" in g for g in e.guards[0])
 
 
+@torch.no_grad()  # inference (with grad, tgc._autograd's path)
 def test_replaced_parameters_and_buffers_are_used():
     x = torch.randn(4, 8)
     lin = nn.Linear(8, 8)

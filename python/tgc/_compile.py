@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _capi, _check, _native_path, _state
+from . import _autograd, _capi, _check, _native_path, _state
 from ._breaks import BreakMiss, BreakSizes, GraphBreak, run_island
 from ._graph import Unsupported
 from ._trace import TraceResult, rebuild, trace
@@ -137,9 +137,16 @@ class Explanation:
     # The eager islands between compiled regions (fullgraph=False), each
     # once: op, file:line, reason.
     graph_breaks: List[GraphBreak] = field(default_factory=list)
+    # Training specializations (tgc._autograd), a line each, then their
+    # forward and backward graph breaks.
+    training: List[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        lines = [f"{self.compiles} compile(s), {self.fallbacks} call(s) run eagerly"]
+        trained = sum(1 for t in self.training if t.startswith("training specialization"))
+        lines = [f"{self.compiles} compile(s)"
+                 + (f" and {trained} training compile(s)" if trained else "")
+                 + f", {self.fallbacks} call(s) run eagerly"]
+        lines += self.training
         lines += ["eager fallback: " + r for r in self.fallback_reasons]
         lines += ["graph break: " + str(b) for b in self.graph_breaks]
         for i, (g, gs) in enumerate(zip(self.graphs, self.guards)):
@@ -297,6 +304,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         # The specializations or their captured tensors changed: the native
         # path's list is made again after the call.
         self._native_dirty = False
+        # Calls that need gradients (tgc._autograd), made on the first one.
+        self._training: Optional["_autograd.Training"] = None
 
     # -- dispatch ------------------------------------------------------------
 
@@ -326,10 +335,15 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
     def _call(self, *args, **kwargs):
         if _stance == "force_eager":
             return self.fn(*args, **kwargs)
+        originals, keys = flatten((args, kwargs))
+        if torch.is_grad_enabled() and self._wants_grad(originals):
+            # Gradients flow through the call: compiled forward and backward
+            # graphs under autograd (tgc._autograd). The specializations
+            # below never serve such a call.
+            return self._training_path()(args, kwargs)
         if self.eager_reason is not None:
             self.fallbacks += 1
             return self.fn(*args, **kwargs)
-        originals, keys = flatten((args, kwargs))
         self._check_ranges(originals)
         # The compiled code reads dense row-major tensors (a guard checks it).
         tensors = [t if t.is_contiguous() else t.contiguous() for t in originals]
@@ -359,6 +373,22 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             return self._run(spec, originals, tensors, full)
         except BreakMiss as e:
             return self._break_miss(e, args, kwargs, originals, tensors, keys)
+
+    def _training_path(self) -> "_autograd.Training":
+        if self._training is None:
+            self._training = _autograd.Training(self)
+        return self._training
+
+    def _wants_grad(self, tensors) -> bool:
+        """Whether an argument, a reachable parameter or a tensor a
+        specialization captured requires grad (grad mode is on)."""
+        if any(t.requires_grad for t in tensors):
+            return True
+        if self._training_path().state().requires_grad():
+            return True
+        with self._lock:
+            specs = list(self.specs)
+        return any(t.requires_grad for s in specs for t in s.captured.snapshot()[0])
 
     def _break_miss(self, e: BreakMiss, args, kwargs, originals, tensors, keys):
         """A later region or a graph break's result rejected the call (see
@@ -504,6 +534,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         with self._lock:
             self.specs.append(spec)
         self._native_dirty = True
+        if torch.is_grad_enabled() and any(t.requires_grad for t in spec.captured.tensors):
+            # The trace found a tensor that requires grad outside the
+            # arguments (a global): the call needs gradients after all.
+            return self._training_path()(args, kwargs)
         return self._run(spec, originals, tensors, full)
 
     # -- compile -------------------------------------------------------------
@@ -803,6 +837,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             fallback_reasons=list(self.fallback_reasons),
             graph_breaks=list({(b.op, b.where): b for s in specs if s.trace.program
                                for b in s.trace.program.breaks}.values()),
+            training=self._training.describe() if self._training is not None else [],
         )
 
 

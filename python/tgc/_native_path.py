@@ -38,7 +38,7 @@ from . import _capi
 from ._graph import CODE_DTYPES
 
 _NAME = "_tgc_native.abi3.so"
-NATIVE_ABI = 3  # TGC_NATIVE_ABI of tgc_native.c
+NATIVE_ABI = 4  # TGC_NATIVE_ABI of tgc_native.c
 _module: Any = None
 _tried = False
 
@@ -83,7 +83,8 @@ def load():
         module.setup(addr(lib.tgc_compiled_check_guards), addr(lib.tgc_compiled_run),
                      addr(lib.tgc_compiled_run_on_stream), addr(lib.tgc_last_error),
                      torch.Tensor, torch.empty, raw, _capi.TgcError,
-                     tuple(CODE_DTYPES.get(i) for i in range(max(CODE_DTYPES) + 1)))
+                     tuple(CODE_DTYPES.get(i) for i in range(max(CODE_DTYPES) + 1)),
+                     torch.is_grad_enabled)
     except Exception as e:  # noqa: BLE001 - any failure leaves the Python path
         import warnings
         warnings.warn(f"tgc: the native call path is off ({e}); calls go through Python")

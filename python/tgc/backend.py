@@ -38,6 +38,30 @@ def _sym_expr(s):
 
 
 def tgc_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
+    if torch.is_grad_enabled() and any(
+            isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs):
+        # Training (Dynamo guards grad mode and requires_grad, so this graph
+        # is only reused for calls that need gradients too).
+        return _training_backend(gm, example_inputs, **kwargs)
+    return _inference_backend(gm, example_inputs, **kwargs)
+
+
+def _training_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
+    """AOTAutograd (PyTorch 2.x: functionalization, the joint graph, the
+    partition, input mutations, symbolic sizes) with TGC compiling the
+    forward and the backward graph it makes (docs/training.md)."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    from ._autograd import decompositions
+
+    def compiler(graph, inputs):
+        return _inference_backend(graph, inputs, **kwargs)
+
+    return aot_autograd(fw_compiler=compiler, bw_compiler=compiler,
+                        decompositions=decompositions())(gm, example_inputs)
+
+
+def _inference_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     dynamic = {}
     unused_ints = set()

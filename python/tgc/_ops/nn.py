@@ -119,9 +119,30 @@ def _norm_op(tr, mnemonic, x, normalized_shape, eps, **operands):
 
 @op("layer_norm", "native_layer_norm")
 def _layer_norm(tr, real, x, normalized_shape, weight=None, bias=None, eps=1e-5, *rest):
-    if isinstance(real, tuple):
-        raise Unsupported("native_layer_norm's statistics")
-    return _norm_op(tr, "tgc.layer_norm", x, normalized_shape, eps, weight=weight, bias=bias)
+    out = _norm_op(tr, "tgc.layer_norm", x, normalized_shape, eps, weight=weight, bias=bias)
+    if not isinstance(real, tuple):
+        return out
+    # aten.native_layer_norm also returns the mean and 1 / sqrt(var + eps)
+    # over the normalized dims (kept as size 1), in float for half inputs:
+    # what the backward of a training graph reads (tgc._autograd).
+    return [out] + _layer_norm_stats(tr, tval(tr, x), len(list(normalized_shape)), eps,
+                                     real[1].dtype)
+
+
+def _layer_norm_stats(tr, v: Value, n: int, eps: float, dt) -> List[Value]:
+    xv = convert(tr, v, dt)
+    dims = list(range(v.rank - n, v.rank))
+    shape = [1 if i in dims else s for i, s in enumerate(v.shape)]
+    rt = format_type(dt, shape)
+    mean = tr.graph.emit(f"tgc.mean {xv.name} dims {dims} keepdim : {xv.type} -> {rt}",
+                         [(dt, shape)], tr.loc())[0]
+    var = tr.graph.emit(
+        f"tgc.var {xv.name} dims {dims} keepdim {{correction = 0 : i64}} : {xv.type} -> {rt}",
+        [(dt, shape)], tr.loc())[0]
+    var_eps = _binary_value(tr, "add", var, as_value(tr, eps, dt), dt)
+    rstd = tr.graph.emit(f"tgc.rsqrt {var_eps.name} : {var_eps.type}",
+                         [(dt, shape)], tr.loc())[0]
+    return [mean, rstd]
 
 
 @op("rms_norm")

@@ -112,7 +112,16 @@ def _reshape_to(tr: Tracer, v: Value, shape: List[Any], merged=None) -> Value:
     )[0]
 
 
-@op("reshape", "view", "_unsafe_view", "_reshape_alias", symbolic=True)
+@op("_reshape_alias", symbolic=True)
+def _reshape_alias(tr, real, x, size, stride=None):
+    """aten._reshape_alias(x, size, stride): what reshape becomes in
+    PyTorch 1.13's make_fx graphs (training, tgc._autograd) where a view is
+    possible. The strides describe x's memory, which TGC's values do not
+    have: it is the reshape to `size` (the strides are not used)."""
+    return _reshape(tr, real, x, size)
+
+
+@op("reshape", "view", "_unsafe_view", symbolic=True)
 def _reshape(tr, real, x, *sizes, **kw):
     v = tval(tr, x)
     if "shape" in kw:

@@ -1,0 +1,448 @@
+"""Training through tgc.compile (tgc._autograd, docs/training.md): outputs,
+gradients, updated buffers and multi-step loss trajectories against eager
+PyTorch, on the CPU and, on the GPU machine, CUDA; the grad-mode and
+requires_grad guards; what runs eagerly and why."""
+
+import copy
+import math
+import warnings
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import tgc
+from conftest import cuda_ready
+
+DEVICES = ["cpu"] + (["cuda"] if cuda_ready() else [])
+TOL = {"cpu": 1e-4, "cuda": 2e-3}  # float32; CUDA's GEMMs use TF32 off, but other orders
+
+
+def _close(a, b, tol, what):
+    assert a.shape == b.shape, what
+    err = (a - b).abs().max().item() if a.numel() else 0.0
+    scale = max(1.0, b.abs().max().item() if b.numel() else 0.0)
+    assert err <= tol * scale, f"{what}: max error {err} (scale {scale})"
+
+
+def _compare_step(model, inputs, loss_fn, device, steps=1, lr=0.05, compile=tgc.compile):
+    """Trains a compiled copy and an eager copy side by side (SGD); checks
+    the losses, the gradients and the buffers at every step."""
+    ref = copy.deepcopy(model).to(device)
+    mine = copy.deepcopy(model).to(device)
+    compiled = compile(mine)
+    opt_ref = torch.optim.SGD(ref.parameters(), lr=lr)
+    opt_mine = torch.optim.SGD(mine.parameters(), lr=lr)
+    tol = TOL[device]
+    losses = []
+    for step in range(steps):
+        xs = [x.to(device) for x in inputs(step)]
+        loss_ref = loss_fn(ref(*xs), *xs)
+        loss_mine = loss_fn(compiled(*xs), *xs)
+        assert loss_mine.requires_grad
+        _close(loss_mine.detach(), loss_ref.detach(), tol, f"loss at step {step}")
+        opt_ref.zero_grad()
+        opt_mine.zero_grad()
+        loss_ref.backward()
+        loss_mine.backward()
+        for (name, p), q in zip(ref.named_parameters(), mine.parameters()):
+            if p.grad is None:
+                assert q.grad is None, name
+                continue
+            _close(q.grad, p.grad, tol * 10, f"grad of {name} at step {step}")
+        for (name, b), c in zip(ref.named_buffers(), mine.buffers()):
+            _close(c.double(), b.double(), tol, f"buffer {name} at step {step}")
+        opt_ref.step()
+        opt_mine.step()
+        losses.append(loss_mine.item())
+    return compiled, losses
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(16, 64), nn.LayerNorm(64), nn.GELU(),
+                                 nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def _ce(out, x, y):
+    return F.cross_entropy(out, y)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mlp_layernorm_cross_entropy_trains_like_eager(device):
+    torch.manual_seed(0)
+    data = [(torch.randn(32, 16), torch.randint(0, 10, (32,)))] * 20  # learnt by heart
+
+    class WithLabels(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = MLP()
+
+        def forward(self, x, y):
+            return self.m(x)
+
+    compiled, losses = _compare_step(WithLabels(), lambda s: data[s], _ce, device, steps=20)
+    assert losses[-1] < losses[0]  # it learns
+    e = tgc.explain(compiled)
+    assert "training specialization 0 (20 calls)" in str(e)
+    assert "graph break" not in str(e), str(e)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_function_of_inputs_that_require_grad(device):
+    f = tgc.compile(lambda a, w: (a @ w).relu().sum())
+    a = torch.randn(4, 5, device=device, requires_grad=True)
+    w = torch.randn(5, 3, device=device, requires_grad=True)
+    r = f(a, w)
+    assert r.requires_grad and r.grad_fn is not None
+    r.backward()
+    a2, w2 = a.detach().requires_grad_(), w.detach().requires_grad_()
+    (a2 @ w2).relu().sum().backward()
+    _close(a.grad, a2.grad, 1e-5, "grad a")
+    _close(w.grad, w2.grad, 1e-5, "grad w")
+
+
+def test_only_the_inputs_that_require_grad_get_gradients():
+    f = tgc.compile(lambda a, b: (a * b).sin().sum())
+    a = torch.randn(6, requires_grad=True)
+    b = torch.randn(6)
+    f(a, b).backward()
+    assert b.grad is None
+    _close(a.grad, (a * b).detach().cos() * b, 1e-5, "grad a")
+
+
+def test_several_outputs_and_integer_outputs():
+    def fn(x):
+        return x.exp(), x.argmax(dim=1), (x * 2).sum(dim=0)
+
+    f = tgc.compile(fn)
+    x = torch.randn(3, 4, requires_grad=True)
+    e, i, s = f(x)
+    assert not i.requires_grad and i.dtype == torch.int64
+    assert torch.equal(i, x.detach().argmax(dim=1))
+    (e.sum() + (s * s).sum()).backward()
+    x2 = x.detach().requires_grad_()
+    e2, _, s2 = fn(x2)
+    (e2.sum() + (s2 * s2).sum()).backward()
+    _close(x.grad, x2.grad, 1e-5, "grad x")
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x, y):
+        x = F.relu(self.bn1(self.conv1(x)))
+        x = F.max_pool2d(x, 2)
+        x = F.relu(self.bn2(self.conv2(x)))
+        x = F.adaptive_avg_pool2d(x, 1).flatten(1)
+        return self.fc(x)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_batchnorm_cnn_updates_running_statistics_like_eager(device):
+    torch.manual_seed(1)
+    data = [(torch.randn(4, 3, 8, 8), torch.randint(0, 5, (4,))) for _ in range(5)]
+    model = SmallCNN()
+    compiled, losses = _compare_step(model, lambda s: data[s], _ce, device, steps=5)
+    m = compiled.fn
+    assert m.bn1.num_batches_tracked.item() == 5
+    # Evaluation mode afterwards: the running statistics are used.
+    m.eval()
+    with torch.no_grad():
+        x = data[0][0].to(device)
+        ref = copy.deepcopy(m)
+        _close(compiled(x, None), ref(x, None), TOL[device], "eval output")
+
+
+class Block(nn.Module):
+    """A pre-norm transformer block (GPT-2's layout)."""
+
+    def __init__(self, d, heads, causal):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.heads, self.causal = heads, causal
+
+    def forward(self, x, mask=None):
+        B, T, C = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+        q = q.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+        k = k.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+        v = v.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        if self.causal:
+            causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
+            att = att.masked_fill(~causal, float("-inf"))
+        if mask is not None:
+            att = att + mask
+        att = F.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(B, T, C)
+        x = x + self.proj(y)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class TinyGPT(nn.Module):
+    def __init__(self, vocab=50, d=32, heads=4, layers=2, ctx=16):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(ctx, d)
+        self.blocks = nn.ModuleList(Block(d, heads, True) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        self.head.weight = self.wte.weight  # tied, as GPT-2
+
+    def forward(self, idx, targets):
+        T = idx.shape[1]
+        pos = torch.arange(T, device=idx.device)
+        x = self.wte(idx) + self.wpe(pos)
+        for b in self.blocks:
+            x = b(x)
+        logits = self.head(self.ln_f(x))
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+
+class TinyBERT(nn.Module):
+    def __init__(self, vocab=60, d=32, heads=4, layers=2, ctx=16, classes=3):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(ctx, d)
+        self.ln = nn.LayerNorm(d)
+        self.blocks = nn.ModuleList(Block(d, heads, False) for _ in range(layers))
+        self.cls = nn.Linear(d, classes)
+
+    def forward(self, ids, attention, labels):
+        T = ids.shape[1]
+        x = self.ln(self.tok(ids) + self.pos(torch.arange(T, device=ids.device)))
+        mask = (1.0 - attention[:, None, None, :].to(x.dtype)) * -10000.0
+        for b in self.blocks:
+            x = b(x, mask)
+        return F.cross_entropy(self.cls(torch.tanh(x[:, 0])), labels)
+
+
+def _loss_is_output(out, *xs):
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gpt2_like_model_trains_like_eager(device):
+    torch.manual_seed(2)
+    data = [(torch.randint(0, 50, (2, 16)), torch.randint(0, 50, (2, 16)))] * 20
+    compiled, losses = _compare_step(TinyGPT(), lambda s: data[s], _loss_is_output, device,
+                                     steps=20, lr=0.1)
+    assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bert_like_model_trains_like_eager(device):
+    torch.manual_seed(3)
+
+    def batch(step):
+        g = torch.Generator().manual_seed(step % 2)
+        ids = torch.randint(0, 60, (3, 12), generator=g)
+        att = torch.ones(3, 12, dtype=torch.long)
+        att[1, 8:] = 0
+        att[2, 5:] = 0
+        return ids, att, torch.randint(0, 3, (3,), generator=g)
+
+    compiled, losses = _compare_step(TinyBERT(), batch, _loss_is_output, device, steps=20,
+                                     lr=0.1)
+    assert losses[-1] < losses[0]
+
+
+def test_no_grad_calls_use_the_inference_specialization():
+    m = MLP()
+    c = tgc.compile(m)
+    x = torch.randn(4, 16)
+    with torch.no_grad():
+        out = c(x)
+    assert not out.requires_grad
+    assert tgc.explain(c).compiles == 1 and not tgc.explain(c).training
+    out = c(x)  # grad mode on, parameters require grad: training
+    assert out.requires_grad
+    assert tgc.explain(c).training
+    with torch.no_grad():
+        for _ in range(3):
+            _close(c(x), m(x), 1e-5, "inference output")
+    assert tgc.explain(c).compiles == 1
+
+
+def test_frozen_parameters_use_the_inference_path():
+    m = MLP().requires_grad_(False)
+    c = tgc.compile(m)
+    out = c(torch.randn(4, 16))
+    assert not out.requires_grad
+    assert not tgc.explain(c).training
+    # Unfreezing is seen on the next call.
+    m.net[5].weight.requires_grad_(True)
+    out = c(torch.randn(4, 16))
+    assert out.requires_grad
+    out.sum().backward()
+    assert m.net[5].weight.grad is not None and m.net[0].weight.grad is None
+
+
+def test_native_path_never_serves_a_call_that_needs_gradients():
+    f = tgc.compile(lambda a: (a * 3).exp())
+    x = torch.randn(5)
+    for _ in range(3):
+        f(x)  # inference specialization, on the native path from now on
+    y = torch.randn(5, requires_grad=True)
+    r = f(y)
+    assert r.requires_grad
+    r.sum().backward()
+    _close(y.grad, 3 * (3 * y.detach()).exp(), 1e-5, "grad")
+
+
+def test_a_lambda_that_calls_a_module_lifts_its_parameters():
+    m = MLP()
+    f = tgc.compile(lambda x: m(x).square().mean())
+    x = torch.randn(8, 16)
+    f(x).backward()
+    ref = copy.deepcopy(m)
+    for p in ref.parameters():
+        p.grad = None
+    ref(x).square().mean().backward()
+    for (name, p), q in zip(ref.named_parameters(), m.parameters()):
+        _close(q.grad, p.grad, 1e-4, name)
+
+
+W = torch.randn(5, 3, requires_grad=True)
+
+
+def test_a_captured_tensor_that_requires_grad_runs_eagerly_with_a_reason():
+    f = tgc.compile(lambda a: (a @ W).sum(), fallback=True)
+    a = torch.randn(2, 5)
+    W.grad = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f(a).backward()
+    assert any("outside its arguments and modules" in str(w.message) for w in caught)
+    _close(W.grad, a.sum(0)[:, None].expand(5, 3), 1e-5, "grad W")
+    assert "outside its arguments and modules" in str(tgc.explain(f))
+    strict = tgc.compile(lambda a: (a @ W).sum())
+    with pytest.raises(Exception, match="outside its arguments and modules"):
+        strict(a)
+
+
+def test_a_new_batch_size_is_a_new_training_specialization():
+    c = tgc.compile(MLP())
+    for b in (4, 4, 6):
+        c(torch.randn(b, 16)).sum().backward()
+    e = tgc.explain(c)
+    assert sum(1 for t in e.training if t.startswith("training specialization")) == 2
+    assert any("for training" in r for r in e.recompile_reasons)
+
+
+def test_attribute_changes_are_guarded():
+    class Scale(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.k = 2.0
+
+        def forward(self, x):
+            return self.lin(x) * self.k
+
+    m = Scale()
+    c = tgc.compile(m)
+    x = torch.randn(3, 4)
+    c(x).sum().backward()
+    m.k = 5.0
+    out = c(x)
+    _close(out.detach(), m.lin(x).detach() * 5.0, 1e-5, "after the change")
+    assert any("k == 2.0" in r for r in tgc.explain(c).recompile_reasons)
+
+
+def test_dropout_masks_agree_between_forward_and_backward():
+    m = nn.Sequential(nn.Linear(32, 32), nn.Dropout(0.5))
+    c = tgc.compile(m)
+    x = torch.randn(16, 32)
+    out = c(x)
+    out.sum().backward()
+    kept = out.detach() != 0
+    assert 0.2 < kept.float().mean().item() < 0.8
+    # d(sum out)/d(bias) counts the kept elements of each column, times 2.
+    _close(m[0].bias.grad, kept.float().sum(0) * 2.0, 1e-4, "bias grad")
+
+
+def test_inputs_updated_in_place_are_written_back():
+    def fn(x, counter):
+        counter.add_(1)
+        return (x * 2).sum()
+
+    f = tgc.compile(fn)
+    x = torch.randn(3, requires_grad=True)
+    counter = torch.zeros(())
+    f(x, counter).backward()
+    f(x, counter).backward()
+    assert counter.item() == 2.0
+    _close(x.grad, torch.full((3,), 4.0), 1e-6, "grad")
+
+
+# --- torch.compile(backend="tgc") (PyTorch 2.x: AOTAutograd) ------------------------
+
+needs_dynamo = pytest.mark.skipif(not hasattr(torch, "compile"),
+                                  reason="torch.compile is PyTorch 2.x")
+
+
+class MLPWithLabels(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = MLP()
+
+    def forward(self, x, y):
+        return self.m(x)
+
+
+def _backend(model):
+    return torch.compile(model, backend="tgc")
+
+
+@needs_dynamo
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", ["mlp", "cnn", "gpt"])
+def test_torch_compile_backend_trains_like_eager(device, case):
+    import tgc.backend
+
+    torch._dynamo.reset()
+    torch.manual_seed(4)
+    if case == "mlp":
+        model, loss = MLPWithLabels(), _ce
+        data = [(torch.randn(32, 16), torch.randint(0, 10, (32,)))] * 5
+    elif case == "cnn":
+        model, loss = SmallCNN(), _ce
+        data = [(torch.randn(4, 3, 8, 8), torch.randint(0, 5, (4,)))] * 5
+    else:
+        model, loss = TinyGPT(), _loss_is_output
+        data = [(torch.randint(0, 50, (2, 16)), torch.randint(0, 50, (2, 16)))] * 5
+    before = len(tgc.backend.graphs())
+    _compare_step(model, lambda s: data[s], loss, device, steps=5, compile=_backend)
+    assert len(tgc.backend.graphs()) > before  # TGC compiled the forward and backward
+
+
+@needs_dynamo
+def test_torch_compile_backend_dynamic_batch_compiles_once():
+    import tgc.backend
+
+    torch._dynamo.reset()
+    model = MLP()
+    c = torch.compile(model, backend="tgc", dynamic=True)
+    made = []
+    for b in (4, 6, 9, 13):
+        c(torch.randn(b, 16)).sum().backward()
+        made.append(len(tgc.backend.graphs()))
+    assert made[0] == made[-1], made  # no new graph per batch size
+    for g in tgc.backend.graphs():
+        assert tgc.explain(g).compiles <= 1, str(tgc.explain(g))

@@ -1,0 +1,532 @@
+"""Training through ``tgc.compile``: compiled forward and backward graphs
+under PyTorch's autograd (docs/training.md).
+
+A call needs this path when grad mode is on and a tensor the function
+reads requires grad: an argument, or a parameter of the compiled module
+(or of a module the compiled function reaches through its closure or its
+globals). Otherwise the inference path runs, as fast as before: its
+specializations never serve such a call (the native path checks grad mode
+and ``requires_grad`` too).
+
+Per specialization (argument structure; each tensor's shape, dtype,
+device and ``requires_grad``; the Python values the trace read):
+
+1. **Joint trace.** The function, with every parameter and buffer lifted
+   to an input (``_reparametrize_module``, as ``functional_call``), and its
+   vector-Jacobian product (``torch.autograd.grad``) are traced to one
+   aten-level FX graph with ``make_fx``, then traced again through
+   functionalization with TGC's decomposition table (``_decompositions``):
+   in-place updates (BatchNorm's running statistics) become outputs.
+2. **Partition** (``tgc._partition``): the forward graph computes the
+   outputs, the new values of mutated inputs and what the backward needs;
+   the backward graph takes those and the output gradients.
+3. Both graphs are compiled by TGC like any FX graph (``tgc.fx``): guards,
+   graph breaks for unsupported ops, CPU or GPU code. The backward compiles
+   on the first ``backward()``.
+4. A ``torch.autograd.Function`` runs them; mutated buffers are written
+   back after the forward.
+
+This is AOTAutograd's design (functorch's ``aot_function`` in PyTorch
+1.13), done here so that it works the same on PyTorch 1.13 and 2.x.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+import torch.fx
+
+from . import _state
+from ._partition import partition
+from ._graph import Unsupported
+
+
+
+def _functionalize(fn):
+    try:  # PyTorch 2.x
+        from torch.func import functionalize
+    except ImportError:  # PyTorch 1.13
+        from functorch.experimental import functionalize
+    return functionalize(fn)
+
+
+def make_fx(fn, decompositions=None):
+    from torch.fx.experimental.proxy_tensor import make_fx as make
+
+    return make(fn, decompositions)
+
+
+def _reparametrize_module(module, tensors):
+    from torch.nn.utils.stateless import _reparametrize_module as reparametrize
+
+    return reparametrize(module, tensors)
+
+
+def needs_grad(tensors) -> bool:
+    """Grad mode is on and one of `tensors` requires grad."""
+    return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+
+# --- the modules whose state is lifted ------------------------------------------
+
+
+def reachable_modules(fn) -> List[torch.nn.Module]:
+    """The compiled module, the owner of a compiled bound method, or the
+    modules the function's closure cells and globals hold (what ``model``
+    means in ``tgc.compile(lambda x: model(x))``)."""
+    if isinstance(fn, torch.nn.Module):
+        return [fn]
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, torch.nn.Module):
+        return [owner]
+    func = getattr(fn, "__func__", fn)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    found: List[torch.nn.Module] = []
+    for cell in getattr(func, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(value, torch.nn.Module):
+            found.append(value)
+    globs = getattr(func, "__globals__", {})
+    for name in code.co_names:
+        value = globs.get(name)
+        if isinstance(value, torch.nn.Module):
+            found.append(value)
+    unique: Dict[int, torch.nn.Module] = {}
+    for m in found:
+        unique.setdefault(id(m), m)
+    return list(unique.values())
+
+
+@dataclass
+class State:
+    """Parameters and buffers of the reachable modules, each tensor once.
+    `uses[i]` lists (module index, qualified name) of every place tensor i
+    is held (tied weights are one tensor under two names)."""
+
+    modules: List[torch.nn.Module]
+    tensors: List[torch.Tensor] = field(default_factory=list)
+    names: List[str] = field(default_factory=list)
+    is_buffer: List[bool] = field(default_factory=list)
+    uses: List[List[Tuple[int, str]]] = field(default_factory=list)
+    # (dict, key, object) along the path to every tensor: all still hold
+    # while the modules hold the same tensors (tgc._state.CapturedTensors).
+    links: List[Tuple[dict, str, Any]] = field(default_factory=list)
+
+    @staticmethod
+    def of(modules: List[torch.nn.Module]) -> "State":
+        s = State(modules)
+        index: Dict[int, int] = {}
+        for mi, root in enumerate(modules):
+            for prefix, m in root.named_modules(remove_duplicate=False):
+                for kind in ("_parameters", "_buffers"):
+                    for name, t in m.__dict__.get(kind, {}).items():
+                        if t is None:
+                            continue
+                        qual = prefix + "." + name if prefix else name
+                        i = index.get(id(t))
+                        if i is None:
+                            i = index[id(t)] = len(s.tensors)
+                            s.tensors.append(t)
+                            s.names.append(qual if len(modules) == 1 else f"{mi}:{qual}")
+                            s.is_buffer.append(kind == "_buffers")
+                            s.uses.append([])
+                        s.uses[i].append((mi, qual))
+        for (mi, qual), t in zip((u[0] for u in s.uses), s.tensors):
+            s.links.extend(_state._resolve(modules[mi], qual)[1])
+        return s
+
+    def current(self) -> bool:
+        return all(d.get(k) is obj for d, k, obj in self.links)
+
+    def requires_grad(self) -> bool:
+        return any(t.requires_grad for t in self.tensors)
+
+    @contextlib.contextmanager
+    def replaced(self, tensors):
+        """The modules hold `tensors` instead of their own while active."""
+        per_module: List[Dict[str, torch.Tensor]] = [{} for _ in self.modules]
+        for t, uses in zip(tensors, self.uses):
+            for mi, qual in uses:
+                per_module[mi][qual] = t
+        with contextlib.ExitStack() as stack:
+            for m, d in zip(self.modules, per_module):
+                if d:
+                    stack.enter_context(_reparametrize_module(m, d))
+            yield
+
+
+# --- decompositions --------------------------------------------------------------
+
+aten = torch.ops.aten
+
+# Backward (and a few forward) ops TGC compiles from their decomposition
+# into primitive aten ops (elementwise, reductions, matmuls), which then
+# fuse with their neighbours. threshold_backward and leaky_relu_backward
+# are TGC handlers themselves.
+_DECOMPOSED = [
+    "native_layer_norm_backward", "_softmax_backward_data", "_log_softmax_backward_data",
+    "gelu_backward", "tanh_backward", "sigmoid_backward", "silu_backward",
+    "hardtanh_backward", "hardswish_backward", "hardsigmoid_backward", "elu_backward",
+    "softplus_backward", "mish_backward", "log_sigmoid_backward", "logit_backward",
+    "native_batch_norm_backward", "native_group_norm_backward",
+    "slice_backward", "select_backward", "diagonal_backward",
+    "native_dropout_backward", "mse_loss_backward", "huber_loss_backward",
+    "binary_cross_entropy_backward", "soft_margin_loss_backward", "glu_backward",
+    "prelu_backward", "_adaptive_avg_pool2d_backward", "avg_pool2d_backward",
+    "embedding_dense_backward", "native_batch_norm", "_native_batch_norm_legit_functional",
+    "nll_loss_forward",
+]
+
+
+def _nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """nll_loss's gradient with a one-hot mask instead of a scatter (an
+    elementwise kernel that fuses with log_softmax's backward)."""
+    dim = 0 if self.dim() < 2 else 1
+    classes = self.shape[dim]
+    shape = [1] * self.dim()
+    shape[dim] = classes
+    ids = torch.arange(classes, device=self.device).view(shape)
+    tgt = target.unsqueeze(dim)
+    hit = (ids == tgt) & (tgt != ignore_index)
+    scale = -grad_output
+    if reduction == 1:  # mean
+        scale = scale / total_weight
+    if reduction == 0 and self.dim() >= 2:  # none: one gradient per sample
+        scale = scale.unsqueeze(dim)
+    grad = torch.where(hit, scale, torch.zeros((), dtype=self.dtype, device=self.device))
+    if weight is not None:
+        grad = grad * weight.view(shape)
+    return grad.to(self.dtype)
+
+
+def decompositions() -> Dict[Any, Any]:
+    from torch._decomp import get_decompositions
+
+    ops = [getattr(aten, n) for n in _DECOMPOSED if hasattr(aten, n)]
+    table = dict(get_decompositions(ops))
+    for overload in ("default", "grad_input"):
+        op = getattr(aten.nll_loss_backward, overload, None)
+        if op is not None and overload == "default":
+            table[op] = _nll_loss_backward
+    return table
+
+
+# --- one training specialization ------------------------------------------------
+
+
+class Eager(Exception):
+    """The call cannot be compiled for training; it runs eagerly."""
+
+
+@dataclass
+class TrainingSpec:
+    key: Any
+    value_guards: List[_state.ValueGuard]
+    forward: Any  # CompiledFunction of the forward graph
+    backward_graph: torch.fx.GraphModule
+    make_backward: Any
+    out_key: Any  # the output structure (tgc._compile.flatten)
+    differentiable: List[bool]  # per output tensor
+    mutated: List[int]  # flat inputs whose new values the forward returns
+    num_saved: int
+    trace_ms: float
+    backward: Any = None  # compiled on the first backward()
+    hits: int = 0
+    function: Any = None  # the autograd.Function subclass
+
+    def holds(self) -> Optional[str]:
+        return next((m for m in (g.check() for g in self.value_guards) if m), None)
+
+
+def _meta(t: torch.Tensor):
+    return (tuple(t.shape), t.dtype, t.device, t.requires_grad, t.layout)
+
+
+def _make_function(spec: TrainingSpec):
+    class CompiledTraining(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *flat):
+            outs = spec.forward(*flat)
+            outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+            n = len(spec.differentiable)
+            m = len(spec.mutated)
+            user, new_state, saved = outs[:n], outs[n:n + m], outs[n + m:]
+            ctx.save_for_backward(*saved)
+            fixed = [o for o, d in zip(user, spec.differentiable) if not d] + list(new_state)
+            if fixed:
+                ctx.mark_non_differentiable(*fixed)
+            return tuple(user) + tuple(new_state)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            n = len(spec.differentiable)
+            tangents = [g.contiguous() for g, d in zip(grads[:n], spec.differentiable) if d]
+            if spec.backward is None:
+                spec.backward = spec.make_backward(spec.backward_graph)
+            out = spec.backward(*ctx.saved_tensors, *tangents)
+            out = list(out) if isinstance(out, (list, tuple)) else [out]
+            return tuple(out)
+
+    CompiledTraining.__name__ = "TgcCompiledTraining"
+    return CompiledTraining
+
+
+class Training:
+    """The training specializations of one CompiledFunction."""
+
+    def __init__(self, owner):
+        self.owner = owner
+        self.specs: List[TrainingSpec] = []
+        self.eager_reason: Optional[str] = None
+        self._state: Optional[State] = None
+        self._state_key = None
+
+    # -- what the call reads --------------------------------------------------
+
+    def state(self) -> State:
+        """Parameters and buffers now (found again when a module's
+        parameter dicts changed)."""
+        modules = reachable_modules(self.owner.fn)
+        key = tuple(id(m) for m in modules)
+        if self._state is None or key != self._state_key or not self._state.current():
+            self._state = State.of(modules)
+            self._state_key = key
+        return self._state
+
+    def wanted(self, tensors) -> bool:
+        """Whether this call needs gradients (grad mode, and an argument or
+        a reachable parameter that requires grad)."""
+        if not torch.is_grad_enabled():
+            return False
+        if any(t.requires_grad for t in tensors):
+            return True
+        return self.state().requires_grad()
+
+    # -- calls ----------------------------------------------------------------
+
+    def __call__(self, args, kwargs):
+        from ._compile import flatten, unflatten
+
+        owner = self.owner
+        if self.eager_reason is not None:
+            owner.fallbacks += 1
+            return owner.fn(*args, **kwargs)
+        user, keys = flatten((args, kwargs))
+        state = self.state()
+        flat = list(user) + list(state.tensors)
+        key = (keys, tuple(_meta(t) for t in flat), len(user))
+        spec = self._lookup(key)
+        if spec is None:
+            with owner._compile_lock:
+                spec = self._lookup(key)
+                if spec is None:
+                    try:
+                        spec = self._new_spec(args, kwargs, user, keys, state, key)
+                    except Eager as e:
+                        return self._eager(str(e), args, kwargs)
+        if spec is None:  # the recompile limit: ran eagerly
+            owner.fallbacks += 1
+            return owner.fn(*args, **kwargs)
+        spec.hits += 1
+        results = spec.function.apply(*flat)
+        n = len(spec.differentiable)
+        if spec.mutated:
+            with torch.no_grad():
+                for i, value in zip(spec.mutated, results[n:]):
+                    flat[i].copy_(value)
+        return unflatten(spec.out_key, list(results[:n]))
+
+    def _lookup(self, key) -> Optional[TrainingSpec]:
+        for spec in reversed(self.specs):
+            if spec.key == key and spec.holds() is None:
+                return spec
+        return None
+
+    def _eager(self, reason: str, args, kwargs):
+        owner = self.owner
+        self.eager_reason = reason
+        owner.fallbacks += 1
+        msg = f"{owner.name} (training) runs eagerly from now on: {reason}"
+        owner.fallback_reasons.append(msg)
+        if not owner.fallback:
+            raise Unsupported(msg + " (tgc.compile(..., fallback=True) runs it eagerly)")
+        warnings.warn("tgc: " + msg)
+        return owner.fn(*args, **kwargs)
+
+    def _new_spec(self, args, kwargs, user, keys, state, key) -> Optional[TrainingSpec]:
+        from ._compile import _log, _stance, RecompileError
+
+        owner = self.owner
+        if self.specs:
+            failures = [f"training specialization {i}: " + (s.holds() or "the inputs' "
+                        "shapes, dtypes, devices or requires_grad differ")
+                        for i, s in enumerate(self.specs)]
+            reason = f"recompiling {owner.name} for training: " + "; ".join(failures[-2:])
+            if _stance == "fail_on_recompile":
+                raise RecompileError(reason)
+            if _stance == "eager_on_recompile" or len(self.specs) > owner.recompile_limit:
+                why = "stance eager_on_recompile" if _stance == "eager_on_recompile" else \
+                    f"recompile limit ({owner.recompile_limit}) reached"
+                owner.fallback_reasons.append(f"{reason}: {why}; ran eagerly")
+                warnings.warn(f"tgc: {reason}: {why}; running eagerly")
+                return None
+            owner.recompile_reasons.append(reason)
+            _log("recompiles", reason)
+        else:
+            _log("recompiles", f"compiling {owner.name} for training (first call)")
+        spec = self._trace(args, kwargs, user, keys, state, key)
+        self.specs.append(spec)
+        return spec
+
+    # -- tracing --------------------------------------------------------------
+
+    def _trace(self, args, kwargs, user, keys, state, key) -> TrainingSpec:
+        from ._compile import flatten, unflatten
+        from ._trace import user_frame
+        from .fx import compile_graph_module
+
+        owner = self.owner
+        start = time.perf_counter()
+        n_user = len(user)
+        flat = list(user) + list(state.tensors)
+        # The trace runs the function for real on copies: its in-place
+        # updates must not reach the caller's tensors or the module's.
+        copies = [t.detach().clone().requires_grad_(t.requires_grad) for t in flat]
+        out_info: Dict[str, Any] = {}
+
+        def forward(*xs):
+            u = list(xs[:n_user])
+            a, kw = unflatten(keys, u)
+            with state.replaced(xs[n_user:]):
+                out = owner.fn(*a, **kw)
+            tensors, out_key = flatten(out)
+            out_info["key"] = out_key
+            out_info["grad"] = [t.requires_grad and (t.is_floating_point() or t.is_complex())
+                                for t in tensors]
+            # The inputs' values after the call: a mutated input's new value
+            # (functionalization makes it an output of the graph).
+            return list(tensors) + list(xs)
+
+        def joint(primals, tangents):
+            outs = forward(*primals)
+            n = len(outs) - len(primals)
+            wanted = [i for i, p in enumerate(primals) if p.requires_grad]
+            diff = [o for o, g in zip(outs[:n], out_info["grad"]) if g]
+            grads: List[Optional[torch.Tensor]] = [None] * len(primals)
+            if wanted and diff:
+                got = torch.autograd.grad(diff, [primals[i] for i in wanted],
+                                          grad_outputs=list(tangents), allow_unused=True)
+                for i, g in zip(wanted, got):
+                    grads[i] = g
+            return outs, grads
+
+        # A first run finds the outputs (their number, which need gradients).
+        names = {}
+        modules = state.modules
+        if modules:
+            names = _state.module_names(modules[0])
+        recorder = _state.AttributeRecorder(names, user_frame)
+        _state.start_recording(recorder)
+        try:
+            with torch.enable_grad():
+                probe = forward(*copies)
+            n_out = len(probe) - len(flat)
+            tangents = [torch.ones_like(o) for o, g in zip(probe[:n_out], out_info["grad"]) if g]
+            del probe
+            copies = [t.detach().clone().requires_grad_(t.requires_grad) for t in flat]
+            with torch.enable_grad():
+                traced = make_fx(joint)(copies, tangents)
+        except Eager:
+            raise
+        except Exception as e:  # noqa: BLE001 - any failure of the trace
+            raise Eager(f"the joint forward-backward trace failed: {type(e).__name__}: {e}")
+        finally:
+            _state.stop_recording()
+        guards = list(recorder.reads.values()) + _state.function_value_guards(owner.fn)
+        grad_out = list(out_info["grad"])
+        out_key = out_info["key"]
+
+        def rerun(primals, tangents):
+            return torch.fx.Interpreter(traced).run(primals, tangents)
+
+        try:
+            copies = [t.detach().clone().requires_grad_(t.requires_grad) for t in flat]
+            gm = make_fx(_functionalize(rerun), decompositions())(copies, tangents)
+        except Exception as e:  # noqa: BLE001
+            raise Eager(f"functionalizing the joint graph failed: {type(e).__name__}: {e}")
+        _check_constants(gm)
+        fw, bw, mutated, num_saved = partition(gm, n_out, len(flat), len(tangents))
+        for i in mutated:
+            if flat[i].requires_grad:
+                raise Eager(f"input {i} requires grad and is updated in place")
+        trace_ms = (time.perf_counter() - start) * 1000
+
+        def compile_graph(gm_part, what):
+            c = compile_graph_module(gm_part, mode=owner.mode, device=owner.device,
+                                     fallback=owner.fallback, fullgraph=owner.fullgraph,
+                                     recompile_limit=owner.recompile_limit,
+                                     options=owner.extra_options)
+            c.name = f"{owner.name}_{what}"
+            return c
+
+        spec = TrainingSpec(
+            key=key, value_guards=guards, forward=compile_graph(fw, "forward"),
+            backward_graph=bw, make_backward=lambda g: compile_graph(g, "backward"),
+            out_key=out_key, differentiable=grad_out, mutated=mutated,
+            num_saved=num_saved, trace_ms=trace_ms)
+        spec.function = _make_function(spec)
+        return spec
+
+    # -- introspection ----------------------------------------------------------
+
+    def describe(self) -> List[str]:
+        lines = []
+        for i, s in enumerate(self.specs):
+            fw = s.forward.explain()
+            ms = sum(fw.compile_ms)
+            bw_text = "not compiled yet (no backward() so far)"
+            bw = None
+            if s.backward is not None:
+                bw = s.backward.explain()
+                bw_text = f"{sum(bw.compile_ms):.1f} ms"
+            lines.append(
+                f"training specialization {i} ({s.hits} calls): joint trace {s.trace_ms:.1f} ms, "
+                f"forward compile {ms:.1f} ms, backward compile {bw_text}; "
+                f"{s.num_saved} tensor(s) saved for backward"
+                + (f"; updates {len(s.mutated)} input(s) in place" if s.mutated else ""))
+            for what, e in (("forward", fw), ("backward", bw)):
+                if e is None:
+                    continue
+                lines += [f"  {what} graph break: {b}" for b in e.graph_breaks]
+                lines += [f"  {what} eager fallback: {r}" for r in e.fallback_reasons]
+        return lines
+
+
+def _check_constants(gm: torch.fx.GraphModule) -> None:
+    """A tensor the function read from outside its arguments and modules
+    (a global, a closure cell) becomes a constant of the trace: its
+    gradient would be lost, so such a function runs eagerly."""
+    for node in gm.graph.nodes:
+        if node.op != "get_attr":
+            continue
+        value = gm
+        for part in node.target.split("."):
+            value = getattr(value, part, None)
+        if isinstance(value, torch.Tensor) and value.requires_grad:
+            raise Eager(
+                "the function reads a tensor that requires grad from outside its "
+                "arguments and modules (a global or a closure variable); pass it as "
+                "an argument or make it a parameter of a module")
+
+
+__all__ = ["Training", "needs_grad", "reachable_modules", "decompositions"]

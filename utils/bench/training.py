@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Training benchmark: one training step (forward, backward, optimizer)
+with tgc.compile and torch.compile(backend="tgc") next to eager PyTorch and
+torch.compile (Inductor), in one process (docs/training.md).
+
+    python3 utils/bench/training.py [--device cuda] [--models gpt2,resnet18,mlp]
+                                    [--steps 20] [--modes eager,inductor,tgc,tgc-backend]
+
+For each model and mode it prints:
+  first   the first step, forward and backward compiles included (ms)
+  step    the median step time after it (ms), with a device synchronization
+  loss    the loss after the last step (all modes start from the same
+          weights and see the same batches: the losses agree to rounding)
+  breaks  graph breaks TGC reported in the forward and backward graphs
+and the ratio of each mode's step time to eager's (>1: faster than eager).
+Models: a GPT-2-size causal LM (Hugging Face GPT-2 from its config with
+random weights when transformers is installed, else utils/zoo's own
+GPT-like module), torchvision's ResNet-18, and a small MLP.
+"""
+
+import argparse
+import copy
+import os
+import statistics
+import sys
+import time
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import tgc  # noqa: E402
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024),
+                                 nn.LayerNorm(1024), nn.Linear(1024, 10))
+
+    def forward(self, x, y):
+        return F.cross_entropy(self.net(x), y)
+
+
+def _model(name, device, batch):
+    g = torch.Generator().manual_seed(0)
+    if name == "mlp":
+        m = MLP()
+        data = (torch.randn(batch or 256, 1024, generator=g),
+                torch.randint(0, 10, (batch or 256,), generator=g))
+        return m, data, lambda m, x, y: m(x, y)
+    if name == "gpt2":
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        cfg = GPT2Config(n_layer=12, n_embd=768, n_head=12, vocab_size=50257,
+                         n_positions=1024, attn_implementation="eager")
+        m = GPT2LMHeadModel(cfg)
+        b, t = batch or 8, 512
+        ids = torch.randint(0, 50257, (b, t), generator=g)
+        return m, (ids,), lambda m, ids: m(input_ids=ids, labels=ids).loss
+    if name == "resnet18":
+        import torchvision
+
+        m = torchvision.models.resnet18(num_classes=1000)
+        b = batch or 64
+        x = torch.randn(b, 3, 224, 224, generator=g)
+        y = torch.randint(0, 1000, (b,), generator=g)
+        return m, (x, y), lambda m, x, y: F.cross_entropy(m(x), y)
+    raise SystemExit(f"unknown model {name}")
+
+
+def _compiled(mode, model):
+    if mode == "eager":
+        return model
+    if mode == "inductor":
+        return torch.compile(model)
+    if mode == "tgc":
+        return tgc.compile(model, fallback=True)
+    if mode == "tgc-backend":
+        return torch.compile(model, backend="tgc")
+    raise SystemExit(f"unknown mode {mode}")
+
+
+def _breaks(mode, compiled) -> str:
+    if mode == "tgc":
+        lines = tgc.explain(compiled).training
+        return str(sum("graph break" in line for line in lines))
+    if mode == "tgc-backend":
+        import tgc.backend
+
+        return str(sum(len(tgc.explain(g).graph_breaks) for g in tgc.backend.graphs()))
+    return "-"
+
+
+def _sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def run(name, modes, device, steps, batch):
+    model, data, loss_of = _model(name, device, batch)
+    data = tuple(d.to(device) for d in data)
+    rows = {}
+    for mode in modes:
+        if mode == "inductor" or mode == "tgc-backend":
+            torch._dynamo.reset()
+        m = copy.deepcopy(model).to(device).train()
+        c = _compiled(mode, m)
+        opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
+        times = []
+        loss = None
+        for step in range(steps):
+            _sync(device)
+            start = time.perf_counter()
+            loss = loss_of(c, *data)
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            _sync(device)
+            times.append((time.perf_counter() - start) * 1000)
+        rows[mode] = (times[0], statistics.median(times[1:]), loss.item(), _breaks(mode, c))
+        print(f"{name:9s} {mode:12s} first {times[0]:9.1f} ms  step {rows[mode][1]:8.2f} ms  "
+              f"loss {rows[mode][2]:.5f}  breaks {rows[mode][3]}", flush=True)
+    if "eager" in rows:
+        base = rows["eager"][1]
+        print(f"{name:9s} step time vs eager: " + ", ".join(
+            f"{mode} {base / r[1]:.2f}x" for mode, r in rows.items() if mode != "eager"),
+            flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--models", default="gpt2,resnet18")
+    p.add_argument("--modes", default="eager,inductor,tgc,tgc-backend")
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--batch", type=int, default=0, help="batch size (0: the model's default)")
+    a = p.parse_args()
+    modes = [m for m in a.modes.split(",") if m]
+    if not hasattr(torch, "compile"):
+        modes = [m for m in modes if m not in ("inductor", "tgc-backend")]
+    print(f"# {torch.cuda.get_device_name() if a.device == 'cuda' else 'cpu'}, "
+          f"PyTorch {torch.__version__}, {a.steps} steps, AdamW", flush=True)
+    for name in a.models.split(","):
+        run(name, modes, a.device, a.steps, a.batch)
+
+
+if __name__ == "__main__":
+    main()
