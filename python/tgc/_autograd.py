@@ -184,7 +184,6 @@ _DECOMPOSED = [
     "binary_cross_entropy_backward", "soft_margin_loss_backward", "glu_backward",
     "prelu_backward", "_adaptive_avg_pool2d_backward", "avg_pool2d_backward",
     "embedding_dense_backward", "native_batch_norm", "_native_batch_norm_legit_functional",
-    "nll_loss_forward",
 ]
 
 
@@ -221,6 +220,60 @@ def decompositions() -> Dict[Any, Any]:
     return table
 
 
+# --- outputs ------------------------------------------------------------------------
+
+_TENSOR = object()
+
+
+def flatten_output(out) -> Tuple[List[torch.Tensor], Any]:
+    """The tensors of a function's result and its structure (what
+    tgc._trace.rebuild takes: tuples, lists, namedtuples, dicts and their
+    subclasses such as HF's ModelOutput, dataclasses, and objects of tensors
+    such as HF's caches), with the other values as constants."""
+    import dataclasses
+    import enum
+
+    tensors: List[torch.Tensor] = []
+    leaves: List[Tuple[Any, Any]] = []
+    on_path = set()
+
+    def leaf(kind, value):
+        leaves.append((kind, value))
+        return ("leaf", len(leaves) - 1)
+
+    def walk(o):
+        if isinstance(o, torch.Tensor):
+            tensors.append(o)
+            return leaf(_TENSOR, len(tensors) - 1)
+        if o is None or isinstance(o, (int, float, bool, str, torch.dtype, torch.device,
+                                       enum.Enum, type, torch.Size)):
+            return leaf(None, o)
+        if dataclasses.is_dataclass(o) and not isinstance(o, (type, dict)):
+            fields = [f.name for f in dataclasses.fields(o) if f.init]
+            return ("dataclass", type(o), {n: walk(getattr(o, n)) for n in fields})
+        if isinstance(o, (tuple, list)):
+            return (type(o), [walk(e) for e in o])
+        if isinstance(o, dict):
+            return (type(o), {k: walk(e) for k, e in o.items()})
+        if hasattr(o, "__dict__") and not isinstance(o, torch.nn.Module) and \
+                not callable(o) and id(o) not in on_path:
+            on_path.add(id(o))
+            state = {k: walk(v) for k, v in vars(o).items()}
+            on_path.discard(id(o))
+            return ("object", type(o), state)
+        raise Unsupported(f"an output of type {type(o).__name__}")
+
+    tree = walk(out)
+    return tensors, (tree, leaves)
+
+
+def rebuild_output(structure, tensors: List[torch.Tensor]):
+    from ._trace import rebuild
+
+    tree, leaves = structure
+    return rebuild(tree, [tensors[v] if k is _TENSOR else v for k, v in leaves])
+
+
 # --- one training specialization ------------------------------------------------
 
 
@@ -235,7 +288,7 @@ class TrainingSpec:
     forward: Any  # CompiledFunction of the forward graph
     backward_graph: torch.fx.GraphModule
     make_backward: Any
-    out_key: Any  # the output structure (tgc._compile.flatten)
+    out_key: Any  # the output structure (flatten_output)
     differentiable: List[bool]  # per output tensor
     mutated: List[int]  # flat inputs whose new values the forward returns
     num_saved: int
@@ -315,7 +368,7 @@ class Training:
     # -- calls ----------------------------------------------------------------
 
     def __call__(self, args, kwargs):
-        from ._compile import flatten, unflatten
+        from ._compile import flatten
 
         owner = self.owner
         if self.eager_reason is not None:
@@ -344,7 +397,7 @@ class Training:
             with torch.no_grad():
                 for i, value in zip(spec.mutated, results[n:]):
                     flat[i].copy_(value)
-        return unflatten(spec.out_key, list(results[:n]))
+        return rebuild_output(spec.out_key, list(results[:n]))
 
     def _lookup(self, key) -> Optional[TrainingSpec]:
         for spec in reversed(self.specs):
@@ -391,7 +444,7 @@ class Training:
     # -- tracing --------------------------------------------------------------
 
     def _trace(self, args, kwargs, user, keys, state, key) -> TrainingSpec:
-        from ._compile import flatten, unflatten
+        from ._compile import _rng_state, _set_rng_state, unflatten
         from ._trace import user_frame
         from .fx import compile_graph_module
 
@@ -409,7 +462,7 @@ class Training:
             a, kw = unflatten(keys, u)
             with state.replaced(xs[n_user:]):
                 out = owner.fn(*a, **kw)
-            tensors, out_key = flatten(out)
+            tensors, out_key = flatten_output(out)
             out_info["key"] = out_key
             out_info["grad"] = [t.requires_grad and (t.is_floating_point() or t.is_complex())
                                 for t in tensors]
@@ -436,6 +489,10 @@ class Training:
         if modules:
             names = _state.module_names(modules[0])
         recorder = _state.AttributeRecorder(names, user_frame)
+        # The trace runs the function three times: random ops (dropout)
+        # must not advance the generators, so the compiled call draws what
+        # the eager call would have drawn.
+        rng = _rng_state()
         _state.start_recording(recorder)
         try:
             with torch.enable_grad():
@@ -452,6 +509,7 @@ class Training:
             raise Eager(f"the joint forward-backward trace failed: {type(e).__name__}: {e}")
         finally:
             _state.stop_recording()
+            _set_rng_state(rng)
         guards = list(recorder.reads.values()) + _state.function_value_guards(owner.fn)
         grad_out = list(out_info["grad"])
         out_key = out_info["key"]
@@ -464,6 +522,8 @@ class Training:
             gm = make_fx(_functionalize(rerun), decompositions())(copies, tangents)
         except Exception as e:  # noqa: BLE001
             raise Eager(f"functionalizing the joint graph failed: {type(e).__name__}: {e}")
+        finally:
+            _set_rng_state(rng)
         _check_constants(gm)
         fw, bw, mutated, num_saved = partition(gm, n_out, len(flat), len(tangents))
         for i in mutated:

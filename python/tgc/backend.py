@@ -50,12 +50,14 @@ def _training_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
     """AOTAutograd (PyTorch 2.x: functionalization, the joint graph, the
     partition, input mutations, symbolic sizes) with TGC compiling the
     forward and the backward graph it makes (docs/training.md)."""
+    from functorch.compile import make_boxed_func
     from torch._dynamo.backends.common import aot_autograd
 
     from ._autograd import decompositions
 
     def compiler(graph, inputs):
-        return _inference_backend(graph, inputs, **kwargs)
+        # (AOTAutograd calls it with the list of arguments: "boxed")
+        return make_boxed_func(_inference_backend(graph, inputs, **kwargs))
 
     return aot_autograd(fw_compiler=compiler, bw_compiler=compiler,
                         decompositions=decompositions())(gm, example_inputs)

@@ -88,9 +88,9 @@ def _breaks(mode, compiled) -> str:
         lines = tgc.explain(compiled).training
         return str(sum("graph break" in line for line in lines))
     if mode == "tgc-backend":
-        import tgc.backend
+        from tgc import backend
 
-        return str(sum(len(tgc.explain(g).graph_breaks) for g in tgc.backend.graphs()))
+        return str(sum(len(tgc.explain(g).graph_breaks) for g in backend.graphs()))
     return "-"
 
 
