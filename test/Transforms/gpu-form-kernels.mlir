@@ -837,3 +837,24 @@ func.func @check_flag_view(%a: tensor<?xi64>, %c: tensor<i64>, %t: tensor<f32>, 
   %w = tgc.where %r, %x, %t : tensor<i1>, tensor<?x4xf32>, tensor<f32> -> tensor<?x4xf32>
   return %w : tensor<?x4xf32>
 }
+
+// -----
+
+// A row sum broadcast back through a view of its buffer (x - g.sum(-1,
+// keepdim=True)): the first thread stores the row's f32 sum, and the
+// epilogue reads it through the expand_shape that adds the kept dim. The
+// read is of memory, not of registers, so a barrier must separate the
+// store from it (it was missing: other threads read the sum before it was
+// written, a wrong answer on the H100 for 4096 rows of 768..2048).
+
+// CHECK-LABEL: gpu.func @sum_broadcast_rows_0
+// CHECK:           memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<4096xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    gpu.barrier
+// CHECK-NEXT:    vector.load
+// CHECK:         memref.load %{{.*}}[%{{.*}}, %c0] : memref<4096x1xf32>
+func.func @sum_broadcast(%x: tensor<4096x768xf32>, %g: tensor<4096x768xf32>) -> tensor<4096x768xf32> {
+  %s = tgc.sum %g dims [1] keepdim : tensor<4096x768xf32> -> tensor<4096x1xf32>
+  %r = tgc.sub %x, %s : tensor<4096x768xf32>, tensor<4096x1xf32> -> tensor<4096x768xf32>
+  return %r : tensor<4096x768xf32>
+}

@@ -27,6 +27,21 @@ using namespace mlir::tgc::gpu_kernels;
 
 namespace {
 
+/// The buffer `v` is a view of: through reshapes, casts and subviews, not
+/// through memref.view (distinct slots of the arena, disjoint while both
+/// are live). Two operands with one root may read or write the same memory.
+Value bufferRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<memref::ViewOp>(def))
+      break;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
 class RowKernelEmitter : public KernelBuilder {
 public:
   using KernelBuilder::KernelBuilder;
@@ -209,10 +224,10 @@ public:
         b, loc, inRange,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero));
 
-    DenseSet<Value> writtenInKernel;
+    DenseSet<Value> writtenInKernel; // buffer roots (bufferRoot)
     for (linalg::GenericOp op : ops)
       for (Value init : op.getDpsInits())
-        writtenInKernel.insert(init);
+        writtenInKernel.insert(bufferRoot(init));
     // Slot k of a thread is element k % vecWidth of its chunk k / vecWidth,
     // which starts at (lane + chunk * stride) * vecWidth.
     SmallVector<Value> chunkStarts, positions, valid;
@@ -270,13 +285,18 @@ public:
     // row's first thread (rows-only stages and reductions of the row,
     // which read their start from registers or from that same thread).
     auto onlyRegisterReads = [&](size_t i, Value buffer, AffineMap map) {
+      Value root = bufferRoot(buffer);
       return llvm::all_of(ops.drop_front(i + 1), [&](linalg::GenericOp later) {
         bool firstThreadWrites = later.getNumLoops() == rows ||
                                  later.getIteratorTypesArray().back() ==
                                      utils::IteratorType::reduction;
+        // A read through a view of the buffer (an expand_shape adding the
+        // reduced dim back) is a read of memory the first thread writes:
+        // it needs the barrier.
         for (OpOperand &o : later->getOpOperands())
-          if (o.get() == buffer &&
-              ((later.isDpsInit(&o) && !firstThreadWrites) ||
+          if (bufferRoot(o.get()) == root &&
+              (o.get() != buffer ||
+               (later.isDpsInit(&o) && !firstThreadWrites) ||
                rowMap(later.getMatchingIndexingMap(&o)) != map))
             return false;
         return true;
@@ -490,7 +510,7 @@ public:
             continue;
           given[in->getOperandNumber()] = rowRegister(op, *in);
           if (!given[in->getOperandNumber()] &&
-              writtenInKernel.contains(in->get()))
+              writtenInKernel.contains(bufferRoot(in->get())))
             registers = false;
         }
         OpOperand &out = op.getDpsInitsMutable()[0];
