@@ -69,6 +69,15 @@ class MLP(nn.Module):
         return self.net(x)
 
 
+class MLPWithLabels(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = MLP()
+
+    def forward(self, x, y):
+        return self.m(x)
+
+
 def _ce(out, x, y):
     return F.cross_entropy(out, y)
 
@@ -78,15 +87,7 @@ def test_mlp_layernorm_cross_entropy_trains_like_eager(device):
     torch.manual_seed(0)
     data = [(torch.randn(32, 16), torch.randint(0, 10, (32,)))] * 20  # learnt by heart
 
-    class WithLabels(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.m = MLP()
-
-        def forward(self, x, y):
-            return self.m(x)
-
-    compiled, losses = _compare_step(WithLabels(), lambda s: data[s], _ce, device, steps=20)
+    compiled, losses = _compare_step(MLPWithLabels(), lambda s: data[s], _ce, device, steps=20)
     assert losses[-1] < losses[0]  # it learns
     e = tgc.explain(compiled)
     assert "training specialization 0 (20 calls)" in str(e)
@@ -456,15 +457,6 @@ def test_inputs_updated_in_place_are_written_back():
 
 needs_dynamo = pytest.mark.skipif(not hasattr(torch, "compile"),
                                   reason="torch.compile is PyTorch 2.x")
-
-
-class MLPWithLabels(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.m = MLP()
-
-    def forward(self, x, y):
-        return self.m(x)
 
 
 def _backend(model):

@@ -33,6 +33,7 @@ This is AOTAutograd's design (functorch's ``aot_function`` in PyTorch
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -208,7 +209,9 @@ def _nll_loss_backward(grad_output, self, target, weight, reduction, ignore_inde
     return grad.to(self.dtype)
 
 
+@functools.lru_cache(maxsize=None)
 def decompositions() -> Dict[Any, Any]:
+    """(built once per process; callers must not change it)"""
     from torch._decomp import get_decompositions
 
     ops = [getattr(aten, n) for n in _DECOMPOSED if hasattr(aten, n)]
@@ -503,8 +506,6 @@ class Training:
             copies = [t.detach().clone().requires_grad_(t.requires_grad) for t in flat]
             with torch.enable_grad():
                 traced = make_fx(joint)(copies, tangents)
-        except Eager:
-            raise
         except Exception as e:  # noqa: BLE001 - any failure of the trace
             raise Eager(f"the joint forward-backward trace failed: {type(e).__name__}: {e}")
         finally:
