@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a function below changes its signature or meaning. */
-#define TGC_CAPI_VERSION 2
+#define TGC_CAPI_VERSION 3
 
 int32_t tgc_capi_version(void);
 
@@ -70,6 +70,9 @@ int32_t tgc_compiled_num_results(const tgc_compiled *compiled);
 double tgc_compiled_compile_ms(const tgc_compiled *compiled);
 /* Fused loop nests (CPU) or kernel launches plus GEMM calls (CUDA). */
 int64_t tgc_compiled_kernels(const tgc_compiled *compiled);
+/* Where the compile's time went: "parse=0.41;frontend=3.20;..." (phase=ms,
+ * in order; tgc/Compiler/CompileReport.h lists the phases). */
+const char *tgc_compiled_phases(const tgc_compiled *compiled);
 
 /* The guard set: readable text ("s0 >= 10") and reason of guard `index`;
  * NULL when out of range. */
@@ -98,8 +101,13 @@ int64_t tgc_compiled_arena_bytes(const tgc_compiled *compiled,
                                  const tgc_arg_desc *args, int32_t num_args);
 
 /* Generated code kept with keep-code=1: "loops" (CPU: the module after
- * tgc-cpu-pipeline), "plan" (CUDA: the launch plan), "ptx" (CUDA, with
- * ptx-only=1). "" when there is none. */
+ * tgc-cpu-pipeline, without the guard function), "guards" (CPU: the guard
+ * function, LLVM dialect), "plan" (CUDA: the launch plan), "ptx" (CUDA,
+ * with ptx-only=1), "kernels" (each kernel's source lines, a line per
+ * kernel: "kernel K: scope@file:line|..."; CUDA always, CPU with
+ * keep-code), "arena" (the arena's buffers for the example shapes, a line
+ * each: "offset bytes first last", op positions; CUDA always, CPU with
+ * keep-code). "" when there is none. */
 const char *tgc_compiled_code(const tgc_compiled *compiled, const char *what);
 
 /* Returns the memory for result `index` (dense row-major, on the compiled

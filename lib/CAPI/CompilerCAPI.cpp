@@ -10,6 +10,7 @@
 
 #include "tgc-c/tgc_compiler.h"
 
+#include "tgc/Compiler/CompileReport.h"
 #include "tgc/Compiler/CompilerUtils.h"
 #include "tgc/Compiler/CpuCompiler.h"
 #include "tgc/Compiler/GpuCompiler.h"
@@ -200,7 +201,9 @@ struct tgc_compiled {
   double compileMs = 0;
   int64_t kernels = 0;
   std::vector<std::string> guardTexts, guardReasons;
-  std::string loops, plan, ptx;
+  std::string loops, guards, kernels_, arena, plan, ptx;
+  // "parse=0.41;frontend=3.20;..." (tgc/Compiler/CompileReport.h).
+  std::string phases;
   // CPU
   std::unique_ptr<CompiledCpuFunction> cpu;
   // CUDA
@@ -246,6 +249,8 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   MLIRContext *ctx = result->context.get();
   ctx->loadAllAvailableDialects();
 
+  CompilePhases parse;
+  parse.begin("parse");
   {
     ErrorCollector diagnostics(ctx);
     result->module = parseSourceString<ModuleOp>(moduleText, ctx, "<input>");
@@ -255,6 +260,14 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
       return nullptr;
     }
   }
+  parse.end();
+  auto phaseText = [&](const auto &list) {
+    CompilePhases all = parse;
+    std::string text = all.text();
+    for (const auto &[name, ms] : list)
+      text += ";" + name + "=" + std::to_string(ms);
+    return text;
+  };
   func::FuncOp entry =
       findEntryFunction(*result->module, entryName ? entryName : "", error);
   if (!entry) {
@@ -292,6 +305,10 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
     result->compileMs = result->cpu->stats().compileMs;
     result->kernels = result->cpu->stats().kernels;
     result->loops = result->cpu->loopsIR();
+    result->guards = result->cpu->guardsIR();
+    result->kernels_ = result->cpu->kernelMap();
+    result->arena = result->cpu->arenaLayoutText();
+    result->phases = phaseText(result->cpu->stats().phases);
     if (const tgc_guard_set_info *info = result->cpu->guardInfo())
       for (int32_t i = 0; i < info->num_guards; ++i) {
         result->guardTexts.push_back(info->guards[i].text);
@@ -327,6 +344,9 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   result->artifact = std::move(compiled->artifact);
   result->compileMs = compiled->compileMs;
   result->kernels = compiled->kernels + compiled->gemms;
+  result->phases = phaseText(compiled->phases);
+  result->kernels_ = compiled->kernelMap;
+  result->arena = compiled->arenaLayout;
   for (const rt::PlanGuard &g : result->artifact.plan.guards) {
     result->guardTexts.push_back(g.text);
     result->guardReasons.push_back(g.reason);
@@ -352,6 +372,9 @@ int32_t tgc_compiled_num_results(const tgc_compiled *c) {
 }
 double tgc_compiled_compile_ms(const tgc_compiled *c) {
   return c ? c->compileMs : 0;
+}
+const char *tgc_compiled_phases(const tgc_compiled *c) {
+  return c ? c->phases.c_str() : "";
 }
 int64_t tgc_compiled_kernels(const tgc_compiled *c) {
   return c ? c->kernels : 0;
@@ -419,6 +442,12 @@ const char *tgc_compiled_code(const tgc_compiled *c, const char *what) {
     return c->loops.c_str();
   if (w == "plan")
     return c->plan.c_str();
+  if (w == "guards")
+    return c->guards.c_str();
+  if (w == "kernels")
+    return c->kernels_.c_str();
+  if (w == "arena")
+    return c->arena.c_str();
   if (w == "ptx")
     return c->ptx.c_str();
   return "";

@@ -2,6 +2,8 @@
 
 #include "tgc/Compiler/CpuCompiler.h"
 
+#include "tgc/Compiler/CompileReport.h"
+
 #include "tgc/Compiler/CompilerUtils.h"
 
 #include "tgc/Pipelines/Pipelines.h"
@@ -164,16 +166,39 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   ErrorCollector diagnostics(ctx);
   PassManager toLoops(ctx);
   buildCpuPipeline(toLoops, pipeline);
+  CompilePhases phases;
+  phases.instrument(toLoops, "frontend",
+                    {{"tgc-decompose", "fusion"},
+                     {"tgc-fuse", "fusion"},
+                     {"tgc-to-linalg", "kernels"},
+                     {"tgc-unshare-inits", "bufferize"},
+                     {"scf-forall-to-parallel", "loops"}});
   if (failed(toLoops.run(*module))) {
     error = "compilation failed:\n" + diagnostics.text;
     return nullptr;
   }
   if (options.keepLoopsIR) {
-    llvm::raw_string_ostream os(result->loopsText);
-    module->print(os);
+    // The entry's loops apart from its guard function and the guards'
+    // strings (TGC_LOGS=output_code vs guard_code).
+    llvm::raw_string_ostream loops(result->loopsText);
+    llvm::raw_string_ostream guards(result->guardsText);
+    for (Operation &op : module->getBody()->getOperations()) {
+      auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      bool guard = name && name.getValue().starts_with("tgc_guard_");
+      op.print(guard ? guards : loops);
+      (guard ? guards : loops) << "\n";
+    }
   }
   if (auto f = module->lookupSymbol<func::FuncOp>(symbol)) {
     result->compileStats.kernels = countKernels(f);
+    if (options.keepLoopsIR) {
+      llvm::raw_string_ostream os(result->kernelsText);
+      int64_t k = 0;
+      for (Operation &op : f.getBody().getOps())
+        if (isa<omp::ParallelOp, scf::ParallelOp, scf::ForOp, scf::WhileOp>(op))
+          os << "kernel " << k++ << ": " << kernelSources(&op) << "\n";
+      result->arenaText = arenaLayout(f, options.exampleShapes);
+    }
     if (auto plan = f->getAttrOfType<DictionaryAttr>("tgc.memory_plan")) {
       if (auto n = plan.getAs<IntegerAttr>("buffers"))
         result->compileStats.plannedBuffers = n.getInt();
@@ -187,6 +212,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
           result->planDims.emplace_back(dims[i], dims[i + 1]);
     }
   }
+  phases.begin("to LLVM");
   PassManager toLLVM(ctx);
   buildCpuLoopsToLLVMPipeline(toLLVM);
   if (failed(toLLVM.run(*module))) {
@@ -194,6 +220,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     return nullptr;
   }
 
+  phases.begin("LLVM JIT");
   DialectRegistry registry;
   registerAllToLLVMIRTranslations(registry);
   ctx->appendDialectRegistry(registry);
@@ -252,6 +279,8 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   result->entryFn = *entryFn;
   result->guardFn = reinterpret_cast<tgc_guard_fn>(*guard);
   result->guardSetInfo = static_cast<const tgc_guard_set_info *>(*info);
+  phases.end();
+  result->compileStats.phases = phases.list();
   result->compileStats.compileMs =
       std::chrono::duration<double, std::milli>(
           std::chrono::steady_clock::now() - start)

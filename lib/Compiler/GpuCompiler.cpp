@@ -7,9 +7,12 @@
 
 #include "tgc/Compiler/GpuCompiler.h"
 
+#include "tgc/Compiler/CompileReport.h"
 #include "tgc/Compiler/CompilerUtils.h"
 #include "tgc/Pipelines/Pipelines.h"
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
+
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -43,17 +46,48 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   ErrorCollector diagnostics(ctx);
   PassManager pm(ctx);
   buildGpuPipeline(pm, pipeline);
+  CompilePhases phases;
+  phases.instrument(pm, "frontend",
+                    {{"tgc-decompose", "fusion"},
+                     {"tgc-fuse", "fusion"},
+                     {"tgc-to-linalg", "linalg"},
+                     {"tgc-unshare-inits", "bufferize"},
+                     {"tgc-gpu-select-strategy", "kernels"},
+                     {"expand-strided-metadata", "to NVVM"}});
   if (failed(pm.run(*module))) {
     error = "compilation failed:\n" + diagnostics.text;
     return failure();
   }
+  phases.begin("launch plan");
   auto func = module->lookupSymbol<func::FuncOp>(entry);
+  // Which traced ops each kernel and GEMM computes (the report's map).
+  std::string kernelMap, arena;
+  {
+    llvm::raw_string_ostream os(kernelMap);
+    if (auto kernels = module->lookupSymbol<gpu::GPUModuleOp>(
+            (entry + "_kernels").str()))
+      for (Operation &k : kernels.getBody()->getOperations())
+        if (auto name = k.getAttrOfType<StringAttr>(
+                SymbolTable::getSymbolAttrName()))
+          if (k.getNumRegions() && !k.getRegion(0).empty())
+            os << "kernel " << name.getValue() << ": " << kernelSources(&k)
+               << "\n";
+    if (func)
+      arena = arenaLayout(func, options.exampleShapes);
+    if (func)
+      func.walk([&](Operation *op) {
+        if (op->hasAttr(tgc_gpu::TgcGpuDialect::kGemmAttrName))
+          os << "gemm: " << kernelSources(op) << "\n";
+      });
+  }
   FailureOr<rt::Plan> plan = buildLaunchPlan(*module, func);
   if (failed(plan)) {
     error = "launch plan failed:\n" + diagnostics.text;
     return failure();
   }
   GpuCompileResult result;
+  result.kernelMap = std::move(kernelMap);
+  result.arenaLayout = std::move(arena);
   result.artifact.plan = std::move(*plan);
   result.artifact.chip = options.chip;
   for (const rt::PlanStep &s : result.artifact.plan.steps) {
@@ -83,6 +117,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
         ptx = true;
       }
     }
+    phases.begin(ptx ? "LLVM to PTX" : "LLVM to PTX, ptxas");
     FailureOr<std::string> code = ptx
                                       ? translateGPUModuleToPTX(gpuModule, nvptx)
                                       : translateGPUModuleToCubin(gpuModule,
@@ -94,6 +129,8 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
     result.artifact.module = std::move(*code);
     result.artifact.isPtx = ptx;
   }
+  phases.end();
+  result.phases = phases.list();
   result.compileMs = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - start)
                          .count();

@@ -5,7 +5,12 @@
 // op writes the out buffer. Sizes are symbolic (arg 0 dim 0).
 
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: tgc.memory_plan = {arena_bytes = affine_map<()[s0] -> (s0 * 512)>, buffers = 9 : i64, dims = array<i64: 0, 0>, peak_bytes = [affine_map<()[s0] -> (s0 * 256)>, affine_map<()[s0] -> (s0 * 512)>,
+// The layout (for reports): buffer 0 at offset 0, buffer 1 in the other
+// slot, buffer 2 back in slot 0 once buffer 0 is dead; each with its first
+// and last op position.
+// CHECK-SAME: tgc.memory_plan = {arena_bytes = affine_map<()[s0] -> (s0 * 512)>, buffers = 9 : i64, dims = array<i64: 0, 0>,
+// CHECK-SAME: layout = {{\[}}[affine_map<()[s0] -> (0)>, affine_map<()[s0] -> (s0 * 256)>, 2, 5], [affine_map<()[s0] -> (s0 * 256)>, affine_map<()[s0] -> (s0 * 256)>, 4, 7], [affine_map<()[s0] -> (0)>, affine_map<()[s0] -> (s0 * 256)>, 6, 9],
+// CHECK-SAME: peak_bytes = [affine_map<()[s0] -> (s0 * 256)>, affine_map<()[s0] -> (s0 * 512)>,
 // CHECK-SAME: slots = 2 : i64
 // CHECK: %[[D:.*]] = memref.dim %arg0, %c0
 // CHECK: %[[BYTES:.*]] = arith.muli %[[D]], %c512

@@ -53,6 +53,8 @@ struct CpuCompileStats {
   int64_t kernels = 0;
   /// Intermediate buffers the memory planner placed in the arena.
   int64_t plannedBuffers = 0;
+  /// (phase, ms) in order (tgc/Compiler/CompileReport.h).
+  std::vector<std::pair<std::string, double>> phases;
 };
 
 /// Bytes of the intermediate-buffer arena of one call and the peak of the
@@ -86,6 +88,13 @@ public:
   /// The module after tgc-cpu-pipeline (with CpuCompileOptions::keepLoopsIR;
   /// empty otherwise).
   const std::string &loopsIR() const { return loopsText; }
+  /// With keepLoopsIR: the guard function (LLVM dialect) and its strings.
+  const std::string &guardsIR() const { return guardsText; }
+  /// With keepLoopsIR: "kernel K: sources" per line (kernelSources()).
+  const std::string &kernelMap() const { return kernelsText; }
+  /// With keepLoopsIR: the arena layout for the example shapes
+  /// (arenaLayout()).
+  const std::string &arenaLayoutText() const { return arenaText; }
   /// The entry point's argument and result types.
   ArrayRef<RankedTensorType> argumentTypes() const { return argTypes; }
   ArrayRef<RankedTensorType> resultTypesOf() const { return resultTypes; }
@@ -126,7 +135,7 @@ private:
   tgc_guard_fn guardFn = nullptr;
   const tgc_guard_set_info *guardSetInfo = nullptr;
   CpuCompileStats compileStats;
-  std::string loopsText;
+  std::string loopsText, guardsText, kernelsText, arenaText;
   /// The plan's maps (owned by the module's context, which must outlive
   /// this object, as for every other use of the compiled function) and the
   /// (argument, dim) pair of each of their symbols.

@@ -51,6 +51,12 @@ struct GpuCompileResult {
   double compileMs = 0;
   int64_t kernels = 0; // kernel launches in the plan
   int64_t gemms = 0;   // cuBLASLt calls in the plan
+  /// (phase, ms) in order (tgc/Compiler/CompileReport.h).
+  std::vector<std::pair<std::string, double>> phases;
+  /// "kernel NAME: sources" / "gemm: sources" per line (kernelSources()).
+  std::string kernelMap;
+  /// The arena layout for the example shapes (arenaLayout()).
+  std::string arenaLayout;
 };
 
 /// Compiles `entry` of `module` (cloned, not changed). Errors (diagnostics

@@ -489,12 +489,21 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
     SmallVector<Attribute> peakMaps;
     for (AffineExpr p : peaks)
       peakMaps.push_back(mapOf(p));
+    // Each buffer's place and lifetime (offset, bytes, first and last op
+    // position), for reports (tgc::arenaLayout).
+    SmallVector<Attribute> layout;
+    for (const Buffer &b : buffers)
+      layout.push_back(builder.getArrayAttr(
+          {mapOf(offsets[b.slot]), mapOf(b.bytes),
+           builder.getI64IntegerAttr(b.start),
+           builder.getI64IntegerAttr(b.end)}));
     NamedAttrList plan;
     plan.append("buffers", builder.getI64IntegerAttr(buffers.size()));
     plan.append("slots", builder.getI64IntegerAttr(slots.size()));
     plan.append("arena_bytes", mapOf(total));
     plan.append("peak_bytes", builder.getArrayAttr(peakMaps));
     plan.append("dims", builder.getDenseI64ArrayAttr(dims));
+    plan.append("layout", builder.getArrayAttr(layout));
     func->setAttr("tgc.memory_plan", plan.getDictionary(&getContext()));
     if (report)
       func.emitRemark() << "tgc-plan-memory: " << buffers.size()
