@@ -130,7 +130,7 @@ def test_uint8_and_int8_get_their_own_compile():
     assert torch.equal(f(i), (i + i) // 3)  # not the uint8 code
     e = tgc.explain(f)
     assert e.compiles == 2
-    assert "dtype(arg0) == ui8" in e.recompile_reasons[0]
+    assert "dtype(x) == ui8" in e.recompile_reasons[0]
     assert torch.equal(f(u), (u + u) // 3) and tgc.explain(f).compiles == 2
 
 

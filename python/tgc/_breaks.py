@@ -420,10 +420,12 @@ def partition(graph, islands: Sequence[Island], outputs: Sequence[str],
         for a in ext:
             v = graph.values[a]
             if v.dtype == torch.uint8 and not v.storage:
-                params.append(f"{a}_u8: {format_type(v.dtype, v.shape, True)} {{tgc.unsigned}}")
+                params.append(f"{a}_u8: {format_type(v.dtype, v.shape, True)} {{tgc.unsigned}}"
+                              + graph.arg_loc(a))
                 lines += widen_u8(f"{a}_u8", a, v.shape, _local_names(a))
             else:
-                params.append(f"{a}: {v.type}" + (" {tgc.unsigned}" if v.storage else ""))
+                params.append(f"{a}: {v.type}" + (" {tgc.unsigned}" if v.storage else "")
+                              + graph.arg_loc(a))
         lines += [graph.lines[i] for i in ls]
         for k, n in enumerate(results):
             v = graph.values[n]

@@ -18,7 +18,7 @@ import torch
 
 from ._graph import CODE_DTYPES, DTYPE_CODES
 
-CAPI_VERSION = 2
+CAPI_VERSION = 3
 
 
 class TgcError(RuntimeError):
@@ -115,6 +115,8 @@ def lib() -> ctypes.CDLL:
                 [P, c.c_int32, c.POINTER(ArgDesc), c.c_int32, c.c_char_p, c.c_size_t],
             ),
             "tgc_compiled_code": (c.c_char_p, [P, c.c_char_p]),
+            "tgc_compiled_arena_bytes": (c.c_int64, [P, c.POINTER(ArgDesc), c.c_int32]),
+            "tgc_compiled_phases": (c.c_char_p, [P]),
             "tgc_compiled_run": (c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P]),
             "tgc_compiled_run_on_stream": (
                 c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P, P]),
@@ -219,6 +221,25 @@ class Compiled:
         buf = ctypes.create_string_buffer(n + 1)
         _lib.tgc_compiled_describe_failure(self.handle, guard, args.descs, args.count, buf, n + 1)
         return buf.value.decode("utf-8", "replace")
+
+    def arena_bytes(self, args: Optional[Args] = None) -> Optional[int]:
+        """Bytes of the arena of intermediate buffers: for these arguments'
+        sizes (CPU), or of the last call (GPU); None when unknown."""
+        if args is None:
+            n = _lib.tgc_compiled_arena_bytes(self.handle, None, 0)
+        else:
+            n = _lib.tgc_compiled_arena_bytes(self.handle, args.descs, args.count)
+        return n if n >= 0 else None
+
+    def phases(self) -> List[tuple]:
+        """(phase, ms) of the compile, in order (tgc_compiled_phases)."""
+        text = _lib.tgc_compiled_phases(self.handle).decode()
+        out = []
+        for item in text.split(";"):
+            name, _, ms = item.partition("=")
+            if name and ms:
+                out.append((name, float(ms)))
+        return out
 
     def code(self, what: str) -> str:
         return _lib.tgc_compiled_code(self.handle, what.encode()).decode()

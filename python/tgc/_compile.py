@@ -18,13 +18,14 @@ import sys
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _autograd, _capi, _check, _native_path, _state
-from ._breaks import BreakMiss, BreakSizes, GraphBreak, run_island
+from . import _autograd, _capi, _check, _names, _native_path, _state
+from ._breaks import BreakMiss, BreakSizes, run_island
+from ._explain import Explanation
+from ._specialized import Specialized
 from ._graph import Unsupported
 from ._trace import TraceResult, rebuild, trace
 
@@ -43,8 +44,13 @@ _MODES = {
 
 _STANCES = ("default", "fail_on_recompile", "eager_on_recompile", "force_eager")
 _stance = "default"
-_LOG_NAMES = ("recompiles", "guards", "graph", "output_code", "graph_breaks")
+# TGC_LOGS categories, each printing what its name says (docs/python.md).
+_LOG_NAMES = ("recompiles", "guards", "graph", "output_code", "graph_breaks",
+              "guard_code", "compile_time")
 _logs: Set[str] = set()
+# Categories asked for with a "+" (more detail: "+guards" lists the guards
+# on parameters and buffers one by one).
+_verbose: Set[str] = set()
 
 
 class RecompileError(RuntimeError):
@@ -70,8 +76,10 @@ def get_stance() -> str:
 def set_logs(spec: str) -> None:
     """Enables log categories, TGC_LOGS syntax: "recompiles,guards",
     "graph", "output_code", "all", "" (none)."""
-    global _logs
-    names = {n.strip().lstrip("+") for n in spec.split(",") if n.strip()}
+    global _logs, _verbose
+    words = [n.strip() for n in spec.split(",") if n.strip()]
+    names = {n.lstrip("+") for n in words}
+    _verbose = {n.lstrip("+") for n in words if n.startswith("+")}
     if "all" in names:
         names = set(_LOG_NAMES)
     unknown = names - set(_LOG_NAMES)
@@ -83,77 +91,16 @@ def set_logs(spec: str) -> None:
 set_logs(os.environ.get("TGC_LOGS", ""))
 
 
+def _keep_code() -> bool:
+    """Whether compiles keep their generated code (for the logs that
+    print it and for TGC_TRACE's report)."""
+    return bool(_logs & {"output_code", "guard_code"}) or bool(os.environ.get("TGC_TRACE"))
+
+
 def _log(category: str, text: str) -> None:
     if category in _logs:
         for line in text.rstrip("\n").split("\n"):
             print(f"[tgc] {line}", file=sys.stderr)
-
-
-@dataclass
-class Specialized:
-    compiled: _capi.Compiled
-    trace: TraceResult
-    keys: Tuple[Any, ...]  # non-tensor arguments, by value
-    example_shapes: List[Optional[List[int]]]
-    captured: _state.CapturedTensors
-    hits: int = 0
-    compile_ms: Optional[float] = None  # all regions' (graph breaks)
-
-    def first_tensors(self, tensors, captured) -> List[torch.Tensor]:
-        """The tensors the first compiled function takes: the call's and
-        the captured ones, or, with graph breaks, the first region's."""
-        program = self.trace.program
-        if program is None:
-            return list(tensors) + list(captured)
-        env = self.environment(tensors, captured)
-        return [env[n] for n in program.steps[0].args]
-
-    def environment(self, tensors, captured) -> Dict[str, torch.Tensor]:
-        env = {f"%arg{i}": t for i, t in enumerate(tensors)}
-        env.update(zip(self.trace.captured_value_names, captured))
-        return env
-
-    def guard_strings(self) -> List[str]:
-        out = [f"{t}  ({r})" for t, r in self.compiled.guards]
-        out += [g.describe() for g in self.trace.value_guards]
-        for a, v in self.trace.value_specs:
-            out.append(f"value(arg{a}) == {v!r}  (read as a Python number)")
-        for s in self.trace.specializations:
-            out.append(f"arg{s.arg}_dim{s.dim} == {s.value}  ({s.reason})")
-        out += [g.describe() for g in self.trace.size_guards]
-        return out
-
-
-@dataclass
-class Explanation:
-    compiles: int
-    graphs: List[str]
-    guards: List[List[str]]
-    recompile_reasons: List[str]
-    compile_ms: List[float]
-    hits: List[int]
-    fallbacks: int
-    fallback_reasons: List[str] = field(default_factory=list)
-    # The eager islands between compiled regions (fullgraph=False), each
-    # once: op, file:line, reason.
-    graph_breaks: List[GraphBreak] = field(default_factory=list)
-    # Training specializations (tgc._autograd), a line each, then their
-    # forward and backward graph breaks.
-    training: List[str] = field(default_factory=list)
-
-    def __str__(self) -> str:
-        trained = sum(1 for t in self.training if t.startswith("training specialization"))
-        lines = [f"{self.compiles} compile(s)"
-                 + (f" and {trained} training compile(s)" if trained else "")
-                 + f", {self.fallbacks} call(s) run eagerly"]
-        lines += self.training
-        lines += ["eager fallback: " + r for r in self.fallback_reasons]
-        lines += ["graph break: " + str(b) for b in self.graph_breaks]
-        for i, (g, gs) in enumerate(zip(self.graphs, self.guards)):
-            lines.append(f"specialization {i} ({self.compile_ms[i]:.1f} ms, {self.hits[i]} hits):")
-            lines += ["  guard: " + s for s in gs]
-        lines += ["recompile: " + r for r in self.recompile_reasons]
-        return "\n".join(lines)
 
 
 def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
@@ -335,7 +282,19 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
     def _call(self, *args, **kwargs):
         if _stance == "force_eager":
             return self.fn(*args, **kwargs)
-        originals, keys = flatten((args, kwargs))
+        try:
+            originals, keys = flatten((args, kwargs))
+        except Unsupported as e:
+            if not self.fallback:
+                raise
+            # Arguments TGC cannot key a specialization on: this call runs
+            # eagerly (the next, with other arguments, may compile).
+            self.fallbacks += 1
+            reason = f"{self.name}: a call ran eagerly: {e}"
+            if reason not in self.fallback_reasons:
+                self.fallback_reasons.append(reason)
+                warnings.warn(f"tgc: {reason}")
+            return self.fn(*args, **kwargs)
         if torch.is_grad_enabled() and self._wants_grad(originals):
             # Gradients flow through the call: compiled forward and backward
             # graphs under autograd (tgc._autograd). The specializations
@@ -433,7 +392,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 a, d, r, _ = eager
                 t = tensors[a]
                 failures.append(
-                    f"specialization {i}: input {a} (an eager value) was {d} of rank {r}, "
+                    f"specialization {i}: input {spec.names().name(a)} (an eager value) "
+                    f"was {d} of rank {r}, "
                     f"now {t.dtype} of rank {t.dim()}")
                 continue
             bad = next(
@@ -443,7 +403,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 # Read as a number in an FX graph from now on (tgc._scalars).
                 self.data_inputs.add(bad[0])
                 failures.append(
-                    f"specialization {i}: input {bad[0]} was read as the number {bad[1]!r}, "
+                    f"specialization {i}: input {spec.names().name(bad[0])} was read as "
+                    f"the number {bad[1]!r}, "
                     f"now {tensors[bad[0]].item()!r}"
                 )
                 continue
@@ -470,8 +431,9 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 bad_guard = next((g for g in spec.trace.size_guards
                                   if not g.holds(lambda a, d: tensors[a].shape[d])), None)
                 if bad_guard is not None:
-                    failures.append(f"specialization {i}: size guard {bad_guard.text} "
-                                    f"failed ({bad_guard.reason})")
+                    failures.append(spec.names().rename(
+                        f"specialization {i}: size guard {bad_guard.text} "
+                        f"failed ({bad_guard.reason})"))
                     continue
             if failed == -1:
                 with self._lock:
@@ -488,12 +450,12 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
     def _why(self, spec: Specialized, failed: int, call: _capi.Args, index: int) -> str:
         text = spec.compiled.describe(failed, call)
         m = re.search(r"arg(\d+)_dim(\d+) ==", text)
-        if m:
+        if m and spec.trace.program is None:
             arg, dim = int(m.group(1)), int(m.group(2))
             for s in spec.trace.specializations:
                 if s.arg == arg and s.dim == dim:
                     text += f"; the size was specialized ({s.reason})"
-        return f"specialization {index}: {text}"
+        return f"specialization {index}: {spec.compiled_names().rename(text)}"
 
     def _miss(self, args, kwargs, originals, tensors, keys, failures: List[str]):
         first = not self.specs
@@ -533,7 +495,11 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             return self.fn(*args, **kwargs)
         with self._lock:
             self.specs.append(spec)
+            index = len(self.specs) - 1
         self._native_dirty = True
+        if "compile_time" in _logs:
+            _log("compile_time", f"{self.name}: {spec.report(index).headline()}")
+        _report_trace(self)
         if torch.is_grad_enabled() and any(t.requires_grad for t in spec.captured.tensors):
             # The trace found a tensor that requires grad outside the
             # arguments (a global): the call needs gradients after all.
@@ -570,6 +536,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         dynamic = self._dynamic_dims(tensors)
         # Trace on copies: the function may update its inputs in place.
         tensor_clones = [t.detach().clone() for t in tensors]
+        call_args, call_kwargs = unflatten(keys, list(tensors))
+        input_names = _names.input_names(self.fn, call_args, call_kwargs)
 
         def run(*tensor_args):
             args, kwargs = unflatten(keys, list(tensor_args))
@@ -586,7 +554,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         rng = _rng_state()
         try:
             tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
-                       source=self.fn, breaks=breaks, data_inputs=self.data_inputs)
+                       source=self.fn, breaks=breaks, data_inputs=self.data_inputs,
+                       input_names=input_names)
             if tr.program is not None and self._island_sizes_changed(tr):
                 # As for inputs: a graph break's result whose size differs
                 # from the last specialization's becomes dynamic (one trace
@@ -594,16 +563,20 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 _set_rng_state(rng)
                 tensor_clones = [t.detach().clone() for t in tensors]
                 tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
-                           source=self.fn, breaks=breaks, data_inputs=self.data_inputs)
+                           source=self.fn, breaks=breaks, data_inputs=self.data_inputs,
+                           input_names=input_names)
         finally:
             _set_rng_state(rng)
         trace_ms = (time.perf_counter() - start) * 1e3
         _log("graph", f"graph of {self.name} ({tr.ops} ops, traced in {trace_ms:.1f} ms):\n{tr.text}")
+        names = _names.ArgNames(tr.arg_names)
         device = self._device(tensors + tr.captured,
-                              [f"input {i}" for i in range(len(tensors))]
-                              + [f"captured tensor {n or '(unnamed)'}" for n in tr.captured_names])
+                              [f"input {names.name(i)}" for i in range(len(tensors))]
+                              + [f"captured tensor {names.name(len(tensors) + k)}"
+                                 if tr.arg_names[len(tensors) + k] else
+                                 "a captured tensor (unnamed)" for k in range(len(tr.captured))])
         if tr.program is not None:
-            return self._compile_program(tr, tensors, keys, device, module)
+            return self._compile_program(tr, tensors, keys, device, module, trace_ms)
         compiled = self._compile_text(tr.text, self.name, device,
                                       [list(t.shape) for t in tensors + tr.captured])
         call = _capi.Args(tensors + tr.captured)
@@ -613,10 +586,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                                           [list(t.shape) for t in tensors + tr.captured],
                                           "vectorize=0")
         self._check_accepts(compiled, call)
-        spec = self._specialized(compiled, tr, keys, tensors, module)
-        if "output_code" in _logs:
-            code = compiled.code("loops") or compiled.code("plan")
-            _log("output_code", f"output code of {self.name}:\n{code}")
+        spec = self._specialized(compiled, tr, keys, tensors, module, trace_ms=trace_ms)
+        if device == "cpu":
+            spec.arena_bytes = compiled.arena_bytes(call)
+        _log_code(self.name, [compiled])
         return spec, call
 
     def _island_sizes_changed(self, tr: TraceResult) -> bool:
@@ -644,7 +617,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         # example sizes are a coincidence here (a batch of 3 beside 3
         # channels made them one symbol: a recompile when the batch changed).
         opts = [f"device={device}", "duck=0",
-                "keep-code=1" if "output_code" in _logs else ""]
+                "keep-code=1" if _keep_code() else ""]
         if device == "cuda" and _MODES[self.mode]:
             opts.append("cuda-graphs=1")
         if device == "cpu":
@@ -694,7 +667,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 f"arguments it was compiled for: {why}"
             )
 
-    def _compile_program(self, tr: TraceResult, tensors, keys, device: str, module):
+    def _compile_program(self, tr: TraceResult, tensors, keys, device: str, module,
+                         trace_ms: float = 0.0):
         """Compiles the regions of a trace with graph breaks (see
         tgc._breaks); the first region's guards select the specialization."""
         program = tr.program
@@ -708,13 +682,16 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             _log("graph_breaks", f"{self.name}: graph break: {b}")
         spec = self._specialized(
             first, tr, keys, tensors, module, ms,
-            f"{len(program.regions)} regions, {len(program.islands)} graph breaks, ")
+            f"{len(program.regions)} regions, {len(program.islands)} graph breaks, ",
+            trace_ms)
+        _log_code(self.name, [r.compiled for r in program.regions])
         call = _capi.Args(spec.first_tensors(tensors, tr.captured))
         self._check_accepts(first, call)
         return spec, call
 
     def _specialized(self, compiled, tr: TraceResult, keys, tensors, module,
-                     compile_ms: Optional[float] = None, what: str = "") -> Specialized:
+                     compile_ms: Optional[float] = None, what: str = "",
+                     trace_ms: float = 0.0) -> Specialized:
         spec = Specialized(
             compiled=compiled,
             trace=tr,
@@ -722,13 +699,14 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             example_shapes=[list(t.shape) for t in tensors],
             captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module),
             compile_ms=compile_ms,
+            trace_ms=trace_ms,
         )
         ms = compiled.compile_ms if compile_ms is None else compile_ms
         _log(
             "guards",
             f"guards of {self.name} specialization {len(self.specs)} "
             f"({what}compiled in {ms:.1f} ms):\n"
-            + "\n".join("  " + g for g in spec.guard_strings()),
+            + "\n".join("  " + g for g in spec.guard_report("guards" in _verbose)),
         )
         return spec
 
@@ -825,20 +803,44 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
     def explain(self) -> Explanation:
         with self._lock:
             specs = list(self.specs)
+        reports = [s.report(i, "guards" in _verbose) for i, s in enumerate(specs)]
         return Explanation(
             compiles=len(specs),
             graphs=[s.trace.text for s in specs],
-            guards=[s.guard_strings() for s in specs],
+            guards=[r.guards for r in reports],
             recompile_reasons=list(self.recompile_reasons),
-            compile_ms=[s.compile_ms if s.compile_ms is not None else s.compiled.compile_ms
-                        for s in specs],
+            compile_ms=[r.compile_ms for r in reports],
             hits=[s.hits for s in specs],
             fallbacks=self.fallbacks,
             fallback_reasons=list(self.fallback_reasons),
             graph_breaks=list({(b.op, b.where): b for s in specs if s.trace.program
                                for b in s.trace.program.breaks}.values()),
             training=self._training.describe() if self._training is not None else [],
+            name=self.name,
+            specializations=reports,
+            eager_reason=self.eager_reason,
         )
+
+
+def _report_trace(compiled: "CompiledFunction") -> None:
+    """TGC_TRACE=dir: the compiled function's report, written again after
+    each compile (tgc._report)."""
+    folder = os.environ.get("TGC_TRACE")
+    if folder:
+        from . import _report
+
+        _report.write_trace(compiled.explain(), folder)
+
+
+def _log_code(name: str, parts) -> None:
+    """TGC_LOGS=output_code: the kernels and the launch plan (GPU) or the
+    loops (CPU) of each compiled function; guard_code: its guard function."""
+    for p in parts:
+        if "output_code" in _logs:
+            _log("output_code", f"output code of {name} ({p.device}):\n"
+                 + (p.code("plan") or p.code("loops")))
+        if "guard_code" in _logs:
+            _log("guard_code", f"guard function of {name}:\n" + p.code("guards"))
 
 
 def _results(spec: Specialized, originals, tensors, results, env=None):

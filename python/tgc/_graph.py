@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, List, Sequence, Tuple, Union
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import torch
+
+from ._names import mlir_string
 
 __all__ = ["Dyn", "Value", "Graph", "Unsupported", "mlir_dtype", "format_type"]
 
@@ -209,15 +211,26 @@ class Graph:
     nargs: int = 0
     # Widened uint8 arguments: value name -> argument name (see widen).
     widened: dict = field(default_factory=dict)
+    # The model's name of each argument (`x`, `self.fc.weight`; see
+    # tgc._names), written as the argument's location.
+    labels: dict = field(default_factory=dict)
 
-    def add_arg(self, dtype: torch.dtype, shape: Sequence[Size]) -> Value:
+    def add_arg(self, dtype: torch.dtype, shape: Sequence[Size],
+                label: Optional[str] = None) -> Value:
         """A new argument (as passed: see widen)."""
         mlir_dtype(dtype)  # an unsupported dtype fails here, with its name
         v = Value(f"%arg{self.nargs}", dtype, list(shape), dtype == torch.uint8)
         self.nargs += 1
         self.args.append(v)
         self.values[v.name] = v
+        if label:
+            self.labels[v.name] = label
         return v
+
+    def arg_loc(self, name: str) -> str:
+        """` loc("x")` for an argument the model names, else ""."""
+        label = self.labels.get(name)
+        return f' loc("{mlir_string(label)}")' if label else ""
 
     def widen(self, v: Value) -> Value:
         """The value ops compute on for argument `v`: `v` itself, or a
@@ -277,7 +290,7 @@ class Graph:
     def to_mlir(self, outputs: Sequence[Value]) -> str:
         outputs = [self.narrow(o) for o in outputs]
         params = ", ".join(f"{a.name}: {a.type}" + (" {tgc.unsigned}" if a.storage else "")
-                           for a in self.args)
+                           + self.arg_loc(a.name) for a in self.args)
         rtypes = ", ".join(o.type for o in outputs)
         ret = f" -> ({rtypes})" if outputs else ""
         body = "\n".join("  " + l for l in self.lines)

@@ -29,7 +29,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 import torch
 from torch.overrides import TorchFunctionMode
 
+from . import _names
 from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
+from ._names import mlir_string
 from ._scalars import DataScalar
 from ._sym import Expr, SizeGuard, SymInt, guard_for, implied, relation
 
@@ -162,6 +164,9 @@ class TraceResult:
     # Parameter or buffer name of each captured tensor (None: not one of
     # the compiled module's), and the Python values the trace read.
     captured_names: List[Optional[str]] = field(default_factory=list)
+    # The model's name of each graph argument, None where it has none
+    # (tgc._names): inputs, then captured tensors.
+    arg_names: List[Optional[str]] = field(default_factory=list)
     value_guards: List[Any] = field(default_factory=list)
     # Conditions on input sizes that Python decisions depended on
     # (checked on every call before the compiled guards).
@@ -227,8 +232,17 @@ class Tracer(TorchFunctionMode):
         tensor_names: Optional[Dict[int, str]] = None,
         breaks=None,
         data_inputs: Set[int] = frozenset(),
+        input_names: Sequence[str] = (),
+        labels: Optional[Dict[int, str]] = None,
     ):
         super().__init__()
+        # The model's names of the inputs and of captured tensors (by id):
+        # the graph's argument locations (tgc._names).
+        self.input_names = list(input_names)
+        self.labels = labels or {}
+        # Module paths of the submodule calls the trace is inside (their
+        # forward's ops are located with the innermost one; see loc()).
+        self.module_stack: List[str] = []
         # One-element inputs whose value changed between calls: in an FX
         # graph, read as numbers in the graph (tgc._scalars), not specialized.
         self.data_inputs = set(data_inputs)
@@ -297,7 +311,8 @@ class Tracer(TorchFunctionMode):
                         self.dyn_by_expr[e] = shape[-1]
                     else:
                         shape.append(s)
-                v = self.graph.add_arg(x.dtype, shape)
+                v = self.graph.add_arg(
+                    x.dtype, shape, self.input_names[i] if i < len(self.input_names) else None)
                 self.bind(x, self.graph.widen(v))
                 self.input_values.append(v)
             else:
@@ -340,7 +355,7 @@ class Tracer(TorchFunctionMode):
         # A tensor from outside the function (a global, a closure, a
         # parameter of a module called inside): an extra input, passed by
         # reference on every call.
-        v = self.graph.add_arg(t.dtype, [int(s) for s in t.shape])
+        v = self.graph.add_arg(t.dtype, [int(s) for s in t.shape], self.labels.get(id(t)))
         self.captured.append(t)
         self.captured_values.append(v)
         self.captured_names.append(self.tensor_names.get(id(t)))
@@ -554,8 +569,26 @@ class Tracer(TorchFunctionMode):
         return name
 
     def loc(self) -> str:
+        """The location of the op being recorded: the innermost line of
+        the model's code, inside the module that runs it
+        (`"self.blocks.0.qkv (Linear)"("model.py":12:0)`)."""
         file, line = user_frame()
-        return mlir_loc(file, line)
+        where = mlir_loc(file, line)
+        scope = self.scope()
+        return f'"{mlir_string(scope)}"({where})' if scope else where
+
+    def scope(self) -> Optional[str]:
+        """The module path and type of the innermost module call the
+        trace is inside (for an FX graph, Dynamo's `nn_module_stack`)."""
+        node = self.fx_node
+        if node is not None:
+            stack = getattr(node, "meta", {}).get("nn_module_stack")
+            if stack:
+                path, kind = list(stack.values())[-1][:2]
+                kind = getattr(kind, "__name__", None) or str(kind).rsplit(".", 1)[-1]
+                return f"{path} ({kind.strip(chr(39))})"
+            return None
+        return self.module_stack[-1] if self.module_stack else None
 
     # -- interception --------------------------------------------------------
 
@@ -737,6 +770,8 @@ class Tracer(TorchFunctionMode):
             mutated_args=sorted(set(self.mutated.values())),
             value_specs=list(self.value_specs),
             captured_names=list(self.captured_names),
+            arg_names=[self.input_names[i] if i < len(self.inputs) and i < len(self.input_names)
+                       else self.graph.labels.get(f"%arg{i}") for i in range(self.graph.nargs)],
             size_guards=list(self.size_guards),
             program=program,
             captured_value_names=[v.name for v in self.captured_values],
@@ -845,20 +880,45 @@ def trace(
     source: Optional[Callable] = None,
     breaks=None,
     data_inputs: Set[int] = frozenset(),
+    input_names: Sequence[str] = (),
 ) -> TraceResult:
     """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
-    static and the trace restarts (at most once per input dim)."""
+    static and the trace restarts (at most once per input dim).
+    `input_names`: the model's names of the inputs (tgc._names)."""
     # One trace at a time in the process: the tracer patches
     # torch.Tensor.__getitem__ and keeps the active tracer in a global.
     with _trace_lock:
-        return _trace(fn, inputs, dynamic, name, module, source, breaks, data_inputs)
+        return _trace(fn, inputs, dynamic, name, module, source, breaks, data_inputs,
+                      input_names)
 
 
 _trace_lock = threading.RLock()
 
 
+def _module_scopes(tracer: "Tracer", module_names: Dict[int, str]):
+    """Global module hooks that keep `tracer.module_stack`: the path and
+    type of each submodule call of this thread, the compiled module itself
+    as "" (its own ops are not scoped)."""
+    from torch.nn.modules import module as nn_module
+
+    thread = threading.get_ident()
+
+    def enter(m, _inputs):
+        if threading.get_ident() == thread:
+            path = module_names.get(id(m))
+            tracer.module_stack.append(
+                "" if path == "self" else f"{path or type(m).__name__} ({type(m).__name__})")
+
+    def leave(m, _inputs, _output):
+        if threading.get_ident() == thread and tracer.module_stack:
+            tracer.module_stack.pop()
+
+    return (nn_module.register_module_forward_pre_hook(enter),
+            nn_module.register_module_forward_hook(leave))
+
+
 def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
-           data_inputs: Set[int] = frozenset()) -> TraceResult:
+           data_inputs: Set[int] = frozenset(), input_names: Sequence[str] = ()) -> TraceResult:
     """`module`: the compiled module (its parameters and buffers are named,
     its attribute reads recorded); `source`: the user's function or module,
     whose globals and closure are guarded."""
@@ -868,11 +928,17 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
     specs: List[Specialization] = []
     names = _state.tensor_names(module) if module is not None else {}
     module_names = _state.module_names(module) if module is not None else {}
+    labels = {k: "self." + v for k, v in names.items()}
+    if source is not None:
+        for k, v in _names.source_tensor_names(source).items():
+            labels.setdefault(k, v)
     for _ in range(64):
-        tracer = Tracer(inputs, dyn, name, specs, names, breaks, data_inputs)
+        tracer = Tracer(inputs, dyn, name, specs, names, breaks, data_inputs,
+                        input_names, labels)
         recorder = _state.AttributeRecorder(module_names, user_frame)
         _active.append(tracer)
         _state.start_recording(recorder)
+        hooks = _module_scopes(tracer, module_names)
         try:
             with tracer:
                 out = fn(*inputs)
@@ -901,6 +967,8 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
                     f"take symbolic sizes ({why})"))
                 dyn[arg].discard(dim)
         finally:
+            for h in hooks:
+                h.remove()
             _state.stop_recording()
             _active.pop()
     raise Unsupported("tracing did not converge")

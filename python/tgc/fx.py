@@ -161,7 +161,22 @@ def graph_module_runner(gm: torch.fx.GraphModule, sym_inputs=None):
         return _Recorder(gm, tracer).run(*args)
 
     run.__name__ = "graph_module"
+    # The model's names of the inputs (tgc._names): Dynamo's source of each
+    # placeholder (`L['x']`, `L['self'].fc.weight`), else its name.
+    run._tgc_input_names = [_placeholder_name(n) for n in gm.graph.nodes
+                            if n.op == "placeholder"]
     return run
+
+
+def _placeholder_name(node) -> str:
+    arg = node.meta.get("grapharg") if hasattr(node, "meta") else None
+    source = getattr(arg, "source", None)
+    if source is not None:
+        try:
+            return source.name()
+        except Exception:  # noqa: BLE001 - a source kind without a name
+            pass
+    return str(node.target)
 
 
 def compile_graph_module(gm: torch.fx.GraphModule, **kwargs) -> CompiledFunction:
