@@ -29,13 +29,15 @@ EOF
 }
 
 # Debian packages TGC needs. LLVM/MLIR 22 land in /usr/lib/llvm-22. CUDA is
-# not one of them: it is optional and found in /usr/local/cuda.
+# not one of them: it is optional and found in /usr/local/cuda. Chromium
+# renders the compile report in a test (headless; python/test/test_report.py).
 readonly PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
   libomp-22-dev
   cmake ninja-build ccache git
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-dev python3-torch python3-torchvision python3-numpy python3-pytest
+  chromium
 )
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
