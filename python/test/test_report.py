@@ -3,6 +3,7 @@ browser: headless Chromium loads the page, runs its script with no error
 and lays out every kernel (issue 23)."""
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -89,3 +90,24 @@ def test_report_renders_in_headless_chromium(tmp_path, monkeypatch):
     assert 'data-rendered="ok"' in dom, (dom[:500], run.stderr[-2000:])
     assert f'data-kernels="{kernels}"' in dom, dom[:300]
     assert "Uncaught" not in run.stderr, run.stderr[-2000:]
+
+
+def test_gpu_kernel_map_and_launch_geometry_without_a_gpu():
+    # Compiling for CUDA needs no GPU: the kernel map names each kernel's
+    # model lines, and the report evaluates the plan's grids for the sizes.
+    from tgc import _capi
+
+    m = Net()
+    x = torch.randn(4, 16)
+    text = tgc.trace_to_mlir(m, x)
+    c = _capi.Compiled(text, "Net", "device=cuda keep-code=1 duck=0")
+    kernels = _report.parse_kernel_map(c.code("kernels"))
+    assert [k for k, _ in kernels if k.startswith("gemm")] == ["gemm", "gemm"], kernels
+    assert any("LayerNorm" in s for _, srcs in kernels for s in srcs), kernels
+    shapes = [list(x.shape)] + [list(p.shape) for p in m.parameters()]
+    steps = _report.plan_launches(c.code("plan"), shapes)
+    assert steps[0] == "gemm m 4 n 32 k 16 batch 1 (bias)", steps
+    assert any(re.fullmatch(r"launch k0 grid \d+x1x1 block \d+x1x1", s) for s in steps), steps
+    phases = [n for n, _ in c.phases()]
+    assert phases[:2] == ["parse", "frontend"] and "launch plan" in phases, phases
+    assert _report.plan_launches("expr 0 argdim 5 0\n", shapes) == []  # no such argument

@@ -36,6 +36,9 @@ class SpecReport:
     # (tgc_compiled_code "kernels" / "arena").
     kernel_map: str = ""
     arena_layout: str = ""
+    # The compiled arguments' sizes at the first call (the report
+    # evaluates the launch plan's grids with them).
+    example_shapes: List[List[int]] = field(default_factory=list)
 
     @property
     def total_ms(self) -> float:

@@ -95,6 +95,45 @@ def parse_arena(text: str) -> List[Tuple[int, int, int, int]]:
     return out
 
 
+def plan_launches(plan: str, shapes: List[List[int]]) -> List[str]:
+    """Each step of a GPU launch plan with its sizes evaluated for `shapes`
+    (the arguments' example sizes): "launch k0 grid 48x1x1 block 256x1x1",
+    "gemm m 16 n 192 k 64 (bias)". Empty when the plan does not evaluate."""
+    nodes: Dict[int, int] = {}
+    ops = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+           "floordiv": lambda a, b: a // b, "ceildiv": lambda a, b: -(-a // b),
+           "mod": lambda a, b: a % b, "max": max, "min": min}
+
+    def node(ref: str) -> Optional[int]:
+        return nodes.get(int(ref[1:])) if ref.startswith("n") else None
+
+    out = []
+    try:
+        for line in plan.splitlines():
+            w = line.split()
+            if w[:1] == ["expr"]:
+                n, kind = int(w[1]), w[2]
+                if kind == "const":
+                    nodes[n] = int(w[3])
+                elif kind == "argdim":
+                    nodes[n] = int(shapes[int(w[3])][int(w[4])])
+                elif kind in ops and node(w[3]) is not None and node(w[4]) is not None:
+                    nodes[n] = ops[kind](node(w[3]), node(w[4]))
+            elif w[:1] == ["launch"]:
+                grid = "x".join(str(node(x)) for x in w[3:6])
+                block = "x".join(str(node(x)) for x in w[7:10])
+                out.append(f"launch {w[1]} grid {grid} block {block}")
+            elif w[:1] == ["gemm"]:
+                def field(name):
+                    return node(w[w.index(name) + 1]) if name in w else None
+                epi = w[w.index("epilogue") + 1] if "epilogue" in w else "none"
+                out.append(f"gemm m {field('m')} n {field('n')} k {field('k')} "
+                           f"batch {field('batch')}" + (f" ({epi})" if epi != "none" else ""))
+    except (IndexError, ValueError, ZeroDivisionError):
+        return []
+    return out
+
+
 def _graph_html(graph: str, kernels: List[Tuple[str, List[str]]]) -> str:
     owner: Dict[str, int] = {}
     for k, (_, sources) in enumerate(kernels):
@@ -203,6 +242,10 @@ def render(expl) -> str:
         body.append("<h3>Graph</h3><p class=\"muted\">Ops coloured by the kernel that "
                     "computes them (hover a kernel below).</p>" + _graph_html(s.graph, kernels))
         body.append("<h3>Kernels</h3>" + _kernels_html(kernels))
+        steps = plan_launches(s.code, s.example_shapes) if s.device == "cuda" else []
+        if steps:
+            body.append("<h3>Launches (example sizes)</h3><ol>"
+                        + "".join(f"<li>{_e(x)}</li>" for x in steps) + "</ol>")
         if s.code:
             body.append("<details><summary>Launch plan / loops</summary><pre>"
                         + _e(s.code) + "</pre></details>")
