@@ -209,3 +209,27 @@ def test_unknown_log_category_warns():
     with pytest.warns(UserWarning, match="unknown categories"):
         _compile.set_logs("guardz")
     _compile.set_logs("")
+
+
+def test_graph_break_names_the_module_and_its_results():
+    class Spectrum(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumprod(x, 0) + 1
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.spectrum = Spectrum()
+
+        def forward(self, x):
+            return self.spectrum(x) * 2
+
+    c = tgc.compile(Model())
+    with torch.no_grad():
+        c(torch.randn(8))
+    e = tgc.explain(c)
+    (b,) = e.graph_breaks
+    assert b.where.endswith(" in self.spectrum (Spectrum)"), b
+    # The later region's argument is the break's result, named so; its
+    # guards are not counted as parameter guards.
+    assert 'loc("cumprod result 0")' in e.graphs[0], e.graphs[0]

@@ -262,7 +262,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
         arg = tr.graph.nargs
         shape = [Dyn({(arg, d)}, s) if d in dyn and s > 1 else int(s)
                  for d, s in enumerate(t.shape)]
-        v = tr.graph.add_arg(t.dtype, shape)
+        v = tr.graph.add_arg(t.dtype, shape, f"{op} result {k}")
         tr.island_args[arg] = (index, k)
         bound.append((t, v))
         slots.append(Slot(v.name, [int(s) for s in t.shape],

@@ -46,8 +46,12 @@ class Specialized:
         """The model's names of the call's tensors and captured tensors
         (`arg3` in a guard is `names().name(3)`)."""
         tr = self.trace
-        n = tr.num_user_args
-        return _names.ArgNames(tr.arg_names, [i >= n for i in range(len(tr.arg_names))])
+        # State: the captured tensors (not graph-break results, which are
+        # arguments of later regions too).
+        captured = set(tr.captured_value_names) if tr.captured_value_names else {
+            f"%arg{i}" for i in range(tr.num_user_args, tr.num_user_args + len(tr.captured))}
+        return _names.ArgNames(tr.arg_names,
+                               [f"%arg{i}" in captured for i in range(len(tr.arg_names))])
 
     def compiled_names(self) -> _names.ArgNames:
         """The names of the compiled guards' arguments: the call's, or with

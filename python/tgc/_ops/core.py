@@ -402,7 +402,12 @@ def _unsupported(tr: Tracer, real, message: str, where: str = "", call=None):
     """Records an unsupported call that has run: with graph breaks
     allowed, an island (see tgc._breaks) when `call` (func, name, args,
     kwargs) can be one; else an error, its results poisoned."""
-    where = where or "%s:%d" % user_frame()
+    if not where:
+        # The line, and the module running it (tgc._trace.Tracer.scope).
+        where = "%s:%d" % user_frame()
+        scope = tr.scope()
+        if scope:
+            where += f" in {scope}"
     if call is not None and tr.breaks is not None:
         from .._breaks import record_island
 
