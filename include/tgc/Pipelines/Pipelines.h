@@ -15,28 +15,32 @@ namespace mlir::tgc {
 /// stand for; also `decompose`, which both run before fusion.
 template <typename Derived>
 struct ShapePolicyOptions : public PassPipelineOptions<Derived> {
-  template <typename T>
-  using Option = detail::PassOptions::Option<T>;
+  template <typename T, typename Parser = detail::PassOptions::OptionParser<T>>
+  using Option = detail::PassOptions::Option<T, Parser>;
   template <typename T>
   using ListOption = detail::PassOptions::ListOption<T>;
-  Option<std::string> defaultPolicy{
-      *this, "default-policy", llvm::cl::desc("static | dynamic | auto"),
-      llvm::cl::init("dynamic")};
+  Option<std::string, ShapePolicyParser> defaultPolicy{
+      *this, "default-policy",
+      llvm::cl::desc("Shape policy of `?` sizes: static (specialize to the "
+                     "example), dynamic (symbols) or auto (static until the "
+                     "size changes)"),
+      withDefault("dynamic")};
   Option<bool> specializeZeroOne{*this, "specialize-zero-one",
                                  llvm::cl::desc("Specialize sizes 0 and 1"),
-                                 llvm::cl::init(true)};
+                                 withDefault(true)};
   Option<bool> duckSizing{
       *this, "duck-sizing",
       llvm::cl::desc("Dynamic sizes with equal examples share a symbol"),
-      llvm::cl::init(true)};
+      withDefault(true)};
   ListOption<std::string> exampleShapes{
       *this, "example-shapes",
-      llvm::cl::desc("Example sizes per argument: ARG=D0xD1x...")};
+      llvm::cl::desc("Example sizes per argument: ARG=D0xD1x... (ARG: the "
+                     "argument's index)")};
   Option<bool> decompose{
       *this, "decompose",
       llvm::cl::desc("Rewrite composites whose primitive form fuses or "
                      "lowers better (tgc-decompose)"),
-      llvm::cl::init(true)};
+      withDefault(true)};
 
   void setFrontendOptions(FrontendPipelineOptions &frontend, StringRef device,
                           bool lowerGuards) const {
@@ -54,25 +58,25 @@ struct ShapePolicyOptions : public PassPipelineOptions<Derived> {
 struct CpuPipelineOptions : public ShapePolicyOptions<CpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse elementwise producers into consumers"),
-                    llvm::cl::init(true)};
+                    withDefault(true)};
   Option<bool> openmp{*this, "openmp",
                       llvm::cl::desc("Run parallel loops with OpenMP"),
-                      llvm::cl::init(true)};
+                      withDefault(true)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Polynomial approximations of f32 exp, log, log2, tanh "
                      "and erf (tgc-approximate-math) instead of libm"),
-      llvm::cl::init(false)};
+      withDefault(false)};
   Option<bool> reassociate{
       *this, "reassociate",
       llvm::cl::desc("Let float reductions be reordered, so that they "
                      "vectorize (tgc-reassociate-reductions)"),
-      llvm::cl::init(true)};
+      withDefault(true)};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower to the LLVM dialect (off: stop after "
                      "bufferization and loops, for inspection)"),
-      llvm::cl::init(true)};
+      withDefault(true)};
 };
 
 /// tgc (with example sizes) -> symbolic shapes and guards -> linalg on
@@ -107,40 +111,41 @@ inline const TgcGpuFormKernelsOptions kGpuKernelDefaults{};
 struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fusion groups (off: one kernel per op)"),
-                    llvm::cl::init(true)};
+                    withDefault(true)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
-                            llvm::cl::init(kGpuStrategyDefaults.blockSize)};
-  Option<int64_t> rowBlockSize{*this, "row-block-size",
-                               llvm::cl::desc("Threads per block of row kernels"),
-                               llvm::cl::init(kGpuStrategyDefaults.rowBlockSize)};
+                            withDefault(kGpuStrategyDefaults.blockSize)};
+  Option<int64_t> rowBlockSize{
+      *this, "row-block-size",
+      llvm::cl::desc("Threads per block of row kernels"),
+      withDefault(kGpuStrategyDefaults.rowBlockSize)};
   Option<int64_t> maxBlocks{
       *this, "max-blocks",
       llvm::cl::desc("Most blocks of a grid-stride kernel"),
-      llvm::cl::init(kGpuKernelDefaults.maxBlocks)};
+      withDefault(kGpuKernelDefaults.maxBlocks)};
   Option<bool> rowRegisters{
       *this, "row-registers",
       llvm::cl::desc("Row kernels keep static rows in registers"),
-      llvm::cl::init(kGpuStrategyDefaults.rowRegisters)};
+      withDefault(kGpuStrategyDefaults.rowRegisters)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("16-byte vector accesses in elementwise kernels"),
-      llvm::cl::init(kGpuStrategyDefaults.vectorize)};
+      withDefault(kGpuStrategyDefaults.vectorize)};
   Option<bool> gemmEpilogues{
       *this, "gemm-epilogues",
       llvm::cl::desc("GEMM consumers as cuBLASLt epilogues (bias, ReLU, "
                      "tanh GELU)"),
-      llvm::cl::init(kGpuStrategyDefaults.gemmEpilogues)};
+      withDefault(kGpuStrategyDefaults.gemmEpilogues)};
   Option<bool> exactDivision{
       *this, "exact-division",
       llvm::cl::desc("Keep every f32 division (off: divisions of a kernel "
                      "by one value multiply by its reciprocal)"),
-      llvm::cl::init(kGpuKernelDefaults.exactDivision)};
+      withDefault(kGpuKernelDefaults.exactDivision)};
   Option<bool> lowerKernels{
       *this, "lower-kernels",
       llvm::cl::desc("Lower the kernels to NVVM (off: stop at the gpu "
                      "dialect, for inspection)"),
-      llvm::cl::init(true)};
+      withDefault(true)};
 };
 
 /// tgc to kernels in gpu.modules (NVVM) plus a host function of buffers,

@@ -8,6 +8,7 @@
 #include "tgc/Transforms/GPU/Passes.h"
 #include "tgc/Transforms/Graph/Passes.h"
 #include "tgc/Transforms/Memory/Passes.h"
+#include "tgc/Transforms/OptionParsers.h"
 
 namespace mlir::tgc {
 
@@ -45,26 +46,30 @@ void generalizeTaggedLinalgOps(func::FuncOp func);
 /// simplify guards, optionally lower them to native code).
 struct FrontendPipelineOptions
     : public PassPipelineOptions<FrontendPipelineOptions> {
-  Option<std::string> defaultPolicy{
+  Option<std::string, ShapePolicyParser> defaultPolicy{
       *this, "default-policy",
-      llvm::cl::desc("static | dynamic | auto"), llvm::cl::init("dynamic")};
-  Option<bool> specializeZeroOne{
-      *this, "specialize-zero-one",
-      llvm::cl::desc("Specialize sizes 0 and 1"), llvm::cl::init(true)};
+      llvm::cl::desc("Shape policy of `?` sizes: static (specialize to the "
+                     "example), dynamic (symbols) or auto (static until the "
+                     "size changes)"),
+      withDefault("dynamic")};
+  Option<bool> specializeZeroOne{*this, "specialize-zero-one",
+                                 llvm::cl::desc("Specialize sizes 0 and 1"),
+                                 withDefault(true)};
   Option<bool> duckSizing{
       *this, "duck-sizing",
       llvm::cl::desc("Dynamic sizes with equal examples share a symbol"),
-      llvm::cl::init(true)};
+      withDefault(true)};
   ListOption<std::string> exampleShapes{
       *this, "example-shapes",
-      llvm::cl::desc("Example sizes per argument: ARG=D0xD1x...")};
-  Option<std::string> device{*this, "device",
-                             llvm::cl::desc("cpu, cuda or cuda:N"),
-                             llvm::cl::init("cpu")};
+      llvm::cl::desc("Example sizes per argument: ARG=D0xD1x... (ARG: the "
+                     "argument's index)")};
+  Option<std::string, DeviceParser> device{
+      *this, "device", llvm::cl::desc("Device the guards check"),
+      withDefault("cpu")};
   Option<bool> lowerGuards{
       *this, "lower-guards",
       llvm::cl::desc("Lower guard sets to native guard functions"),
-      llvm::cl::init(false)};
+      withDefault(false)};
 };
 
 void buildFrontendPipeline(OpPassManager &pm,

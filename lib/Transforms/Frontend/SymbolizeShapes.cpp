@@ -67,6 +67,21 @@ struct TgcSymbolizeShapesPass
     : tgc::impl::TgcSymbolizeShapesBase<TgcSymbolizeShapesPass> {
   using TgcSymbolizeShapesBase::TgcSymbolizeShapesBase;
 
+  /// A bad default-policy in a textual pipeline fails when the pipeline is
+  /// parsed, in one line, not when the pass runs (C++ callers that set the
+  /// option directly still get the error below).
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(
+            TgcSymbolizeShapesBase::initializeOptions(options, errorHandler)))
+      return failure();
+    if (!parsePolicy(defaultPolicy))
+      return errorHandler("tgc-symbolize-shapes: default-policy '" +
+                          defaultPolicy + "' is not static, dynamic or auto");
+    return success();
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
