@@ -166,6 +166,8 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   ErrorCollector diagnostics(ctx);
   PassManager toLoops(ctx);
   buildCpuPipeline(toLoops, pipeline);
+  if (options.configurePassManager)
+    options.configurePassManager(toLoops);
   CompilePhases phases;
   phases.instrument(toLoops, "frontend",
                     {{"tgc-decompose", "fusion"},
@@ -215,6 +217,8 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   phases.begin("to LLVM");
   PassManager toLLVM(ctx);
   buildCpuLoopsToLLVMPipeline(toLLVM);
+  if (options.configurePassManager)
+    options.configurePassManager(toLLVM);
   if (failed(toLLVM.run(*module))) {
     error = "lowering to LLVM failed:\n" + diagnostics.text;
     return nullptr;

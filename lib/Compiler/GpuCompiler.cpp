@@ -46,6 +46,8 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   ErrorCollector diagnostics(ctx);
   PassManager pm(ctx);
   buildGpuPipeline(pm, pipeline);
+  if (options.configurePassManager)
+    options.configurePassManager(pm);
   CompilePhases phases;
   phases.instrument(pm, "frontend",
                     {{"tgc-decompose", "fusion"},

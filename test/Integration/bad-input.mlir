@@ -28,7 +28,7 @@
 // RUN: not tgc-run %s --entry add --atol=-1 --check reference 2>&1 | FileCheck %s --check-prefix=ATOL
 // ATOL: tgc-run: error: --atol must be a finite number >= 0, got -1.000000
 // RUN: not tgc-run %s --entry add --policy dynamc 2>&1 | FileCheck %s --check-prefix=POLICY
-// POLICY: tgc-run: error: --policy takes dynamic, static or auto, not 'dynamc'
+// POLICY: tgc-run: for the --policy option: 'dynamc' is not static, dynamic or auto
 // A .npy header with absurd sizes is rejected before anything is
 // allocated, and so is a --shape too large for the machine's memory.
 // RUN: %python %S/Inputs/npy.py %t.huge.npy f4 100000000000x100000 1 2 3
@@ -60,7 +60,7 @@
 // RUN: not tgc-run %s --entry add --inputs %t.x.npy,%t.wide.npy 2>&1 | FileCheck %s --check-prefix=NPYSHAPE
 // NPYSHAPE: tgc-run: error: --inputs: argument 1 dim 1 is 4 in the signature of @add, got 5
 // RUN: not tgc-run %s --entry add 2>&1 | FileCheck %s --check-prefix=UNSIZED
-// UNSIZED: tgc-run: error: call 0: argument 0 has `?` sizes (?x4): give them with --shape 0=...
+// UNSIZED: tgc-run: error: call 0: argument 0 has `?` sizes (?x4): give them with --shape x=...
 // RUN: not tgc-run %s --entry add --shape 0=3xfour 2>&1 | FileCheck %s --check-prefix=SYNTAX
 // SYNTAX: tgc-run: error: --shape: bad sizes '3xfour' (expected D0xD1x...)
 // RUN: not tgc-run %s --entry add --shape 2=3x4 2>&1 | FileCheck %s --check-prefix=NOARG

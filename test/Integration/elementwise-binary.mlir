@@ -22,7 +22,7 @@
 
 // RUN: %python %S/Inputs/npy.py %t.x.npy f4 2x4 -2.5 1.5 -0.0 0.75 3.0 2.5 1.0 -3.5
 // RUN: %python %S/Inputs/npy.py %t.y.npy f4 2x4 2 -2 0.25 -0.5 0 -0.75 -1 3.5
-// RUN: tgc-run %s --entry special --inputs %t.x.npy,%t.y.npy --check reference | FileCheck %s --check-prefix=SPECIAL
+// RUN: tgc-run %s --entry special --inputs %t.x.npy,%t.y.npy --check reference --print-results | FileCheck %s --check-prefix=SPECIAL
 // SPECIAL:      result 0 (call 0): {{\[\[}}1.5,   -0.5,   -0,   -0.25],
 // SPECIAL-NEXT: [nan,   -0.5,   0,   -0]]
 // SPECIAL:      result 1 (call 0): {{\[\[}}-2,   -1,   -0,   -2],

@@ -23,7 +23,7 @@
 // SPECIAL: reference check: ok
 
 // RUN: %python %S/Inputs/npy.py %t.halves.npy f4 2x5 -2.5 -1.5 -0.5 0.5 1.5 2.5 -0.0 -3.5 0.49999997 -7.25
-// RUN: tgc-run %s --entry rounding --inputs %t.halves.npy --check reference | FileCheck %s --check-prefix=ROUND
+// RUN: tgc-run %s --entry rounding --inputs %t.halves.npy --check reference --print-results | FileCheck %s --check-prefix=ROUND
 // ROUND:      result 0 (call 0): {{\[\[}}-2,   -2,   -0,   0,   2],
 // ROUND-NEXT: [2,   -0,   -4,   0,   -7]]
 // ROUND:      reference check: ok

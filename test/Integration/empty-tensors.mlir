@@ -36,7 +36,7 @@
 // MIXED:       "reference_ok": true
 
 // The values themselves (printed results are compared with PyTorch's).
-// RUN: tgc-run %s --entry reductions | FileCheck %s --check-prefix=VALUES
+// RUN: tgc-run %s --entry reductions --print-results | FileCheck %s --check-prefix=VALUES
 // VALUES: result 0 (call 0): [0,  0,  0,  0]
 // VALUES: result 1 (call 0): [nan,  nan,  nan,  nan]
 // VALUES: result 2 (call 0): [nan,  nan,  nan,  nan]

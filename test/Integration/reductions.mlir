@@ -22,7 +22,7 @@
 
 // RUN: %python %S/Inputs/npy.py %t.special.npy f4 4x5 1 nan 3 2 0 -inf -inf -inf -inf -inf \
 // RUN:   2 5 5 -1 inf 0.5 0.25 nan nan -3
-// RUN: tgc-run %s --entry special --inputs %t.special.npy --check reference \
+// RUN: tgc-run %s --entry special --inputs %t.special.npy --check reference --print-results \
 // RUN:   | FileCheck %s --check-prefix=SPECIAL
 // SPECIAL:      result 0 (call 0): [nan,  -inf,  inf,  nan]
 // SPECIAL-NEXT: result 1 (call 0): [nan,  -inf,  -1,  nan]

@@ -11,7 +11,7 @@
 // SHAPE:      "compiles": 1,
 // SHAPE:      "reference_ok": true
 
-// RUN: tgc-run %s --entry builders --calls 0=2x3 --calls 0=5x3 --check reference \
+// RUN: tgc-run %s --entry builders --calls 0=2x3 --calls 0=5x3 --check reference --print-results \
 // RUN:   | FileCheck %s --check-prefix=BUILD
 // BUILD:      result 1 (call 0): [3,  1]
 // BUILD:      result 1 (call 1): [3,  1,  -1,  -3,  -5]

@@ -1,8 +1,10 @@
 //===- Arguments.h - tgc-run's ARG: argument indices and names -*- C++ -*-===//
 //
 // --shape and --calls name an argument of the entry function as ARG: its
-// index, its name in the source (`%x` -> `x`, kept by the parser's
-// AsmParserState) or its `tgc.name` attribute.
+// index, or a name the user sees for it: its name location (`%arg0:
+// tensor<...> loc("x")`, as the Python tracer writes arguments), its
+// `tgc.name` attribute, or its name in the source (`%x` -> `x`, kept by
+// the parser's AsmParserState).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,11 +26,16 @@ class EntryArguments {
 public:
   EntryArguments(mlir::func::FuncOp entry, const mlir::AsmParserState &state);
 
-  /// The index ARG names, if any.
+  /// The index ARG names, if any: an index, else the first argument with
+  /// that name location, else with that tgc.name, else with that source
+  /// name.
   std::optional<unsigned> index(llvm::StringRef arg) const;
 
-  /// "0 (x), 1 (w), ..." (names where the source has them).
+  /// "0 (x), 1 (w), ..." (each argument's first name, where it has one).
   std::string describe() const;
+
+  /// What --shape takes for argument `i`: its first name, else its index.
+  std::string label(unsigned i) const;
 
   /// Applies `ARG=D0xD1...` entries to `shapes`; a bad entry fails, naming
   /// `option`.
@@ -37,7 +44,9 @@ public:
 
 private:
   mutable mlir::func::FuncOp entry; // op handles are not const-correct
-  std::vector<std::string> sourceNames; // "" where the source has none
+  /// Per kind of name (name location, tgc.name, source name), per
+  /// argument: the name, "" where there is none.
+  std::vector<std::vector<std::string>> names;
 };
 
 } // namespace tgc_run

@@ -4,10 +4,12 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -235,4 +237,35 @@ double tgc_run::median(std::vector<double> v) {
   if (data)
     c.bytes.assign(static_cast<const char *>(t.data()), t.byteSize());
   return c;
+}
+
+void tgc_run::summarize(llvm::raw_ostream &os, const ref::HostTensor &t) {
+  os << "tensor<";
+  for (int64_t d : t.shape())
+    os << d << "x";
+  os << ref::dtypeName(t.dtype()) << ">: ";
+  if (t.numel() == 0) {
+    os << "empty";
+    return;
+  }
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  int64_t nans = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double v = t.getFloat(i);
+    if (std::isnan(v)) {
+      ++nans;
+      continue;
+    }
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  if (nans == t.numel()) {
+    os << "all NaN";
+    return;
+  }
+  os << llvm::format("min %.6g, max %.6g, mean %.6g", lo, hi,
+                     sum / static_cast<double>(t.numel() - nans));
+  if (nans)
+    os << ", " << nans << " NaN";
 }

@@ -59,6 +59,11 @@ CheckResult checkAgainstReference(llvm::ArrayRef<ref::HostTensor> results,
                                   size_t call, std::optional<double> rtol,
                                   std::optional<double> atol);
 
+/// One line about a result instead of its elements: "tensor<8x10xf32>:
+/// min -0.93, max 1.2, mean 0.0125" (NaNs counted apart; "empty" for no
+/// elements).
+void summarize(llvm::raw_ostream &os, const ref::HostTensor &t);
+
 /// The median (the upper one of an even count; 0 when empty).
 double median(std::vector<double> v);
 

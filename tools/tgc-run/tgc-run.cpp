@@ -1,11 +1,15 @@
 //===- tgc-run.cpp - compile and run a tgc function -----------------------===//
 //
-// Compiles a function of a .mlir file (guards included) for the host CPU,
-// runs it on given (.npy) or seeded random inputs, prints the results like
-// mlir-runner's printMemref, and with --check reference compares them with
-// the reference interpreter. Several calls (--calls) run through the same
-// guard-dispatch cache as the runtime, so a test can show one compile
-// serving many sizes. --json prints a machine-readable report.
+// Compiles a function of a .mlir file (guards included) for the host CPU
+// or, with --device cuda, a CUDA GPU; runs it on given (.npy) or seeded
+// random inputs; prints a line per result (shape, dtype, min, max, mean;
+// every element, as mlir-runner's printMemref, with --print-results); and
+// with --check reference compares the results with the reference
+// interpreter. Several calls (--calls) run through the same guard-dispatch
+// cache as the runtime, so a test can show one compile serving many sizes.
+// --json prints a machine-readable report. MLIR's pass-manager options
+// (--mlir-timing, --mlir-print-ir-after-all, ...) apply to the compilers'
+// pass managers (Options.cpp).
 //
 // Exit status: 0 on success; 1 on a reference mismatch; 2 on any error
 // (bad options, bad input, compilation failure, a guard rejecting the
@@ -25,6 +29,7 @@
 #include "tgc/Runtime/GpuExecutor.h"
 
 #include "Arguments.h"
+#include "Options.h"
 #include "TensorIO.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -53,141 +58,6 @@ using namespace mlir;
 using namespace mlir::tgc;
 namespace cl = llvm::cl;
 using namespace tgc_run;
-
-static cl::OptionCategory category("tgc-run options");
-
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
-                                      cl::Required, cl::cat(category));
-static cl::opt<std::string>
-    entryName("entry",
-              cl::desc("Function to run (default: the only public "
-                       "function with a body)"),
-              cl::init(""), cl::cat(category));
-static cl::opt<std::string> device("device", cl::desc("cpu or cuda"),
-                                   cl::init("cpu"), cl::cat(category));
-static cl::list<std::string>
-    shapeOpts("shape",
-              cl::desc("Sizes of an argument for the (first) call: "
-                       "ARG=D0xD1x... (ARG: index or name); repeatable"),
-              cl::cat(category));
-static cl::list<std::string> callOpts(
-    "calls",
-    cl::desc("One call per occurrence: ARG=D0xD1...,ARG=... (the arguments "
-             "not listed keep the sizes of --shape / the signature)"),
-    cl::cat(category));
-static cl::opt<uint64_t> seed("seed", cl::desc("Random input seed"),
-                              cl::init(0), cl::cat(category));
-static cl::opt<std::string>
-    inputsOpt("inputs",
-              cl::desc("Comma-separated .npy files, one per argument "
-                       "(instead of random inputs)"),
-              cl::init(""), cl::cat(category));
-static cl::opt<std::string> checkOpt("check",
-                                     cl::desc("reference: compare with the "
-                                              "reference interpreter"),
-                                     cl::init(""), cl::cat(category));
-static cl::opt<unsigned> repeat("repeat",
-                                cl::desc("Timed runs per call (median)"),
-                                cl::init(1), cl::cat(category));
-static cl::opt<bool> json("json", cl::desc("Print a JSON report"),
-                          cl::init(false), cl::cat(category));
-static cl::opt<bool> printResults("print-results",
-                                  cl::desc("Print the results (default: on "
-                                           "without --json)"),
-                                  cl::init(true), cl::cat(category));
-static cl::opt<std::string> policy("policy",
-                                   cl::desc("Shape policy: dynamic, static or "
-                                            "auto"),
-                                   cl::init("dynamic"), cl::cat(category));
-static cl::opt<double> rtolOpt("rtol",
-                               cl::desc("Relative tolerance "
-                                        "(default: by dtype)"),
-                               cl::init(-1), cl::cat(category));
-static cl::opt<double> atolOpt("atol",
-                               cl::desc("Absolute tolerance "
-                                        "(default: by dtype)"),
-                               cl::init(-1), cl::cat(category));
-static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable fusion"),
-                            cl::init(false), cl::cat(category));
-static cl::opt<bool>
-    noDecompose("no-decompose",
-                cl::desc("Keep composites as they are (no tgc-decompose)"),
-                cl::init(false), cl::cat(category));
-static cl::opt<bool> approxMath(
-    "approximate-math",
-    cl::desc("Polynomial approximations of f32 exp/log/tanh/erf instead of "
-             "libm calls"),
-    cl::init(false), cl::cat(category));
-static cl::opt<bool> strictReductions(
-    "strict-reductions",
-    cl::desc("Add the terms of float reductions in order (no vectorized "
-             "partial sums)"),
-    cl::init(false), cl::cat(category));
-static cl::opt<bool> cudaGraphs(
-    "cuda-graphs",
-    cl::desc("With --device cuda: run through CUDA graphs captured once per "
-             "size set, changed pointers patched (mode reduce-overhead)"),
-    cl::init(false), cl::cat(category));
-static cl::opt<bool> freshInputs(
-    "fresh-inputs",
-    cl::desc("With --device cuda: copy the inputs to new device buffers for "
-             "every run, so that argument pointers change between runs"),
-    cl::init(false), cl::cat(category));
-static cl::opt<bool> compileOnly(
-    "compile-only",
-    cl::desc("With --device cuda: compile (kernels and launch plan) without "
-             "running; no GPU needed"),
-    cl::init(false), cl::cat(category));
-static cl::opt<std::string> emitArtifact(
-    "emit-artifact",
-    cl::desc("With --device cuda: write the first specialization's artifact "
-             "to this file"),
-    cl::init(""), cl::cat(category));
-static cl::opt<std::string> emitPlan(
-    "emit-plan",
-    cl::desc("With --device cuda: write the first specialization's launch "
-             "plan (text) to this file ('-': stdout)"),
-    cl::init(""), cl::cat(category));
-static cl::opt<std::string> gpuChip("gpu-chip",
-                                    cl::desc("SM architecture (sm_90)"),
-                                    cl::init("sm_90"), cl::cat(category));
-static cl::opt<std::string> saveCase(
-    "save-case",
-    cl::desc("With --device cuda --compile-only: write the artifacts, every "
-             "call's inputs and the reference interpreter's results to this "
-             "folder, for tgc-gpu-run on a machine without LLVM"),
-    cl::init(""), cl::cat(category));
-static cl::opt<int64_t>
-    gpuBlockSize("gpu-block-size",
-                 cl::desc("With --device cuda: threads per block"),
-                 cl::init(kGpuStrategyDefaults.blockSize), cl::cat(category));
-static cl::opt<int64_t> gpuMaxBlocks(
-    "gpu-max-blocks",
-    cl::desc("With --device cuda: most blocks of a grid-stride kernel"),
-    cl::init(kGpuKernelDefaults.maxBlocks), cl::cat(category));
-static cl::opt<int64_t> gpuRowBlockSize(
-    "gpu-row-block-size",
-    cl::desc("With --device cuda: threads per block of row kernels"),
-    cl::init(kGpuStrategyDefaults.rowBlockSize), cl::cat(category));
-static cl::opt<bool> gpuRowRegisters(
-    "gpu-row-registers",
-    cl::desc("With --device cuda: row kernels keep static rows in registers"),
-    cl::init(kGpuStrategyDefaults.rowRegisters), cl::cat(category));
-static cl::opt<bool> gpuGemmEpilogues(
-    "gpu-gemm-epilogues",
-    cl::desc("With --device cuda: run a GEMM's bias / ReLU / tanh GELU "
-             "consumer as its cuBLASLt epilogue (default on)"),
-    cl::init(kGpuStrategyDefaults.gemmEpilogues), cl::cat(category));
-static cl::opt<bool> gpuExactDivision(
-    "gpu-exact-division",
-    cl::desc("With --device cuda: float divisions as IEEE divisions, not "
-             "multiplications by a shared reciprocal"),
-    cl::init(kGpuKernelDefaults.exactDivision), cl::cat(category));
-static cl::opt<bool> ptxOnly(
-    "ptx-only",
-    cl::desc("With --device cuda: load PTX (the driver compiles it) instead "
-             "of a cubin from ptxas"),
-    cl::init(false), cl::cat(category));
 
 [[noreturn]] void tgc_run::fail(const llvm::Twine &message) {
   llvm::errs() << "tgc-run: error: " << message << "\n";
@@ -235,7 +105,8 @@ uint64_t physicalMemoryBytes() {
 }
 
 /// Checks sizes against the signature and fills `?`-free defaults.
-void validateShapes(func::FuncOp f, Shapes &shapes, StringRef what) {
+void validateShapes(func::FuncOp f, const EntryArguments &arguments,
+                    Shapes &shapes, StringRef what) {
   for (unsigned i = 0; i < f.getNumArguments(); ++i) {
     auto type = cast<RankedTensorType>(f.getArgumentTypes()[i]);
     std::vector<int64_t> &s = shapes[i];
@@ -247,7 +118,7 @@ void validateShapes(func::FuncOp f, Shapes &shapes, StringRef what) {
         else
           fail(what + ": argument " + llvm::Twine(i) + " has `?` sizes (" +
                formatDims(type.getShape()) + "): give them with --shape " +
-               llvm::Twine(i) + "=...");
+               arguments.label(i) + "=...");
       } else {
         s.assign(type.getShape().begin(), type.getShape().end());
       }
@@ -272,6 +143,19 @@ void validateShapes(func::FuncOp f, Shapes &shapes, StringRef what) {
            " bytes, more than half of this machine's memory (" +
            llvm::Twine(limit * 2) + " bytes)");
   }
+}
+
+/// The options both compilers take, from the command line.
+void setFrontendOptions(FrontendCompileOptions &options,
+                        PassManagerSetup &passManagers) {
+  options.policy = policy;
+  options.specializeZeroOne = specializeZeroOne;
+  options.duckSizing = duckSizing;
+  options.fuse = !noFuse;
+  options.decompose = !noDecompose;
+  options.configurePassManager = [&passManagers](PassManager &pm) {
+    passManagers.configure(pm);
+  };
 }
 
 /// What both devices record, print and report per call and in total.
@@ -303,8 +187,8 @@ struct RunReport {
     maxRel = std::max(maxRel, c.maxRel);
   }
 
-  /// A timed call: its line and (--print-results) results unless --json,
-  /// and its report. `detail` goes after the run time.
+  /// A timed call: its line and a line per result (--print-results: its
+  /// elements) unless --json, and its report. `detail` goes after the run time.
   void finishCall(size_t call, const Shapes &shapes, bool compiled,
                   double runMs, const std::string &detail,
                   ArrayRef<ref::HostTensor> results,
@@ -326,12 +210,14 @@ struct RunReport {
         llvm::outs() << ", max abs err "
                      << llvm::format("%.3g", *report.getNumber("max_abs_err"));
       llvm::outs() << "\n";
-      if (printResults)
-        for (auto [i, t] : llvm::enumerate(results)) {
-          llvm::outs() << "result " << i << " (call " << call << "): ";
+      for (auto [i, t] : llvm::enumerate(results)) {
+        llvm::outs() << "result " << i << " (call " << call << "): ";
+        if (printResults)
           ref::print(llvm::outs(), t);
-          llvm::outs() << "\n";
-        }
+        else
+          summarize(llvm::outs(), t);
+        llvm::outs() << "\n";
+      }
     }
     callReports.push_back(std::move(report));
   }
@@ -415,14 +301,13 @@ void writeFile(const std::string &path, const std::string &bytes) {
 
 int runOnCuda(ModuleOp module, func::FuncOp entry,
               const std::vector<Shapes> &calls,
-              std::vector<std::vector<ref::HostTensor>> &inputs) {
+              std::vector<std::vector<ref::HostTensor>> &inputs,
+              PassManagerSetup &passManagers) {
   std::string why;
   if (!compileOnly && !rt::cudaDeviceAvailable(why))
     fail("--device cuda: no usable CUDA device: " + why);
   GpuCompileOptions options;
-  options.policy = policy;
-  options.fuse = !noFuse;
-  options.decompose = !noDecompose;
+  setFrontendOptions(options, passManagers);
   options.chip = gpuChip;
   options.ptxOnly = ptxOnly;
   options.blockSize = gpuBlockSize;
@@ -481,8 +366,9 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
              llvm::Twine(TGC_DEFAULT_RECOMPILE_LIMIT) + ") reached: " + miss);
       options.exampleShapes = calls[n];
       autoDynamic.noteCompile(entry, calls[n]);
-      options.vectorize = true;
+      options.vectorize = gpuVectorize;
       std::string error;
+      PassManagerSetup::CompileTiming timing(passManagers);
       FailureOr<GpuCompileResult> compiled =
           compileGpuFunction(module, entry.getName(), options, error);
       if (failed(compiled))
@@ -494,8 +380,9 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
       int32_t rejected =
           rt::checkPlanGuards(compiled->artifact.plan, descs.data(),
                               static_cast<int32_t>(descs.size()), message);
-      if (rejected >= 0 && compiled->artifact.plan.guards[rejected].kind ==
-                               rt::GuardKind::Aligned) {
+      if (rejected >= 0 && options.vectorize &&
+          compiled->artifact.plan.guards[rejected].kind ==
+              rt::GuardKind::Aligned) {
         options.vectorize = false;
         compiled = compileGpuFunction(module, entry.getName(), options, error);
         if (failed(compiled))
@@ -575,6 +462,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     std::vector<ref::HostTensor> refArgs = copyTensors(args);
     std::vector<ref::HostTensor> expected;
     if (checkOpt == "reference") {
+      TimingScope timing = passManagers.root().nest("Reference");
       auto r = ref::interpret(entry, refArgs);
       if (failed(r))
         fail("the reference interpreter failed on call " + std::to_string(n));
@@ -582,6 +470,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     }
     std::vector<double> times;
     std::vector<rt::DeviceTensor> results;
+    TimingScope runTiming = passManagers.root().nest("Run");
     for (unsigned k = 0; k < repeat; ++k) {
       // Every run starts from the original inputs (out buffers are
       // written); with --fresh-inputs in new buffers each time.
@@ -611,6 +500,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
         fail(error);
     }
     double runMs = median(times);
+    runTiming.stop();
     const rt::GpuRunStats &stats = spec.fn->stats();
     report["arena_bytes"] = stats.arenaBytes;
     arenaBytes = std::max(arenaBytes, stats.arenaBytes);
@@ -717,44 +607,16 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAllTgcPasses();
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "tgc-run: compile a tgc function for the CPU and run it\n\n"
-      "  tgc-run model.mlir --shape 0=8x64 --check reference\n"
-      "  tgc-run model.mlir --calls 0=8x64 --calls 0=32x64 --json\n");
-
-  if (device != "cpu" && device != "cuda")
-    fail("--device takes cpu or cuda, not '" + device + "'");
-  if (!saveCase.empty() && !compileOnly)
-    fail("--save-case needs --compile-only");
-  if (!saveCase.empty())
-    if (std::error_code ec = llvm::sys::fs::create_directories(saveCase))
-      fail("cannot create '" + saveCase + "': " + ec.message());
-  if (device != "cuda" &&
-      (cudaGraphs || freshInputs || compileOnly || !emitArtifact.empty() ||
-       !emitPlan.empty() || ptxOnly))
-    fail("--cuda-graphs, --fresh-inputs, --compile-only, --emit-artifact, "
-         "--emit-plan and --ptx-only need --device cuda");
-  if (!checkOpt.empty() && checkOpt != "reference")
-    fail("--check takes 'reference'");
-  if (repeat == 0)
-    fail("--repeat must be at least 1");
-  // A NaN tolerance makes every comparison pass; a negative one is no
-  // tolerance. (The defaults, by dtype, are the options left unset.)
-  for (auto *opt : {&rtolOpt, &atolOpt})
-    if (opt->getNumOccurrences() &&
-        (!std::isfinite(opt->getValue()) || opt->getValue() < 0))
-      fail("--" + opt->ArgStr.str() + " must be a finite number >= 0, got " +
-           std::to_string(opt->getValue()));
-  if (policy != "dynamic" && policy != "static" && policy != "auto")
-    fail("--policy takes dynamic, static or auto, not '" + policy + "'");
+  parseCommandLine(argc, argv);
+  PassManagerSetup passManagers;
 
   DialectRegistry registry;
   registerAllTgcDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  context.printOpOnDiagnostic(false);
+  if (!optionGiven("mlir-print-op-on-diagnostic"))
+    context.printOpOnDiagnostic(false);
+  TimingScope parseTiming = passManagers.root().nest("Parse");
   llvm::SourceMgr sourceMgr;
   std::string errorMessage;
   auto file = openInputFile(inputFile, &errorMessage);
@@ -774,6 +636,7 @@ int main(int argc, char **argv) {
         FileLineColLoc::get(&context, inputFile, /*line=*/0, /*column=*/0));
   if (!module)
     fail("cannot parse '" + inputFile + "'");
+  parseTiming.stop();
 
   // The entry function.
   std::string entryError;
@@ -829,28 +692,27 @@ int main(int argc, char **argv) {
              ref::dtypeName(*ref::dtypeOf(type.getElementType())));
       shapes[i].assign(args.back().shape().begin(), args.back().shape().end());
     }
-    validateShapes(entry, shapes, "--inputs");
+    validateShapes(entry, arguments, shapes, "--inputs");
     calls = {shapes};
     inputs.push_back(std::move(args));
   } else {
     std::mt19937_64 rng(seed);
     for (auto [n, shapes] : llvm::enumerate(calls)) {
-      validateShapes(entry, shapes, "call " + std::to_string(n));
+      validateShapes(entry, arguments, shapes, "call " + std::to_string(n));
       inputs.push_back(randomInputs(entry, shapes, rng));
     }
   }
 
   if (device == "cuda")
-    return runOnCuda(*module, entry, calls, inputs);
+    return runOnCuda(*module, entry, calls, inputs, passManagers);
 
   // Compile on demand through the runtime's dispatch cache.
   std::vector<std::unique_ptr<CompiledCpuFunction>> compiled;
   std::string compileError;
   std::vector<double> compileMs;
   CpuCompileOptions options;
-  options.policy = policy;
-  options.fuse = !noFuse;
-  options.decompose = !noDecompose;
+  setFrontendOptions(options, passManagers);
+  options.openmp = openmp;
   options.approximateMath = approxMath;
   options.reassociate = !strictReductions;
   size_t currentCall = 0;
@@ -860,6 +722,7 @@ int main(int argc, char **argv) {
         options.exampleShapes = calls[currentCall];
         autoDynamic.noteCompile(entry, calls[currentCall]);
         compileError.clear();
+        PassManagerSetup::CompileTiming timing(passManagers);
         auto fn = CompiledCpuFunction::compile(*module, entry.getName(),
                                                options, compileError);
         if (!fn)
@@ -890,6 +753,7 @@ int main(int argc, char **argv) {
     std::vector<ref::HostTensor> refArgs = copyTensors(args);
     std::vector<ref::HostTensor> expected;
     if (checkOpt == "reference") {
+      TimingScope timing = passManagers.root().nest("Reference");
       auto ref = ref::interpret(entry, refArgs);
       if (failed(ref))
         fail("the reference interpreter failed on call " + std::to_string(n) +
@@ -901,6 +765,7 @@ int main(int argc, char **argv) {
     std::vector<double> times;
     std::vector<ref::HostTensor> results;
     std::vector<ref::HostTensor> runArgs;
+    TimingScope runTiming = passManagers.root().nest("Run");
     for (unsigned k = 0; k < repeat; ++k) {
       runArgs = copyTensors(args);
       std::string error;
@@ -914,6 +779,7 @@ int main(int argc, char **argv) {
       results = std::move(*out);
     }
     double runMs = median(times);
+    runTiming.stop();
 
     llvm::json::Object report;
     llvm::json::Array shapeList;

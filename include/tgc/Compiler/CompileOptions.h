@@ -4,8 +4,13 @@
 #define TGC_COMPILER_COMPILEOPTIONS_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class PassManager;
+} // namespace mlir
 
 namespace mlir::tgc {
 
@@ -21,6 +26,10 @@ struct FrontendCompileOptions {
   bool fuse = true;
   /// Composites rewritten into primitives (tgc-decompose).
   bool decompose = true;
+  /// Called on each PassManager the compiler builds, before it runs: tgc-run
+  /// applies MLIR's command-line options there (--mlir-print-ir-after-all,
+  /// --mlir-timing, ...). Errors are the callback's to report.
+  std::function<void(PassManager &)> configurePassManager;
 };
 
 } // namespace mlir::tgc

@@ -46,6 +46,15 @@
 // EXACT: .entry softmax_static_rows_0
 // EXACT-COUNT-8: div.rn.f32
 
+// 16-byte vector accesses (tgc-gpu-pipeline's `vectorize`) come with an
+// alignment guard; --gpu-vectorize=false compiles without them.
+// RUN: tgc-run %s --entry softmax_static --device cuda --compile-only --ptx-only --emit-plan - \
+// RUN:   | FileCheck %s --check-prefix=VECTOR
+// RUN: tgc-run %s --entry softmax_static --device cuda --compile-only --ptx-only --emit-plan - \
+// RUN:   --gpu-vectorize=false | FileCheck %s --check-prefix=SCALAR
+// VECTOR: guard aligned 0 16
+// SCALAR-NOT: aligned
+
 // A dense constant is a global of the kernel module, which the plan names
 // with its size; a function whose only kernel-module content is a GEMM's
 // constant weight still ships the module.
