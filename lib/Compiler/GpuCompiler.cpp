@@ -13,6 +13,7 @@
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
 
 #include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
+#include "tgc/Runtime/PlanSteps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -22,6 +23,25 @@
 using namespace mlir;
 using namespace mlir::tgc;
 namespace rt = ::tgc::runtime;
+
+/// Every argument's sizes for the example call: the example shape where
+/// one is given, else the signature's static sizes ({} where neither is
+/// known: the plan then does not evaluate).
+static std::vector<std::vector<int64_t>>
+exampleSizes(ModuleOp source, StringRef entry,
+             ArrayRef<std::vector<int64_t>> examples) {
+  std::vector<std::vector<int64_t>> sizes(examples.begin(), examples.end());
+  auto func = source.lookupSymbol<func::FuncOp>(entry);
+  if (!func)
+    return sizes;
+  sizes.resize(std::max<size_t>(sizes.size(), func.getNumArguments()));
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (sizes[i].empty() && ranked && ranked.hasStaticShape())
+      sizes[i].assign(ranked.getShape().begin(), ranked.getShape().end());
+  }
+  return sizes;
+}
 
 FailureOr<GpuCompileResult>
 mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
@@ -88,6 +108,8 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
     return failure();
   }
   GpuCompileResult result;
+  result.steps = rt::describePlanSteps(*plan, exampleSizes(source, entry,
+                                                          options.exampleShapes));
   result.kernelMap = std::move(kernelMap);
   result.arenaLayout = std::move(arena);
   result.artifact.plan = std::move(*plan);

@@ -277,6 +277,9 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
             text += (i ? "," : "") + node(param.strides[i]);
           text += "}";
         }
+        if (param.kind == KernelParam::Buffer && param.elementBytes > 0)
+          text += "*" + num(param.elementBytes) +
+                  (param.access & 1 ? "r" : "") + (param.access & 2 ? "w" : "");
       }
       line(text);
       break;

@@ -692,13 +692,37 @@ bool PlanParser::paramNode(const std::string &text, const std::string &param,
 
 /// `i<node>`, `b<buffer>`, `b<buffer>:n<size node>` or the ranked form
 /// `b<buffer>/<rank>{<offset>;<sizes>;<strides>}` (node lists separated by
-/// commas).
+/// commas); a buffer form may end in `*<element bytes>` and `r`, `w` or
+/// `rw` (read, written or both by the kernel).
 bool PlanParser::parseParam(const Token &token, KernelParam &param) {
-  const std::string &text = token.text;
+  std::string text = token.text;
   const char *forms = " (i<node>, b<buffer>, b<buffer>:n<node> or "
-                      "b<buffer>/<rank>{<offset>;<sizes>;<strides>})";
+                      "b<buffer>/<rank>{<offset>;<sizes>;<strides>}, a "
+                      "buffer optionally followed by *<element bytes> and "
+                      "r, w or rw)";
   if (token.quoted || text.size() < 2 || (text[0] != 'i' && text[0] != 'b'))
     return fail("bad parameter '" + text + "'" + forms);
+  if (size_t star = text.rfind('*');
+      text[0] == 'b' && star != std::string::npos) {
+    int64_t bytes = 0;
+    std::string bytesText = text.substr(star + 1);
+    // `r`, `w` or `rw`: how the kernel uses the buffer.
+    if (bytesText.size() >= 2 && bytesText.compare(bytesText.size() - 2, 2,
+                                                   "rw") == 0) {
+      param.access = 3;
+      bytesText.resize(bytesText.size() - 2);
+    } else if (!bytesText.empty() &&
+               (bytesText.back() == 'r' || bytesText.back() == 'w')) {
+      param.access = bytesText.back() == 'r' ? 1 : 2;
+      bytesText.pop_back();
+    }
+    if (bytesText.empty() || bytesText[0] == '-' ||
+        !parseDecimal(bytesText, bytes) || bytes < 1 || bytes > 64)
+      return fail("bad parameter '" + text + "': bad element size '" +
+                  bytesText + "' (1 to 64 bytes)");
+    param.elementBytes = int32_t(bytes);
+    text.resize(star);
+  }
   if (text[0] == 'i') {
     param.kind = KernelParam::Int;
     return paramNode("n" + text.substr(1), text, "an int parameter's node",

@@ -10,7 +10,7 @@
 // CHECK-LABEL: func.func @pointwise
 // CHECK: gpu.launch_func  @pointwise_kernels::@pointwise_elementwise_0
 // CHECK-SAME: threads in (%[[T:.*]], %{{.*}}, %{{.*}})
-// CHECK-SAME: {tgc_gpu.vector_align = 16 : i64}
+// CHECK-SAME: tgc_gpu.vector_align = 16 : i64}
 // CHECK-NOT: tgc_gpu.strategy
 // CHECK: gpu.func @pointwise_elementwise_0
 // CHECK: vector.load

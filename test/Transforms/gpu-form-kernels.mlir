@@ -11,7 +11,9 @@
 // grid-stride kernel over chunks of 4 f32 (16-byte vector accesses; the
 // body runs once per lane), then the remainder element by element. The
 // grid is max(min(ceildiv(rows * cols, 256 * 4), 16896), 1); sizes are
-// operands; the launch asks for aligned argument buffers.
+// operands; the launch asks for aligned argument buffers. Each operand's
+// access is recorded for reports: the sizes are not buffers, x and y are
+// read, the result written.
 
 // CHECK-LABEL: func.func @pointwise
 // CHECK:   %[[N:.*]] = arith.muli %[[D0:.*]], %[[D1:.*]] : index
@@ -19,7 +21,7 @@
 // CHECK:   %[[M:.*]] = arith.minsi %[[B]], %c16896
 // CHECK:   %[[G:.*]] = arith.maxsi %[[M]], %c1
 // CHECK:   gpu.launch_func  @pointwise_kernels::@pointwise_elementwise_0 blocks in (%[[G]], %c1, %c1) threads in (%c256, %c1, %c1)
-// CHECK-SAME: {tgc_gpu.vector_align = 16 : i64}
+// CHECK-SAME: {tgc_gpu.operand_access = array<i32: 0, 0, 1, 1, 2>, tgc_gpu.vector_align = 16 : i64}
 // CHECK: gpu.module @pointwise_kernels
 // CHECK:   gpu.func @pointwise_elementwise_0
 // CHECK-SAME: kernel
@@ -233,7 +235,7 @@ func.func @column_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK:   arith.ceildivsi %{{.*}}, %c256 : index
 // CHECK:   arith.minsi %{{.*}}, %c8192 : index
 // CHECK:   gpu.launch_func @full_sum_kernels::@full_sum_tree_0
-// CHECK-SAME: {tgc_gpu.vector_align = 16 : i64}
+// CHECK-SAME: tgc_gpu.vector_align = 16 : i64}
 // CHECK:   gpu.launch_func @full_sum_kernels::@full_sum_tree_final_1
 // CHECK:   gpu.func @full_sum_tree_0(
 // CHECK:     %[[REM:.*]] = arith.remui %{{.*}}, %c4 : index
@@ -388,6 +390,7 @@ func.func @matmul_bf16(%x: tensor<?x64xbf16>, %w: tensor<64x32xbf16>) -> tensor<
 // CHECK-SAME: tgc_gpu.gemm_epilogue_of
 // CHECK: gpu.launch_func  @gelu_exact_kernels::@gelu_exact_elementwise_0
 // CHECK-SAME: %[[OUT]]
+// CHECK-SAME: {tgc_gpu.operand_access = array<i32: 0, 3>,
 // CHECK-LABEL: gpu.func @gelu_exact_elementwise_0
 // CHECK: math.erf
 func.func @gelu_exact(%x: tensor<?x32xbf16>, %w: tensor<48x32xbf16>, %b: tensor<48xbf16>) -> tensor<?x48xbf16> {
@@ -423,7 +426,7 @@ func.func @two_readers(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>) -> (tensor<?
 
 // CHECK-LABEL: func.func @softmax_static
 // CHECK: gpu.launch_func  @softmax_static_kernels::@softmax_static_rows_0
-// CHECK-SAME: {tgc_gpu.vector_align = 16 : i64}
+// CHECK-SAME: tgc_gpu.vector_align = 16 : i64}
 // CHECK-LABEL: gpu.func @softmax_static_rows_0
 // CHECK-SAME: workgroup(%{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>)
 // CHECK: %[[ANY:.*]] = arith.cmpi ugt, %{{.*}}, %c0 : index
@@ -459,7 +462,7 @@ func.func @softmax_static(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
 
 // CHECK-LABEL: func.func @warp_softmax_bf16
 // CHECK: gpu.launch_func  @warp_softmax_bf16_kernels::@warp_softmax_bf16_warp_rows_0
-// CHECK-SAME: {tgc_gpu.vector_align = 4 : i64}
+// CHECK-SAME: tgc_gpu.vector_align = 4 : i64}
 // CHECK-LABEL: gpu.func @warp_softmax_bf16_warp_rows_0
 // CHECK-NOT: gpu.barrier
 // CHECK: vector.load %{{.*}} {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>

@@ -46,9 +46,9 @@ TEST(GpuArtifact, HeaderErrors) {
   std::string error;
 
   std::string other = bytes;
-  other[8] = 2;
+  other[8] = 1; // before kernel parameters said their element size
   EXPECT_FALSE(readGpuArtifact(other, read, error));
-  EXPECT_NE(error.find("artifact format version 2, this runtime reads 1"),
+  EXPECT_NE(error.find("artifact format version 1, this runtime reads 2"),
             std::string::npos)
       << error;
 
@@ -88,9 +88,9 @@ TEST(GpuArtifact, SectionErrors) {
   reject(assemble({{1, plan}, {2, "cubin"}}), "missing chip section");
   reject(assemble({{1, plan}, {2, "cubin"}, {3, "ptx"}, {5, "sm_90"}}),
          "both a cubin and a ptx section");
-  reject(assemble({{1, plan}, {2, "cubin"}, {5, "sm_90"}}, 1, 7),
+  reject(assemble({{1, plan}, {2, "cubin"}, {5, "sm_90"}}, kGpuArtifactVersion, 7),
          "reserved field");
-  reject(assemble({{1, plan}, {2, "cubin"}, {5, "sm_90"}}, 1, 0, "xx"),
+  reject(assemble({{1, plan}, {2, "cubin"}, {5, "sm_90"}}, kGpuArtifactVersion, 0, "xx"),
          "2 trailing bytes");
   reject(assemble({{1, "function f\nbogus\n"}, {2, "cubin"}, {5, "sm_90"}}),
          "plan section: line 2: unknown keyword 'bogus'");

@@ -75,6 +75,15 @@ TEST(GpuPlanText, RoundTrip) {
   EXPECT_EQ(ranked.strides, (std::vector<int64_t>{2, 6}));
   EXPECT_EQ(launch.params[5].rank, 0);
   EXPECT_EQ(launch.params[5].offset, -1);
+  // Element sizes and accesses, for reports; none: not known.
+  EXPECT_EQ(launch.params[0].elementBytes, 4);
+  EXPECT_EQ(launch.params[0].access, 1);
+  EXPECT_EQ(launch.params[1].elementBytes, 0);
+  EXPECT_EQ(launch.params[1].access, 0);
+  EXPECT_EQ(ranked.elementBytes, 4);
+  EXPECT_EQ(ranked.access, 3);
+  EXPECT_EQ(launch.params[5].elementBytes, 8);
+  EXPECT_EQ(launch.params[5].access, 2);
   EXPECT_TRUE(launch.params[5].sizes.empty());
   EXPECT_EQ(launch.sharedBytes, -1);
   EXPECT_TRUE(plan.steps[1].launch.params.empty());
@@ -211,6 +220,14 @@ TEST(GpuPlanText, ErrorsNameTheLine) {
   EXPECT_NE(error.find("expected a size node"), std::string::npos) << error;
   error = parseError(withLine(std::string(launchPrefix) + "x5"));
   EXPECT_NE(error.find("bad parameter 'x5'"), std::string::npos) << error;
+  for (const char *bad : {"b0*0", "b0*x", "b0*4q", "b0*-4", "b0*", "b0*65r"}) {
+    error = parseError(withLine(std::string(launchPrefix) + bad));
+    EXPECT_NE(error.find("bad element size"), std::string::npos)
+        << bad << ": " << error;
+  }
+  EXPECT_EQ(parseError(withLine(std::string(launchPrefix) +
+                                "b0*2 b0:n0*1rw b0/1{n1;n0;n1}*8w")),
+            "");
 
   error = parseError(withLine("check flag b0 \"m\""));
   EXPECT_NE(error.find("line 7:"), std::string::npos) << error;

@@ -57,6 +57,9 @@ struct GpuCompileResult {
   std::string kernelMap;
   /// The arena layout for the example shapes (arenaLayout()).
   std::string arenaLayout;
+  /// Each plan step for the example shapes (describePlanSteps(): kernel,
+  /// strategy, grid, bytes); "" when they do not evaluate the plan.
+  std::string steps;
 };
 
 /// Compiles `entry` of `module` (cloned, not changed). Errors (diagnostics

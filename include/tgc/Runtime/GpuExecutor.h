@@ -14,6 +14,7 @@
 #define TGC_RUNTIME_GPUEXECUTOR_H
 
 #include "tgc/Runtime/GpuPlan.h"
+#include "tgc/Runtime/PlanSteps.h"
 
 #include <cstdint>
 #include <memory>
@@ -47,6 +48,10 @@ bool copyOnDevice(uint64_t dst, uint64_t src, uint64_t bytes,
 bool deviceSynchronize(std::string &error);
 /// The device's name and its multiprocessor count, for reports.
 std::string deviceName();
+/// The device memory's theoretical bandwidth in GB/s (1e9 bytes), from the
+/// driver's memory clock and bus width (two transfers per clock); 0 when
+/// the driver does not say.
+double devicePeakBandwidthGBs();
 
 struct GpuRunStats {
   int64_t launches = 0;       // kernel launches issued on a stream
@@ -113,6 +118,18 @@ public:
            const RunTarget *target = nullptr);
 
   const GpuRunStats &stats() const;
+
+  /// Times a call's steps on `args` (device tensors; the caller checked
+  /// the guards) on the function's own stream, and waits: after one
+  /// untimed run of the whole plan (GEMM algorithms are tuned there), each
+  /// step runs `repeat` times back to back between two CUDA events, then
+  /// the whole plan `repeat` times. A step shorter than the host's launch
+  /// rate (a few microseconds) is timed at that rate. The runs write the
+  /// results (runtime memory, freed before returning) and any out
+  /// arguments, and repeat in-place updates: pass copies of arguments
+  /// whose values matter. Device-side checks are not evaluated.
+  bool profile(const std::vector<DeviceTensor> &args, int repeat,
+               PlanProfile &out, std::string &error);
 
   /// Records CUDA events around each call's steps (two cuEventRecord
   /// calls) so that stats().deviceTimesMs has its device time, for

@@ -116,12 +116,17 @@ struct PlanBuffer {
 /// offset, sizes and strides in elements, from nodes `offset`, `sizes` and
 /// `strides` (-1 in `offset`: 0). With `rank` = -1 it is the short rank-1
 /// form {allocated, aligned, 0, size, 1}, `size` from node `sizeNode` (-1:
-/// 0). An Int parameter is one i64, node `id`.
+/// 0). An Int parameter is one i64, node `id`. `elementBytes` is the
+/// buffer's element size (0: not known) and `access` whether the kernel
+/// reads it (1), writes it (2) or both (3; 0: not known), for the bytes a
+/// step moves in reports and profiles; neither changes what is passed.
 struct KernelParam {
   enum Kind : uint8_t { Buffer, Int } kind = Int;
   int64_t id = 0;        // buffer index or node index
   int64_t sizeNode = -1; // Buffer, rank -1 only
   int32_t rank = -1;     // Buffer only
+  int32_t elementBytes = 0; // Buffer only
+  uint8_t access = 0;        // Buffer only
   int64_t offset = -1;   // Buffer, rank >= 0: node index
   std::vector<int64_t> sizes, strides; // Buffer, rank >= 0: node indices
 };
@@ -242,7 +247,7 @@ int32_t checkPlanGuards(const Plan &plan, const tgc_arg_desc *args,
 ///   then sections {u32 kind, u32 reserved, u64 byte size, bytes}.
 /// Sections: the plan text, the kernels' module (cubin or PTX), a metadata
 /// text (compiler version, target chip, compile times).
-inline constexpr uint32_t kGpuArtifactVersion = 1;
+inline constexpr uint32_t kGpuArtifactVersion = 2;
 
 struct GpuArtifact {
   Plan plan;

@@ -165,8 +165,12 @@ LogicalResult addLaunch(PlanBuilder &b, gpu::LaunchFuncOp launch) {
   }
   auto align = launch->getAttrOfType<IntegerAttr>(
       tgc_gpu::TgcGpuDialect::kVectorAlignAttrName);
-  for (Value v : launch.getKernelOperands()) {
+  auto access = launch->getAttrOfType<DenseI32ArrayAttr>(
+      tgc_gpu::TgcGpuDialect::kOperandAccessAttrName);
+  for (auto [index, v] : llvm::enumerate(launch.getKernelOperands())) {
     rt::KernelParam p;
+    if (access && index < static_cast<size_t>(access.size()))
+      p.access = static_cast<uint8_t>(access[index]);
     if (isa<MemRefType>(v.getType())) {
       FailureOr<Layout> layout = b.layout(v);
       if (failed(layout))
@@ -196,6 +200,11 @@ LogicalResult addLaunch(PlanBuilder &b, gpu::LaunchFuncOp launch) {
       }
       p.kind = rt::KernelParam::Buffer;
       p.id = layout->buffer;
+      // Reports count the bytes a launch moves (i1 is stored as a byte).
+      Type element = cast<MemRefType>(v.getType()).getElementType();
+      if (element.isIntOrFloat())
+        p.elementBytes =
+            static_cast<int32_t>((element.getIntOrFloatBitWidth() + 7) / 8);
       p.rank = static_cast<int32_t>(layout->sizes.size());
       p.offset = layout->offset;
       p.sizes.assign(layout->sizes.begin(), layout->sizes.end());

@@ -207,6 +207,37 @@ Value KernelBuilder::kval(OpBuilder &, Value host) {
   return toKernel.lookup(host);
 }
 
+/// How a kernel uses a buffer argument (TgcGpuDialect::kAccess* bits),
+/// through its views; 0 when a use is not understood (a buffer passed on
+/// to a call or a region).
+static int32_t bufferAccess(Value buffer) {
+  int32_t access = 0;
+  SmallVector<Value> worklist{buffer};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *op = use.getOwner();
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects)
+        return 0;
+      SmallVector<SideEffects::EffectInstance<MemoryEffects::Effect>> list;
+      effects.getEffectsOnValue(v, list);
+      for (auto &e : list) {
+        if (isa<MemoryEffects::Read>(e.getEffect()))
+          access |= tgc_gpu::TgcGpuDialect::kAccessRead;
+        if (isa<MemoryEffects::Write>(e.getEffect()))
+          access |= tgc_gpu::TgcGpuDialect::kAccessWrite;
+      }
+      // A view (no effect of its own): what is done through it counts.
+      if (list.empty())
+        for (Value r : op->getResults())
+          if (isa<BaseMemRefType>(r.getType()))
+            worklist.push_back(r);
+    }
+  }
+  return access;
+}
+
 void KernelBuilder::finishKernel(OpBuilder &kb, OpBuilder &hb, Location loc,
                                  Value grid, int64_t threads) {
   gpu::ReturnOp::create(kb, loc);
@@ -217,6 +248,14 @@ void KernelBuilder::finishKernel(OpBuilder &kb, OpBuilder &hb, Location loc,
       hb, loc, kernel, gpu::KernelDim3{grid, one, one},
       gpu::KernelDim3{block, one, one},
       /*dynamicSharedMemorySize=*/Value(), hostOperands);
+  SmallVector<int32_t> access;
+  // (The body's first arguments: workgroup buffers follow them.)
+  for (BlockArgument arg : kernel.getArguments().take_front(
+           kernel.getFunctionType().getNumInputs()))
+    access.push_back(isa<BaseMemRefType>(arg.getType()) ? bufferAccess(arg)
+                                                        : 0);
+  ctx.lastLaunch->setAttr(tgc_gpu::TgcGpuDialect::kOperandAccessAttrName,
+                          hb.getDenseI32ArrayAttr(access));
   hostOperands.clear();
 }
 

@@ -125,6 +125,43 @@ func.func private @f() attributes {tgc_gpu.vector_align = 16 : i64}
 
 // -----
 
+// expected-error @below {{'tgc_gpu.operand_access' is an array<i32> on a gpu.launch_func}}
+func.func private @f() attributes {tgc_gpu.operand_access = array<i32: 1>}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @g(%a: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @launch(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @below {{'tgc_gpu.operand_access' has 2 entries for 1 kernel operands}}
+    gpu.launch_func @k::@g blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>) {tgc_gpu.operand_access = array<i32: 1, 1>}
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @g(%a: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @launch(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @below {{'tgc_gpu.operand_access' entry 4 is not 0 to 3 (1 read, 2 written)}}
+    gpu.launch_func @k::@g blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>) {tgc_gpu.operand_access = array<i32: 4>}
+    return
+  }
+}
+
+// -----
+
 // expected-error @below {{has an unknown tgc_gpu attribute 'tgc_gpu.kernel'}}
 func.func private @f() attributes {tgc_gpu.kernel = 1}
 

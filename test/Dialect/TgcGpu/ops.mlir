@@ -73,15 +73,20 @@ func.func @strategies(%x: memref<4x16xf32>, %n: index) {
 
 // CHECK-LABEL: func @launch
 // CHECK: tgc_gpu.vector_align = 16
+// CHECK: tgc_gpu.operand_access = array<i32: 1, 0, 3, 2>
 module attributes {gpu.container_module} {
   gpu.module @k {
     gpu.func @f() kernel {
       gpu.return
     }
+    gpu.func @g(%a: memref<4xf32>, %n: index, %b: memref<4xf32>, %c: memref<4xf32>) kernel {
+      gpu.return
+    }
   }
-  func.func @launch() {
+  func.func @launch(%a: memref<4xf32>, %n: index) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) {tgc_gpu.vector_align = 16 : i64}
+    gpu.launch_func @k::@g blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>, %n : index, %a : memref<4xf32>, %a : memref<4xf32>) {tgc_gpu.operand_access = array<i32: 1, 0, 3, 2>}
     return
   }
 }

@@ -126,6 +126,23 @@ LogicalResult TgcGpuDialect::verifyOperationAttribute(Operation *op,
              << "' is a power of two up to 16 on a gpu.launch_func";
     return success();
   }
+  if (name == kOperandAccessAttrName) {
+    auto access = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
+    auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+    if (!access || !launch)
+      return op->emitOpError()
+             << "'" << name << "' is an array<i32> on a gpu.launch_func";
+    if (access.size() != static_cast<int64_t>(launch.getNumKernelOperands()))
+      return op->emitOpError()
+             << "'" << name << "' has " << access.size()
+             << " entries for " << launch.getNumKernelOperands()
+             << " kernel operands";
+    for (int32_t a : access.asArrayRef())
+      if (a < 0 || a > (kAccessRead | kAccessWrite))
+        return op->emitOpError() << "'" << name << "' entry " << a
+                                 << " is not 0 to 3 (1 read, 2 written)";
+    return success();
+  }
   return op->emitOpError() << "has an unknown tgc_gpu attribute '" << name
                            << "'";
 }

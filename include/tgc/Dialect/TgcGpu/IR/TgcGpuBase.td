@@ -45,6 +45,13 @@ def TgcGpu_Dialect : Dialect {
         "tgc_gpu.strategy";
     static constexpr llvm::StringLiteral kVectorAlignAttrName =
         "tgc_gpu.vector_align";
+    /// On a gpu.launch_func: per kernel operand, how the kernel uses it
+    /// (kAccess* bits: 1 read, 2 written, 0 not a buffer or not known),
+    /// for the bytes a launch moves in reports.
+    static constexpr llvm::StringLiteral kOperandAccessAttrName =
+        "tgc_gpu.operand_access";
+    static constexpr int32_t kAccessRead = 1;
+    static constexpr int32_t kAccessWrite = 2;
   }];
 }
 
