@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a function below changes its signature or meaning. */
-#define TGC_CAPI_VERSION 3
+#define TGC_CAPI_VERSION 4
 
 int32_t tgc_capi_version(void);
 
@@ -107,7 +107,11 @@ int64_t tgc_compiled_arena_bytes(const tgc_compiled *compiled,
  * kernel: "kernel K: scope@file:line|..."; CUDA always, CPU with
  * keep-code), "arena" (the arena's buffers for the example shapes, a line
  * each: "offset bytes first last", op positions; CUDA always, CPU with
- * keep-code). "" when there is none. */
+ * keep-code), "steps" (CUDA: each launch-plan step for the example shapes,
+ * a line each, tab-separated: "KIND NAME STRATEGY SHAPE BYTES FLOPS": a
+ * kernel's strategy and grid, the bytes it reads and writes, a GEMM's
+ * floating-point operations; tgc/Runtime/PlanSteps.h). "" when there is
+ * none. */
 const char *tgc_compiled_code(const tgc_compiled *compiled, const char *what);
 
 /* Returns the memory for result `index` (dense row-major, on the compiled
@@ -139,6 +143,25 @@ int32_t tgc_compiled_run_on_stream(tgc_compiled *compiled,
                                    const tgc_arg_desc *args, int32_t num_args,
                                    tgc_result_alloc_fn alloc, void *user,
                                    void *stream);
+
+/* Times a call on `args` (as for tgc_compiled_run; the caller ran the
+ * guards). CUDA: after one untimed run, each launch-plan step alone and
+ * then the whole plan, `repeat` times each, back to back between CUDA
+ * events, on the function's own stream (it waits). The CPU: the whole
+ * call, `repeat` times after one untimed run. The runs write results into
+ * scratch memory and repeat in-place updates of out arguments: pass copies
+ * of arguments whose values matter. Returns text valid until the next
+ * profile of `compiled`, a line per item, tab-separated fields:
+ *   step KIND NAME STRATEGY SHAPE BYTES FLOPS MS   (CUDA, per step; MS is
+ *       milliseconds per run of the step alone, -1 when not timed: a
+ *       skipped step or a device-side check; the rest as "steps" above)
+ *   call MS                                        (per run of the call)
+ *   device NAME PEAK_GBPS                          (CUDA: the device and
+ *       its memory's theoretical bandwidth, 0 when unknown)
+ * or NULL with tgc_last_error(). */
+const char *tgc_compiled_profile(tgc_compiled *compiled,
+                                 const tgc_arg_desc *args, int32_t num_args,
+                                 int32_t repeat);
 
 /* CUDA runs: kernel launches, cuBLASLt calls, graph captures and replays,
  * patched graph nodes, and replays of a graph patched to new sizes so far;

@@ -25,8 +25,10 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -201,7 +203,8 @@ struct tgc_compiled {
   double compileMs = 0;
   int64_t kernels = 0;
   std::vector<std::string> guardTexts, guardReasons;
-  std::string loops, guards, kernels_, arena, plan, ptx;
+  std::string loops, guards, kernels_, arena, plan, ptx, steps;
+  std::string profile; // the last tgc_compiled_profile's text
   // "parse=0.41;frontend=3.20;..." (tgc/Compiler/CompileReport.h).
   std::string phases;
   // CPU
@@ -347,6 +350,7 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   result->phases = phaseText(compiled->phases);
   result->kernels_ = compiled->kernelMap;
   result->arena = compiled->arenaLayout;
+  result->steps = compiled->steps;
   for (const rt::PlanGuard &g : result->artifact.plan.guards) {
     result->guardTexts.push_back(g.text);
     result->guardReasons.push_back(g.reason);
@@ -450,7 +454,50 @@ const char *tgc_compiled_code(const tgc_compiled *c, const char *what) {
     return c->arena.c_str();
   if (w == "ptx")
     return c->ptx.c_str();
+  if (w == "steps")
+    return c->steps.c_str();
   return "";
+}
+
+/// What a run or profile checks of its arguments; sets the error.
+static bool validRunArguments(const std::string &prefix, const tgc_compiled *c,
+                              const tgc_arg_desc *args, int32_t n) {
+  if (!c || (n > 0 && !args)) {
+    setError(prefix + "invalid arguments");
+    return false;
+  }
+  if (n != c->numArgs) {
+    setError(prefix + "the function takes " + std::to_string(c->numArgs) +
+             " arguments, got " + std::to_string(n));
+    return false;
+  }
+  for (int32_t i = 0; i < n; ++i)
+    if (args[i].device_type != (c->cuda ? TGC_DEVICE_CUDA : TGC_DEVICE_CPU) ||
+        args[i].rank < 0) {
+      setError(prefix + "argument " + std::to_string(i) +
+               (args[i].rank < 0 ? " is not a tensor"
+                                 : " is on the wrong device"));
+      return false;
+    }
+  return true;
+}
+
+/// The GPU function of `c`, loaded on first use (under c->runMutex).
+static bool loadGpu(tgc_compiled *c, std::string &error) {
+  if (!c->gpu)
+    c->gpu = rt::GpuFunction::load(c->artifact, error);
+  return c->gpu != nullptr;
+}
+
+static std::vector<rt::DeviceTensor> deviceTensors(const tgc_arg_desc *args,
+                                                   int32_t n) {
+  std::vector<rt::DeviceTensor> inputs(n);
+  for (int32_t i = 0; i < n; ++i) {
+    inputs[i].ptr = reinterpret_cast<uint64_t>(args[i].data);
+    inputs[i].sizes.assign(args[i].sizes, args[i].sizes + args[i].rank);
+    inputs[i].dtype = args[i].dtype;
+  }
+  return inputs;
 }
 
 /// tgc_compiled_run and tgc_compiled_run_on_stream: `stream` is null for
@@ -461,23 +508,12 @@ static int32_t runCompiled(const char *api, tgc_compiled *c,
                            const uint64_t *stream) {
   lastError.clear();
   std::string prefix = std::string(api) + ": ";
-  if (!c || !alloc || (n > 0 && !args)) {
+  if (!alloc) {
     setError(prefix + "invalid arguments");
     return -1;
   }
-  if (n != c->numArgs) {
-    setError(prefix + "the function takes " + std::to_string(c->numArgs) +
-             " arguments, got " + std::to_string(n));
+  if (!validRunArguments(prefix, c, args, n))
     return -1;
-  }
-  for (int32_t i = 0; i < n; ++i)
-    if (args[i].device_type != (c->cuda ? TGC_DEVICE_CUDA : TGC_DEVICE_CPU) ||
-        args[i].rank < 0) {
-      setError(prefix + "argument " + std::to_string(i) +
-               (args[i].rank < 0 ? " is not a tensor"
-                                 : " is on the wrong device"));
-      return -1;
-    }
   std::string error;
   if (!c->cuda) {
     LogicalResult ok = c->cpu->runDescriptors(
@@ -496,19 +532,11 @@ static int32_t runCompiled(const char *api, tgc_compiled *c,
   }
 
   std::lock_guard<std::mutex> lock(c->runMutex);
-  if (!c->gpu) {
-    c->gpu = rt::GpuFunction::load(c->artifact, error);
-    if (!c->gpu) {
-      setError(prefix + error);
-      return -1;
-    }
+  if (!loadGpu(c, error)) {
+    setError(prefix + error);
+    return -1;
   }
-  std::vector<rt::DeviceTensor> inputs(n), results;
-  for (int32_t i = 0; i < n; ++i) {
-    inputs[i].ptr = reinterpret_cast<uint64_t>(args[i].data);
-    inputs[i].sizes.assign(args[i].sizes, args[i].sizes + args[i].rank);
-    inputs[i].dtype = args[i].dtype;
-  }
+  std::vector<rt::DeviceTensor> inputs = deviceTensors(args, n), results;
   if (stream) {
     // The results are the caller's memory, written in place on its stream.
     rt::RunTarget target;
@@ -571,6 +599,73 @@ int32_t tgc_compiled_run_on_stream(tgc_compiled *c, const tgc_arg_desc *args,
   uint64_t handle = reinterpret_cast<uint64_t>(stream);
   return runCompiled("tgc_compiled_run_on_stream", c, args, n, alloc, user,
                      &handle);
+}
+
+const char *tgc_compiled_profile(tgc_compiled *c, const tgc_arg_desc *args,
+                                 int32_t n, int32_t repeat) {
+  lastError.clear();
+  const std::string prefix = "tgc_compiled_profile: ";
+  if (!validRunArguments(prefix, c, args, n))
+    return nullptr;
+  repeat = std::max<int32_t>(repeat, 1);
+  std::string error, text;
+  auto number = [](double v) { return llvm::formatv("{0:f6}", v).str(); };
+  if (!c->cuda) {
+    // The whole call: results in scratch memory.
+    std::vector<std::vector<char>> scratch;
+    auto runOnce = [&]() {
+      scratch.clear();
+      return c->cpu->runDescriptors(
+          ArrayRef<tgc_arg_desc>(args, n),
+          [&](int32_t, ref::DType dtype, ArrayRef<int64_t> shape,
+              std::string &) -> void * {
+            int64_t bytes = static_cast<int64_t>(ref::elementBytes(dtype));
+            for (int64_t d : shape)
+              bytes *= d;
+            scratch.emplace_back(static_cast<size_t>(std::max<int64_t>(
+                bytes, 1)));
+            return scratch.back().data();
+          },
+          error);
+    };
+    if (failed(runOnce())) {
+      setError(prefix + error);
+      return nullptr;
+    }
+    auto start = std::chrono::steady_clock::now();
+    for (int32_t r = 0; r < repeat; ++r)
+      if (failed(runOnce())) {
+        setError(prefix + error);
+        return nullptr;
+      }
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count() /
+                repeat;
+    c->profile = "call\t" + number(ms) + "\n";
+    return c->profile.c_str();
+  }
+  std::lock_guard<std::mutex> lock(c->runMutex);
+  if (!loadGpu(c, error)) {
+    setError(prefix + error);
+    return nullptr;
+  }
+  rt::PlanProfile profile;
+  if (!c->gpu->profile(deviceTensors(args, n), repeat, profile, error)) {
+    setError(prefix + error);
+    return nullptr;
+  }
+  for (const rt::StepProfile &step : profile.steps) {
+    std::string summary = rt::formatStepSummaries({step.step});
+    if (!summary.empty())
+      summary.pop_back(); // its newline
+    text += "step\t" + summary + "\t" + number(step.ms) + "\n";
+  }
+  text += "call\t" + number(profile.callMs) + "\n";
+  text += "device\t" + rt::deviceName() + "\t" +
+          number(rt::devicePeakBandwidthGBs()) + "\n";
+  c->profile = std::move(text);
+  return c->profile.c_str();
 }
 
 void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {

@@ -181,6 +181,14 @@ cl::opt<bool> tgc_run::ptxOnly(
              "of a cubin from ptxas"),
     cl::init(false), cl::cat(category));
 
+cl::opt<bool> tgc_run::profileOpt(
+    "profile",
+    cl::desc("With --device cuda: time the last call's launch-plan steps one "
+             "by one (--repeat runs each) and print each kernel's strategy, "
+             "grid, bytes moved, time and bandwidth; with --compile-only, "
+             "the steps and bytes without times"),
+    cl::init(false), cl::cat(category));
+
 static const char kOverview[] =
     "tgc-run: compile a tgc function for the host CPU or a CUDA GPU\n"
     "(--device cuda), run it on random or .npy inputs, check it against the\n"
@@ -220,9 +228,9 @@ void tgc_run::parseCommandLine(int argc, char **argv) {
       fail("cannot create '" + saveCase + "': " + ec.message());
   if (device != "cuda" &&
       (cudaGraphs || freshInputs || compileOnly || !emitArtifact.empty() ||
-       !emitPlan.empty() || ptxOnly))
+       !emitPlan.empty() || ptxOnly || profileOpt))
     fail("--cuda-graphs, --fresh-inputs, --compile-only, --emit-artifact, "
-         "--emit-plan and --ptx-only need --device cuda");
+         "--emit-plan, --ptx-only and --profile need --device cuda");
   if (repeat == 0)
     fail("--repeat must be at least 1");
   // A NaN tolerance makes every comparison pass; a negative one is no

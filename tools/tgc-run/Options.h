@@ -74,6 +74,7 @@ extern cl::opt<bool> gpuVectorize;
 extern cl::opt<bool> gpuGemmEpilogues;
 extern cl::opt<bool> gpuExactDivision;
 extern cl::opt<bool> ptxOnly;
+extern cl::opt<bool> profileOpt;
 
 /// Registers MLIR's options, parses the command line (a bad option exits
 /// with status 2) and checks the options against each other.

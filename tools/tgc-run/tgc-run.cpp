@@ -299,6 +299,64 @@ void writeFile(const std::string &path, const std::string &bytes) {
   os << bytes;
 }
 
+/// --profile: the steps of call `call` (timed on `fn`, or with sizes and
+/// bytes alone when there is no function: --compile-only), printed, or in
+/// the call's JSON report.
+void profileCall(const rt::Plan &plan, rt::GpuFunction *fn, size_t call,
+                 const Shapes &shapes,
+                 const std::vector<rt::DeviceTensor> &args,
+                 llvm::json::Object &report) {
+  rt::PlanProfile profile;
+  double peak = 0;
+  std::string error;
+  if (fn) {
+    if (!fn->profile(args, repeat, profile, error))
+      fail(error);
+    peak = rt::devicePeakBandwidthGBs();
+  } else {
+    std::vector<int64_t> values;
+    if (!rt::evaluatePlan(plan, shapes, values, error))
+      fail("--profile: " + error);
+    for (rt::StepSummary &s : rt::summarizePlanSteps(plan, values))
+      profile.steps.push_back({std::move(s), -1});
+  }
+  if (json) {
+    llvm::json::Array steps;
+    for (const rt::StepProfile &p : profile.steps) {
+      llvm::json::Object o;
+      o["name"] = p.step.name;
+      o["strategy"] = p.step.strategy;
+      o["launch"] = p.step.shape;
+      o["bytes"] = p.step.bytes;
+      o["flops"] = p.step.flops;
+      o["skipped"] = p.step.skipped;
+      if (p.ms >= 0)
+        o["ms"] = p.ms;
+      steps.push_back(std::move(o));
+    }
+    report["profile"] = std::move(steps);
+    if (profile.callMs >= 0)
+      report["profile_call_ms"] = profile.callMs;
+    if (peak > 0)
+      report["peak_gbps"] = peak;
+    return;
+  }
+  std::vector<std::string> dims;
+  for (const std::vector<int64_t> &s : shapes)
+    dims.push_back(formatDims(s));
+  llvm::outs() << "profile of call " << call << " ("
+               << llvm::join(dims, ", ") << ")"
+               << (fn ? ", " + std::to_string(repeat) + " run(s) per step" +
+                            (peak > 0 ? llvm::formatv(", memory peak {0:f0} "
+                                                      "GB/s",
+                                                      peak)
+                                            .str()
+                                      : std::string())
+                      : std::string(": not timed (--compile-only)"))
+               << ":\n"
+               << rt::formatProfileTable(profile, peak);
+}
+
 int runOnCuda(ModuleOp module, func::FuncOp entry,
               const std::vector<Shapes> &calls,
               std::vector<std::vector<ref::HostTensor>> &inputs,
@@ -455,6 +513,9 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
           writeFile(saveCase + "/spec" + std::to_string(chosen) + ".tgca",
                     rt::writeGpuArtifact(spec.compiled.artifact));
       }
+      if (profileOpt && n + 1 == calls.size())
+        profileCall(spec.compiled.artifact.plan, nullptr, n, calls[n], {},
+                    report);
       run.callReports.push_back(std::move(report));
       continue;
     }
@@ -524,8 +585,18 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
       runArgs.push_back(std::move(h));
     }
     run.check(hostResults, expected, runArgs, refArgs, n, report);
+    // --profile: into the call's JSON report, or printed after its lines.
+    bool profileNow = profileOpt && n + 1 == calls.size();
+    if (profileNow && json)
+      profileCall(spec.compiled.artifact.plan, spec.fn.get(), n, calls[n],
+                  device.tensors, report);
     run.finishCall(n, calls[n], compiledNow, runMs, "", hostResults,
                    std::move(report));
+    if (profileNow && !json) {
+      llvm::json::Object unused;
+      profileCall(spec.compiled.artifact.plan, spec.fn.get(), n, calls[n],
+                  device.tensors, unused);
+    }
   }
 
   const GpuCompileResult &first = specs.front().compiled;

@@ -5,14 +5,16 @@
 // `tgc-run --device cuda --compile-only --save-case DIR`):
 //
 //   tgc-gpu-run DIR [--repeat N] [--cuda-graphs] [--fresh-inputs]
-//               [--device-time] [--json]
+//               [--device-time] [--profile] [--json]
 //
 // DIR holds specK.tgca (artifacts) and callN.case (a call's inputs, the
 // reference interpreter's results and out buffers). Each call is checked
 // against its specialization's guards, run N times (timed: wall clock per
 // call; with --device-time also the device time from CUDA events around
 // the call's steps, whose two event records add to the wall time), and
-// its results and out buffers compared with the reference.
+// its results and out buffers compared with the reference. With --profile
+// each call's steps are then timed one by one (N runs each) and printed
+// with their strategy, grid, bytes and bandwidth.
 // Exits 1 on a mismatch, 2 on an error. Plain C++17 over lib/Runtime.
 //
 //===----------------------------------------------------------------------===//
@@ -284,12 +286,13 @@ double median(std::vector<double> v) {
 
 const char *const kUsage = "usage: tgc-gpu-run DIR [--repeat N] "
                            "[--cuda-graphs] [--fresh-inputs] "
-                           "[--device-time] [--json]";
+                           "[--device-time] [--profile] [--json]";
 
 int main(int argc, char **argv) {
   std::string dir;
   int repeat = 1;
-  bool graphs = false, fresh = false, json = false, deviceTime = false;
+  bool graphs = false, fresh = false, json = false, deviceTime = false,
+       profile = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc)
@@ -302,6 +305,8 @@ int main(int argc, char **argv) {
       json = true;
     else if (a == "--device-time")
       deviceTime = true;
+    else if (a == "--profile")
+      profile = true;
     else if (!a.empty() && a[0] != '-' && dir.empty())
       dir = a;
     else
@@ -432,6 +437,21 @@ int main(int argc, char **argv) {
     for (size_t i = 0; reference && i < dargs.size(); ++i)
       check(download(dargs[i]), expectedArgs[i],
             "argument " + std::to_string(i));
+    std::string profileText;
+    if (profile) {
+      // After the check: the profile's runs overwrite the out buffers.
+      PlanProfile p;
+      std::string error;
+      if (!fn->profile(dargs, repeat, p, error))
+        fail("call " + std::to_string(n) + ": " + error);
+      double peak = devicePeakBandwidthGBs();
+      char head[160];
+      std::snprintf(head, sizeof(head),
+                    "profile of call %d, %d run(s) per step, memory peak "
+                    "%.0f GB/s:\n",
+                    n, repeat, peak);
+      profileText = head + formatProfileTable(p, peak);
+    }
     for (DeviceTensor &t : results)
       deviceFree(t.ptr);
     for (DeviceTensor &t : dargs)
@@ -460,6 +480,8 @@ int main(int argc, char **argv) {
                   "err %.3g%s%s\n",
                   n, file.spec, ms, repeat, callAbs, ok ? "" : ", MISMATCH: ",
                   first.c_str());
+    if (!json)
+      std::fputs(profileText.c_str(), stdout);
     if (!ok)
       std::fprintf(stderr, "tgc-gpu-run: mismatch in call %d: %s\n", n,
                    first.c_str());
