@@ -92,7 +92,7 @@ def test_report_renders_in_headless_chromium(tmp_path, monkeypatch):
     assert "Uncaught" not in run.stderr, run.stderr[-2000:]
 
 
-def test_gpu_kernel_map_and_launch_geometry_without_a_gpu():
+def test_gpu_kernel_map_steps_and_bytes_without_a_gpu():
     # Compiling for CUDA needs no GPU: the kernel map names each kernel's
     # model lines, and the report evaluates the plan's grids for the sizes.
     from tgc import _capi
@@ -104,10 +104,20 @@ def test_gpu_kernel_map_and_launch_geometry_without_a_gpu():
     kernels = _report.parse_kernel_map(c.code("kernels"))
     assert [k for k, _ in kernels if k.startswith("gemm")] == ["gemm", "gemm"], kernels
     assert any("LayerNorm" in s for _, srcs in kernels for s in srcs), kernels
-    shapes = [list(x.shape)] + [list(p.shape) for p in m.parameters()]
-    steps = _report.plan_launches(c.code("plan"), shapes)
-    assert steps[0] == "gemm m 4 n 32 k 16 batch 1 (bias)", steps
-    assert any(re.fullmatch(r"launch k0 grid \d+x1x1 block \d+x1x1", s) for s in steps), steps
+    # Each plan step for the example sizes: strategy, launch and the bytes
+    # it reads and writes (tgc_compiled_code "steps").
+    steps = c.steps()
+    assert [s.kind for s in steps if s.kind == "gemm"] == ["gemm", "gemm"], steps
+    first = steps[0]
+    assert (first.kind, first.strategy, first.launch) == (
+        "gemm", "cuBLASLt + bias", "m 4 n 32 k 16 batch 1 f32"), first
+    # A, B, C and the bias, f32: (4*16 + 16*32 + 4*32 + 32) * 4 bytes.
+    assert first.bytes == (4 * 16 + 16 * 32 + 4 * 32 + 32) * 4
+    assert first.flops == 2 * 4 * 32 * 16
+    launches = [s for s in steps if s.kind == "launch"]
+    assert launches and all(re.fullmatch(r"grid \d+x1x1 block \d+x1x1", s.launch)
+                            for s in launches), launches
+    assert all(s.bytes and s.bytes > 0 and s.strategy for s in launches), launches
+    assert all(s.ms is None for s in steps)  # not timed
     phases = [n for n, _ in c.phases()]
     assert phases[:2] == ["parse", "frontend"] and "launch plan" in phases, phases
-    assert _report.plan_launches("expr 0 argdim 5 0\n", shapes) == []  # no such argument

@@ -24,10 +24,13 @@ from ._compile import (
     set_stance,
 )
 from ._graph import Unsupported
+from ._profile import Profile, profile
 
 __all__ = [
     "compile",
     "explain",
+    "profile",
+    "Profile",
     "set_stance",
     "get_stance",
     "set_logs",

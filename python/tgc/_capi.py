@@ -12,13 +12,14 @@ import ctypes
 import glob
 import os
 import threading
+from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
 import torch
 
 from ._graph import CODE_DTYPES, DTYPE_CODES
 
-CAPI_VERSION = 3
+CAPI_VERSION = 4
 
 
 class TgcError(RuntimeError):
@@ -120,6 +121,8 @@ def lib() -> ctypes.CDLL:
             "tgc_compiled_run": (c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P]),
             "tgc_compiled_run_on_stream": (
                 c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P, P]),
+            "tgc_compiled_profile": (
+                c.c_char_p, [P, c.POINTER(ArgDesc), c.c_int32, c.c_int32]),
             "tgc_set_logs": (c.c_int32, [c.c_char_p]),
             "tgc_reference_run": (
                 c.c_int32,
@@ -187,8 +190,53 @@ def current_stream(device: torch.device) -> int:
     return torch.cuda.current_stream(index).cuda_stream
 
 
+@dataclass
+class StepInfo:
+    """One launch-plan step (tgc/Runtime/PlanSteps.h): a kernel launch, a
+    cuBLASLt GEMM, a copy, a memset or a device-side check."""
+
+    kind: str
+    name: str
+    strategy: str
+    launch: str  # "grid 48x1x1 block 256x1x1", "m 16 n 192 k 64 batch 1 f32"
+    bytes: Optional[int]  # read and written, each buffer once
+    flops: int  # GEMMs
+    ms: Optional[float] = None  # alone, when profiled
+
+    @classmethod
+    def parse(cls, f: Sequence[str]) -> "StepInfo":
+        b = int(f[4])
+        return cls(f[0], f[1], f[2], f[3], b if b >= 0 else None, int(f[5]))
+
+    @property
+    def gbps(self) -> Optional[float]:
+        """Bytes / time, when timed (GB/s, 1e9 bytes)."""
+        if self.ms is None or self.ms <= 0 or self.bytes is None:
+            return None
+        return self.bytes / (self.ms * 1e6)
+
+    @property
+    def tflops(self) -> Optional[float]:
+        if self.ms is None or self.ms <= 0 or not self.flops:
+            return None
+        return self.flops / (self.ms * 1e9)
+
+
+@dataclass
+class CallProfile:
+    """What tgc_compiled_profile measured for one compiled function."""
+
+    repeat: int
+    steps: List[StepInfo] = field(default_factory=list)
+    call_ms: Optional[float] = None
+    device: str = ""
+    peak_gbps: Optional[float] = None  # the memory's theoretical bandwidth
+
+
 class Compiled:
     """One compiled specialization (owns the library handle)."""
+
+    last_profile: Optional[CallProfile] = None
 
     def __init__(self, text: str, entry: str, options: str):
         l = lib()
@@ -243,6 +291,33 @@ class Compiled:
 
     def code(self, what: str) -> str:
         return _lib.tgc_compiled_code(self.handle, what.encode()).decode()
+
+    def steps(self) -> List["StepInfo"]:
+        """Each launch-plan step for the example sizes (CUDA; [] on the
+        CPU): kernel, strategy, grid, bytes (tgc_compiled_code "steps")."""
+        return [StepInfo.parse(line.split("\t")) for line in self.code("steps").splitlines()
+                if line.count("\t") >= 5]
+
+    def profile(self, args: Args, repeat: int) -> "CallProfile":
+        """Times a call on `args` (tgc_compiled_profile): each step alone
+        and the whole call, `repeat` runs each. The runs write scratch
+        results and repeat in-place updates: pass copies."""
+        text = _lib.tgc_compiled_profile(self.handle, args.descs, args.count, int(repeat))
+        if text is None:
+            raise TgcError(last_error())
+        out = CallProfile(repeat=int(repeat))
+        for line in text.decode("utf-8", "replace").splitlines():
+            f = line.split("\t")
+            if f[0] == "step" and len(f) >= 8:
+                step = StepInfo.parse(f[1:7])
+                step.ms = float(f[7]) if float(f[7]) >= 0 else None
+                out.steps.append(step)
+            elif f[0] == "call" and len(f) >= 2:
+                out.call_ms = float(f[1])
+            elif f[0] == "device" and len(f) >= 3:
+                out.device, out.peak_gbps = f[1], float(f[2]) or None
+        self.last_profile = out
+        return out
 
     def run(self, args: Args, device: torch.device) -> List[torch.Tensor]:
         results: List[Optional[torch.Tensor]] = [None] * self.num_results

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _autograd, _capi, _check, _names, _native_path, _state
+from . import _autograd, _capi, _check, _names, _native_path, _profile, _state
 from ._breaks import BreakMiss, BreakSizes, run_island
 from ._explain import Explanation
 from ._specialized import Specialized
@@ -755,6 +755,9 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         if _check.enabled():
             _check.compare(spec.trace.text, self.name, before, inputs, results,
                            spec.compiled.device)
+        if _profile.active():
+            _profile.record(spec.compiled, self.name,
+                            list(tensors) + spec.captured.current()[0])
         return _results(spec, originals, tensors, results)
 
     def _run_program(self, spec: Specialized, originals, tensors, call: _capi.Args):
@@ -780,6 +783,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             if _check.enabled():
                 _check.compare(step.text, step.name, before, args, results,
                                step.compiled.device)
+            if _profile.active():
+                _profile.record(step.compiled, step.name, args)
             results = list(results)
             for k in step.unsigned:  # uint8, returned as its i8 storage
                 results[k] = results[k].view(torch.uint8)

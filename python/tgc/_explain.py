@@ -36,9 +36,11 @@ class SpecReport:
     # (tgc_compiled_code "kernels" / "arena").
     kernel_map: str = ""
     arena_layout: str = ""
-    # The compiled arguments' sizes at the first call (the report
-    # evaluates the launch plan's grids with them).
-    example_shapes: List[List[int]] = field(default_factory=list)
+    # GPU: each launch-plan step for the example sizes (kernel, strategy,
+    # grid, bytes; tgc._capi.StepInfo), every region's in order.
+    steps: List[Any] = field(default_factory=list)
+    # The last tgc.profile of each region (tgc._capi.CallProfile), if any.
+    profiles: List[Any] = field(default_factory=list)
 
     @property
     def total_ms(self) -> float:
@@ -50,9 +52,19 @@ class SpecReport:
             parts.append(f"{self.regions} regions")
         if self.arena_bytes is not None:
             parts.append(f"arena {format_bytes(self.arena_bytes)} (intermediate buffers)")
+        if self.profiles:
+            ms = sum(p.call_ms or 0.0 for p in self.profiles)
+            parts.append(f"profiled: {ms * 1e3:.1f} us per call" if ms < 1
+                         else f"profiled: {ms:.3f} ms per call")
         phases = ", ".join(f"{n} {ms:.1f}" for n, ms in self.phases)
         return (f"specialization {self.index} ({self.device}): " + ", ".join(parts)
                 + f"; compiled in {self.total_ms:.1f} ms ({phases})")
+
+    def kernel_rows(self) -> List[Any]:
+        """The steps, timed where a profile has them (its steps, else the
+        example sizes')."""
+        timed = [s for p in self.profiles for s in p.steps]
+        return timed if timed else list(self.steps)
 
 
 def format_bytes(n: int) -> str:
@@ -106,6 +118,12 @@ class Explanation:
             lines.append(s.headline())
             lines += ["  " + g if g.startswith("+ ") else "  guard: " + g
                       for g in s.guard_summary]
+            if any(p.steps for p in s.profiles):
+                from ._profile import format_steps
+
+                peak = next((p.peak_gbps for p in s.profiles if p.peak_gbps), None)
+                lines.append("  kernels (last tgc.profile):")
+                lines += ["    " + row for row in format_steps(s.kernel_rows(), peak)]
         lines += [f"recompile {i + 1}: {r}" for i, r in enumerate(self.recompile_reasons)]
         return "\n".join(lines)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import os
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 _LOC = re.compile(r'loc\((?:"((?:[^"\\]|\\.)*)"\()?"((?:[^"\\]|\\.)*)":(\d+):\d+\)?\)\s*$')
 _PALETTE = ["#8ecae6", "#ffb703", "#90be6d", "#f4a261", "#cdb4db", "#e76f51",
@@ -95,45 +95,6 @@ def parse_arena(text: str) -> List[Tuple[int, int, int, int]]:
     return out
 
 
-def plan_launches(plan: str, shapes: List[List[int]]) -> List[str]:
-    """Each step of a GPU launch plan with its sizes evaluated for `shapes`
-    (the arguments' example sizes): "launch k0 grid 48x1x1 block 256x1x1",
-    "gemm m 16 n 192 k 64 (bias)". Empty when the plan does not evaluate."""
-    nodes: Dict[int, int] = {}
-    ops = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-           "floordiv": lambda a, b: a // b, "ceildiv": lambda a, b: -(-a // b),
-           "mod": lambda a, b: a % b, "max": max, "min": min}
-
-    def node(ref: str) -> Optional[int]:
-        return nodes.get(int(ref[1:])) if ref.startswith("n") else None
-
-    out = []
-    try:
-        for line in plan.splitlines():
-            w = line.split()
-            if w[:1] == ["expr"]:
-                n, kind = int(w[1]), w[2]
-                if kind == "const":
-                    nodes[n] = int(w[3])
-                elif kind == "argdim":
-                    nodes[n] = int(shapes[int(w[3])][int(w[4])])
-                elif kind in ops and node(w[3]) is not None and node(w[4]) is not None:
-                    nodes[n] = ops[kind](node(w[3]), node(w[4]))
-            elif w[:1] == ["launch"]:
-                grid = "x".join(str(node(x)) for x in w[3:6])
-                block = "x".join(str(node(x)) for x in w[7:10])
-                out.append(f"launch {w[1]} grid {grid} block {block}")
-            elif w[:1] == ["gemm"]:
-                def field(name):
-                    return node(w[w.index(name) + 1]) if name in w else None
-                epi = w[w.index("epilogue") + 1] if "epilogue" in w else "none"
-                out.append(f"gemm m {field('m')} n {field('n')} k {field('k')} "
-                           f"batch {field('batch')}" + (f" ({epi})" if epi != "none" else ""))
-    except (IndexError, ValueError, ZeroDivisionError):
-        return []
-    return out
-
-
 def _graph_html(graph: str, kernels: List[Tuple[str, List[str]]]) -> str:
     owner: Dict[str, int] = {}
     for k, (_, sources) in enumerate(kernels):
@@ -155,16 +116,59 @@ def _graph_html(graph: str, kernels: List[Tuple[str, List[str]]]) -> str:
     return '<pre class="graph">' + "".join(lines) + "</pre>"
 
 
-def _kernels_html(kernels: List[Tuple[str, List[str]]]) -> str:
-    if not kernels:
+def _step_of_kernel(kernels: List[Tuple[str, List[str]]], steps: List) -> Dict[int, Any]:
+    """The plan step of each kernel-map entry: a launch by its kernel's
+    name, the i-th `gemm` entry the i-th GEMM step."""
+    by_name = {s.name: s for s in steps if s.kind == "launch"}
+    gemms = [s for s in steps if s.kind == "gemm"]
+    out: Dict[int, Any] = {}
+    for k, (name, _) in enumerate(kernels):
+        if name.startswith("kernel ") and name[7:] in by_name:
+            out[k] = by_name[name[7:]]
+        elif name == "gemm" and gemms:
+            out[k] = gemms.pop(0)
+    return out
+
+
+def _step_cells(step, peak: Optional[float], timed: bool) -> str:
+    from ._explain import format_bytes
+
+    if step is None:
+        return "<td></td>" * (6 if timed else 3)
+    cells = [step.strategy, step.launch,
+             "?" if step.bytes is None else format_bytes(step.bytes)]
+    if timed:
+        ms = step.ms
+        gbps = step.gbps
+        cells += ["-" if ms is None else (f"{ms * 1e3:.1f} us" if ms < 1 else f"{ms:.3f} ms"),
+                  "" if gbps is None else f"{gbps:.0f} GB/s"
+                  + (f" ({100 * gbps / peak:.0f}% of peak)" if peak else ""),
+                  f"{step.tflops:.1f} TFLOP/s" if step.tflops else ""]
+    return "".join(f"<td>{_e(c)}</td>" for c in cells)
+
+
+def _kernels_html(kernels: List[Tuple[str, List[str]]], steps: List,
+                  peak: Optional[float]) -> str:
+    if not kernels and not steps:
         return '<p class="muted">No kernel map (a CPU compile keeps it with keep-code; ' \
                'TGC_TRACE sets it).</p>'
-    rows = ["<tr><th></th><th>kernel</th><th>computes the ops of</th></tr>"]
+    timed = any(s.ms is not None for s in steps)
+    head = ["", "kernel"] + (["strategy", "launch", "bytes"] if steps else []) \
+        + (["time", "bandwidth", "compute"] if timed else []) + ["computes the ops of"]
+    rows = ["<tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>"]
+    owner = _step_of_kernel(kernels, steps)
     for k, (name, sources) in enumerate(kernels):
         color = _PALETTE[k % len(_PALETTE)]
         rows.append(f'<tr class="kernel" data-kernel="{k}"><td style="background:{color}">'
-                    f"&nbsp;</td><td>{_e(name)}</td><td>"
-                    + "<br>".join(_e(s) for s in sources) + "</td></tr>")
+                    f"&nbsp;</td><td>{_e(name)}</td>"
+                    + (_step_cells(owner.get(k), peak, timed) if steps else "")
+                    + "<td>" + "<br>".join(_e(s) for s in sources) + "</td></tr>")
+    # Steps no kernel-map entry names: copies, memsets, device-side checks.
+    mapped = {id(s) for s in owner.values()}
+    for s in steps:
+        if id(s) not in mapped:
+            rows.append(f"<tr><td></td><td>{_e(s.name)}</td>"
+                        + _step_cells(s, peak, timed) + "<td></td></tr>")
     return "<table>" + "".join(rows) + "</table>"
 
 
@@ -241,11 +245,19 @@ def render(expl) -> str:
         body.append("<h3>Compile time by phase</h3>" + _phases_svg(s.phases))
         body.append("<h3>Graph</h3><p class=\"muted\">Ops coloured by the kernel that "
                     "computes them (hover a kernel below).</p>" + _graph_html(s.graph, kernels))
-        body.append("<h3>Kernels</h3>" + _kernels_html(kernels))
-        steps = plan_launches(s.code, s.example_shapes) if s.device == "cuda" else []
-        if steps:
-            body.append("<h3>Launches (example sizes)</h3><ol>"
-                        + "".join(f"<li>{_e(x)}</li>" for x in steps) + "</ol>")
+        peak = next((p.peak_gbps for p in s.profiles if p.peak_gbps), None)
+        rows = s.kernel_rows()
+        timed = any(r.ms is not None for r in rows)
+        note = ("Times from the last <code>tgc.profile</code>: each kernel alone; bandwidth "
+                "is the bytes it reads and writes (each buffer once) over its time."
+                if timed else "Launches and bytes for the first call's sizes; "
+                "<code>tgc.profile</code> adds times and bandwidth." if rows else "")
+        calls = [f"{p.call_ms * 1e3:.1f} us" if (p.call_ms or 0) < 1 else f"{p.call_ms:.3f} ms"
+                 for p in s.profiles if p.call_ms is not None]
+        if calls:
+            note += " A call: " + " + ".join(calls) + "."
+        body.append("<h3>Kernels</h3>" + (f'<p class="muted">{note}</p>' if note else "")
+                    + _kernels_html(kernels, rows, peak))
         if s.code:
             body.append("<details><summary>Launch plan / loops</summary><pre>"
                         + _e(s.code) + "</pre></details>")

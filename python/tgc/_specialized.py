@@ -91,11 +91,9 @@ class Specialized:
             arg_names=self.names().names, code=code,
             breaks=list(program.breaks) if program is not None else [],
             kernel_map="".join(p.code("kernels") for p in parts),
-            arena_layout=parts[0].code("arena"),
-            # (for the whole-graph function only: regions take other args)
-            example_shapes=[] if program is not None else
-            [list(x or []) for x in self.example_shapes]
-            + [list(t.shape) for t in self.captured.snapshot()[0]])
+            steps=[st for p in parts for st in p.steps()],
+            profiles=[p.last_profile for p in parts if p.last_profile is not None],
+            arena_layout=parts[0].code("arena"))
 
     def guard_strings(self) -> List[str]:
         """Every guard, with the model's names."""
