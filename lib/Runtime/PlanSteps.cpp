@@ -278,7 +278,7 @@ std::string tgc::runtime::formatProfileTable(const PlanProfile &profile,
                                 printf1(" (%.0f%%)", 100 * gbs / peakGBs)
                           : printf1("%.0f GB/s", gbs));
         row.push_back(s.flops > 0
-                          ? printf1("%.1f TFLOP/s", double(s.flops) /
+                          ? printf1("%.3g TFLOP/s", double(s.flops) /
                                                          (p.ms * 1e9))
                           : "");
       } else {

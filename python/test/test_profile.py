@@ -103,8 +103,11 @@ def test_cuda_profile_times_each_kernel_with_its_bandwidth(tmp_path):
     for s in region.steps:
         assert s.ms is not None and s.ms > 0, s
         assert s.bytes and s.bytes > 0 and s.gbps and s.gbps > 0, s
-        if region.peak_gbps:  # bytes over time stays under the memory's peak
-            assert s.gbps < 1.2 * region.peak_gbps, (s, region.peak_gbps)
+        # Bytes over time stays near the memory's peak: above it only as
+        # far as the L2 cache serves repeated runs (a byte count several
+        # times too large would show here).
+        if region.peak_gbps:
+            assert s.gbps < 3 * region.peak_gbps, (s, region.peak_gbps)
     gemm = next(s for s in region.steps if s.kind == "gemm")
     assert gemm.flops == 2 * 4096 * 64 * 64 and gemm.tflops > 0
     text = str(tgc.explain(c))

@@ -56,7 +56,7 @@ def format_steps(steps: Sequence[_capi.StepInfo], peak: Optional[float]) -> List
             bw = "?" if g is None else f"{g:.0f} GB/s" + (
                 f" ({100 * g / peak:.0f}%)" if peak else "")
             row += [_fmt_ms(s.ms), bw if s.ms is not None else "-",
-                    f"{s.tflops:.1f} TFLOP/s" if s.tflops else ""]
+                    f"{s.tflops:.3g} TFLOP/s" if s.tflops else ""]
         rows.append(row)
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]

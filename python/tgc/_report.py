@@ -143,7 +143,7 @@ def _step_cells(step, peak: Optional[float], timed: bool) -> str:
         cells += ["-" if ms is None else (f"{ms * 1e3:.1f} us" if ms < 1 else f"{ms:.3f} ms"),
                   "" if gbps is None else f"{gbps:.0f} GB/s"
                   + (f" ({100 * gbps / peak:.0f}% of peak)" if peak else ""),
-                  f"{step.tflops:.1f} TFLOP/s" if step.tflops else ""]
+                  f"{step.tflops:.3g} TFLOP/s" if step.tflops else ""]
     return "".join(f"<td>{_e(c)}</td>" for c in cells)
 
 

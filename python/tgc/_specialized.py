@@ -106,7 +106,8 @@ class Specialized:
         cnames, names = self.compiled_names(), self.names()
         out: List[str] = []
         state_guards, state_args = 0, set()
-        for t, r in self.compiled.guards:
+        # A GPU plan checks an equality as two range guards with one text.
+        for t, r in dict.fromkeys(self.compiled.guards):
             if not everything and cnames.on_state_only(t):
                 state_guards += 1
                 state_args.update(re.findall(r"\barg ?(\d+)", t))

@@ -601,8 +601,10 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
 
   const GpuCompileResult &first = specs.front().compiled;
   std::vector<std::string> guards;
+  // (An equality is two range guards with one text: listed once.)
   for (const rt::PlanGuard &g : first.artifact.plan.guards)
-    guards.push_back(g.text + " (" + g.reason + ")");
+    if (!llvm::is_contained(guards, g.text + " (" + g.reason + ")"))
+      guards.push_back(g.text + " (" + g.reason + ")");
   rt::GpuRunStats total;
   for (const Spec &spec : specs)
     if (spec.fn) {
