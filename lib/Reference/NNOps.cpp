@@ -223,10 +223,14 @@ static LogicalResult evalAttention(ScaledDotProductAttentionOp op,
         scores[j] = std::exp(scores[j] - m);
         sum += scores[j];
       }
+      // The probabilities in the inputs' dtype (bf16, f16: rounded), as
+      // PyTorch's math path and the compiled code have them.
+      for (int64_t j = 0; j < S; ++j)
+        scores[j] = roundToDType(scores[j] / sum, q.dtype());
       for (int64_t c = 0; c < Ev; ++c) {
         double acc = 0;
         for (int64_t j = 0; j < S; ++j)
-          acc += scores[j] / sum * vm[j * Ev + c];
+          acc += scores[j] * vm[j * Ev + c];
         out[(b * L + i) * Ev + c] = acc;
       }
     }

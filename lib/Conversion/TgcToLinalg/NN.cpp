@@ -262,7 +262,8 @@ struct RmsNormLowering : OpRewritePattern<RmsNormOp> {
 
 /// softmax(Q K^T * scale + mask) V on tensors: a contraction over E with
 /// the batch dims of Q, K and V broadcast, a generic applying scale, mask
-/// and causality, the softmax over S and the contraction with V.
+/// and causality, the softmax over S (computed in f32, rounded to the
+/// inputs' dtype) and the contraction with V.
 struct AttentionLowering : OpRewritePattern<ScaledDotProductAttentionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ScaledDotProductAttentionOp op,
@@ -390,12 +391,17 @@ struct AttentionLowering : OpRewritePattern<ScaledDotProductAttentionOp> {
     auto [max, sum] =
         buildSoftmaxStatistics(rewriter, loc, masked, reduced, computeType);
     AffineMap keptMap = getSelectedDimsMap(ctx, negate(reduced));
+    // The probabilities in the inputs' dtype, as PyTorch's math path
+    // (softmax returns bf16 for bf16 scores) and flash attention (P is
+    // rounded for the second product) have them: then P V is a GEMM of
+    // one dtype with f32 accumulation, not a mixed-dtype contraction.
     Value probabilities = buildMapOverInput(
         rewriter, loc, masked, ValueRange{max, sum}, {keptMap, keptMap},
-        computeType, [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+        element, [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
           Value shifted = arith::SubFOp::create(b, nl, args[0], args[1]);
-          return arith::DivFOp::create(
+          Value p = arith::DivFOp::create(
               b, nl, math::ExpOp::create(b, nl, shifted), args[2]);
+          return convertScalar(b, nl, p, element);
         });
 
     Value out = buildBroadcastBatchMatmul(rewriter, loc, probabilities, v,

@@ -4,7 +4,7 @@
 // the same table gets each step's time, bandwidth and share of the
 // memory's peak (GPU figures: docs/explain.md, "Profiles").
 
-// RUN: tgc-run %s --device cuda --compile-only --ptx-only --calls x=8x64 --calls x=100x64 --profile \
+// RUN: tgc-run %s --entry mlp --device cuda --compile-only --ptx-only --calls x=8x64 --calls x=100x64 --profile \
 // RUN:   | FileCheck %s
 // CHECK:      profile of call 1 (100x64, 128x64, 128, 10x128, 10): not timed (--compile-only):
 // CHECK-NEXT: step  kernel             strategy         launch                     bytes
@@ -18,7 +18,7 @@
 // CHECK-NEXT: 3     mlp_warp_rows_1    warp_rows        grid 25x1x1 block 128x1x1  8.6 KiB
 // CHECK-NEXT: compiled @mlp
 
-// RUN: tgc-run %s --device cuda --compile-only --ptx-only --shape x=100x64 --profile --json \
+// RUN: tgc-run %s --entry mlp --device cuda --compile-only --ptx-only --shape x=100x64 --profile --json \
 // RUN:   | FileCheck %s --check-prefix=JSON
 // JSON:      "profile": [
 // JSON:          "bytes": 110080,
@@ -31,8 +31,25 @@
 // JSON-NOT:      "ms"
 // JSON:          "name": "mlp_elementwise_0",
 
-// RUN: not tgc-run %s --shape x=4x64 --profile 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: not tgc-run %s --entry mlp --shape x=4x64 --profile 2>&1 | FileCheck %s --check-prefix=CPU
 // CPU: tgc-run: error: --cuda-graphs, --fresh-inputs, --compile-only, --emit-artifact, --emit-plan, --ptx-only and --profile need --device cuda
+
+// bf16 attention: the probabilities are rounded to bf16 (as PyTorch's
+// math path and flash attention have them), so both products are cuBLASLt
+// GEMMs around one row kernel; with P in f32 the second product was a
+// tree reduction at 4% of the H100's bandwidth (docs/performance.md).
+// RUN: tgc-run %s --entry attention --device cuda --compile-only --ptx-only --profile \
+// RUN:   | FileCheck %s --check-prefix=ATTN
+// ATTN:      0  gemm  cuBLASLt  m 512 n 512 k 64 batch 96 bf16->f32
+// ATTN-NEXT: 1  attention_warp_rows_0  warp_rows
+// ATTN-NEXT: 2  gemm  cuBLASLt  m 512 n 64 k 512 batch 96 bf16
+// ATTN-NEXT: compiled @attention {{.*}} 1 kernel(s), 2 GEMM(s)
+
+func.func @attention(%q: tensor<8x12x512x64xbf16>, %k: tensor<8x12x512x64xbf16>,
+                     %v: tensor<8x12x512x64xbf16>) -> tensor<8x12x512x64xbf16> {
+  %r = tgc.scaled_dot_product_attention %q, %k, %v causal : tensor<8x12x512x64xbf16>, tensor<8x12x512x64xbf16>, tensor<8x12x512x64xbf16> -> tensor<8x12x512x64xbf16>
+  return %r : tensor<8x12x512x64xbf16>
+}
 
 func.func @mlp(%x: tensor<?x64xf32>, %w1: tensor<128x64xf32>, %b1: tensor<128xf32>,
                %w2: tensor<10x128xf32>, %b2: tensor<10xf32>) -> tensor<?x10xf32> {
