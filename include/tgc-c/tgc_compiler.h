@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a function below changes its signature or meaning. */
-#define TGC_CAPI_VERSION 4
+#define TGC_CAPI_VERSION 5
 
 int32_t tgc_capi_version(void);
 
@@ -56,6 +56,14 @@ typedef struct tgc_compiled tgc_compiled;
  *   block-size=N, max-blocks=N, row-block-size=N, row-registers=0|1,
  *   gemm-epilogues=0|1     CUDA kernel shapes, as tgc-run's --gpu-* options
  *                          (defaults: tgc-gpu-form-kernels' options)
+ *   cache-dir=PATH         the compile cache's folder: a compile whose key
+ *                          (module text, entry, the options that change
+ *                          code, TGC's build, the target) has an entry
+ *                          there loads it instead of compiling; a new
+ *                          compile is stored (docs/compile-cache.md).
+ *                          Default: no cache.
+ *   cache-max-mb=N         the cache's size bound (4096); least recently
+ *                          used entries go first
  * Returns NULL on failure; tgc_last_error() then holds the diagnostics,
  * each with its location. */
 tgc_compiled *tgc_compile(const char *module_text, const char *entry,
@@ -63,6 +71,13 @@ tgc_compiled *tgc_compile(const char *module_text, const char *entry,
 
 /* NULL is allowed. */
 void tgc_compiled_destroy(tgc_compiled *compiled);
+
+/* The compile cache's view of a handle: "status" ("off"; "hit": loaded
+ * from the cache; "miss": compiled and stored; "miss, not stored"), "key"
+ * (hex SHA-256), "path" (the entry's file) and "warning" (one line when an
+ * entry was rejected as corrupted, truncated or of another key, or could
+ * not be written; "" otherwise). "" for an unknown `what`. */
+const char *tgc_compiled_cache(const tgc_compiled *compiled, const char *what);
 
 int32_t tgc_compiled_device(const tgc_compiled *compiled); /* tgc_device_type */
 int32_t tgc_compiled_num_args(const tgc_compiled *compiled);

@@ -10,6 +10,8 @@
 
 #include "tgc-c/tgc_compiler.h"
 
+#include "CompiledHandle.h"
+
 #include "tgc/Compiler/CompileReport.h"
 #include "tgc/Compiler/CompilerUtils.h"
 #include "tgc/Compiler/CpuCompiler.h"
@@ -25,6 +27,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -37,6 +40,7 @@
 
 using namespace mlir;
 using namespace mlir::tgc;
+using mlir::tgc::capi::Options;
 namespace rt = ::tgc::runtime;
 
 namespace {
@@ -52,23 +56,6 @@ int64_t copyOut(const std::string &text, char *buffer, size_t size) {
   }
   return static_cast<int64_t>(text.size());
 }
-
-struct Options {
-  bool cuda = false;
-  std::string policy = "dynamic";
-  bool zeroOne = true, duck = true, fuse = true, decompose = true,
-       keepCode = false;
-  bool openmp = true, approximateMath = false, cudaGraphs = false;
-  bool ptxOnly = false;
-  // GPU kernel options; unset ones keep GpuCompileOptions' defaults
-  // (tgc-gpu-form-kernels').
-  std::optional<int64_t> blockSize, maxBlocks, rowBlockSize;
-  std::optional<bool> rowRegisters, gemmEpilogues, vectorize, exactDivision;
-  unsigned optLevel = 3;
-  std::string chip = "sm_90";
-  std::vector<std::string> sharedLibs;
-  std::vector<std::pair<int64_t, std::vector<int64_t>>> examples;
-};
 
 bool parseBool(StringRef key, StringRef value, bool &out, std::string &error) {
   if (value == "1" || value == "true") {
@@ -147,6 +134,30 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       }
     } else if (key == "chip") {
       o.chip = value.str();
+    } else if (key == "cache-dir") {
+      // Options are split at spaces: a path's spaces come as %20, its %
+      // signs as %25.
+      std::string path;
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (value.substr(i).starts_with("%20")) {
+          path += ' ';
+          i += 2;
+        } else if (value.substr(i).starts_with("%25")) {
+          path += '%';
+          i += 2;
+        } else {
+          path += value[i];
+        }
+      }
+      o.cacheDir = path;
+    } else if (key == "cache-max-mb") {
+      uint64_t mb = 0;
+      if (value.getAsInteger(10, mb) || mb == 0 || mb > (1ull << 30)) {
+        error = ("option cache-max-mb=" + value + ": expected a positive "
+                 "number of MiB").str();
+        return false;
+      }
+      o.cacheMaxBytes = mb << 20;
     } else if (key == "shared-libs") {
       SmallVector<StringRef> libs;
       value.split(libs, ':', -1, /*KeepEmpty=*/false);
@@ -194,27 +205,6 @@ void setCommonOptions(CompileOptions &options, const Options &o,
 std::once_flag registerOnce;
 } // namespace
 
-struct tgc_compiled {
-  std::unique_ptr<MLIRContext> context;
-  OwningOpRef<ModuleOp> module;
-  bool cuda = false;
-  bool cudaGraphs = false;
-  int32_t numArgs = 0, numResults = 0;
-  double compileMs = 0;
-  int64_t kernels = 0;
-  std::vector<std::string> guardTexts, guardReasons;
-  std::string loops, guards, kernels_, arena, plan, ptx, steps;
-  std::string profile; // the last tgc_compiled_profile's text
-  // "parse=0.41;frontend=3.20;..." (tgc/Compiler/CompileReport.h).
-  std::string phases;
-  // CPU
-  std::unique_ptr<CompiledCpuFunction> cpu;
-  // CUDA
-  rt::GpuArtifact artifact;
-  std::unique_ptr<rt::GpuFunction> gpu;
-  std::mutex runMutex;
-};
-
 extern "C" {
 
 int32_t tgc_capi_version(void) { return TGC_CAPI_VERSION; }
@@ -229,19 +219,14 @@ int32_t tgc_cuda_available(char *why, size_t size) {
   return 0;
 }
 
-tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
-                          const char *optionText) {
-  lastError.clear();
-  if (!moduleText) {
-    setError("tgc_compile: module text is NULL");
-    return nullptr;
-  }
-  Options o;
+} // extern "C"
+
+/// A compile that does not look at the cache: parse, compile, fill the
+/// handle. Null with the error set.
+static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
+                                                   const char *entryName,
+                                                   const Options &o) {
   std::string error;
-  if (!parseOptions(optionText ? optionText : "", o, error)) {
-    setError("tgc_compile: " + error);
-    return nullptr;
-  }
   std::call_once(registerOnce, [] { registerAllTgcPasses(); });
 
   auto result = std::make_unique<tgc_compiled>();
@@ -299,6 +284,7 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
     options.optLevel = o.optLevel;
     options.sharedLibs = o.sharedLibs;
     options.keepLoopsIR = o.keepCode;
+    options.keepObject = !o.cacheDir.empty();
     result->cpu = CompiledCpuFunction::compile(*result->module, name, options,
                                                error);
     if (!result->cpu) {
@@ -317,7 +303,7 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
         result->guardTexts.push_back(info->guards[i].text);
         result->guardReasons.push_back(info->guards[i].reason);
       }
-    return result.release();
+    return result;
   }
 
   GpuCompileOptions options;
@@ -360,7 +346,90 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
     if (result->artifact.isPtx)
       result->ptx = result->artifact.module;
   }
+  return result;
+}
+
+extern "C" {
+
+tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
+                          const char *optionText) {
+  lastError.clear();
+  if (!moduleText) {
+    setError("tgc_compile: module text is NULL");
+    return nullptr;
+  }
+  Options o;
+  std::string error;
+  if (!parseOptions(optionText ? optionText : "", o, error)) {
+    setError("tgc_compile: " + error);
+    return nullptr;
+  }
+  if (o.cacheDir.empty()) {
+    std::unique_ptr<tgc_compiled> result =
+        compileModule(moduleText, entryName, o);
+    return result ? result.release() : nullptr;
+  }
+  // The compile cache (docs/compile-cache.md): a hit needs no MLIR pass.
+  auto start = std::chrono::steady_clock::now();
+  ArtifactCache cache(o.cacheDir, o.cacheMaxBytes);
+  std::string key = capi::compileCacheKey(o, moduleText,
+                                          entryName ? entryName : "");
+  std::string warning;
+  if (std::optional<std::string> payload = cache.load(key, warning)) {
+    CacheRecord record;
+    std::unique_ptr<tgc_compiled> hit;
+    if (CacheRecord::parse(*payload, record, error))
+      hit = capi::fromCacheRecord(record, o, error);
+    if (hit) {
+      double ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+      hit->compileMs = ms;
+      hit->phases = "disk cache=" + std::to_string(ms);
+      hit->cacheStatus = "hit";
+      hit->cacheKey = key;
+      hit->cachePath = cache.pathOf(key);
+      return hit.release();
+    }
+    // A whole entry that does not load (another TGC's layout): not used.
+    warning = "ignored the cache entry " + cache.pathOf(key) + ": " + error +
+              "; compiling again";
+    llvm::sys::fs::remove(cache.pathOf(key));
+  }
+  std::unique_ptr<tgc_compiled> result =
+      compileModule(moduleText, entryName, o);
+  if (!result)
+    return nullptr;
+  result->cacheKey = key;
+  result->cachePath = cache.pathOf(key);
+  result->cacheWarning = warning;
+  CacheRecord record;
+  std::string storeWarning;
+  if (capi::toCacheRecord(*result, record, error) &&
+      cache.store(key, record.serialize(), storeWarning)) {
+    result->cacheStatus = "miss";
+  } else {
+    result->cacheStatus = "miss, not stored";
+    std::string why = storeWarning.empty() ? error : storeWarning;
+    result->cacheWarning += (result->cacheWarning.empty() ? "" : "; ") +
+                            ("not stored in the compile cache: " + why);
+  }
   return result.release();
+}
+
+const char *tgc_compiled_cache(const tgc_compiled *c, const char *what) {
+  if (!c || !what)
+    return "";
+  StringRef w(what);
+  if (w == "status")
+    return c->cacheStatus.c_str();
+  if (w == "key")
+    return c->cacheKey.c_str();
+  if (w == "path")
+    return c->cachePath.c_str();
+  if (w == "warning")
+    return c->cacheWarning.c_str();
+  return "";
 }
 
 void tgc_compiled_destroy(tgc_compiled *compiled) { delete compiled; }

@@ -17,8 +17,13 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -34,7 +39,11 @@ using namespace mlir::tgc;
 #endif
 
 CompiledCpuFunction::CompiledCpuFunction() = default;
-CompiledCpuFunction::~CompiledCpuFunction() = default;
+CompiledCpuFunction::~CompiledCpuFunction() {
+  // A cached object's static destructors, as ExecutionEngine runs them.
+  if (cachedJit)
+    llvm::consumeError(cachedJit->deinitialize(cachedJit->getMainJITDylib()));
+}
 CompiledCpuFunction::CompiledCpuFunction(CompiledCpuFunction &&) noexcept =
     default;
 CompiledCpuFunction &
@@ -132,6 +141,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   // named like one of their symbols (`exp`, `malloc`) would be called by
   // the code it contains. Its symbol is private to TGC instead.
   std::string symbol = jitEntrySymbol(entry);
+  result->jitSymbol = symbol;
   if (failed(SymbolTable::replaceAllSymbolUses(
           func, StringAttr::get(ctx, symbol), *module))) {
     error = "cannot rename @" + entry.str() + " for the JIT";
@@ -244,6 +254,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   // The perf listener writes a jitdump directory under /tmp/.debug for
   // every compile; nothing reads them, and thousands pile up.
   engineOptions.enablePerfNotificationListener = false;
+  engineOptions.enableObjectDump = options.keepObject;
   auto engine = ExecutionEngine::create(*module, engineOptions);
   if (!engine) {
     error = "JIT compilation failed: " + llvm::toString(engine.takeError()) +
@@ -283,6 +294,18 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   result->entryFn = *entryFn;
   result->guardFn = reinterpret_cast<tgc_guard_fn>(*guard);
   result->guardSetInfo = static_cast<const tgc_guard_set_info *>(*info);
+  if (options.keepObject) {
+    // ExecutionEngine hands its object out through a file only.
+    SmallString<128> path;
+    int fd = -1;
+    if (!llvm::sys::fs::createTemporaryFile("tgc-object", "o", fd, path)) {
+      ::close(fd);
+      result->engine->dumpToObjectFile(path);
+      if (auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false))
+        result->objectCode = (*buffer)->getBuffer().str();
+      llvm::sys::fs::remove(path);
+    }
+  }
   phases.end();
   result->compileStats.phases = phases.list();
   result->compileStats.compileMs =

@@ -6,6 +6,12 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# The compile cache of the test session: a folder of its own, empty at the
+# start (not the user's ~/.cache/tgc), unless the caller chose one.
+if "TGC_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["TGC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tgc-test-cache-")
 # The model zoo's models (utils/zoo/models.py), where the checkout has it.
 ZOO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "utils", "zoo")
 if os.path.isdir(ZOO):
@@ -27,6 +33,12 @@ requires_cuda = pytest.mark.skipif(not cuda_ready(), reason="needs a CUDA GPU")
 requires_torch2 = pytest.mark.skipif(
     int(torch.__version__.split(".")[0]) < 2, reason="needs PyTorch 2.x"
 )
+
+
+@pytest.fixture
+def no_disk_cache(monkeypatch):
+    """A test about cold compiles (their phases): the compile cache off."""
+    monkeypatch.setenv("TGC_CACHE", "0")
 
 
 @pytest.fixture(autouse=True)

@@ -128,7 +128,7 @@ def test_argument_names_of_nested_structures():
     assert names == ["x", "pair[0]", "pair[1][0]", "rest[0]", "opts['w']"], names
 
 
-def test_explain_reports_phases_kernels_and_memory():
+def test_explain_reports_phases_kernels_and_memory(no_disk_cache):
     c = tgc.compile(Net())
     with torch.no_grad():
         c(torch.randn(2, 16))
@@ -200,7 +200,7 @@ def test_output_code_is_the_kernels_and_guard_code_the_guard_function(logs):
     assert "output code of" not in out
 
 
-def test_compile_time_log(logs):
+def test_compile_time_log(logs, no_disk_cache):
     out = _logged("compile_time", logs)
     assert re.search(r"Net: specialization 0 \(cpu\):.*compiled in [\d.]+ ms \(trace", out), out
 

@@ -24,6 +24,7 @@ from ._compile import (
     set_stance,
 )
 from ._graph import Unsupported
+from ._cache import load_cache, save_cache
 from ._profile import Profile, profile
 
 __all__ = [
@@ -31,6 +32,8 @@ __all__ = [
     "explain",
     "profile",
     "Profile",
+    "save_cache",
+    "load_cache",
     "set_stance",
     "get_stance",
     "set_logs",

@@ -19,7 +19,7 @@ import torch
 
 from ._graph import CODE_DTYPES, DTYPE_CODES
 
-CAPI_VERSION = 4
+CAPI_VERSION = 5
 
 
 class TgcError(RuntimeError):
@@ -102,6 +102,7 @@ def lib() -> ctypes.CDLL:
             "tgc_cuda_available": (c.c_int32, [c.c_char_p, c.c_size_t]),
             "tgc_compile": (P, [c.c_char_p, c.c_char_p, c.c_char_p]),
             "tgc_compiled_destroy": (None, [P]),
+            "tgc_compiled_cache": (c.c_char_p, [P, c.c_char_p]),
             "tgc_compiled_device": (c.c_int32, [P]),
             "tgc_compiled_num_args": (c.c_int32, [P]),
             "tgc_compiled_num_results": (c.c_int32, [P]),
@@ -249,6 +250,11 @@ class Compiled:
         self.num_results = l.tgc_compiled_num_results(h)
         self.compile_ms = l.tgc_compiled_compile_ms(h)
         self.kernels = l.tgc_compiled_kernels(h)
+        # The compile cache: "off", "hit", "miss", "miss, not stored".
+        self.cache_status = l.tgc_compiled_cache(h, b"status").decode()
+        self.cache_key = l.tgc_compiled_cache(h, b"key").decode()
+        self.cache_path = l.tgc_compiled_cache(h, b"path").decode()
+        self.cache_warning = l.tgc_compiled_cache(h, b"warning").decode()
         self.guards = []
         for i in range(l.tgc_compiled_num_guards(h)):
             text_i = l.tgc_compiled_guard_text(h, i).decode()

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _autograd, _capi, _check, _names, _native_path, _profile, _state
+from . import _autograd, _cache, _capi, _check, _names, _native_path, _profile, _state
 from ._breaks import BreakMiss, BreakSizes, run_island
 from ._explain import Explanation
 from ._specialized import Specialized
@@ -46,7 +46,7 @@ _STANCES = ("default", "fail_on_recompile", "eager_on_recompile", "force_eager")
 _stance = "default"
 # TGC_LOGS categories, each printing what its name says (docs/python.md).
 _LOG_NAMES = ("recompiles", "guards", "graph", "output_code", "graph_breaks",
-              "guard_code", "compile_time")
+              "guard_code", "compile_time", "cache")
 _logs: Set[str] = set()
 # Categories asked for with a "+" (more detail: "+guards" lists the guards
 # on parameters and buffers one by one).
@@ -627,10 +627,12 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         for i, shape in enumerate(shapes):
             if len(shape):
                 opts.append(f"example={i}:" + "x".join(str(s) for s in shape))
-        opts += [self.extra_options, extra]
+        opts += [_cache.compile_options(), self.extra_options, extra]
         options = " ".join(o for o in opts if o)
         try:
-            return _capi.Compiled(text, entry, options)
+            compiled = _capi.Compiled(text, entry, options)
+            _cache.note(compiled, entry, _log)
+            return compiled
         except _capi.TgcError as e:
             if "does not parse" in str(e):
                 # The tracer emitted IR the verifier rejects: TGC's bug, but

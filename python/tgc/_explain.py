@@ -41,13 +41,16 @@ class SpecReport:
     steps: List[Any] = field(default_factory=list)
     # The last tgc.profile of each region (tgc._capi.CallProfile), if any.
     profiles: List[Any] = field(default_factory=list)
+    # The on-disk compile cache, per region: "hit" (loaded), "miss"
+    # (compiled and stored), "miss, not stored" or "off".
+    disk_cache: List[str] = field(default_factory=list)
 
     @property
     def total_ms(self) -> float:
         return sum(ms for _, ms in self.phases)
 
     def headline(self) -> str:
-        parts = [f"{self.hits} cache hit(s)", f"{self.kernels} kernel(s)"]
+        parts = [f"{self.hits} dispatch-cache hit(s)", f"{self.kernels} kernel(s)"]
         if self.regions > 1:
             parts.append(f"{self.regions} regions")
         if self.arena_bytes is not None:
@@ -57,8 +60,15 @@ class SpecReport:
             parts.append(f"profiled: {ms * 1e3:.1f} us per call" if ms < 1
                          else f"profiled: {ms:.3f} ms per call")
         phases = ", ".join(f"{n} {ms:.1f}" for n, ms in self.phases)
+        hits = self.disk_cache.count("hit")
+        if hits and hits == len(self.disk_cache):
+            how = "loaded from the disk cache"
+        elif hits:
+            how = f"{hits} of {len(self.disk_cache)} regions from the disk cache, compiled"
+        else:
+            how = "compiled"
         return (f"specialization {self.index} ({self.device}): " + ", ".join(parts)
-                + f"; compiled in {self.total_ms:.1f} ms ({phases})")
+                + f"; {how} in {self.total_ms:.1f} ms ({phases})")
 
     def kernel_rows(self) -> List[Any]:
         """The steps, timed where a profile has them (its steps, else the
@@ -107,6 +117,10 @@ class Explanation:
         if self.compiles:
             text += (f"; {hits} call(s) served by the in-process dispatch cache "
                      f"({len(self.specializations)} specialization(s))")
+        disk = [c for s in self.specializations for c in s.disk_cache]
+        if disk and disk.count("off") < len(disk):
+            text += (f"; disk cache: {disk.count('hit')} hit(s), "
+                     f"{len(disk) - disk.count('hit') - disk.count('off')} miss(es)")
         return text
 
     def __str__(self) -> str:

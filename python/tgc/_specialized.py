@@ -93,6 +93,7 @@ class Specialized:
             kernel_map="".join(p.code("kernels") for p in parts),
             steps=[st for p in parts for st in p.steps()],
             profiles=[p.last_profile for p in parts if p.last_profile is not None],
+            disk_cache=[p.cache_status for p in parts],
             arena_layout=parts[0].code("arena"))
 
     def guard_strings(self) -> List[str]:

@@ -25,11 +25,17 @@
 #include <string>
 #include <vector>
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
 namespace mlir {
 class ExecutionEngine;
 } // namespace mlir
 
 namespace mlir::tgc {
+
+class CacheRecord;
 
 struct CpuCompileOptions : FrontendCompileOptions {
   bool openmp = true;
@@ -44,6 +50,8 @@ struct CpuCompileOptions : FrontendCompileOptions {
   /// Keep the module after tgc-cpu-pipeline (loops, before LLVM) as text,
   /// for loopsIR().
   bool keepLoopsIR = false;
+  /// Keep the JIT's object code, for serialize() (the compile cache).
+  bool keepObject = false;
 };
 
 struct CpuCompileStats {
@@ -76,6 +84,20 @@ public:
   static std::unique_ptr<CompiledCpuFunction>
   compile(ModuleOp module, StringRef entry, const CpuCompileOptions &options,
           std::string &error);
+
+  /// What the compile cache keeps (CpuArtifact.cpp): the object code
+  /// (compiled with keepObject), the signature, the memory plan and the
+  /// report texts. False with `error` without object code.
+  bool serialize(CacheRecord &record, std::string &error) const;
+
+  /// A function from serialize()'s record: its object linked into a JIT of
+  /// its own, `sharedLibs` loaded for it (empty: libomp with `openmp` and
+  /// MLIR's runner utils, as compile() has them). Types and maps live in
+  /// `context`, which must outlive the function.
+  static std::unique_ptr<CompiledCpuFunction>
+  load(const CacheRecord &record, MLIRContext *context,
+       const std::vector<std::string> &sharedLibs, bool openmp,
+       std::string &error);
 
   /// The native guard function and its readable metadata.
   tgc_guard_fn guard() const { return guardFn; }
@@ -128,7 +150,13 @@ private:
   CompiledCpuFunction();
 
   std::unique_ptr<ExecutionEngine> engine;
+  /// A function loaded from the cache runs in a JIT of its own.
+  std::unique_ptr<llvm::orc::LLJIT> cachedJit;
+  /// With keepObject, or loaded: the object code.
+  std::string objectCode;
   std::string entryName;
+  /// The entry's symbol in the object (jitEntrySymbol()).
+  std::string jitSymbol;
   std::vector<RankedTensorType> argTypes, resultTypes;
   /// ExecutionEngine's packed wrapper of the entry point.
   void (*entryFn)(void **) = nullptr;

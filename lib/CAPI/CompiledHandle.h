@@ -1,0 +1,95 @@
+//===- CompiledHandle.h - what a tgc_compiled handle holds (private) -*- C++ -*-===//
+//
+// The parsed compile options and the handle type of the C API, shared by
+// CompilerCAPI.cpp (compile, run, profile) and CompileCache.cpp (the
+// handle to and from a compile-cache entry).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_LIB_CAPI_COMPILEDHANDLE_H
+#define TGC_LIB_CAPI_COMPILEDHANDLE_H
+
+#include "tgc/Compiler/ArtifactCache.h"
+#include "tgc/Compiler/CpuCompiler.h"
+#include "tgc/Runtime/GpuExecutor.h"
+#include "tgc/Runtime/GpuPlan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir::tgc::capi {
+
+struct Options {
+  bool cuda = false;
+  std::string policy = "dynamic";
+  bool zeroOne = true, duck = true, fuse = true, decompose = true,
+       keepCode = false;
+  bool openmp = true, approximateMath = false, cudaGraphs = false;
+  bool ptxOnly = false;
+  // GPU kernel options; unset ones keep GpuCompileOptions' defaults
+  // (tgc-gpu-form-kernels').
+  std::optional<int64_t> blockSize, maxBlocks, rowBlockSize;
+  std::optional<bool> rowRegisters, gemmEpilogues, vectorize, exactDivision;
+  unsigned optLevel = 3;
+  std::string chip = "sm_90";
+  std::vector<std::string> sharedLibs;
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> examples;
+  // The compile cache (docs/compile-cache.md): off without a folder.
+  std::string cacheDir;
+  uint64_t cacheMaxBytes = 4ull << 30;
+};
+
+/// The compile-cache key of a compile request (CompileCache.cpp).
+std::string compileCacheKey(const Options &o, llvm::StringRef moduleText,
+                            llvm::StringRef entry);
+
+} // namespace mlir::tgc::capi
+
+struct tgc_compiled {
+  std::unique_ptr<mlir::MLIRContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  bool cuda = false;
+  bool cudaGraphs = false;
+  int32_t numArgs = 0, numResults = 0;
+  double compileMs = 0;
+  int64_t kernels = 0;
+  std::vector<std::string> guardTexts, guardReasons;
+  std::string loops, guards, kernels_, arena, plan, ptx, steps;
+  std::string profile; // the last tgc_compiled_profile's text
+  // "parse=0.41;frontend=3.20;..." (tgc/Compiler/CompileReport.h).
+  std::string phases;
+  // CPU
+  std::unique_ptr<mlir::tgc::CompiledCpuFunction> cpu;
+  // CUDA
+  ::tgc::runtime::GpuArtifact artifact;
+  std::unique_ptr<::tgc::runtime::GpuFunction> gpu;
+  std::mutex runMutex;
+  // The compile cache: "off", "hit", "miss" (compiled, then stored) or
+  // "miss, not stored"; the key, the entry's path and a warning line (an
+  // entry rejected, an entry not written).
+  std::string cacheStatus = "off", cacheKey, cachePath, cacheWarning;
+};
+
+namespace mlir::tgc::capi {
+/// What the compile cache keeps of a compiled handle; false with `error`
+/// (a CPU function compiled without its object code).
+bool toCacheRecord(const tgc_compiled &c, CacheRecord &record,
+                   std::string &error);
+/// A handle from a cache record, or null with `error` (then the entry is
+/// not used).
+std::unique_ptr<tgc_compiled> fromCacheRecord(const CacheRecord &record,
+                                              const Options &o,
+                                              std::string &error);
+} // namespace mlir::tgc::capi
+
+
+#endif // TGC_LIB_CAPI_COMPILEDHANDLE_H

@@ -1,0 +1,338 @@
+//===- ArtifactCache.cpp - compiled artifacts on disk, by content ---------===//
+
+#include "tgc/Compiler/ArtifactCache.h"
+
+#include "tgc/Runtime/Checksum.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <algorithm>
+#include <cstring>
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <utime.h>
+#include <unistd.h>
+
+using namespace mlir::tgc;
+
+namespace {
+
+constexpr char kMagic[8] = {'T', 'G', 'C', 'C', 'A', 'C', 'H', 'E'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderBytes = 24; // magic, version, key size, payload size
+
+void putU32(std::string &out, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    out += char((v >> (8 * i)) & 0xff);
+}
+void putU64(std::string &out, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    out += char((v >> (8 * i)) & 0xff);
+}
+uint64_t getU(llvm::StringRef bytes, size_t at, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i)
+    v |= uint64_t(uint8_t(bytes[at + i])) << (8 * i);
+  return v;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Keys
+//===----------------------------------------------------------------------===//
+
+std::string mlir::tgc::cacheKey(llvm::ArrayRef<std::string> parts) {
+  llvm::SHA256 hash;
+  for (const std::string &part : parts) {
+    std::string size;
+    putU64(size, part.size());
+    hash.update(size);
+    hash.update(part);
+  }
+  std::array<uint8_t, 32> digest = hash.final();
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+const std::string &mlir::tgc::compilerFingerprint() {
+  static const std::string fingerprint = [] {
+    std::string text = "tgc " TGC_VERSION_STRING;
+    // The binary this code is in (libtgc_capi.so, or a tool linking TGC
+    // statically): a rebuild changes its size or time.
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&compilerFingerprint), &info) &&
+        info.dli_fname) {
+      struct stat st;
+      text += std::string("; ") + info.dli_fname;
+      if (::stat(info.dli_fname, &st) == 0)
+        text += "; " + std::to_string(st.st_size) + " bytes; mtime " +
+                std::to_string(st.st_mtim.tv_sec) + "." +
+                std::to_string(st.st_mtim.tv_nsec);
+    }
+    return text;
+  }();
+  return fingerprint;
+}
+
+const std::string &mlir::tgc::hostCpuFingerprint() {
+  static const std::string fingerprint = [] {
+    std::string text = llvm::sys::getProcessTriple() + " " +
+                       llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    std::vector<std::string> on;
+    for (const auto &f : features)
+      if (f.getValue())
+        on.push_back(f.getKey().str());
+    std::sort(on.begin(), on.end());
+    for (const std::string &f : on)
+      text += " +" + f;
+    return text;
+  }();
+  return fingerprint;
+}
+
+//===----------------------------------------------------------------------===//
+// Records
+//===----------------------------------------------------------------------===//
+
+void CacheRecord::set(llvm::StringRef name, llvm::StringRef bytes) {
+  fields[name.str()] = bytes.str();
+}
+void CacheRecord::setInt(llvm::StringRef name, int64_t value) {
+  fields[name.str()] = std::to_string(value);
+}
+void CacheRecord::setDouble(llvm::StringRef name, double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.17g", value);
+  fields[name.str()] = text;
+}
+std::string CacheRecord::get(llvm::StringRef name) const {
+  auto it = fields.find(name.str());
+  return it == fields.end() ? std::string() : it->second;
+}
+int64_t CacheRecord::getInt(llvm::StringRef name) const {
+  int64_t v = 0;
+  return llvm::StringRef(get(name)).getAsInteger(10, v) ? 0 : v;
+}
+double CacheRecord::getDouble(llvm::StringRef name) const {
+  double v = 0;
+  return llvm::StringRef(get(name)).getAsDouble(v) ? 0 : v;
+}
+
+std::string CacheRecord::serialize() const {
+  std::string out;
+  putU32(out, uint32_t(fields.size()));
+  for (const auto &[name, bytes] : fields) {
+    putU32(out, uint32_t(name.size()));
+    out += name;
+    putU64(out, bytes.size());
+    out += bytes;
+  }
+  return out;
+}
+
+bool CacheRecord::parse(llvm::StringRef bytes, CacheRecord &out,
+                        std::string &error) {
+  out.fields.clear();
+  size_t at = 0;
+  auto need = [&](uint64_t n) {
+    if (n > bytes.size() - at) {
+      error = "the payload is truncated";
+      return false;
+    }
+    return true;
+  };
+  if (!need(4))
+    return false;
+  uint64_t count = getU(bytes, at, 4);
+  at += 4;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (!need(4))
+      return false;
+    uint64_t nameSize = getU(bytes, at, 4);
+    at += 4;
+    if (!need(nameSize))
+      return false;
+    std::string name = bytes.substr(at, nameSize).str();
+    at += nameSize;
+    if (!need(8))
+      return false;
+    uint64_t size = getU(bytes, at, 8);
+    at += 8;
+    if (!need(size))
+      return false;
+    out.fields[name] = bytes.substr(at, size).str();
+    at += size;
+  }
+  if (at != bytes.size()) {
+    error = "the payload has trailing bytes";
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Entries
+//===----------------------------------------------------------------------===//
+
+ArtifactCache::ArtifactCache(std::string dir, uint64_t maxBytes)
+    : dir(std::move(dir)), maxBytes(maxBytes) {}
+
+std::string ArtifactCache::pathOf(llvm::StringRef key) const {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, key.take_front(2), key.str() + ".tgcc");
+  return path.str().str();
+}
+
+std::string ArtifactCache::encode(llvm::StringRef key,
+                                  llvm::StringRef payload) {
+  std::string out(kMagic, sizeof(kMagic));
+  putU32(out, kFormatVersion);
+  putU32(out, uint32_t(key.size()));
+  putU64(out, payload.size());
+  out += key;
+  out += payload;
+  putU64(out, ::tgc::runtime::fnv1a64(out.data(), out.size()));
+  return out;
+}
+
+bool ArtifactCache::decode(llvm::StringRef bytes, llvm::StringRef key,
+                           std::string &payload, std::string &error,
+                           std::string *storedKey) {
+  if (bytes.size() < kHeaderBytes + 8 ||
+      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    error = bytes.size() < kHeaderBytes + 8 ? "truncated (" +
+                                                  std::to_string(bytes.size()) +
+                                                  " bytes)"
+                                            : "not a TGC cache entry (bad magic)";
+    return false;
+  }
+  uint64_t version = getU(bytes, 8, 4);
+  if (version != kFormatVersion) {
+    error = "cache format version " + std::to_string(version) +
+            ", this TGC reads " + std::to_string(kFormatVersion);
+    return false;
+  }
+  uint64_t keySize = getU(bytes, 12, 4), payloadSize = getU(bytes, 16, 8);
+  uint64_t body = bytes.size() - kHeaderBytes - 8;
+  if (keySize > body || payloadSize != body - keySize) {
+    error = "truncated or extended: the header says " +
+            std::to_string(keySize + payloadSize) + " bytes of key and "
+            "payload, the file has " + std::to_string(body);
+    return false;
+  }
+  uint64_t stored = getU(bytes, bytes.size() - 8, 8);
+  uint64_t computed = ::tgc::runtime::fnv1a64(bytes.data(), bytes.size() - 8);
+  if (stored != computed) {
+    error = "checksum mismatch (corrupted)";
+    return false;
+  }
+  llvm::StringRef entryKey = bytes.substr(kHeaderBytes, keySize);
+  if (storedKey)
+    *storedKey = entryKey.str();
+  if (!key.empty() && entryKey != key) {
+    error = "it holds the entry of another key (" + entryKey.str() + ")";
+    return false;
+  }
+  payload = bytes.substr(kHeaderBytes + keySize, payloadSize).str();
+  return true;
+}
+
+std::optional<std::string>
+ArtifactCache::load(llvm::StringRef key, std::string &warning) const {
+  std::string path = pathOf(key);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return std::nullopt; // a miss
+  std::string payload, error;
+  if (!decode((*buffer)->getBuffer(), key, payload, error)) {
+    warning = "ignored the cache entry " + path + ": " + error +
+              "; compiling again";
+    llvm::sys::fs::remove(path);
+    return std::nullopt;
+  }
+  // Recently used: eviction keeps it.
+  ::utime(path.c_str(), nullptr);
+  return payload;
+}
+
+bool ArtifactCache::store(llvm::StringRef key, llvm::StringRef payload,
+                          std::string &warning) const {
+  std::string path = pathOf(key);
+  llvm::StringRef folder = llvm::sys::path::parent_path(path);
+  if (std::error_code ec = llvm::sys::fs::create_directories(folder)) {
+    warning = "cannot create the cache folder " + folder.str() + ": " +
+              ec.message();
+    return false;
+  }
+  std::string bytes = encode(key, payload);
+  // A name of this process's own: writers never share a temporary file.
+  std::string temporary = path + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(reinterpret_cast<uintptr_t>(&bytes));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(temporary, ec);
+    if (ec) {
+      warning = "cannot write " + temporary + ": " + ec.message();
+      return false;
+    }
+    os << bytes;
+    os.close();
+    if (os.has_error()) {
+      warning = "cannot write " + temporary + ": " + os.error().message();
+      os.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+    warning = "cannot rename " + temporary + " to " + path + ": " +
+              ec.message();
+    llvm::sys::fs::remove(temporary);
+    return false;
+  }
+  evictTo(maxBytes);
+  return true;
+}
+
+void ArtifactCache::evictTo(uint64_t bound) const {
+  struct Entry {
+    std::string path;
+    uint64_t bytes;
+    std::chrono::system_clock::time_point time;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end;
+       it != end && !ec; it.increment(ec)) {
+    if (!llvm::StringRef(it->path()).ends_with(".tgcc"))
+      continue;
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(it->path(), status))
+      continue;
+    entries.push_back(
+        {it->path(), status.getSize(), status.getLastModificationTime()});
+    total += status.getSize();
+  }
+  if (total <= bound)
+    return;
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &a, const Entry &b) { return a.time < b.time; });
+  for (const Entry &e : entries) {
+    if (total <= bound)
+      break;
+    if (!llvm::sys::fs::remove(e.path))
+      total -= e.bytes;
+  }
+}
