@@ -54,7 +54,8 @@ typedef struct tgc_compiled tgc_compiled;
  *   exact-division=0|1     CUDA: IEEE f32 divisions, not one reciprocal
  *                          and products per shared divisor (0)
  *   block-size=N, max-blocks=N, row-block-size=N, row-registers=0|1,
- *   gemm-epilogues=0|1     CUDA kernel shapes, as tgc-run's --gpu-* options
+ *   gemm-epilogues=0|1, dedup-kernels=0|1
+ *                          CUDA kernel shapes, as tgc-run's --gpu-* options
  *                          (defaults: tgc-gpu-form-kernels' options)
  *   cache-dir=PATH         the compile cache's folder: a compile whose key
  *                          (module text, entry, the options that change

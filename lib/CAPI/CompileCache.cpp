@@ -50,6 +50,7 @@ std::string canonicalOptions(const Options &o) {
     add("gemm-epilogues", maybe(o.gemmEpilogues));
     add("vectorize", maybe(o.vectorize));
     add("exact-division", maybe(o.exactDivision));
+    add("dedup-kernels", maybe(o.dedupKernels));
   } else {
     add("openmp", flag(o.openmp));
     add("approximate-math", flag(o.approximateMath));

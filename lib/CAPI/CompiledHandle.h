@@ -38,7 +38,8 @@ struct Options {
   // GPU kernel options; unset ones keep GpuCompileOptions' defaults
   // (tgc-gpu-form-kernels').
   std::optional<int64_t> blockSize, maxBlocks, rowBlockSize;
-  std::optional<bool> rowRegisters, gemmEpilogues, vectorize, exactDivision;
+  std::optional<bool> rowRegisters, gemmEpilogues, vectorize, exactDivision,
+      dedupKernels;
   unsigned optLevel = 3;
   std::string chip = "sm_90";
   std::vector<std::string> sharedLibs;

@@ -119,13 +119,15 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
        : key == "max-blocks" ? o.maxBlocks
                              : o.rowBlockSize) = n;
     } else if (key == "row-registers" || key == "gemm-epilogues" ||
-               key == "vectorize" || key == "exact-division") {
+               key == "vectorize" || key == "exact-division" ||
+               key == "dedup-kernels") {
       bool b;
       if (!parseBool(key, value, b, error))
         return false;
       (key == "row-registers"    ? o.rowRegisters
        : key == "gemm-epilogues" ? o.gemmEpilogues
        : key == "vectorize"      ? o.vectorize
+       : key == "dedup-kernels"  ? o.dedupKernels
                                  : o.exactDivision) = b;
     } else if (key == "opt-level") {
       if (value.getAsInteger(10, o.optLevel) || o.optLevel > 3) {
@@ -317,6 +319,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
   };
   given(options.vectorize, o.vectorize);
   given(options.exactDivision, o.exactDivision);
+  given(options.dedupKernels, o.dedupKernels);
   given(options.blockSize, o.blockSize);
   given(options.maxBlocks, o.maxBlocks);
   given(options.rowBlockSize, o.rowBlockSize);

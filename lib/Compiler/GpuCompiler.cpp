@@ -62,6 +62,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.rowRegisters = options.rowRegisters;
   pipeline.gemmEpilogues = options.gemmEpilogues;
   pipeline.exactDivision = options.exactDivision;
+  pipeline.dedupKernels = options.dedupKernels;
 
   ErrorCollector diagnostics(ctx);
   PassManager pm(ctx);

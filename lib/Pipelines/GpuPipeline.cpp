@@ -57,6 +57,10 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(createTgcGpuFormKernels(kernels));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // After canonicalization, so that copies that differ only in folded
+  // constants compare equal.
+  if (options.dedupKernels)
+    pm.addPass(createTgcGpuDedupKernels());
   if (options.lowerKernels)
     buildGpuKernelsToNVVMPipeline(pm);
 }

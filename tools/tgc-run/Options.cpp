@@ -175,6 +175,11 @@ cl::opt<bool> tgc_run::gpuExactDivision(
     cl::desc("With --device cuda: float divisions as IEEE divisions, not "
              "multiplications by a shared reciprocal"),
     withDefault(kGpuKernelDefaults.exactDivision), cl::cat(category));
+cl::opt<bool> tgc_run::gpuDedupKernels(
+    "gpu-dedup-kernels",
+    cl::desc("With --device cuda: one kernel for identical ones "
+             "(tgc-gpu-dedup-kernels)"),
+    withDefault(true), cl::cat(category));
 cl::opt<bool> tgc_run::ptxOnly(
     "ptx-only",
     cl::desc("With --device cuda: load PTX (the driver compiles it) instead "

@@ -73,6 +73,7 @@ extern cl::opt<bool> gpuRowRegisters;
 extern cl::opt<bool> gpuVectorize;
 extern cl::opt<bool> gpuGemmEpilogues;
 extern cl::opt<bool> gpuExactDivision;
+extern cl::opt<bool> gpuDedupKernels;
 extern cl::opt<bool> ptxOnly;
 extern cl::opt<bool> profileOpt;
 

@@ -374,6 +374,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.rowRegisters = gpuRowRegisters;
   options.gemmEpilogues = gpuGemmEpilogues;
   options.exactDivision = gpuExactDivision;
+  options.dedupKernels = gpuDedupKernels;
   struct Spec {
     GpuCompileResult compiled;
     std::unique_ptr<rt::GpuFunction> fn;

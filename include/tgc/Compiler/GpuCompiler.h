@@ -40,6 +40,8 @@ struct GpuCompileOptions : FrontendCompileOptions {
   /// shared by many elements becomes a multiplication by its reciprocal
   /// (tgc-gpu-form-kernels' `exact-division`).
   bool exactDivision = kGpuKernelDefaults.exactDivision;
+  /// One kernel for identical ones (tgc-gpu-dedup-kernels).
+  bool dedupKernels = true;
   /// The SM architecture for PTX and the cubin.
   std::string chip = "sm_90";
   /// PTX only (no ptxas), as when no CUDA toolkit is installed.

@@ -141,6 +141,10 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
       llvm::cl::desc("Keep every f32 division (off: divisions of a kernel "
                      "by one value multiply by its reciprocal)"),
       withDefault(kGpuKernelDefaults.exactDivision)};
+  Option<bool> dedupKernels{
+      *this, "dedup-kernels",
+      llvm::cl::desc("One kernel for identical ones (tgc-gpu-dedup-kernels)"),
+      withDefault(true)};
   Option<bool> lowerKernels{
       *this, "lower-kernels",
       llvm::cl::desc("Lower the kernels to NVVM (off: stop at the gpu "

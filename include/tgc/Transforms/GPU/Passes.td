@@ -149,4 +149,32 @@ def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
                            "::mlir::tgc::tgc_gpu::TgcGpuDialect"];
 }
 
+def TgcGpuDedupKernels : Pass<"tgc-gpu-dedup-kernels", "ModuleOp"> {
+  let summary = "Keep one of each set of identical GPU kernels";
+  let description = [{
+    A transformer's layers run the same kernels on other buffers: after
+    tgc-gpu-form-kernels, the `gpu.func` kernels of a `gpu.module` that
+    are identical but for their names and locations (same signature,
+    attributes and body) become one, and every `gpu.launch_func` of a
+    removed kernel launches the kept one. The kept kernel's ops take the
+    locations of every copy (fused), so the report still maps the kernel
+    to each layer's model lines. Only the kernel's code is shared: every
+    launch keeps its own operands, grid and attributes. The NVVM
+    lowering, LLVM's back end and ptxas then see each kernel once, which
+    makes a 24-layer model's GPU code about as fast to compile as a
+    2-layer one's.
+
+    ```mlir
+    gpu.module @f_kernels {
+      gpu.func @f_elementwise_0(%a: memref<?xf32>) kernel { ... }
+      gpu.func @f_elementwise_3(%a: memref<?xf32>) kernel { ... }  // same
+    }
+    gpu.launch_func @f_kernels::@f_elementwise_3 ... args(%b : ...)
+    // becomes a launch of @f_kernels::@f_elementwise_0, @f_elementwise_3
+    // is erased.
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // TGC_TRANSFORMS_GPU_PASSES_TD
