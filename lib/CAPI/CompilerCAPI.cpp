@@ -743,7 +743,7 @@ const char *tgc_compiled_profile(tgc_compiled *c, const tgc_arg_desc *args,
 void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   if (!out)
     return;
-  for (int i = 0; i < 6; ++i)
+  for (int i = 0; i < 8; ++i)
     out[i] = 0;
   if (!c || !c->gpu)
     return;
@@ -754,6 +754,8 @@ void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   out[3] = s.graphReplays;
   out[4] = s.patchedNodes;
   out[5] = s.graphResizes;
+  out[6] = s.gemmTunings;
+  out[7] = s.gemmTuningsFromDisk;
 }
 
 } // extern "C"

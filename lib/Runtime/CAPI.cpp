@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmTuningCache.h"
 #include "tgc/Runtime/DispatchCache.h"
 #include "tgc/Runtime/tgc_runtime.h"
 
@@ -271,5 +272,9 @@ int32_t tgc_set_logs(const char *spec) {
 uint32_t tgc_log_categories(void) { return logCategories(); }
 
 uint32_t tgc_reload_logs_from_env(void) { return reloadLogConfigFromEnv(); }
+
+void tgc_set_gemm_tuning_cache(const char *dir) {
+  tgc::runtime::setGemmTuningCacheDir(dir ? dir : "");
+}
 
 } // extern "C"

@@ -232,6 +232,7 @@ constexpr int CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES = 7;
 constexpr int CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES = 8;
 
 #define TGC_CUBLASLT_SYMBOLS(X)                                                \
+  X(cublasLtGetVersion, "cublasLtGetVersion", size_t, ())                      \
   X(cublasLtGetStatusName, "cublasLtGetStatusName", const char *,              \
     (cublasStatus_t))                                                          \
   X(cublasLtGetStatusString, "cublasLtGetStatusString", const char *,          \

@@ -189,9 +189,10 @@ struct GpuFunction::Impl {
   /// One cuBLASLt call of the step's GEMM with `algo`, writing `c`.
   cublasStatus_t matmul(size_t step, const GemmConfig &config,
                         const cublasLtMatmulAlgo_t &algo, uint64_t c);
+  /// Times the candidates; `chosen` is the fastest's index.
   bool tuneGemm(size_t step, GemmConfig &config,
                 const cublasLtMatmulHeuristicResult_t *candidates,
-                int count, std::string &error);
+                int count, int &chosen, std::string &error);
   bool runGraph(std::string &error);
   /// Whether `graph` can serve this call by patching kernel nodes alone
   /// (sizes, grids and pointers of launches may differ; every other step

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmTuningCache.h"
 #include "GpuFunctionImpl.h"
 
 #include <algorithm>
@@ -26,6 +27,11 @@ std::string gemmWhere(size_t s, const GemmStep &gemm, const GemmArgs &args) {
               : std::string()) +
          " m " + num(args.m) + " n " + num(args.n) + " k " + num(args.k) +
          " batch " + num(args.batch) + ")";
+}
+
+/// The device and cuBLASLt version a tuning choice holds for.
+std::string tuningDevice(const CublasLt &lt) {
+  return deviceName() + "; cuBLASLt " + std::to_string(lt.cublasLtGetVersion());
 }
 
 bool gemmTuningEnabled() {
@@ -184,9 +190,19 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
     if (tuned != tunedAlgos.end()) {
       config.algo = tuned->second;
     } else if (tune && algorithms > 1 && gemmTuningEnabled()) {
-      if (!tuneGemm(s, config, heuristics, algorithms, error)) {
-        release();
-        return nullptr;
+      // Chosen by an earlier process (GemmTuningCache.h), or timed now.
+      std::string device = tuningDevice(*lt);
+      int chosen = lookupGemmTuning(device, shape);
+      if (chosen >= 0 && chosen < algorithms &&
+          heuristics[chosen].state == CUBLAS_STATUS_SUCCESS) {
+        config.algo = heuristics[chosen].algo;
+        ++stats.gemmTuningsFromDisk;
+      } else {
+        if (!tuneGemm(s, config, heuristics, algorithms, chosen, error)) {
+          release();
+          return nullptr;
+        }
+        recordGemmTuning(device, shape, chosen);
       }
       tunedAlgos.emplace(std::move(shape), config.algo);
     }
@@ -225,8 +241,9 @@ cublasStatus_t GpuFunction::Impl::matmul(size_t s, const GemmConfig &config,
 
 bool GpuFunction::Impl::tuneGemm(
     size_t s, GemmConfig &config,
-    const cublasLtMatmulHeuristicResult_t *candidates, int count,
+    const cublasLtMatmulHeuristicResult_t *candidates, int count, int &chosen,
     std::string &error) {
+  chosen = 0;
   const GemmStep &gemm = plan.steps[s].gemm;
   const GemmArgs &args = gemms[s];
   // A scratch output: the step's own may be read by earlier steps of this
@@ -268,6 +285,7 @@ bool GpuFunction::Impl::tuneGemm(
     if (ok && (best < 0 || seconds < best)) {
       best = seconds;
       config.algo = candidates[i].algo;
+      chosen = i;
     }
   }
   cu->cuMemFree(scratch);

@@ -221,3 +221,42 @@ def test_cache_log_and_explain(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "compile cache miss (compiled in" in err and "compile cache hit (loaded in" in err, err
     assert "disk cache: 1 hit(s), 0 miss(es)" in str(tgc.explain(f))
+
+
+CUDA_CHILD = textwrap.dedent("""
+    import json, torch, tgc
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.GELU(),
+                            torch.nn.Linear(512, 256)).cuda()
+    f = tgc.compile(m)
+    x = torch.randn(64, 256, device="cuda")
+    with torch.no_grad():
+        got, want = f(x), m(x)
+    torch.testing.assert_close(got, want, rtol=2e-3, atol=2e-3)
+    spec = f.specs[0]
+    print("RESULT " + json.dumps({"status": spec.compiled.cache_status,
+                                  "stats": spec.compiled.gpu_stats()}))
+""")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_entries_and_gemm_choices_are_reused(tmp_path):
+    import json
+
+    env = dict(os.environ, TGC_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=PYTHON_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("TGC_CACHE", None)
+    results = []
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", CUDA_CHILD], capture_output=True,
+                           text=True, env=env, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        line = next(x for x in r.stdout.splitlines() if x.startswith("RESULT "))
+        results.append(json.loads(line[7:]))
+    first, second = results
+    assert (first["status"], second["status"]) == ("miss", "hit")
+    # The first process timed its GEMM shapes; the second took the choices.
+    assert first["stats"]["gemm_tunings"] >= 1
+    assert second["stats"]["gemm_tunings"] == 0
+    assert second["stats"]["gemm_tunings_from_disk"] == first["stats"]["gemm_tunings"]
+    assert glob.glob(os.path.join(str(tmp_path), "gemm-tuning", "*.txt"))

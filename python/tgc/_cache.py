@@ -41,9 +41,17 @@ def cache_dir() -> Optional[str]:
     return os.path.abspath(folder)
 
 
+_tuning_dir: Optional[str] = ""
+
+
 def compile_options() -> str:
-    """tgc_compile's cache options for this process's settings."""
+    """tgc_compile's cache options for this process's settings (and the
+    runtime's cuBLASLt tuning cache, in the same folder)."""
+    global _tuning_dir
     folder = cache_dir()
+    if folder != _tuning_dir:
+        _capi.lib().tgc_set_gemm_tuning_cache(folder.encode() if folder else None)
+        _tuning_dir = folder
     if folder is None:
         return ""
     # tgc_compile's options are split at spaces: a space in the path is

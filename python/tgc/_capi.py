@@ -125,6 +125,8 @@ def lib() -> ctypes.CDLL:
             "tgc_compiled_profile": (
                 c.c_char_p, [P, c.POINTER(ArgDesc), c.c_int32, c.c_int32]),
             "tgc_set_logs": (c.c_int32, [c.c_char_p]),
+            "tgc_set_gemm_tuning_cache": (None, [c.c_char_p]),
+            "tgc_compiled_gpu_stats": (None, [P, c.POINTER(c.c_int64)]),
             "tgc_reference_run": (
                 c.c_int32,
                 [c.c_char_p, c.c_char_p, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P],
@@ -294,6 +296,14 @@ class Compiled:
             if name and ms:
                 out.append((name, float(ms)))
         return out
+
+    def gpu_stats(self) -> dict:
+        """CUDA runs so far (tgc_compiled_gpu_stats)."""
+        out = (ctypes.c_int64 * 8)()
+        _lib.tgc_compiled_gpu_stats(self.handle, out)
+        names = ("launches", "gemms", "graph_captures", "graph_replays", "patched_nodes",
+                 "graph_resizes", "gemm_tunings", "gemm_tunings_from_disk")
+        return dict(zip(names, list(out)))
 
     def code(self, what: str) -> str:
         return _lib.tgc_compiled_code(self.handle, what.encode()).decode()

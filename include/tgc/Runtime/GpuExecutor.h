@@ -61,6 +61,7 @@ struct GpuRunStats {
   int64_t patchedNodes = 0;   // kernel nodes whose parameters were patched
   int64_t graphResizes = 0;   // replays of a graph patched to other sizes
   int64_t gemmTunings = 0;    // GEMM shapes whose cuBLASLt algorithm was timed
+  int64_t gemmTuningsFromDisk = 0; // ... taken from the tuning cache instead
   int64_t arenaBytes = 0;     // of the last call
   /// With setDeviceTiming: every timed call's device time, from an event
   /// recorded before its first step to one after its last, in call order
