@@ -57,6 +57,13 @@ def run_child(cache_dir, which="mlp", *extra, env=None):
     return status, r
 
 
+def cpu_options():
+    """The cache's options, and the bundled OpenMP runtime where the package
+    carries one (the relocatable bundle: no LLVM installed)."""
+    libs = _capi.bundled_shared_libs()
+    return _cache.compile_options() + (" shared-libs=" + ":".join(libs) if libs else "")
+
+
 def entries(cache_dir):
     return sorted(glob.glob(os.path.join(str(cache_dir), "*", "*.tgcc")))
 
@@ -127,7 +134,7 @@ def test_concurrent_writers_leave_one_valid_entry(tmp_path):
 def test_keys_follow_options_and_code(tmp_path, monkeypatch):
     monkeypatch.setenv("TGC_CACHE_DIR", str(tmp_path))
     text = tgc.trace_to_mlir(lambda x: torch.tanh(x) * 3, torch.randn(4, 8))
-    opts = _cache.compile_options()
+    opts = cpu_options()
     a = _capi.Compiled(text, "", opts)
     b = _capi.Compiled(text, "", opts)
     c = _capi.Compiled(text, "", opts + " fuse=0")  # other code
@@ -156,7 +163,7 @@ def test_gpu_artifacts_are_cached_without_a_gpu(tmp_path, monkeypatch):
 def test_the_size_bound_evicts_least_recently_used(tmp_path, monkeypatch):
     monkeypatch.setenv("TGC_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("TGC_CACHE_MAX_MB", "1")
-    opts = _cache.compile_options()
+    opts = cpu_options()
     text_a = tgc.trace_to_mlir(lambda x: torch.softmax(x, -1) * 2, torch.randn(3, 5))
     a = _capi.Compiled(text_a, "", opts)
     # An older, large entry (any bytes: eviction goes by size and time).
