@@ -90,13 +90,6 @@ std::string targetFingerprint(const Options &o) {
   return text;
 }
 
-std::string joinLines(const std::vector<std::string> &lines) {
-  std::string out;
-  for (const std::string &l : lines)
-    out += l + "\n";
-  return out;
-}
-
 } // namespace
 
 std::string mlir::tgc::capi::compileCacheKey(const Options &o,
@@ -126,8 +119,6 @@ bool mlir::tgc::capi::toCacheRecord(const tgc_compiled &c, CacheRecord &record,
   record.set("kernel_map", c.kernels_);
   record.set("arena", c.arena);
   record.set("steps", c.steps);
-  record.set("guard_texts", joinLines(c.guardTexts));
-  record.set("guard_reasons", joinLines(c.guardReasons));
   return true;
 }
 

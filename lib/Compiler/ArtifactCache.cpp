@@ -115,6 +115,19 @@ void CacheRecord::setDouble(llvm::StringRef name, double value) {
   llvm::raw_string_ostream(text) << llvm::format("%.17g", value);
   fields[name.str()] = text;
 }
+void CacheRecord::setLines(llvm::StringRef name,
+                           const std::vector<std::string> &lines) {
+  std::string text;
+  for (const std::string &line : lines)
+    text += line + "\n";
+  fields[name.str()] = text;
+}
+std::vector<std::string> CacheRecord::getLines(llvm::StringRef name) const {
+  llvm::SmallVector<llvm::StringRef> parts;
+  std::string text = get(name);
+  llvm::StringRef(text).split(parts, '\n', -1, /*KeepEmpty=*/false);
+  return std::vector<std::string>(parts.begin(), parts.end());
+}
 std::string CacheRecord::get(llvm::StringRef name) const {
   auto it = fields.find(name.str());
   return it == fields.end() ? std::string() : it->second;

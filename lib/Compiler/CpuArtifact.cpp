@@ -51,21 +51,6 @@ std::string printed(AffineMap m) {
   return s;
 }
 
-std::string joinLines(const std::vector<std::string> &lines) {
-  std::string out;
-  for (const std::string &l : lines)
-    out += l + "\n";
-  return out;
-}
-
-std::vector<std::string> splitLines(llvm::StringRef text) {
-  std::vector<std::string> out;
-  llvm::SmallVector<llvm::StringRef> lines;
-  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef l : lines)
-    out.push_back(l.str());
-  return out;
-}
 } // namespace
 
 bool CompiledCpuFunction::serialize(CacheRecord &record,
@@ -83,16 +68,16 @@ bool CompiledCpuFunction::serialize(CacheRecord &record,
     args.push_back(printed(t));
   for (RankedTensorType t : resultTypes)
     results.push_back(printed(t));
-  record.set("args", joinLines(args));
-  record.set("results", joinLines(results));
+  record.setLines("args", args);
+  record.setLines("results", results);
   if (arenaMap)
     record.set("arena_map", printed(arenaMap));
   for (AffineMap m : peakMaps)
     peaks.push_back(printed(m));
-  record.set("peak_maps", joinLines(peaks));
+  record.setLines("peak_maps", peaks);
   for (auto [arg, dim] : planDims)
     dims.push_back(std::to_string(arg) + " " + std::to_string(dim));
-  record.set("plan_dims", joinLines(dims));
+  record.setLines("plan_dims", dims);
   record.setInt("kernels", compileStats.kernels);
   record.setInt("planned_buffers", compileStats.plannedBuffers);
   record.setDouble("compile_ms", compileStats.compileMs);
@@ -121,7 +106,7 @@ CompiledCpuFunction::load(const CacheRecord &record, MLIRContext *context,
   result->jitSymbol = record.get("symbol");
   for (int list = 0; list < 2; ++list)
     for (const std::string &text :
-         splitLines(record.get(list == 0 ? "args" : "results"))) {
+         record.getLines(list == 0 ? "args" : "results")) {
       auto type = dyn_cast_or_null<RankedTensorType>(parseType(text, context));
       if (!type) {
         error = "bad type '" + text + "'";
@@ -143,13 +128,13 @@ CompiledCpuFunction::load(const CacheRecord &record, MLIRContext *context,
       return nullptr;
     result->arenaMap = *map;
   }
-  for (const std::string &text : splitLines(record.get("peak_maps"))) {
+  for (const std::string &text : record.getLines("peak_maps")) {
     std::optional<AffineMap> map = parseMap(text);
     if (!map)
       return nullptr;
     result->peakMaps.push_back(*map);
   }
-  for (const std::string &text : splitLines(record.get("plan_dims"))) {
+  for (const std::string &text : record.getLines("plan_dims")) {
     auto [arg, dim] = llvm::StringRef(text).split(' ');
     int64_t a = 0, d = 0;
     if (arg.getAsInteger(10, a) || dim.getAsInteger(10, d)) {
@@ -209,14 +194,8 @@ CompiledCpuFunction::load(const CacheRecord &record, MLIRContext *context,
   main.addGenerator(std::move(*process));
   llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(),
                                         (*jit)->getDataLayout());
-  llvm::orc::SymbolMap runtime;
-  runtime[interner("tgc_report_check_failure")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&tgc_report_check_failure),
-      llvm::JITSymbolFlags::Exported};
-  runtime[interner("tgc_report_alloc_failure")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&tgc_report_alloc_failure),
-      llvm::JITSymbolFlags::Exported};
-  if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(runtime)))
+  if (llvm::Error e =
+          main.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner))))
     return fail(std::move(e), "cannot define the runtime's symbols");
   std::string object = record.get("object");
   if (llvm::Error e = (*jit)->addObjectFile(

@@ -95,6 +95,18 @@ CpuMemoryUse CompiledCpuFunction::memoryUse(
   return use;
 }
 
+llvm::orc::SymbolMap
+mlir::tgc::runtimeSymbols(llvm::orc::MangleAndInterner &interner) {
+  llvm::orc::SymbolMap symbols;
+  symbols[interner("tgc_report_check_failure")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&tgc_report_check_failure),
+      llvm::JITSymbolFlags::Exported};
+  symbols[interner("tgc_report_alloc_failure")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&tgc_report_alloc_failure),
+      llvm::JITSymbolFlags::Exported};
+  return symbols;
+}
+
 std::vector<tgc_arg_desc>
 mlir::tgc::describeArguments(MutableArrayRef<ref::HostTensor> args,
                              std::vector<std::vector<int64_t>> &strides) {
@@ -265,14 +277,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   // Failed data checks and allocations call into the runtime
   // (tgc-report-checks, tgc-check-allocations).
   result->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("tgc_report_check_failure")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&tgc_report_check_failure),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("tgc_report_alloc_failure")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&tgc_report_alloc_failure),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
+    return runtimeSymbols(interner);
   });
   auto guard = result->engine->lookup("tgc_guard_" + symbol);
   auto info = result->engine->lookup("tgc_guard_info_" + symbol);

@@ -49,10 +49,13 @@ public:
   void set(llvm::StringRef name, llvm::StringRef bytes);
   void setInt(llvm::StringRef name, int64_t value);
   void setDouble(llvm::StringRef name, double value);
+  /// A list of strings without newlines, one per line.
+  void setLines(llvm::StringRef name, const std::vector<std::string> &lines);
   /// "" / 0 when absent.
   std::string get(llvm::StringRef name) const;
   int64_t getInt(llvm::StringRef name) const;
   double getDouble(llvm::StringRef name) const;
+  std::vector<std::string> getLines(llvm::StringRef name) const;
   bool has(llvm::StringRef name) const { return fields.count(name.str()); }
 
   std::string serialize() const;
