@@ -142,7 +142,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
         ptx = true;
       }
     }
-    phases.begin(ptx ? "LLVM to PTX" : "LLVM to PTX, ptxas");
+    nvptx.onStage = [&](const char *stage) { phases.begin(stage); };
     FailureOr<std::string> code = ptx
                                       ? translateGPUModuleToPTX(gpuModule, nvptx)
                                       : translateGPUModuleToCubin(gpuModule,

@@ -29,6 +29,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
@@ -391,8 +392,10 @@ static LogicalResult linkLibdevice(llvm::Module &module, StringRef moduleName,
                           << " calls libdevice (" << firstCall->getName()
                           << "), but " << llvm::toString(path.takeError());
   llvm::SMDiagnostic parseError;
+  // Lazily: the linker materializes the functions the module calls, not
+  // libdevice's few hundred others (a fifth of a small module's compile).
   std::unique_ptr<llvm::Module> libdevice =
-      llvm::parseIRFile(*path, parseError, module.getContext());
+      llvm::getLazyIRFileModule(*path, parseError, module.getContext());
   if (!libdevice)
     return emitError(loc) << "cannot load libdevice from " << *path << ": "
                           << parseError.getMessage();
@@ -453,6 +456,11 @@ mlir::tgc::translateGPUModuleToPTX(gpu::GPUModuleOp module,
   if (failed(verifyLoweredToLLVM(module)))
     return failure();
 
+  auto stage = [&](const char *name) {
+    if (options.onStage)
+      options.onStage(name);
+  };
+  stage("to LLVM IR");
   llvm::LLVMContext llvmContext;
   LLVMDiagnosticCollector collector;
   llvmContext.setDiagnosticHandlerCallBack(&LLVMDiagnosticCollector::handle,
@@ -465,15 +473,18 @@ mlir::tgc::translateGPUModuleToPTX(gpu::GPUModuleOp module,
                                       << module.getName() << " to LLVM IR";
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   llvmModule->setDataLayout((*machine)->createDataLayout());
+  stage("libdevice");
   if (failed(linkLibdevice(*llvmModule, module.getName(), options,
                            module.getLoc())))
     return failure();
 
+  stage("LLVM opt");
   optimizeLLVMModule(*llvmModule, **machine, options.optLevel);
   hideNegationsFromIntegerMinMax(*llvmModule);
   if (failed(collector.flush(module.getLoc())))
     return failure();
 
+  stage("PTX codegen");
   std::string ptx;
   {
     llvm::raw_string_ostream os(ptx);
@@ -494,6 +505,30 @@ mlir::tgc::translateGPUModuleToPTX(gpu::GPUModuleOp module,
 //===----------------------------------------------------------------------===//
 // PTX -> cubin
 //===----------------------------------------------------------------------===//
+
+/// Whether `ptxas` takes --split-compile (asked once per path: its
+/// --help lists it).
+static bool ptxasSplitsCompiles(const std::string &ptxas) {
+  static std::mutex mutex;
+  static llvm::StringMap<bool> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(ptxas);
+  if (it != known.end())
+    return it->second;
+  bool splits = false;
+  SmallString<128> helpFile;
+  if (!llvm::sys::fs::createTemporaryFile("tgc-ptxas", "help", helpFile)) {
+    llvm::FileRemover remover(helpFile);
+    StringRef args[] = {ptxas, "--help"};
+    std::optional<StringRef> redirects[] = {StringRef(""), StringRef(helpFile),
+                                            StringRef(helpFile)};
+    if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects) == 0)
+      if (auto help = llvm::MemoryBuffer::getFile(helpFile, /*IsText=*/true))
+        splits = (*help)->getBuffer().contains("--split-compile");
+  }
+  known[ptxas] = splits;
+  return splits;
+}
 
 FailureOr<std::string> mlir::tgc::compilePTXToCubin(StringRef ptx,
                                                     const NVPTXOptions &options,
@@ -536,6 +571,12 @@ FailureOr<std::string> mlir::tgc::compilePTXToCubin(StringRef ptx,
   std::string optArg = "-O" + std::to_string(options.optLevel);
   SmallVector<StringRef> args = {*ptxas,  archArg, optArg,
                                  ptxFile, "-o",    cubinFile};
+  // Several kernels: ptxas optimizes them on every core (CUDA 12.1's
+  // --split-compile; older ptxas lack it and compile them one by one).
+  if (StringRef(ptx).count(".entry ") > 1 && ptxasSplitsCompiles(*ptxas)) {
+    args.push_back("--split-compile");
+    args.push_back("0");
+  }
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(logFile),
                                           StringRef(logFile)};
   std::string execError;
@@ -586,5 +627,7 @@ mlir::tgc::translateGPUModuleToCubin(gpu::GPUModuleOp module,
   FailureOr<std::string> ptx = translateGPUModuleToPTX(module, options);
   if (failed(ptx))
     return failure();
+  if (options.onStage)
+    options.onStage("ptxas");
   return compilePTXToCubin(*ptx, options, module.getLoc());
 }

@@ -16,6 +16,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <string>
 
 namespace llvm {
@@ -42,6 +43,9 @@ struct NVPTXOptions {
   /// libdevice bitcode, linked when the module calls `__nv_*` functions.
   /// Empty: search for it (see findLibdevice).
   std::string libdevicePath;
+  /// Called as each stage starts ("to LLVM IR", "libdevice", "LLVM opt",
+  /// "PTX codegen", "ptxas"), for compile-time reports.
+  std::function<void(const char *stage)> onStage;
 };
 
 /// Adds what translating a lowered gpu.module needs to `registry`: the
