@@ -61,6 +61,14 @@ def _node_frame(node) -> Optional[Tuple[str, int]]:
     return found[-1] if found else None  # Dynamo, torch.export: innermost last
 
 
+def storage_ptr(t: torch.Tensor) -> int:
+    """The address of the memory `t` is a view of (0 for none): its data
+    pointer less its offset, with no storage object made (PyTorch 1.13's
+    `storage()` builds one per call)."""
+    ptr = t.data_ptr()
+    return ptr - t.storage_offset() * t.element_size() if ptr else 0
+
+
 def user_frame() -> Tuple[str, int]:
     """File and line of the innermost frame outside torch and tgc (for an
     FX graph being interpreted, the model's line its current node came
@@ -269,6 +277,10 @@ class Tracer(TorchFunctionMode):
         self.tensor_names = tensor_names or {}
         self.captured_names: List[Optional[str]] = []
         self.values: Dict[int, Tuple[torch.Tensor, Value]] = {}
+        # The traced tensors by the address of their memory (storage_ptr),
+        # so that finding the ones sharing a tensor's memory does not scan
+        # every value (an index: `values` decides what is still traced).
+        self.by_storage: Dict[int, Dict[int, torch.Tensor]] = {}
         self.keep: List[Any] = []
         self.inputs = list(inputs)
         self.input_values: List[Optional[Value]] = []
@@ -323,6 +335,20 @@ class Tracer(TorchFunctionMode):
     def bind(self, t: torch.Tensor, v: Value) -> None:
         self.values[id(t)] = (t, v)
         self.keep.append(t)
+        ptr = storage_ptr(t)
+        if ptr:
+            self.by_storage.setdefault(ptr, {})[id(t)] = t
+
+    def sharing_memory(self, ptr: int) -> List[torch.Tensor]:
+        """The traced tensors whose memory starts at `ptr` (storage_ptr)."""
+        if not ptr:
+            return []
+        out = []
+        for key, t in list(self.by_storage.get(ptr, {}).items()):
+            entry = self.values.get(key)
+            if entry is not None and entry[0] is t and storage_ptr(t) == ptr:
+                out.append(t)
+        return out
 
     def poison(self, t: torch.Tensor) -> None:
         self.poisoned[id(t)] = t
@@ -336,22 +362,13 @@ class Tracer(TorchFunctionMode):
         # A tensor the trace did not produce: a view we could not see (an
         # integer index on PyTorch 1.13 bypasses torch functions) must not
         # be mistaken for a constant.
-        try:
-            ptr = t.untyped_storage().data_ptr()  # type: ignore[attr-defined]
-        except AttributeError:
-            ptr = t.storage().data_ptr()
-        for known, _ in self.values.values():
-            try:
-                kptr = known.untyped_storage().data_ptr()  # type: ignore
-            except AttributeError:
-                kptr = known.storage().data_ptr()
-            if kptr == ptr and ptr != 0:
-                raise Unsupported(
-                    "a view of a traced tensor was created without a torch "
-                    "call TGC can see (on PyTorch 1.13, x[i] with an integer "
-                    "i); write x.select(dim, i) or x[i:i+1]",
-                    "%s:%d" % user_frame(),
-                )
+        if self.sharing_memory(storage_ptr(t)):
+            raise Unsupported(
+                "a view of a traced tensor was created without a torch "
+                "call TGC can see (on PyTorch 1.13, x[i] with an integer "
+                "i); write x.select(dim, i) or x[i:i+1]",
+                "%s:%d" % user_frame(),
+            )
         # A tensor from outside the function (a global, a closure, a
         # parameter of a module called inside): an extra input, passed by
         # reference on every call.

@@ -20,7 +20,7 @@ from .._graph import (
 )
 from .._scalars import DataScalar, contains, from_tensor, has_data, replace
 from .._sym import Expr, SymInt
-from .._trace import NeedRetrace, Poisoned, Tracer, TracedSize, user_frame
+from .._trace import NeedRetrace, Poisoned, Tracer, TracedSize, storage_ptr, user_frame
 
 Handler = Callable[..., Any]
 HANDLERS: Dict[str, Handler] = {}
@@ -476,11 +476,7 @@ def _record_alias(tr: Tracer, real, handler, args, kwargs) -> None:
         tr.views[id(real)] = (real, base, lambda: handler(tr, real, *args, **kwargs), None)
 
 
-def _storage_ptr(t: torch.Tensor) -> int:
-    try:
-        return t.untyped_storage().data_ptr()  # type: ignore[attr-defined]
-    except AttributeError:
-        return t.storage().data_ptr()
+_storage_ptr = storage_ptr
 
 
 def refresh_aliases(tr: Tracer, t: torch.Tensor) -> None:
@@ -496,8 +492,8 @@ def refresh_aliases(tr: Tracer, t: torch.Tensor) -> None:
     pending = [t]
     while pending:
         base = pending.pop()
-        for key, (a, _) in list(tr.values.items()):
-            if id(a) in fresh or _storage_ptr(a) != ptr:
+        for a in tr.sharing_memory(ptr):
+            if id(a) in fresh:
                 continue
             view = tr.views.get(id(a))
             if view is not None and view[0] is a and view[1] is base:
@@ -508,9 +504,9 @@ def refresh_aliases(tr: Tracer, t: torch.Tensor) -> None:
                 tr.bind(a, value)
                 fresh.add(id(a))
                 pending.append(a)
-    for key, (a, _) in list(tr.values.items()):
-        if id(a) not in fresh and _storage_ptr(a) == ptr:
-            del tr.values[key]
+    for a in tr.sharing_memory(ptr):
+        if id(a) not in fresh:
+            del tr.values[id(a)]
             tr.poison(a)
             tr.stale[id(a)] = a
 
