@@ -17,6 +17,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -250,9 +251,25 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   DialectRegistry registry;
   registerAllToLLVMIRTranslations(registry);
   ctx->appendDialectRegistry(registry);
+  // LLVM's optimizer sees the host: without a target machine its cost
+  // model has no vector registers, and the loop vectorizer leaves every
+  // loop scalar.
+  auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostMachine) {
+    error = "no JIT target for the host: " +
+            llvm::toString(hostMachine.takeError());
+    return nullptr;
+  }
+  hostMachine->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto optMachine = hostMachine->createTargetMachine();
+  if (!optMachine) {
+    error = "no target machine for the host: " +
+            llvm::toString(optMachine.takeError());
+    return nullptr;
+  }
   std::function<llvm::Error(llvm::Module *)> transformer =
       makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
-                                /*targetMachine=*/nullptr);
+                                optMachine->get());
   std::vector<std::string> libs = options.sharedLibs;
   if (libs.empty() && options.openmp && std::strlen(TGC_LIBOMP_PATH))
     libs.push_back(TGC_LIBOMP_PATH);
