@@ -47,6 +47,8 @@ typedef struct tgc_compiled tgc_compiled;
  *   example=ARG:D0xD1x...  the example shape of argument ARG (repeatable)
  *   keep-code=0|1          keep the generated code for tgc_compiled_code (0)
  *   openmp=0|1, approximate-math=0|1, opt-level=0..3   CPU code generation
+ *   vector-math=0|1        CPU: loops of expf, tanhf, erff, ... call glibc's
+ *                          vector math library, libmvec (1)
  *   shared-libs=A:B:...    libraries the CPU JIT resolves symbols from
  *                          (default: libomp and MLIR's C runner utils where
  *                          the build found them)

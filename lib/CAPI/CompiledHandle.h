@@ -33,7 +33,8 @@ struct Options {
   std::string policy = "dynamic";
   bool zeroOne = true, duck = true, fuse = true, decompose = true,
        keepCode = false;
-  bool openmp = true, approximateMath = false, cudaGraphs = false;
+  bool openmp = true, approximateMath = false, cudaGraphs = false,
+       vectorMath = true;
   bool ptxOnly = false;
   // GPU kernel options; unset ones keep GpuCompileOptions' defaults
   // (tgc-gpu-form-kernels').

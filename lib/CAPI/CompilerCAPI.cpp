@@ -79,6 +79,7 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       {"keep-code", &o.keepCode},
       {"openmp", &o.openmp},
       {"approximate-math", &o.approximateMath},
+      {"vector-math", &o.vectorMath},
       {"cuda-graphs", &o.cudaGraphs},
       {"ptx-only", &o.ptxOnly},
   };
@@ -283,6 +284,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
     setCommonOptions(options, o, examples);
     options.openmp = o.openmp;
     options.approximateMath = o.approximateMath;
+    options.vectorMath = o.vectorMath;
     options.optLevel = o.optLevel;
     options.sharedLibs = o.sharedLibs;
     options.keepLoopsIR = o.keepCode;

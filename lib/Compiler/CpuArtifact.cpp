@@ -12,6 +12,7 @@
 #include "tgc/Compiler/CpuCompiler.h"
 
 #include "tgc/Compiler/ArtifactCache.h"
+#include "tgc/Compiler/HostOptimizer.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -173,6 +174,8 @@ CompiledCpuFunction::load(const CacheRecord &record, MLIRContext *context,
   if (!jit)
     return fail(jit.takeError(), "cannot create a JIT");
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+  // Vector math calls resolve in libmvec, loaded into the process.
+  vectorMathAvailable();
   // libomp and MLIR's runner utils (the compile's defaults unless given):
   // loaded into the process, whose symbols the JIT resolves.
   std::vector<std::string> libs = sharedLibs;

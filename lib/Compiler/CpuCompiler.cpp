@@ -5,6 +5,7 @@
 #include "tgc/Compiler/CompileReport.h"
 
 #include "tgc/Compiler/CompilerUtils.h"
+#include "tgc/Compiler/HostOptimizer.h"
 
 #include "tgc/Pipelines/Pipelines.h"
 #include "tgc/Runtime/tgc_runtime.h"
@@ -268,8 +269,8 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     return nullptr;
   }
   std::function<llvm::Error(llvm::Module *)> transformer =
-      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
-                                optMachine->get());
+      makeHostOptimizer(options.optLevel, optMachine->get(),
+                        options.vectorMath);
   std::vector<std::string> libs = options.sharedLibs;
   if (libs.empty() && options.openmp && std::strlen(TGC_LIBOMP_PATH))
     libs.push_back(TGC_LIBOMP_PATH);

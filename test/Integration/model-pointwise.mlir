@@ -14,14 +14,16 @@
 // CHECK: "reference_ok": true
 // KEEP: "reference_ok": true
 
-// The rewritten pointwise convs are GEMMs on the GPU (compiled without a
-// device here; test/Integration/GPU/pointwise.mlir runs them).
+// Every convolution is a GEMM on the GPU: the pointwise ones rewritten as
+// matmuls, the 3x3 one through im2col, and without tgc-decompose the
+// pointwise ones through im2col too (compiled without a device here;
+// test/Integration/GPU/pointwise.mlir runs them).
 // RUN: tgc-run %s --device cuda --compile-only --ptx-only --calls 0=2x8x6x6 --json \
 // RUN:   | FileCheck %s --check-prefix=CUDA
 // RUN: tgc-run %s --device cuda --compile-only --ptx-only --calls 0=2x8x6x6 --json --no-decompose \
 // RUN:   | FileCheck %s --check-prefix=CUDA-KEEP
-// CUDA: "gemms": 3,
-// CUDA-KEEP: "gemms": 1,
+// CUDA: "gemms": 4,
+// CUDA-KEEP: "gemms": 4,
 
 func.func @head(%x: tensor<?x8x6x6xf32>, %w3: tensor<8x8x3x3xf32>, %wa: tensor<16x8x1x1xf32>,
                 %ba: tensor<16xf32>, %wb: tensor<8x16x1x1xf32>, %bb: tensor<8xf32>,

@@ -97,6 +97,11 @@ cl::opt<bool> tgc_run::noDecompose(
 cl::opt<bool> tgc_run::openmp("openmp",
                               cl::desc("CPU: run parallel loops with OpenMP"),
                               withDefault(true), cl::cat(category));
+cl::opt<bool> tgc_run::vectorMath(
+    "vector-math",
+    cl::desc("Loops of expf, tanhf, erff, ... call glibc's vector math "
+             "library (libmvec) on several lanes at a time"),
+    withDefault(true), cl::cat(category));
 cl::opt<bool> tgc_run::approxMath(
     "approximate-math",
     cl::desc("CPU: polynomial approximations of f32 exp/log/tanh/erf "

@@ -788,6 +788,7 @@ int main(int argc, char **argv) {
   setFrontendOptions(options, passManagers);
   options.openmp = openmp;
   options.approximateMath = approxMath;
+  options.vectorMath = vectorMath;
   options.reassociate = !strictReductions;
   size_t currentCall = 0;
   AutoDynamic autoDynamic;

@@ -44,6 +44,9 @@ struct CpuCompileOptions : FrontendCompileOptions {
   bool approximateMath = false;
   /// Reorderable float reductions (tgc-reassociate-reductions).
   bool reassociate = true;
+  /// Loops of expf, tanhf, ... vectorize into glibc's libmvec
+  /// (HostOptimizer.h); off: one libm call per element.
+  bool vectorMath = true;
   unsigned optLevel = 3;
   /// Shared libraries the JIT resolves symbols from (libomp and MLIR's C
   /// runner utils where the build found them, by default).

@@ -1,0 +1,36 @@
+//===- HostOptimizer.h - LLVM's pipeline for the host, with vector math -*- C++ -*-===//
+//
+// The CPU JIT's LLVM optimization (HostOptimizer.cpp): the -O pipeline with
+// the host's target machine, and libmvec's vector math functions known to
+// the loop vectorizer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_COMPILER_HOSTOPTIMIZER_H
+#define TGC_COMPILER_HOSTOPTIMIZER_H
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace mlir::tgc {
+
+/// Whether glibc's libmvec is loaded into the process (it is on first use):
+/// code that calls its functions resolves them there.
+bool vectorMathAvailable();
+
+/// LLVM's default pipeline at `optLevel` for `machine` (which must outlive
+/// the function); with `vectorMath` and libmvec loaded, loops of expf,
+/// logf, tanhf, erff, ... vectorize into libmvec's functions.
+std::function<llvm::Error(llvm::Module *)>
+makeHostOptimizer(unsigned optLevel, llvm::TargetMachine *machine,
+                  bool vectorMath);
+
+} // namespace mlir::tgc
+
+#endif // TGC_COMPILER_HOSTOPTIMIZER_H
