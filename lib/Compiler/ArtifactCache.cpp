@@ -30,19 +30,10 @@ constexpr char kMagic[8] = {'T', 'G', 'C', 'C', 'A', 'C', 'H', 'E'};
 constexpr uint32_t kFormatVersion = 1;
 constexpr size_t kHeaderBytes = 24; // magic, version, key size, payload size
 
-void putU32(std::string &out, uint32_t v) {
-  for (int i = 0; i < 4; ++i)
-    out += char((v >> (8 * i)) & 0xff);
-}
-void putU64(std::string &out, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    out += char((v >> (8 * i)) & 0xff);
-}
+using ::tgc::runtime::putU32;
+using ::tgc::runtime::putU64;
 uint64_t getU(llvm::StringRef bytes, size_t at, int n) {
-  uint64_t v = 0;
-  for (int i = 0; i < n; ++i)
-    v |= uint64_t(uint8_t(bytes[at + i])) << (8 * i);
-  return v;
+  return ::tgc::runtime::getLE(bytes.data() + at, n);
 }
 
 } // namespace

@@ -117,29 +117,6 @@ const char *sectionName(uint32_t kind) {
   return "unknown";
 }
 
-void putU32(std::string &out, uint32_t value) {
-  for (int i = 0; i < 4; ++i)
-    out += char((value >> (8 * i)) & 0xff);
-}
-
-void putU64(std::string &out, uint64_t value) {
-  for (int i = 0; i < 8; ++i)
-    out += char((value >> (8 * i)) & 0xff);
-}
-
-uint32_t getU32(const std::string &in, size_t at) {
-  uint32_t value = 0;
-  for (int i = 0; i < 4; ++i)
-    value |= uint32_t(uint8_t(in[at + i])) << (8 * i);
-  return value;
-}
-
-uint64_t getU64(const std::string &in, size_t at) {
-  uint64_t value = 0;
-  for (int i = 0; i < 8; ++i)
-    value |= uint64_t(uint8_t(in[at + i])) << (8 * i);
-  return value;
-}
 
 std::string hex64(uint64_t value) {
   char buffer[24];

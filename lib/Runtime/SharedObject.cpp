@@ -28,17 +28,6 @@ namespace {
 constexpr char kMagic[8] = {'T', 'G', 'C', 'S', 'E', 'A', 'L', '1'};
 constexpr size_t kTrailerBytes = 32;
 
-void putU64(std::string &out, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    out += char((v >> (8 * i)) & 0xff);
-}
-
-uint64_t getU64(const char *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i)
-    v = (v << 8) | uint8_t(p[i]);
-  return v;
-}
 
 std::string hex(uint64_t v) {
   char buf[24];
@@ -65,7 +54,7 @@ bool tgc::runtime::verifySharedObject(const std::string &bytes,
     return false;
   }
   const char *trailer = bytes.data() + bytes.size() - kTrailerBytes;
-  uint64_t size = getU64(trailer + 8), stored = getU64(trailer + 16);
+  uint64_t size = getLE(trailer + 8, 8), stored = getLE(trailer + 16, 8);
   if (std::memcmp(trailer, kMagic, 8) != 0 ||
       size != bytes.size() - kTrailerBytes) {
     error = "the seal records an ELF part of " + std::to_string(size) +
