@@ -168,8 +168,8 @@ int32_t tgc_compiled_run_on_stream(tgc_compiled *compiled,
  * events, on the function's own stream (it waits). The CPU: the whole
  * call, `repeat` times after one untimed run. The runs write results into
  * scratch memory and repeat in-place updates of out arguments: pass copies
- * of arguments whose values matter. Returns text valid until the next
- * profile of `compiled`, a line per item, tab-separated fields:
+ * of arguments whose values matter. Returns text valid until this thread's
+ * next profile, a line per item, tab-separated fields:
  *   step KIND NAME STRATEGY SHAPE BYTES FLOPS MS   (CUDA, per step; MS is
  *       milliseconds per run of the step alone, -1 when not timed: a
  *       skipped step or a device-side check; the rest as "steps" above)

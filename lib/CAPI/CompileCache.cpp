@@ -9,10 +9,12 @@
 
 #include "CompiledHandle.h"
 
+#include "tgc/Compiler/HostOptimizer.h"
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
 
 #include "llvm/Support/Error.h"
 
+#include <gnu/libc-version.h>
 #include <sys/stat.h>
 
 using namespace mlir;
@@ -69,26 +71,39 @@ std::string canonicalOptions(const Options &o) {
   return text;
 }
 
-/// What the code is made for: the host CPU, or the GPU chip and the ptxas
-/// that makes the cubin (its path, size and time: another CUDA toolkit
-/// makes other code).
+/// A file's identity: path, size and modification time ("" when absent).
+std::string fileIdentity(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return "";
+  return path + " " + std::to_string(st.st_size) + " " +
+         std::to_string(st.st_mtim.tv_sec);
+}
+
+/// What the code is made for and with, besides TGC's build: on the CPU the
+/// host CPU and glibc (whose libmvec the vectorized loops call, when it is
+/// loaded); on the GPU the chip, the ptxas that makes the cubin and the
+/// libdevice the kernels link (each as found for this compile).
 std::string targetFingerprint(const Options &o) {
   if (!o.cuda)
-    return "cpu " + hostCpuFingerprint();
-  std::string text = "cuda " + o.chip;
-  if (o.ptxOnly)
-    return text + " ptx";
-  llvm::Expected<std::string> ptxas = findPtxas();
-  if (!ptxas) {
-    llvm::consumeError(ptxas.takeError());
-    return text + " ptx (no ptxas)";
-  }
-  struct stat st;
-  text += " ptxas " + *ptxas;
-  if (::stat(ptxas->c_str(), &st) == 0)
-    text += " " + std::to_string(st.st_size) + " " +
-            std::to_string(st.st_mtim.tv_sec);
-  return text;
+    return "cpu " + hostCpuFingerprint() + " glibc " + gnu_get_libc_version() +
+           (o.vectorMath && vectorMathAvailable() ? " libmvec" : "");
+  // Found once per process: the search stats several places.
+  static const std::string toolkit = [] {
+    std::string text;
+    llvm::Expected<std::string> ptxas = findPtxas();
+    if (ptxas)
+      text += " ptxas " + fileIdentity(*ptxas);
+    else
+      llvm::consumeError(ptxas.takeError());
+    llvm::Expected<std::string> libdevice = findLibdevice();
+    if (libdevice)
+      text += " libdevice " + fileIdentity(*libdevice);
+    else
+      llvm::consumeError(libdevice.takeError());
+    return text;
+  }();
+  return "cuda " + o.chip + (o.ptxOnly ? " ptx-only" : "") + toolkit;
 }
 
 } // namespace
@@ -113,8 +128,6 @@ bool mlir::tgc::capi::toCacheRecord(const tgc_compiled &c, CacheRecord &record,
   record.setInt("num_args", c.numArgs);
   record.setInt("num_results", c.numResults);
   record.setInt("kernel_count", c.kernels);
-  record.setDouble("compile_ms", c.compileMs);
-  record.set("compile_phases", c.phases);
   record.set("loops", c.loops);
   record.set("guard_code", c.guards);
   record.set("kernel_map", c.kernels_);

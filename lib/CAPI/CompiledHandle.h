@@ -66,7 +66,6 @@ struct tgc_compiled {
   int64_t kernels = 0;
   std::vector<std::string> guardTexts, guardReasons;
   std::string loops, guards, kernels_, arena, plan, ptx, steps;
-  std::string profile; // the last tgc_compiled_profile's text
   // "parse=0.41;frontend=3.20;..." (tgc/Compiler/CompileReport.h).
   std::string phases;
   // CPU

@@ -45,6 +45,8 @@ namespace rt = ::tgc::runtime;
 
 namespace {
 thread_local std::string lastError;
+// The last tgc_compiled_profile's text, per thread (as lastError).
+thread_local std::string profileText;
 
 void setError(std::string message) { lastError = std::move(message); }
 
@@ -369,9 +371,15 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
     setError("tgc_compile: " + error);
     return nullptr;
   }
-  if (o.cacheDir.empty()) {
+  // Without a build ID to key entries on, the cache stays off (a warning
+  // on the handle says so).
+  bool noFingerprint = !o.cacheDir.empty() && compilerFingerprint().empty();
+  if (o.cacheDir.empty() || noFingerprint) {
     std::unique_ptr<tgc_compiled> result =
         compileModule(moduleText, entryName, o);
+    if (result && noFingerprint)
+      result->cacheWarning = "the compile cache is off: TGC's binaries carry "
+                             "no GNU build ID to key entries on";
     return result ? result.release() : nullptr;
   }
   // The compile cache (docs/compile-cache.md): a hit needs no MLIR pass.
@@ -410,6 +418,7 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   result->cacheWarning = warning;
   CacheRecord record;
   std::string storeWarning;
+  error.clear(); // (it may hold why a rejected entry did not load)
   if (capi::toCacheRecord(*result, record, error) &&
       cache.store(key, record.serialize(), storeWarning)) {
     result->cacheStatus = "miss";
@@ -716,8 +725,8 @@ const char *tgc_compiled_profile(tgc_compiled *c, const tgc_arg_desc *args,
                     std::chrono::steady_clock::now() - start)
                     .count() /
                 repeat;
-    c->profile = "call\t" + number(ms) + "\n";
-    return c->profile.c_str();
+    profileText = "call\t" + number(ms) + "\n";
+    return profileText.c_str();
   }
   std::lock_guard<std::mutex> lock(c->runMutex);
   if (!loadGpu(c, error)) {
@@ -738,8 +747,8 @@ const char *tgc_compiled_profile(tgc_compiled *c, const tgc_arg_desc *args,
   text += "call\t" + number(profile.callMs) + "\n";
   text += "device\t" + rt::deviceName() + "\t" +
           number(rt::devicePeakBandwidthGBs()) + "\n";
-  c->profile = std::move(text);
-  return c->profile.c_str();
+  profileText = std::move(text);
+  return profileText.c_str();
 }
 
 void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {

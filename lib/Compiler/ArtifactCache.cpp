@@ -13,11 +13,16 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/TargetParser/Host.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 
 #include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <utime.h>
 #include <unistd.h>
@@ -54,21 +59,81 @@ std::string mlir::tgc::cacheKey(llvm::ArrayRef<std::string> parts) {
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
+namespace {
+
+/// The GNU build ID (the linker's hash of the binary's contents) of the
+/// loaded object that holds `address`, as hex; "" without one.
+std::string buildIdOf(const void *address) {
+  Dl_info info;
+  if (!dladdr(address, &info) || !info.dli_fbase)
+    return "";
+  struct Search {
+    const void *base;
+    std::string id;
+  } search{info.dli_fbase, ""};
+  dl_iterate_phdr(
+      [](struct dl_phdr_info *object, size_t, void *data) -> int {
+        auto *s = static_cast<Search *>(data);
+        // The object whose first loaded segment is at `base`.
+        bool found = false;
+        for (int i = 0; i < object->dlpi_phnum && !found; ++i)
+          found = object->dlpi_phdr[i].p_type == PT_LOAD &&
+                  reinterpret_cast<const char *>(object->dlpi_addr +
+                                                 object->dlpi_phdr[i].p_vaddr -
+                                                 object->dlpi_phdr[i].p_offset) ==
+                      s->base;
+        if (!found)
+          return 0;
+        for (int i = 0; i < object->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &header = object->dlpi_phdr[i];
+          if (header.p_type != PT_NOTE)
+            continue;
+          const char *note =
+              reinterpret_cast<const char *>(object->dlpi_addr + header.p_vaddr);
+          const char *end = note + header.p_memsz;
+          while (note + sizeof(ElfW(Nhdr)) <= end) {
+            auto *n = reinterpret_cast<const ElfW(Nhdr) *>(note);
+            const char *name = note + sizeof(ElfW(Nhdr));
+            const char *desc = name + ((n->n_namesz + 3) & ~3u);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0 && desc + n->n_descsz <= end) {
+              s->id = llvm::toHex(
+                  llvm::StringRef(desc, n->n_descsz), /*LowerCase=*/true);
+              return 1;
+            }
+            note = desc + ((n->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;
+      },
+      &search);
+  return search.id;
+}
+
+} // namespace
+
 const std::string &mlir::tgc::compilerFingerprint() {
-  static const std::string fingerprint = [] {
-    std::string text = "tgc " TGC_VERSION_STRING;
-    // The binary this code is in (libtgc_capi.so, or a tool linking TGC
-    // statically): a rebuild changes its size or time.
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&compilerFingerprint), &info) &&
-        info.dli_fname) {
-      struct stat st;
-      text += std::string("; ") + info.dli_fname;
-      if (::stat(info.dli_fname, &st) == 0)
-        text += "; " + std::to_string(st.st_size) + " bytes; mtime " +
-                std::to_string(st.st_mtim.tv_sec) + "." +
-                std::to_string(st.st_mtim.tv_nsec);
+  static const std::string fingerprint = []() -> std::string {
+    // The binaries that make code: TGC's (libtgc_capi.so, or a tool that
+    // links TGC statically), LLVM's and MLIR's (the same binary in a static
+    // build, shared libraries in a development build). Their build IDs are
+    // hashes of their contents: equal on every machine with the same
+    // build, different after any rebuild. Without one the cache is off.
+    std::string text = "tgc " TGC_VERSION_STRING " llvm " LLVM_VERSION_STRING;
+    const void *objects[] = {
+        reinterpret_cast<const void *>(&compilerFingerprint),
+        reinterpret_cast<const void *>(&llvm::sys::getHostCPUName),
+        reinterpret_cast<const void *>(&mlir::parseSourceString<mlir::ModuleOp>)};
+    std::vector<std::string> ids;
+    for (const void *object : objects) {
+      std::string id = buildIdOf(object);
+      if (id.empty())
+        return "";
+      if (llvm::find(ids, id) == ids.end())
+        ids.push_back(id);
     }
+    for (const std::string &id : ids)
+      text += " " + id;
     return text;
   }();
   return fingerprint;
@@ -101,11 +166,6 @@ void CacheRecord::set(llvm::StringRef name, llvm::StringRef bytes) {
 void CacheRecord::setInt(llvm::StringRef name, int64_t value) {
   fields[name.str()] = std::to_string(value);
 }
-void CacheRecord::setDouble(llvm::StringRef name, double value) {
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::format("%.17g", value);
-  fields[name.str()] = text;
-}
 void CacheRecord::setLines(llvm::StringRef name,
                            const std::vector<std::string> &lines) {
   std::string text;
@@ -126,10 +186,6 @@ std::string CacheRecord::get(llvm::StringRef name) const {
 int64_t CacheRecord::getInt(llvm::StringRef name) const {
   int64_t v = 0;
   return llvm::StringRef(get(name)).getAsInteger(10, v) ? 0 : v;
-}
-double CacheRecord::getDouble(llvm::StringRef name) const {
-  double v = 0;
-  return llvm::StringRef(get(name)).getAsDouble(v) ? 0 : v;
 }
 
 std::string CacheRecord::serialize() const {
@@ -280,16 +336,18 @@ bool ArtifactCache::store(llvm::StringRef key, llvm::StringRef payload,
     return false;
   }
   std::string bytes = encode(key, payload);
-  // A name of this process's own: writers never share a temporary file.
-  std::string temporary = path + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(reinterpret_cast<uintptr_t>(&bytes));
+  // A new file of this writer's own (created exclusively): writers never
+  // share a temporary file.
+  int fd = -1;
+  llvm::SmallString<256> temporaryPath;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+          path + ".tmp-%%%%%%%%%%%%", fd, temporaryPath)) {
+    warning = "cannot create a file in " + folder.str() + ": " + ec.message();
+    return false;
+  }
+  std::string temporary = temporaryPath.str().str();
   {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(temporary, ec);
-    if (ec) {
-      warning = "cannot write " + temporary + ": " + ec.message();
-      return false;
-    }
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << bytes;
     os.close();
     if (os.has_error()) {
@@ -305,11 +363,11 @@ bool ArtifactCache::store(llvm::StringRef key, llvm::StringRef payload,
     llvm::sys::fs::remove(temporary);
     return false;
   }
-  evictTo(maxBytes);
+  evictTo(maxBytes, path);
   return true;
 }
 
-void ArtifactCache::evictTo(uint64_t bound) const {
+void ArtifactCache::evictTo(uint64_t bound, llvm::StringRef keep) const {
   struct Entry {
     std::string path;
     uint64_t bytes;
@@ -318,21 +376,33 @@ void ArtifactCache::evictTo(uint64_t bound) const {
   std::vector<Entry> entries;
   uint64_t total = 0;
   std::error_code ec;
+  auto now = std::chrono::system_clock::now();
   for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end;
        it != end && !ec; it.increment(ec)) {
-    if (!llvm::StringRef(it->path()).ends_with(".tgcc"))
-      continue;
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(it->path(), status))
+      continue;
+    // A temporary file a writer left when it died, a day ago or more.
+    if (name.contains(".tmp-") &&
+        now - status.getLastModificationTime() > std::chrono::hours(24)) {
+      llvm::sys::fs::remove(it->path());
+      continue;
+    }
+    if (!name.ends_with(".tgcc") || it->path() == keep)
       continue;
     entries.push_back(
         {it->path(), status.getSize(), status.getLastModificationTime()});
     total += status.getSize();
   }
+  llvm::sys::fs::file_status kept;
+  if (!keep.empty() && !llvm::sys::fs::status(keep, kept))
+    total += kept.getSize();
   if (total <= bound)
     return;
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry &a, const Entry &b) { return a.time < b.time; });
+  std::stable_sort(
+      entries.begin(), entries.end(),
+      [](const Entry &a, const Entry &b) { return a.time < b.time; });
   for (const Entry &e : entries) {
     if (total <= bound)
       break;

@@ -11,6 +11,8 @@
 
 #include "tgc/Compiler/CpuCompiler.h"
 
+#include "RuntimeSymbols.h"
+
 #include "tgc/Compiler/ArtifactCache.h"
 #include "tgc/Compiler/HostOptimizer.h"
 
@@ -81,7 +83,6 @@ bool CompiledCpuFunction::serialize(CacheRecord &record,
   record.setLines("plan_dims", dims);
   record.setInt("kernels", compileStats.kernels);
   record.setInt("planned_buffers", compileStats.plannedBuffers);
-  record.setDouble("compile_ms", compileStats.compileMs);
   record.set("loops", loopsText);
   record.set("guards", guardsText);
   record.set("kernel_map", kernelsText);

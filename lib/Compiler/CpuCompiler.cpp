@@ -2,6 +2,8 @@
 
 #include "tgc/Compiler/CpuCompiler.h"
 
+#include "RuntimeSymbols.h"
+
 #include "tgc/Compiler/CompileReport.h"
 
 #include "tgc/Compiler/CompilerUtils.h"

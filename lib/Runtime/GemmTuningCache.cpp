@@ -98,10 +98,6 @@ void tgc::runtime::setGemmTuningCacheDir(const std::string &dir) {
   folder = dir;
 }
 
-std::string tgc::runtime::gemmTuningCacheDir() {
-  std::lock_guard<std::mutex> lock(mutex);
-  return folder;
-}
 
 std::string tgc::runtime::gemmTuningFile(const std::string &device) {
   return folder + "/gemm-tuning/" + hex(fnv1a64(device.data(), device.size())) +
@@ -127,8 +123,10 @@ void tgc::runtime::recordGemmTuning(const std::string &device,
   choices(device)[shape] = index;
   makeDirectories(folder + "/gemm-tuning");
   std::string body = shapeText(shape) + " " + std::to_string(index);
+  // A leading newline too: a line an earlier writer left torn (no newline)
+  // stays its own line, skipped, and does not make this one unreadable.
   std::string line =
-      body + " " + hex(fnv1a64(body.data(), body.size())) + "\n";
+      "\n" + body + " " + hex(fnv1a64(body.data(), body.size())) + "\n";
   // One write of one short line in append mode: lines of concurrent
   // writers do not interleave.
   if (FILE *f = std::fopen(gemmTuningFile(device).c_str(), "a")) {

@@ -22,7 +22,6 @@ namespace tgc::runtime {
 
 /// The folder ("": no disk cache).
 void setGemmTuningCacheDir(const std::string &dir);
-std::string gemmTuningCacheDir();
 
 /// The candidate index recorded for `shape` on `device` (a device name and
 /// library version), or -1.

@@ -106,10 +106,31 @@ tgc::runtime::summarizePlanSteps(const Plan &plan,
                 eval.dims(launch.block);
       for (int d = 0; d < 3; ++d)
         s.skipped |= eval.node(launch.grid[d]) == 0;
+      // A view passed twice (x + x) is one buffer: counted once, with the
+      // accesses of both.
+      std::vector<KernelParam> views;
+      for (const KernelParam &param : launch.params) {
+        if (param.kind != KernelParam::Buffer)
+          continue;
+        auto same = std::find_if(views.begin(), views.end(),
+                                 [&](const KernelParam &v) {
+                                   return v.id == param.id &&
+                                          v.rank == param.rank &&
+                                          v.sizeNode == param.sizeNode &&
+                                          v.offset == param.offset &&
+                                          v.sizes == param.sizes &&
+                                          v.strides == param.strides;
+                                 });
+        if (same == views.end()) {
+          views.push_back(param);
+        } else {
+          same->access |= param.access;
+          same->elementBytes = std::max(same->elementBytes, param.elementBytes);
+        }
+      }
       s.bytes = 0;
-      for (const KernelParam &param : launch.params)
-        if (param.kind == KernelParam::Buffer)
-          s.bytes = add(s.bytes, eval.paramBytes(param));
+      for (const KernelParam &param : views)
+        s.bytes = add(s.bytes, eval.paramBytes(param));
       break;
     }
     case PlanStep::Gemm: {

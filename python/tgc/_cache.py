@@ -59,8 +59,24 @@ def compile_options() -> str:
     opts = "cache-dir=" + folder.replace("%", "%25").replace(" ", "%20")
     max_mb = os.environ.get("TGC_CACHE_MAX_MB")
     if max_mb:
-        opts += f" cache-max-mb={int(max_mb)}"
+        try:
+            mb = int(max_mb)
+            if mb < 1:
+                raise ValueError
+            opts += f" cache-max-mb={mb}"
+        except ValueError:
+            _warn_once(f"TGC_CACHE_MAX_MB={max_mb!r} is not a positive number of MiB: "
+                       "the default bound (4096) applies")
     return opts
+
+
+_warned: set = set()
+
+
+def _warn_once(text: str) -> None:
+    if text not in _warned:
+        _warned.add(text)
+        warnings.warn(f"tgc: compile cache: {text}")
 
 
 def note(compiled: _capi.Compiled, name: str, log: Callable[[str, str], None]) -> None:
@@ -68,6 +84,8 @@ def note(compiled: _capi.Compiled, name: str, log: Callable[[str, str], None]) -
     a rejected or unwritten entry, the entry for save_cache."""
     status = compiled.cache_status
     if status == "off":
+        if compiled.cache_warning:  # off for want of a build ID: once
+            _warn_once(compiled.cache_warning)
         return
     if compiled.cache_warning:
         warnings.warn(f"tgc: compile cache: {compiled.cache_warning}")
@@ -142,14 +160,8 @@ def load_cache(path: str) -> int:
     for key, blob in entries:
         target = os.path.join(folder, key[:2], key + ".tgcc")
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        tmp = f"{target}.tmp.{os.getpid()}.{threading.get_ident()}"
+        tmp = f"{target}.tmp-{os.getpid()}-{threading.get_ident()}"
         with open(tmp, "wb") as f:
             f.write(blob)
         os.replace(tmp, target)
     return len(entries)
-
-
-def used_entries() -> List[str]:
-    """The entry files this process compiled or loaded."""
-    with _lock:
-        return sorted(_used.values())

@@ -339,6 +339,14 @@ class Tracer(TorchFunctionMode):
         if ptr:
             self.by_storage.setdefault(ptr, {})[id(t)] = t
 
+    def reindex(self, t: torch.Tensor) -> None:
+        """`t` may have new memory (an in-place op or a graph break that
+        resized or re-pointed it): file it under its current address."""
+        entry = self.values.get(id(t))
+        ptr = storage_ptr(t)
+        if ptr and entry is not None and entry[0] is t:
+            self.by_storage.setdefault(ptr, {})[id(t)] = t
+
     def sharing_memory(self, ptr: int) -> List[torch.Tensor]:
         """The traced tensors whose memory starts at `ptr` (storage_ptr)."""
         if not ptr:

@@ -43,6 +43,7 @@ buffer arena none
 launch k0 grid n0 n4 n4 block n6 n4 n4 shmem none params i0 b0/2{n3;n0,n1;n1,n4}*4r b1/2{n3;n0,n1;n3,n4}*4r b3/2{n3;n0,n1;n1,n4}*4w
 launch k1 grid n3 n4 n4 block n6 n4 n4 shmem none params b4/2{n3;n0,n1;n1,n4}*4rw
 launch k2 grid n4 n4 n4 block n4 n4 n4 shmem none params b4/2{n3;n0,n1;n1,n4} b3/2{n3;n0,n1;n1,n4}*4w
+launch k0 grid n4 n4 n4 block n4 n4 n4 shmem none params b0/2{n3;n0,n1;n1,n4}*4r b0/2{n3;n0,n1;n1,n4}*4r b3/2{n3;n0,n1;n1,n4}*4w b3/2{n3;n0,n1;n1,n4}*4r
 gemm f16 out f32 m n0 n n1 k n2 batch n5 transa 0 transb 0 a b2 b b2 c b4 bias b1 epilogue bias_relu strides n7 n3 n7
 copy dst b4 src b3 bytes n8
 memset dst b4 bytes n3 value 0x0
@@ -67,7 +68,7 @@ std::vector<StepSummary> summaries(const Plan &plan, int64_t m, int64_t n,
 
 TEST(PlanSteps, LaunchesCountEachBufferOnceAndInPlaceTwice) {
   std::vector<StepSummary> s = summaries(parsed(), 4, 16, 32);
-  ASSERT_EQ(s.size(), 7u);
+  ASSERT_EQ(s.size(), 8u);
   EXPECT_EQ(s[0].kind, PlanStep::Launch);
   EXPECT_EQ(s[0].name, "net_warp_rows_0");
   EXPECT_EQ(s[0].strategy, "warp_rows");
@@ -83,11 +84,14 @@ TEST(PlanSteps, LaunchesCountEachBufferOnceAndInPlaceTwice) {
   // A parameter without an element size: not known.
   EXPECT_EQ(s[2].strategy, "oddly_named");
   EXPECT_EQ(s[2].bytes, -1);
+  // x passed twice is read once; r0 written and read through two
+  // parameters is one buffer read and written: 64 + 2 x 64 floats.
+  EXPECT_EQ(s[3].bytes, (64 + 2 * 64) * 4);
 }
 
 TEST(PlanSteps, GemmsCountTheirMatricesAndFlops) {
   std::vector<StepSummary> s = summaries(parsed(), 4, 16, 32);
-  const StepSummary &g = s[3];
+  const StepSummary &g = s[4];
   EXPECT_EQ(g.kind, PlanStep::Gemm);
   EXPECT_EQ(g.strategy, "cuBLASLt + bias_relu");
   EXPECT_EQ(g.shape, "m 4 n 16 k 32 batch 3 f16->f32");
@@ -99,12 +103,12 @@ TEST(PlanSteps, GemmsCountTheirMatricesAndFlops) {
 
 TEST(PlanSteps, CopiesMemsetsAndChecks) {
   std::vector<StepSummary> s = summaries(parsed(), 4, 16, 32);
-  EXPECT_EQ(s[4].name, "copy");
-  EXPECT_EQ(s[4].bytes, 2 * 4 * 16 * 8); // read and written
-  EXPECT_EQ(s[5].name, "memset");
-  EXPECT_TRUE(s[5].skipped); // 0 bytes
-  EXPECT_EQ(s[6].name, "check");
-  EXPECT_EQ(s[6].shape, "index out of range");
+  EXPECT_EQ(s[5].name, "copy");
+  EXPECT_EQ(s[5].bytes, 2 * 4 * 16 * 8); // read and written
+  EXPECT_EQ(s[6].name, "memset");
+  EXPECT_TRUE(s[6].skipped); // 0 bytes
+  EXPECT_EQ(s[7].name, "check");
+  EXPECT_EQ(s[7].shape, "index out of range");
 }
 
 TEST(PlanSteps, TextAndSizesThatDoNotEvaluate) {
@@ -132,7 +136,7 @@ TEST(PlanSteps, ProfileTable) {
   EXPECT_NE(table.find("576 B"), std::string::npos) << table;
   // 576 bytes in 1 us: 0.576 GB/s, 50% of a 1.152 GB/s peak.
   profile.steps[0].ms = 1e-3;
-  profile.steps[3].ms = 0.5;
+  profile.steps[4].ms = 0.5;
   profile.callMs = 2;
   profile.repeat = 10;
   table = formatProfileTable(profile, 1.152);

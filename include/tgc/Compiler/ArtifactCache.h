@@ -8,7 +8,8 @@
 //
 // Entries are written to a temporary file and renamed into place, so a
 // reader sees a whole entry or none, and processes compiling the same
-// function at once each write the same bytes. Every entry carries a magic,
+// function at once each write a whole entry for the same code (the last
+// rename wins). Every entry carries a magic,
 // a format version, its own key and a checksum: a truncated, corrupted or
 // mismatched entry is removed with a warning and the caller compiles again;
 // it is never used. The cache is kept under a size bound by removing the
@@ -34,9 +35,11 @@ namespace mlir::tgc {
 /// of parts hash alike by concatenation).
 std::string cacheKey(llvm::ArrayRef<std::string> parts);
 
-/// What TGC's build adds to every key: its version and an identity of the
-/// binary the compiler runs in (its path, size and modification time), so
-/// that a rebuilt TGC never reads a cache an older build wrote.
+/// What TGC's build adds to every key: its version, LLVM's, and the GNU
+/// build IDs (content hashes) of the binaries holding TGC, LLVM and MLIR,
+/// so that a rebuilt TGC never reads a cache an older build wrote, and the
+/// same build on another machine does. "" when a build ID is missing: the
+/// compile cache is then off.
 const std::string &compilerFingerprint();
 
 /// The host CPU as LLVM sees it (name and features): CPU code is compiled
@@ -48,13 +51,11 @@ class CacheRecord {
 public:
   void set(llvm::StringRef name, llvm::StringRef bytes);
   void setInt(llvm::StringRef name, int64_t value);
-  void setDouble(llvm::StringRef name, double value);
   /// A list of strings without newlines, one per line.
   void setLines(llvm::StringRef name, const std::vector<std::string> &lines);
   /// "" / 0 when absent.
   std::string get(llvm::StringRef name) const;
   int64_t getInt(llvm::StringRef name) const;
-  double getDouble(llvm::StringRef name) const;
   std::vector<std::string> getLines(llvm::StringRef name) const;
   bool has(llvm::StringRef name) const { return fields.count(name.str()); }
 
@@ -85,7 +86,6 @@ public:
              std::string &warning) const;
 
   std::string pathOf(llvm::StringRef key) const;
-  const std::string &directory() const { return dir; }
 
   /// An entry's bytes for `key` and `payload` (the file's content).
   static std::string encode(llvm::StringRef key, llvm::StringRef payload);
@@ -96,8 +96,9 @@ public:
                      std::string *storedKey = nullptr);
 
   /// Removes least recently used entries until the cache holds at most
-  /// `bytes`.
-  void evictTo(uint64_t bytes) const;
+  /// `bytes`, never the entry at `keep` (one just written); also removes
+  /// temporary files writers left a day ago or more.
+  void evictTo(uint64_t bytes, llvm::StringRef keep = {}) const;
 
 private:
   std::string dir;

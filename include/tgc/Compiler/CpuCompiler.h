@@ -18,7 +18,6 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include "mlir/IR/AffineMap.h"
-#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <memory>
@@ -175,11 +174,6 @@ private:
   std::vector<AffineMap> peakMaps;
   std::vector<std::pair<int64_t, int64_t>> planDims;
 };
-
-/// The runtime functions compiled CPU code calls (failed data checks and
-/// allocations: tgc-report-checks, tgc-check-allocations), for a JIT's
-/// symbol table.
-llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &interner);
 
 /// Descriptors of host tensors for guard functions (`strides` keeps the
 /// strides alive).

@@ -469,14 +469,13 @@ def _record_alias(tr: Tracer, real, handler, args, kwargs) -> None:
     entry = tr.views.get(id(real))
     if entry is not None and entry[0] is real:
         return
-    ptr = _storage_ptr(real)
+    ptr = storage_ptr(real)
     base = next((a for a in args if isinstance(a, torch.Tensor) and ptr != 0
-                 and _storage_ptr(a) == ptr), None)
+                 and storage_ptr(a) == ptr), None)
     if base is not None:
         tr.views[id(real)] = (real, base, lambda: handler(tr, real, *args, **kwargs), None)
 
 
-_storage_ptr = storage_ptr
 
 
 def refresh_aliases(tr: Tracer, t: torch.Tensor) -> None:
@@ -485,7 +484,8 @@ def refresh_aliases(tr: Tracer, t: torch.Tensor) -> None:
     in Tracer.views) is recomputed from t's new value, and so on down its
     own views; any other alias is poisoned, so that a later read of it is
     reported (or a graph break), never the old value."""
-    ptr = _storage_ptr(t)
+    tr.reindex(t)
+    ptr = storage_ptr(t)
     if ptr == 0:
         return
     fresh = {id(t)}
