@@ -340,6 +340,26 @@ def test_stale_view_is_reported_not_returned():
         tgc.compile(f)(torch.randn(3, 3))
 
 
+def test_memory_rebinding_is_not_compiled():
+    # `x.data = z` leaves views of x's old memory behind; a graph break
+    # replayed it on a copy, and the view read the new value (a wrong
+    # answer). It is refused, or with fallback runs eagerly.
+    def f(x, z):
+        a = x.view(-1)
+        x.data = z
+        x.add_(1)
+        return a * 2, x + 0
+
+    with pytest.raises(tgc.Unsupported, match=r"x.data = \.\.\. makes a tensor use other memory"):
+        tgc.compile(f)(torch.zeros(4), torch.ones(4))
+    x, z, x1, z1 = torch.zeros(4), torch.ones(4), torch.zeros(4), torch.ones(4)
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        got = tgc.compile(f, fallback=True)(x, z)
+    assert_same(got, f(x1, z1))
+    assert_same(x, x1)
+    assert_same(z, z1)
+
+
 def _setitem_cases():
     def whole(x, v):
         y = x * 1

@@ -124,9 +124,9 @@ def func_name(func) -> str:
     if schema is not None:  # torch.ops.aten.add.Tensor
         return "aten." + schema.name.split("::")[-1]
     name = getattr(func, "__name__", None)
-    if name == "__get__":
+    if name in ("__get__", "__set__"):  # a property of Tensor: x.shape, x.data = y
         owner = getattr(func, "__self__", None)
-        return "get." + getattr(owner, "__name__", "?")
+        return name[2:5] + "." + getattr(owner, "__name__", "?")
     if name is None:
         raise Unsupported(f"torch function {func!r}")
     return name
@@ -205,7 +205,21 @@ def _poison_outputs(tr: Tracer, real) -> None:
             _poison_outputs(tr, r)
 
 
+# Calls that make a tensor use other memory. Views made before of its old
+# memory stop being its views, an alias of the new memory starts being
+# one, and for an argument the caller's tensor changes: the tracer's model
+# of memory (values, views, in-place updates) cannot follow that, and a
+# graph break would change a copy, so the function is not compiled.
+_REBINDS_MEMORY = ("set.data", "set_", "aten.set_")
+
+
 def _dispatch(tr: Tracer, func, name: str, args, kwargs):
+    if name in _REBINDS_MEMORY:
+        spelled = "x.data = ..." if name == "set.data" else "Tensor.set_"
+        raise Unsupported(
+            f"{spelled} makes a tensor use other memory, which TGC cannot compile "
+            "(its views and the caller's tensor would not follow); run this function "
+            "eagerly or assign a new tensor instead", "%s:%d" % user_frame(), fatal=True)
     if name.startswith("get."):
         attr = name[4:]
         if attr == "shape":
