@@ -14,28 +14,9 @@ namespace mlir::tgc {
 /// pipeline's options struct), and the frontend pipeline's options they
 /// stand for; also `decompose`, which both run before fusion.
 template <typename Derived>
-struct ShapePolicyOptions : public PassPipelineOptions<Derived> {
+struct ShapePolicyOptions : public SizeOptions<Derived> {
   template <typename T, typename Parser = detail::PassOptions::OptionParser<T>>
   using Option = detail::PassOptions::Option<T, Parser>;
-  template <typename T>
-  using ListOption = detail::PassOptions::ListOption<T>;
-  Option<std::string, ShapePolicyParser> defaultPolicy{
-      *this, "default-policy",
-      llvm::cl::desc("Shape policy of `?` sizes: static (specialize to the "
-                     "example), dynamic (symbols) or auto (static until the "
-                     "size changes)"),
-      withDefault("dynamic")};
-  Option<bool> specializeZeroOne{*this, "specialize-zero-one",
-                                 llvm::cl::desc("Specialize sizes 0 and 1"),
-                                 withDefault(true)};
-  Option<bool> duckSizing{
-      *this, "duck-sizing",
-      llvm::cl::desc("Dynamic sizes with equal examples share a symbol"),
-      withDefault(true)};
-  ListOption<std::string> exampleShapes{
-      *this, "example-shapes",
-      llvm::cl::desc("Example sizes per argument: ARG=D0xD1x... (ARG: the "
-                     "argument's index)")};
   Option<bool> decompose{
       *this, "decompose",
       llvm::cl::desc("Rewrite composites whose primitive form fuses or "
@@ -44,11 +25,11 @@ struct ShapePolicyOptions : public PassPipelineOptions<Derived> {
 
   void setFrontendOptions(FrontendPipelineOptions &frontend, StringRef device,
                           bool lowerGuards) const {
-    frontend.defaultPolicy = defaultPolicy;
-    frontend.specializeZeroOne = specializeZeroOne;
-    frontend.duckSizing = duckSizing;
-    frontend.exampleShapes =
-        SmallVector<std::string>(exampleShapes.begin(), exampleShapes.end());
+    frontend.defaultPolicy = this->defaultPolicy;
+    frontend.specializeZeroOne = this->specializeZeroOne;
+    frontend.duckSizing = this->duckSizing;
+    frontend.exampleShapes = SmallVector<std::string>(
+        this->exampleShapes.begin(), this->exampleShapes.end());
     frontend.device = device.str();
     frontend.lowerGuards = lowerGuards;
   }

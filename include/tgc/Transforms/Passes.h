@@ -42,10 +42,15 @@ std::optional<int64_t> getKernelFusionGroup(Operation *op);
 /// outside its group's kernel).
 void generalizeTaggedLinalgOps(func::FuncOp func);
 
-/// Options of tgc-frontend-pipeline (symbolize, infer, generate and
-/// simplify guards, optionally lower them to native code).
-struct FrontendPipelineOptions
-    : public PassPipelineOptions<FrontendPipelineOptions> {
+/// The size options of the frontend pipeline, which the CPU and GPU
+/// pipelines take too (`Derived` is the options struct; see
+/// ShapePolicyOptions in tgc/Pipelines/Pipelines.h).
+template <typename Derived>
+struct SizeOptions : public PassPipelineOptions<Derived> {
+  template <typename T, typename Parser = detail::PassOptions::OptionParser<T>>
+  using Option = detail::PassOptions::Option<T, Parser>;
+  template <typename T>
+  using ListOption = detail::PassOptions::ListOption<T>;
   Option<std::string, ShapePolicyParser> defaultPolicy{
       *this, "default-policy",
       llvm::cl::desc("Shape policy of `?` sizes: static (specialize to the "
@@ -63,6 +68,11 @@ struct FrontendPipelineOptions
       *this, "example-shapes",
       llvm::cl::desc("Example sizes per argument: ARG=D0xD1x... (ARG: the "
                      "argument's index)")};
+};
+
+/// Options of tgc-frontend-pipeline (symbolize, infer, generate and
+/// simplify guards, optionally lower them to native code).
+struct FrontendPipelineOptions : public SizeOptions<FrontendPipelineOptions> {
   Option<std::string, DeviceParser> device{
       *this, "device", llvm::cl::desc("Device the guards check"),
       withDefault("cpu")};
