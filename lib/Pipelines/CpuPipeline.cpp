@@ -66,6 +66,10 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   // OpenMP; the loops inside an iteration are sequential (and vectorized
   // by LLVM).
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  // Matrix products: register tiles of vectors (where the sums may keep
+  // their order, or may be reordered); the rest becomes scalar loops that
+  // LLVM vectorizes.
+  pm.addNestedPass<func::FuncOp>(createTgcVectorizeContractions());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   if (options.openmp) {
@@ -96,6 +100,9 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // The register tiles of matrix products (tgc-vectorize-contractions):
+  // masks of a known count, masked loads and stores, reductions.
+  pm.addPass(createConvertVectorToLLVMPass());
   // Math: rsqrt as 1/sqrt (glibc has no rsqrtf), integer powers as
   // functions, the rest through libm (LLVM's expansions of expm1/log1p
   // lose accuracy near 0).

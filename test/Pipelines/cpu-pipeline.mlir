@@ -15,7 +15,8 @@
 // LOOPS: %[[ARENA:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64, tgc.arena} : memref<?xi8>
 // LOOPS: omp.parallel
 // LOOPS: omp.wsloop
-// LOOPS: omp.loop_nest (%{{.*}}) : index = (%c0) to (%[[D]]) step (%c1)
+// LOOPS: omp.loop_nest (%{{.*}}) : index = (%c0) to (%[[D]]) step (%c8)
+// LOOPS: vector.fma
 // LOOPS: memref.view %[[ARENA]]
 // LOOPS-NOT: scf.for %{{.*}} = %c0 to %[[D]]
 // LOOPS: omp.parallel

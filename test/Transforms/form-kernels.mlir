@@ -25,15 +25,21 @@ func.func @entropy(%x: tensor<?x128xf32>) -> tensor<?xf32> {
 
 // -----
 
-// A linear layer with its GELU epilogue: one loop over the rows; the zero
-// fill of the accumulator is done per row inside the loop (the loop's
-// shared output starts as the empty tensor, not as a filled one).
+// A linear layer with its GELU epilogue: one loop over tiles of 8 rows
+// (contraction-rows: a register tile of tgc-vectorize-contractions); the
+// zero fill of the accumulator is done per tile inside the loop (the
+// loop's shared output starts as the empty tensor, not as a filled one),
+// in a temporary of the full tile's static size, sliced to the last
+// tile's rows (so that it goes on the stack).
 
 // CHECK-LABEL: func.func @linear_gelu
 // CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) {{.*}}: tensor<?x128xf32>
 // CHECK-NOT: linalg.generic
-// CHECK: scf.forall (%[[I:.*]]) in (%{{.*}}) shared_outs(%{{.*}} = %[[E]])
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<1x128xf32>)
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (%{{.*}}) step (8) shared_outs(%{{.*}} = %[[E]])
+// CHECK: %[[N:.*]] = affine.min
+// CHECK: %[[T:.*]] = bufferization.alloc_tensor() : tensor<8x128xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[T]][0, 0] [%[[N]], 128] [1, 1]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} outs(%[[S]] : tensor<?x128xf32>)
 // CHECK: iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK: } {tgc.group = 0 : i64}
 func.func @linear_gelu(%x: tensor<?x64xf32>, %w: tensor<128x64xf32>, %b: tensor<128xf32>) -> tensor<?x128xf32> {
@@ -72,4 +78,33 @@ func.func @empty_reduction(%x: tensor<0x4xf32>) -> tensor<4xf32> {
   %e = tgc.exp %x : tensor<0x4xf32>
   %s = tgc.sum %e dims [0] : tensor<0x4xf32> -> tensor<4xf32>
   return %s : tensor<4xf32>
+}
+
+// -----
+
+// An im2col convolution: its padded input, windows, product and bias are
+// one group, but reshapes (the windows collapsed into a matrix, the
+// product expanded back) stand between them, across which tile-and-fuse
+// cannot fuse: each op before a reshape is a root of its own parallel loop
+// (they were one serial loop nest). The pad is an elementwise generic over
+// the padded shape that reads the input at the clamped position
+// (tgc.own_kernel: never fused into the windows' loop, where it was an
+// scf.if and a copy of a dynamic window per tile). The product's loop
+// takes 5 of the 10 output channels per iteration (contraction-rows,
+// halved to keep two iterations).
+
+// CHECK-LABEL: func.func @conv_im2col
+// CHECK: scf.forall {{.*}} -> (tensor<3x5x13x15xf32>)
+// CHECK: linalg.generic {{.*}} tgc.own_kernel
+// CHECK: tensor.extract %arg0
+// CHECK: arith.select
+// CHECK: scf.forall {{.*}} -> (tensor<3x5x3x3x6x13xf32>)
+// CHECK: tensor.collapse_shape
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (3, 10) step (1, 5) {{.*}} -> (tensor<3x10x78xf32>)
+// CHECK: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: tensor.expand_shape
+// CHECK: scf.forall {{.*}} -> (tensor<3x10x6x13xf32>)
+func.func @conv_im2col(%x: tensor<3x5x11x13xf32>, %w: tensor<10x5x3x3xf32>, %b: tensor<10xf32>) -> tensor<3x10x6x13xf32> {
+  %0 = tgc.conv2d %x, %w bias(%b : tensor<10xf32>) stride [2, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<3x5x11x13xf32>, tensor<10x5x3x3xf32> -> tensor<3x10x6x13xf32>
+  return %0 : tensor<3x10x6x13xf32>
 }

@@ -13,6 +13,14 @@ FLOP/s of a large PyTorch matmul.
 
   utils/bench/cpu_models.py [--tgc-run build/bin/tgc-run] [--repeat 20]
                             [--only mlp,entropy] [--json out.json]
+  utils/bench/cpu_models.py --python [--only resnet18,convs] [--repeat 10]
+
+`--python` runs the rows of issue 25 from Python instead, where users call
+TGC: `tgc.compile` against eager and, where PyTorch has it, torch.compile
+(Inductor's C++ backend), in one process: matmul 512^3 and 2048^3, two
+3x3 convolutions, torchvision ResNet-18, MobileNetV3-small and SqueezeNet
+1.1 (112 x 112, batch 4), a BERT-size encoder (2 layers of 768, 12 heads,
+2 x 128 tokens) and a softmax / layer-norm / GELU chain.
 
 Standard library plus torch (for the PyTorch columns; without it they read
 "n/a"). Every TGC run is also checked: the bench refuses to time a case
@@ -251,6 +259,126 @@ def machine_limits():
     return bw, flops
 
 
+# ---- Python rows: tgc.compile against eager and torch.compile, one process ----
+
+
+def _py_cases():
+    """name -> (build() -> (fn, args), GFLOP of one call or None)."""
+    def matmul(n):
+        def build():
+            a, b = torch.randn(n, n), torch.randn(n, n)
+            return (lambda x, y: x @ y), (a, b)
+        return build, 2 * n ** 3 / 1e9
+
+    def convs():
+        conv1 = torch.nn.Conv2d(16, 32, 3, padding=1)
+        conv2 = torch.nn.Conv2d(32, 32, 3, padding=1)
+        model = torch.nn.Sequential(conv1, torch.nn.ReLU(), conv2, torch.nn.ReLU()).eval()
+        return model, (torch.randn(8, 16, 32, 32),)
+
+    def vision(fn):
+        def build():
+            import torchvision.models as tvm
+            return getattr(tvm, fn)().eval(), (torch.randn(4, 3, 112, 112),)
+        return build
+
+    def encoder():
+        layer = torch.nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0,
+                                                 batch_first=True, activation="gelu")
+        model = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False) \
+            if "enable_nested_tensor" in torch.nn.TransformerEncoder.__init__.__code__.co_varnames \
+            else torch.nn.TransformerEncoder(layer, 2)
+        return model.eval(), (torch.randn(2, 128, 768),)
+
+    def chain():
+        ln = torch.nn.LayerNorm(1024).eval()
+
+        def fn(x):
+            return F.gelu(ln(torch.softmax(x, -1) * x), approximate="tanh")
+        return fn, (torch.randn(4096, 1024),)
+
+    conv_flops = 2 * 8 * 32 * 32 * 32 * 9 * (16 + 32) / 1e9
+    enc_flops = 2 * (2 * 128) * 2 * (4 * 768 * 768 + 2 * 768 * 3072) / 1e9 \
+        + 2 * 2 * 4 * 2 * 128 * 128 * 768 / 1e9
+    return {
+        "matmul512": (matmul(512)[0], matmul(512)[1]),
+        "matmul2048": (matmul(2048)[0], matmul(2048)[1]),
+        "convs": (convs, conv_flops),
+        "resnet18": (vision("resnet18"), 4 * 1.82 * (112 / 224) ** 2),
+        "mobilenetv3": (vision("mobilenet_v3_small"), 4 * 0.06 * (112 / 224) ** 2),
+        "squeezenet": (vision("squeezenet1_1"), 4 * 0.35 * (112 / 224) ** 2),
+        "encoder": (encoder, enc_flops),
+        "chain": (chain, None),
+    }
+
+
+def python_rows(names, repeat):
+    """tgc.compile from Python against eager and torch.compile (Inductor's
+    C++ backend, where the installed PyTorch has it) on the CPU, in one
+    process: the rows of issue 25. Median of `repeat` calls after one
+    warm-up call (the compile)."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import tgc
+    cases = _py_cases()
+    names = [n for n in names if n in cases] or list(cases)
+    has_compile = hasattr(torch, "compile")
+    # Eager on every hardware thread, as TGC's OpenMP loops (Debian's
+    # PyTorch starts with one).
+    torch.set_num_threads(os.cpu_count())
+    print(f"# tgc.compile vs eager{' vs torch.compile (Inductor C++)' if has_compile else ''},"
+          f" {torch.get_num_threads()} threads, PyTorch {torch.__version__}")
+    print(f"{'case':<12} {'eager ms':>9} {'tgc ms':>9} {'eager/tgc':>9} "
+          f"{'inductor ms':>11} {'ind/tgc':>7} {'tgc compile s':>13}  achieved")
+    rows = []
+    for name in names:
+        build, gflop = cases[name]
+        torch.manual_seed(0)
+        try:
+            fn, args = build()
+        except ImportError as e:
+            print(f"{name:<12} skipped ({e})")
+            continue
+        eager = time_torch(fn, args, repeat)
+        with torch.no_grad():
+            start = time.perf_counter()
+            compiled = tgc.compile(fn)
+            expected = fn(*args)
+            got = compiled(*args)
+            compile_s = time.perf_counter() - start
+        err = (got - expected).abs().max().item()
+        scale = expected.abs().max().item() or 1.0
+        if err > 1e-3 * scale + 1e-4:
+            print(f"{name:<12} WRONG: max abs error {err:.3g} (scale {scale:.3g})")
+            continue
+        t = time_torch(compiled, args, repeat)
+        ind = None
+        if has_compile:
+            try:
+                ind = time_torch(torch.compile(fn), args, repeat)
+            except Exception as e:  # Inductor's C++ toolchain may be missing
+                print(f"# {name}: torch.compile failed: {type(e).__name__}: {e}")
+        achieved = f"{gflop / t * 1e3:.1f} GFLOP/s" if gflop else ""
+        if name.startswith("matmul") and torch.backends.mkldnn.is_available():
+            # oneDNN's GEMM (PyTorch's bundled copy, through its inner
+            # product): the library option of issue 25.
+            n = args[0].shape[0]
+            lin = torch.nn.Linear(n, n, bias=False)
+            with torch.no_grad():
+                lin.weight.copy_(args[1].t())
+            import torch.utils.mkldnn as mkldnn_utils
+            lin = mkldnn_utils.to_mkldnn(lin)
+            x = args[0].to_mkldnn()
+            dnnl = time_torch(lin, (x,), repeat)
+            achieved += f"; oneDNN {dnnl:.2f} ms ({gflop / dnnl * 1e3:.1f} GFLOP/s)"
+        rows.append({"case": name, "eager_ms": eager, "tgc_ms": t, "inductor_ms": ind,
+                     "tgc_compile_s": compile_s, "gflop": gflop})
+        print(f"{name:<12} {eager:>9.2f} {t:>9.2f} {eager / t:>9.2f} "
+              f"{(f'{ind:.2f}' if ind else 'n/a'):>11} "
+              f"{(f'{ind / t:.2f}' if ind else 'n/a'):>7} {compile_s:>13.2f}  {achieved}",
+              flush=True)
+    return rows
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -258,7 +386,17 @@ def main():
     p.add_argument("--repeat", type=int, default=10)
     p.add_argument("--only", default="", help="comma-separated case names")
     p.add_argument("--json", default="", help="also write the results here")
+    p.add_argument("--python", action="store_true",
+                   help="the Python rows instead: tgc.compile vs eager (and torch.compile)")
     a = p.parse_args()
+    if a.python:
+        if torch is None:
+            sys.exit("--python needs torch")
+        rows = python_rows([n for n in a.only.split(",") if n], a.repeat)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"python_rows": rows}, f, indent=2)
+        return
     names = [n for n in a.only.split(",") if n] or list(CASES)
     for n in names:
         if n not in CASES:

@@ -2,6 +2,7 @@
 
 #include "tgc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -11,6 +12,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCFORMKERNELS
@@ -162,6 +164,172 @@ void fuseElementwiseWithoutRecompute(func::FuncOp func) {
   (void)applyPatternsGreedily(func, std::move(patterns));
 }
 
+/// Marks an op that is a kernel of its own: never fused into a consumer's
+/// loop, always a root.
+constexpr llvm::StringLiteral kOwnKernel = "tgc.own_kernel";
+
+/// A `tensor.pad` (a convolution's or pool's padded input) as an
+/// elementwise generic over the padded shape that reads the input at the
+/// clamped position and selects the pad value outside it. Tiled and fused
+/// as a producer, the pad became per tile an `scf.if` and a copy of a
+/// dynamically shaped window through the runtime's generic `memrefCopy`
+/// (an im2col convolution spent most of its time there); as its own kernel
+/// it is one parallel pass over the padded tensor.
+void rewritePadsAsGenerics(func::FuncOp func) {
+  SmallVector<tensor::PadOp> pads;
+  func.walk([&](tensor::PadOp pad) {
+    if (getFusionGroup(pad) && pad.getConstantPaddingValue() &&
+        !pad.getNofold())
+      pads.push_back(pad);
+  });
+  IRRewriter b(func.getContext());
+  for (tensor::PadOp pad : pads) {
+    Location loc = pad.getLoc();
+    b.setInsertionPoint(pad);
+    Value source = pad.getSource();
+    Value padValue = pad.getConstantPaddingValue();
+    auto type = pad.getResultType();
+    int64_t rank = type.getRank();
+    SmallVector<Value> low, extent, dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      low.push_back(
+          getValueOrCreateConstantIndexOp(b, loc, pad.getMixedLowPad()[d]));
+      extent.push_back(tensor::DimOp::create(b, loc, source, d));
+      if (!type.isDynamicDim(d))
+        continue;
+      Value high =
+          getValueOrCreateConstantIndexOp(b, loc, pad.getMixedHighPad()[d]);
+      dynamicSizes.push_back(arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, extent[d], low[d]), high));
+    }
+    Value empty = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+    SmallVector<utils::IteratorType> parallel(rank,
+                                              utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{}, ValueRange{empty},
+        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)}, parallel,
+        [&](OpBuilder &nb, Location nl, ValueRange) {
+          Value inside;
+          SmallVector<Value> at;
+          Value zero = arith::ConstantIndexOp::create(nb, nl, 0);
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = linalg::IndexOp::create(nb, nl, d);
+            if (isConstantIntValue(pad.getMixedLowPad()[d], 0) &&
+                isConstantIntValue(pad.getMixedHighPad()[d], 0)) {
+              at.push_back(i);
+              continue;
+            }
+            Value src = arith::SubIOp::create(nb, nl, i, low[d]);
+            Value ok = arith::AndIOp::create(
+                nb, nl,
+                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, src,
+                                      zero),
+                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, src,
+                                      extent[d]));
+            inside = inside ? arith::AndIOp::create(nb, nl, inside, ok)
+                                  .getResult()
+                            : ok;
+            at.push_back(arith::SelectOp::create(nb, nl, ok, src, zero));
+          }
+          Value v = tensor::ExtractOp::create(nb, nl, source, at);
+          if (inside) {
+            // A constant yielded from inside the pad's region moves along.
+            Value value = padValue;
+            if (value.getParentRegion() == &pad.getRegion())
+              value = nb.clone(*value.getDefiningOp())->getResult(0);
+            v = arith::SelectOp::create(nb, nl, inside, v, value);
+          }
+          linalg::YieldOp::create(nb, nl, v);
+        });
+    for (NamedAttribute a : pad->getDiscardableAttrs())
+      generic->setAttr(a.getName(), a.getValue());
+    generic->setAttr(kOwnKernel, b.getUnitAttr());
+    b.replaceOp(pad, generic.getResults());
+  }
+}
+
+/// The constant a tile's size never exceeds (`affine.min(n - i, 8)`, what
+/// tiling emits for a last partial tile, or sizes derived from it).
+std::optional<int64_t> tileSizeBound(OpFoldResult size) {
+  FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, {size}, nullptr, /*closedUB=*/true);
+  if (failed(ub))
+    return std::nullopt;
+  return *ub;
+}
+
+/// A per-iteration temporary whose size is a tile's (`min(8, n - i)` rows of
+/// a matrix product's accumulator) as a slice of one of the tile's full,
+/// static size: the static buffer goes on the stack
+/// (promote-buffers-to-stack), where a dynamic one was a heap allocation
+/// per iteration.
+void boundTileTemporaries(scf::ForallOp loop) {
+  // The temporaries: empty tensors in the loop, and slices of empty tensors
+  // (what tile-and-fuse makes of a fused producer's init; canonicalization
+  // folds them into empty tensors of the slice's size).
+  SmallVector<Operation *> temporaries;
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto e = dyn_cast<tensor::EmptyOp>(op)) {
+      if (!e.getType().hasStaticShape())
+        temporaries.push_back(op);
+    } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      if (slice.getSource().getDefiningOp<tensor::EmptyOp>() &&
+          !slice.getResultType().hasStaticShape())
+        temporaries.push_back(op);
+    }
+  });
+  OpBuilder b(loop.getContext());
+  for (Operation *op : temporaries) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<OpFoldResult> sizes =
+        isa<tensor::EmptyOp>(op) ? cast<tensor::EmptyOp>(op).getMixedSizes()
+                                 : cast<tensor::ExtractSliceOp>(op).getMixedSizes();
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      // Rank-reducing slices keep their own shape.
+      if (slice.getSourceType().getRank() != type.getRank())
+        continue;
+    }
+    SmallVector<int64_t> bound(type.getShape());
+    bool bounded = true;
+    int64_t elements = 1;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (type.isDynamicDim(d)) {
+        std::optional<int64_t> ub = tileSizeBound(sizes[d]);
+        if (!ub || *ub <= 0) {
+          bounded = false;
+          break;
+        }
+        bound[d] = *ub;
+      }
+      elements *= bound[d];
+    }
+    if (!bounded || elements * type.getElementTypeBitWidth() / 8 > 64 * 1024)
+      continue;
+    b.setInsertionPoint(op);
+    // (An alloc_tensor: canonicalization folds a slice of a tensor.empty
+    // back into a dynamic tensor.empty.)
+    Value full = bufferization::AllocTensorOp::create(
+        b, op->getLoc(), RankedTensorType::get(bound, type.getElementType()),
+        ValueRange{});
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    Value slice = tensor::ExtractSliceOp::create(b, op->getLoc(), type, full,
+                                                 offsets, sizes, strides);
+    op->getResult(0).replaceAllUsesWith(slice);
+    op->erase();
+  }
+}
+
+/// Whether `root` is a matrix product or its epilogue: a root of a `matmul`
+/// group, or a contraction (a multiply-add body with a reduction loop).
+bool isMatrixProduct(Operation *root, StringAttr kind) {
+  if (kind && kind.getValue() == "matmul")
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(root);
+  return linalgOp && linalgOp.getNumReductionLoops() == 1 &&
+         linalg::isaContractionOpInterface(linalgOp);
+}
+
 struct TgcFormKernelsPass
     : tgc::impl::TgcFormKernelsBase<TgcFormKernelsPass> {
   using TgcFormKernelsBase::TgcFormKernelsBase;
@@ -171,6 +339,7 @@ struct TgcFormKernelsPass
     if (func.isExternal())
       return;
     generalizeTaggedLinalgOps(func);
+    rewritePadsAsGenerics(func);
     // Roots: tileable ops whose results leave their group, in program
     // order (a root's consumers are tiled after it).
     SmallVector<TilingInterface> roots;
@@ -179,10 +348,19 @@ struct TgcFormKernelsPass
       std::optional<int64_t> group = getFusionGroup(&op);
       if (!tileable || !group || op.getNumResults() == 0 || hasEmptyLoop(&op))
         continue;
+      // A root's result leaves the group, or reaches a group op through
+      // something tile-and-fuse cannot fuse across (a reshape: an im2col
+      // convolution's windows are collapsed into a matrix, its product
+      // expanded back). Without the second rule such an op and all its
+      // producers stayed one serial loop nest.
       bool leaves = llvm::any_of(op.getUsers(), [&](Operation *user) {
-        return getFusionGroup(user) != group;
+        if (getFusionGroup(user) != group)
+          return true;
+        // (A tensor.dim reads only the sizes.)
+        return !isa<TilingInterface>(user) &&
+               llvm::any_of(user->getResultTypes(), llvm::IsaPred<TensorType>);
       });
-      if (leaves)
+      if (leaves || op.hasAttr(kOwnKernel))
         roots.push_back(tileable);
     }
     IRRewriter rewriter(&getContext());
@@ -191,11 +369,16 @@ struct TgcFormKernelsPass
         ; // Not tileable this way: the op stays a loop nest of its own.
     }
     func.walk([](scf::ForallOp loop) {
-      if (loop->hasAttr("tgc.group"))
+      if (loop->hasAttr("tgc.group")) {
         fuseDestinationFills(loop);
+      }
     });
     if (fuseElementwise)
       fuseElementwiseWithoutRecompute(func);
+    func.walk([](scf::ForallOp loop) {
+      if (loop->hasAttr("tgc.group"))
+        boundTileTemporaries(loop);
+    });
   }
 
   LogicalResult tileAndFuse(IRRewriter &rewriter, TilingInterface root) {
@@ -228,6 +411,20 @@ struct TgcFormKernelsPass
                          : parallel.size() - 1;
       for (size_t i = 0; i < tiled; ++i)
         sizes[parallel[i]] = rewriter.getIndexAttr(1);
+      if (tiled == parallel.size() - 1 && tiled > 0 && contractionRows > 1 &&
+          isMatrixProduct(op, kind)) {
+        // Rows of a matrix product: a register tile's worth, but at least
+        // two iterations where the extent is known.
+        unsigned d = parallel[tiled - 1];
+        int64_t rows = contractionRows;
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        if (linalgOp) {
+          int64_t extent = linalgOp.getStaticLoopRanges()[d];
+          if (!ShapedType::isDynamic(extent) && extent < 2 * rows)
+            rows = std::max<int64_t>(1, extent / 2);
+        }
+        sizes[d] = rewriter.getIndexAttr(rows);
+      }
     }
     scf::SCFTilingOptions tiling;
     tiling.setTileSizes(sizes);
@@ -240,7 +437,8 @@ struct TgcFormKernelsPass
           Operation *p = producer.getOwner();
           // Fuse only the group's own producers (and the tensor.empty /
           // linalg.fill inits the lowering made for them).
-          if (getFusionGroup(p) != group || hasEmptyLoop(p))
+          if (getFusionGroup(p) != group || hasEmptyLoop(p) ||
+              p->hasAttr(kOwnKernel))
             return std::nullopt;
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         });

@@ -20,8 +20,15 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
     elements and its intermediate values stay per-iteration. Tile sizes:
     1 on every parallel dimension but the innermost (which stays whole, for
     vectorization); a 1-D elementwise root is tiled in chunks of
-    `chunk-size`. Reduction dimensions are never tiled. Producers of other
-    groups are never fused (that would recompute them per iteration).
+    `chunk-size`. The root of a matrix product (a `matmul` group, or a
+    contraction root) takes `contraction-rows` rows per iteration instead
+    of 1 on its second-innermost parallel dimension, so that
+    `tgc-vectorize-contractions` can keep a tile of rows in registers;
+    fewer where a static extent would otherwise leave one thread idle.
+    Reduction dimensions are never tiled. Producers of other groups are
+    never fused (that would recompute them per iteration). An op is a root
+    when its result leaves its group or reaches a group op through one
+    tile-and-fuse cannot fuse across (a reshape).
 
     Then, with `fuse-elementwise`, elementwise producers merge into their
     consumers (upstream's elementwise fusion) where nothing is recomputed:
@@ -34,10 +41,13 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
            "Tile size of 1-D elementwise roots">,
     Option<"fuseElementwise", "fuse-elementwise", "bool", "true",
            "Merge elementwise producers into consumers without recompute">,
+    Option<"contractionRows", "contraction-rows", "int64_t", "8",
+           "Rows per iteration of a matrix product's kernel">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
-                           "::mlir::linalg::LinalgDialect"];
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
 }
 
 def TgcApproximateMath : Pass<"tgc-approximate-math"> {
@@ -119,6 +129,49 @@ def TgcOrderLoops : Pass<"tgc-order-loops", "func::FuncOp"> {
     best choice.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def TgcVectorizeContractions
+    : Pass<"tgc-vectorize-contractions", "func::FuncOp"> {
+  let summary = "Matrix products as register-tiled vector loops";
+  let description = [{
+    Runs on linalg over memrefs, before `convert-linalg-to-loops`. A
+    `linalg.generic` that is a contraction `C += A * B` in f32 or f64 (one
+    reduction loop `k`, projected-permutation maps, a body that is a
+    multiply and an add) becomes explicit loops over vectors whose
+    accumulators stay in registers for the whole loop over `k`:
+
+    - `B[.., k, j]` and `C[.., i, j]` contiguous along `j` (a matmul, a
+      batched matmul, an im2col convolution): tiles of 8 rows of `C` by two
+      vectors (4 rows with 16 vector registers); each step of `k` loads two
+      vectors of `B`, broadcasts one element of `A` per row, and does 16
+      fused multiply-adds. Each element of `C` is still summed in the order
+      of `k`, so results are those of the scalar loop (which LLVM fuses into
+      the same multiply-adds where the add allows `contract`).
+    - `A[.., i, k]` and `B[.., j, k]` contiguous along `k` (`x W^T`, a
+      linear layer; `Q K^T`): tiles of 4 x 4 dot products, each lanes of
+      partial sums added up at the end. This reorders each sum, so it is
+      done only where the add allows `reassoc`
+      (`tgc-reassociate-reductions`; `tgc-run --strict-reductions` keeps the
+      scalar loop).
+
+    Rows and columns that do not fill a tile run one at a time; the last
+    partial vector along `j` or `k` is masked. Other loops (a batch) stay
+    outer loops. The scalar loop nest that LLVM vectorized before loaded and
+    stored `C` on every step of `k`: a 512 x 512 x 512 matmul ran at a
+    fifth of this.
+
+    `vector-bits`: the width of the vector registers (0: the host's, 512
+    with AVX-512, 256 with AVX, else 128).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "0",
+           "Vector register width in bits (0: the host's)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def TgcSerializeSmallLoops : Pass<"tgc-serialize-small-loops", "func::FuncOp"> {

@@ -1,0 +1,456 @@
+//===- VectorizeContractions.cpp - register-tiled matrix products ---------===//
+//
+// See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace mlir::tgc {
+#define GEN_PASS_DEF_TGCVECTORIZECONTRACTIONS
+#include "tgc/Transforms/CPU/Passes.h.inc"
+} // namespace mlir::tgc
+
+using namespace mlir;
+
+namespace {
+
+/// A `C += A * B` contraction over memrefs with one reduction loop `k`,
+/// whose output's last dim `j` (and second-to-last `i`, if any) are loops.
+struct Contraction {
+  linalg::GenericOp op;
+  unsigned k = 0, j = 0;
+  std::optional<unsigned> i;
+  OpOperand *a = nullptr; // the operand that does not depend on j
+  OpOperand *b = nullptr; // the operand that depends on j
+  /// `B[.., k, j]`: vectors along `j` of B and C (a broadcast element of A).
+  /// Otherwise `A[.., i, k]`, `B[.., j, k]`: vectors along `k` (a dot
+  /// product of rows, which reassociates the sum).
+  bool alongJ = true;
+  bool fma = false;
+};
+
+bool unitInnerStride(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type || type.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+bool uses(AffineMap map, unsigned d) {
+  return llvm::any_of(map.getResults(),
+                      [&](AffineExpr e) { return e.isFunctionOfDim(d); });
+}
+
+bool lastIs(AffineMap map, unsigned d) {
+  return map.getNumResults() > 0 && map.getResults().back() == getAffineDimExpr(
+                                                                   d, map.getContext());
+}
+
+/// Matches `yield out + a * b` (either order of both), in f32 or f64.
+std::optional<Contraction> match(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  if (!element.isF32() && !element.isF64())
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || type.getElementType() != element)
+      return std::nullopt;
+  }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (llvm::count(iterators, utils::IteratorType::reduction) != 1)
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || &body.front() != add->getPrevNode() || !add->getNextNode() ||
+      add->getNextNode() != yield)
+    return std::nullopt;
+  Value acc = body.getArgument(2);
+  Value product = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  if (add.getLhs() != acc && add.getRhs() != acc)
+    return std::nullopt;
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || mul->getBlock() != &body || !product.hasOneUse())
+    return std::nullopt;
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  if (!((mul.getLhs() == x && mul.getRhs() == y) ||
+        (mul.getLhs() == y && mul.getRhs() == x)))
+    return std::nullopt;
+
+  Contraction c;
+  c.op = op;
+  c.k = llvm::find(iterators, utils::IteratorType::reduction) -
+        iterators.begin();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (AffineMap map : maps)
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return std::nullopt;
+  AffineMap out = maps[2];
+  if (out.getNumResults() == 0)
+    return std::nullopt;
+  c.j = cast<AffineDimExpr>(out.getResults().back()).getPosition();
+  if (out.getNumResults() >= 2)
+    c.i = cast<AffineDimExpr>(out.getResults()[out.getNumResults() - 2])
+              .getPosition();
+  bool xUsesJ = uses(maps[0], c.j), yUsesJ = uses(maps[1], c.j);
+  if (xUsesJ == yUsesJ)
+    return std::nullopt;
+  c.a = &op->getOpOperand(xUsesJ ? 1 : 0);
+  c.b = &op->getOpOperand(xUsesJ ? 0 : 1);
+  AffineMap aMap = op.getMatchingIndexingMap(c.a);
+  AffineMap bMap = op.getMatchingIndexingMap(c.b);
+  if (!uses(aMap, c.k) || !uses(bMap, c.k) || (c.i && uses(bMap, *c.i)))
+    return std::nullopt;
+  c.fma = bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::contract);
+  Value cOut = op.getDpsInitOperand(0)->get();
+  if (lastIs(bMap, c.j) && unitInnerStride(c.b->get()) &&
+      unitInnerStride(cOut)) {
+    c.alongJ = true;
+    return c;
+  }
+  // A dot product of rows reorders the sum: only where it may.
+  bool reassoc =
+      bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::reassoc);
+  if (reassoc && lastIs(aMap, c.k) && lastIs(bMap, c.k) &&
+      unitInnerStride(c.a->get()) && unitInnerStride(c.b->get())) {
+    c.alongJ = false;
+    return c;
+  }
+  return std::nullopt;
+}
+
+/// Emits the loop nest of one contraction.
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc, Contraction c, int64_t lanes,
+          int64_t rows, int64_t vectors)
+      : b(b), loc(loc), c(c), lanes(lanes), rows(rows), vectors(vectors) {
+    element = getElementTypeOrSelf(c.op.getDpsInitOperand(0)->get());
+    vecType = VectorType::get({lanes}, element);
+    maskType = VectorType::get({lanes}, b.getI1Type());
+  }
+
+  void run() {
+    auto linalgOp = cast<linalg::LinalgOp>(c.op.getOperation());
+    // Constants go before this one, ahead of every loop.
+    c_op = arith::ConstantIndexOp::create(b, loc, 0);
+    constants[0] = c_op->getResult(0);
+    SmallVector<Range> ranges = linalgOp.createLoopRanges(b, loc);
+    for (Range &r : ranges)
+      extents.push_back(isa<Value>(r.size)
+                            ? cast<Value>(r.size)
+                            : cst(*getConstantIntValue(r.size)));
+    dims.assign(ranges.size(), Value());
+    zero = cst(0);
+    one = cst(1);
+    SmallVector<unsigned> outer;
+    for (unsigned d = 0; d < ranges.size(); ++d)
+      if (d != c.k && d != c.j && d != c.i)
+        outer.push_back(d);
+    emitOuter(outer);
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Contraction c;
+  int64_t lanes, rows, vectors;
+  Type element;
+  VectorType vecType, maskType;
+  SmallVector<Value> extents, dims;
+  Value zero, one;
+  Operation *c_op = nullptr;
+  Value zeroVec;
+  llvm::DenseMap<int64_t, Value> constants;
+
+  /// Index constants, made once before the loops.
+  Value cst(int64_t v) {
+    Value &c = constants[v];
+    if (!c) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(c_op);
+      c = arith::ConstantIndexOp::create(b, loc, v);
+    }
+    return c;
+  }
+  Value zeroVector() {
+    if (!zeroVec) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(c_op);
+      zeroVec = arith::ConstantOp::create(
+          b, loc, vecType,
+          DenseElementsAttr::get(vecType, b.getZeroAttr(element)));
+    }
+    return zeroVec;
+  }
+
+  Value add(Value x, int64_t v) {
+    return v == 0 ? x : arith::AddIOp::create(b, loc, x, cst(v)).getResult();
+  }
+
+  /// A loop from `lb` to `ub` by `step`; `body` sees the induction value.
+  void loop(Value lb, Value ub, int64_t step,
+            llvm::function_ref<void(Value)> body) {
+    auto forOp = scf::ForOp::create(b, loc, lb, ub, cst(step));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    body(forOp.getInductionVar());
+  }
+
+  /// `extent - extent % step`: where whole steps end.
+  Value wholeSteps(Value extent, int64_t step) {
+    if (step == 1)
+      return extent;
+    Value rem = arith::RemUIOp::create(b, loc, extent, cst(step));
+    return arith::SubIOp::create(b, loc, extent, rem);
+  }
+
+  SmallVector<Value> indices(OpOperand *operand) {
+    SmallVector<Value> idx;
+    for (AffineExpr e : c.op.getMatchingIndexingMap(operand).getResults())
+      idx.push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
+    return idx;
+  }
+
+  Value loadVector(OpOperand *operand, Value mask) {
+    Value memref = operand->get();
+    SmallVector<Value> idx = indices(operand);
+    if (!mask)
+      return vector::LoadOp::create(b, loc, vecType, memref, idx);
+    return vector::MaskedLoadOp::create(b, loc, vecType, memref, idx, mask,
+                                        zeroVector());
+  }
+
+  void storeVector(OpOperand *operand, Value value, Value mask) {
+    Value memref = operand->get();
+    SmallVector<Value> idx = indices(operand);
+    if (!mask)
+      vector::StoreOp::create(b, loc, value, memref, idx);
+    else
+      vector::MaskedStoreOp::create(b, loc, memref, idx, mask, value);
+  }
+
+  Value multiplyAdd(Value x, Value y, Value acc) {
+    if (c.fma)
+      return vector::FMAOp::create(b, loc, x, y, acc);
+    Value p = arith::MulFOp::create(b, loc, x, y);
+    return arith::AddFOp::create(b, loc, acc, p);
+  }
+
+  void emitOuter(ArrayRef<unsigned> outer) {
+    if (!outer.empty()) {
+      loop(zero, extents[outer.front()], 1, [&](Value iv) {
+        dims[outer.front()] = iv;
+        emitOuter(outer.drop_front());
+      });
+      return;
+    }
+    // Rows in tiles of `rows`, then one at a time.
+    if (!c.i) {
+      emitRows(/*i0=*/Value(), 1);
+      return;
+    }
+    Value m = extents[*c.i];
+    Value whole = wholeSteps(m, rows);
+    if (rows > 1)
+      loop(zero, whole, rows, [&](Value i0) { emitRows(i0, rows); });
+    loop(whole, m, 1, [&](Value i0) { emitRows(i0, 1); });
+  }
+
+  void emitRows(Value i0, int64_t count) {
+    if (c.alongJ)
+      return emitRowsAlongJ(i0, count);
+    // Columns in tiles of `vectors` (each a dot product), then one by one.
+    Value n = extents[c.j];
+    Value whole = wholeSteps(n, vectors);
+    if (vectors > 1)
+      loop(zero, whole, vectors,
+           [&](Value j0) { emitDotTile(i0, count, j0, vectors); });
+    loop(whole, n, 1, [&](Value j0) { emitDotTile(i0, count, j0, 1); });
+  }
+
+  /// `C[i0 + r, j0 : j0 + vectors * lanes] += A[i0 + r, k] * B[k, j0 : ...]`,
+  /// accumulated in registers across the loop over `k`.
+  void emitRowsAlongJ(Value i0, int64_t count) {
+    Value n = extents[c.j];
+    int64_t width = vectors * lanes;
+    Value whole = wholeSteps(n, width);
+    loop(zero, whole, width, [&](Value j0) {
+      emitAlongJTile(i0, count, j0, {});
+    });
+    // The last partial tile, with masks (0 or 1 iterations).
+    loop(whole, n, width, [&](Value j0) {
+      SmallVector<Value> masks;
+      Value left = arith::SubIOp::create(b, loc, n, j0);
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value lanesLeft =
+            v == 0 ? left
+                   : arith::SubIOp::create(b, loc, left, cst(v * lanes))
+                         .getResult();
+        masks.push_back(
+            vector::CreateMaskOp::create(b, loc, maskType, lanesLeft));
+      }
+      emitAlongJTile(i0, count, j0, masks);
+    });
+  }
+
+  void setRowCol(Value i0, int64_t r, Value j0, int64_t v) {
+    if (c.i)
+      dims[*c.i] = add(i0, r);
+    dims[c.j] = add(j0, v);
+  }
+
+  void emitAlongJTile(Value i0, int64_t count, Value j0,
+                      ArrayRef<Value> masks) {
+    OpOperand *out = c.op.getDpsInitOperand(0);
+    auto mask = [&](int64_t v) { return masks.empty() ? Value() : masks[v]; };
+    SmallVector<Value> acc;
+    for (int64_t r = 0; r < count; ++r)
+      for (int64_t v = 0; v < vectors; ++v) {
+        setRowCol(i0, r, j0, v * lanes);
+        acc.push_back(loadVector(out, mask(v)));
+      }
+    auto forOp = scf::ForOp::create(b, loc, zero, extents[c.k], one, acc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(forOp.getBody());
+      dims[c.k] = forOp.getInductionVar();
+      SmallVector<Value> bVec;
+      for (int64_t v = 0; v < vectors; ++v) {
+        setRowCol(i0, 0, j0, v * lanes);
+        bVec.push_back(loadVector(c.b, mask(v)));
+      }
+      SmallVector<Value> next;
+      for (int64_t r = 0; r < count; ++r) {
+        setRowCol(i0, r, j0, 0);
+        Value scalar = memref::LoadOp::create(b, loc, c.a->get(), indices(c.a));
+        Value splat = vector::BroadcastOp::create(b, loc, vecType, scalar);
+        for (int64_t v = 0; v < vectors; ++v)
+          next.push_back(multiplyAdd(
+              splat, bVec[v], forOp.getRegionIterArg(r * vectors + v)));
+      }
+      scf::YieldOp::create(b, loc, next);
+    }
+    for (int64_t r = 0; r < count; ++r)
+      for (int64_t v = 0; v < vectors; ++v) {
+        setRowCol(i0, r, j0, v * lanes);
+        storeVector(out, forOp.getResult(r * vectors + v), mask(v));
+      }
+  }
+
+  /// `C[i0 + r, j0 + s] += sum_k A[i0 + r, k] * B[j0 + s, k]`: lanes of
+  /// partial sums along `k`, added up at the end.
+  void emitDotTile(Value i0, int64_t count, Value j0, int64_t cols) {
+    Value kExtent = extents[c.k];
+    Value whole = wholeSteps(kExtent, lanes);
+    SmallVector<Value> init(count * cols, zeroVector());
+    auto step = [&](Value k0, ValueRange acc, Value mask) {
+      dims[c.k] = k0;
+      SmallVector<Value> aVec, bVec;
+      for (int64_t r = 0; r < count; ++r) {
+        setRowCol(i0, r, j0, 0);
+        aVec.push_back(loadVector(c.a, mask));
+      }
+      for (int64_t s = 0; s < cols; ++s) {
+        setRowCol(i0, 0, j0, s);
+        bVec.push_back(loadVector(c.b, mask));
+      }
+      SmallVector<Value> next;
+      for (int64_t r = 0; r < count; ++r)
+        for (int64_t s = 0; s < cols; ++s)
+          next.push_back(multiplyAdd(aVec[r], bVec[s], acc[r * cols + s]));
+      return next;
+    };
+    auto body = scf::ForOp::create(b, loc, zero, whole, cst(lanes), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(body.getBody());
+      scf::YieldOp::create(
+          b, loc, step(body.getInductionVar(), body.getRegionIterArgs(), {}));
+    }
+    auto tail =
+        scf::ForOp::create(b, loc, whole, kExtent, cst(lanes), body.getResults());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(tail.getBody());
+      Value left = arith::SubIOp::create(b, loc, kExtent, tail.getInductionVar());
+      Value mask = vector::CreateMaskOp::create(b, loc, maskType, left);
+      scf::YieldOp::create(
+          b, loc, step(tail.getInductionVar(), tail.getRegionIterArgs(), mask));
+    }
+    OpOperand *out = c.op.getDpsInitOperand(0);
+    for (int64_t r = 0; r < count; ++r)
+      for (int64_t s = 0; s < cols; ++s) {
+        setRowCol(i0, r, j0, s);
+        Value sum = vector::ReductionOp::create(
+            b, loc, vector::CombiningKind::ADD, tail.getResult(r * cols + s),
+            Value(), arith::FastMathFlags::reassoc);
+        SmallVector<Value> idx = indices(out);
+        Value prev = memref::LoadOp::create(b, loc, out->get(), idx);
+        Value total = arith::AddFOp::create(b, loc, prev, sum);
+        memref::StoreOp::create(b, loc, total, out->get(), idx);
+      }
+  }
+};
+
+/// Bits of the host's vector registers and how many there are.
+std::pair<int64_t, int64_t> hostVectors() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  auto has = [&](StringRef f) { return features.lookup(f); };
+  if (has("avx512f"))
+    return {512, 32};
+  if (has("avx2") || has("avx"))
+    return {256, 16};
+  return {128, 16};
+}
+
+struct TgcVectorizeContractionsPass
+    : tgc::impl::TgcVectorizeContractionsBase<TgcVectorizeContractionsPass> {
+  using TgcVectorizeContractionsBase::TgcVectorizeContractionsBase;
+
+  void runOnOperation() override {
+    int64_t bits = vectorBits, registers = 32;
+    if (bits == 0)
+      std::tie(bits, registers) = hostVectors();
+    else if (bits < 512)
+      registers = 16;
+    SmallVector<Contraction> found;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<Contraction> c = match(op))
+        found.push_back(*c);
+    });
+    for (Contraction &c : found) {
+      int64_t elementBits =
+          getElementTypeOrSelf(c.op.getDpsInitOperand(0)->get())
+              .getIntOrFloatBitWidth();
+      int64_t lanes = std::max<int64_t>(1, bits / elementBits);
+      // Register tiles: rows x 2 vectors of accumulators, a vector of B per
+      // column vector and a broadcast of A (8 x 2 with 32 registers);
+      // rows x columns dot products plus one vector per row and per column
+      // (4 x 4).
+      int64_t rows = c.alongJ ? (registers >= 32 ? 8 : 4) : (registers >= 32 ? 4 : 2);
+      int64_t vectors = c.alongJ ? 2 : (registers >= 32 ? 4 : 3);
+      OpBuilder b(c.op);
+      Emitter(b, c.op.getLoc(), c, lanes, rows, vectors).run();
+      c.op.erase();
+    }
+  }
+};
+
+} // namespace

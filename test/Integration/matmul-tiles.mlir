@@ -1,0 +1,45 @@
+// Matrix products through tgc-vectorize-contractions' register tiles,
+// against the reference interpreter, at sizes that fill no tile, one tile,
+// and tiles plus leftover rows, columns and a masked last vector: a matmul
+// (rows of 8 by two vectors), x W^T with its epilogue (4 x 4 dot products
+// along k), a batched product and an im2col convolution. One compile
+// serves every size (dynamic rows and columns; no specialization of
+// equal sizes or of sizes 0 and 1).
+
+// RUN: tgc-run %s --entry products --duck-sizing=false --specialize-zero-one=false \
+// RUN:   --calls 0=1x1,1=1x1,2=1x16,3=2x1x5,4=2x5x1 \
+// RUN:   --calls 0=8x32,1=32x32,2=8x16,3=3x8x16,4=3x16x32 \
+// RUN:   --calls 0=13x45,1=45x37,2=21x16,3=2x19x33,4=2x33x71 \
+// RUN:   --calls 0=70x129,1=129x97,2=67x16,3=1x9x7,4=1x7x100 \
+// RUN:   --check reference --json | FileCheck %s
+// CHECK:      "calls": 4,
+// CHECK:      "compiles": 1,
+// CHECK:      "reference_ok": true
+
+// The same with the sums in order (no reassociation: the dot products
+// stay scalar loops; the matmul tiles keep each sum's order anyway).
+// RUN: tgc-run %s --entry products --strict-reductions \
+// RUN:   --calls 0=13x45,1=45x37,2=21x16,3=2x19x33,4=2x33x71 \
+// RUN:   --check reference --json | FileCheck %s --check-prefix=STRICT
+// STRICT:      "reference_ok": true
+
+// RUN: tgc-run %s --entry conv --shape 0=3x5x11x13 --check reference --json \
+// RUN:   | FileCheck %s --check-prefix=CONV
+// CONV:      "reference_ok": true
+
+func.func @products(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %x: tensor<?x16xf32>,
+                    %p: tensor<?x?x?xf32>, %q: tensor<?x?x?xf32>,
+                    %w: tensor<24x16xf32>, %bias: tensor<24xf32>)
+    -> (tensor<?x?xf32>, tensor<?x24xf32>, tensor<?x?x?xf32>) {
+  %0 = tgc.matmul %a, %b : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %1 = tgc.linear %x, %w, %bias : tensor<?x16xf32>, tensor<24x16xf32>, tensor<24xf32> -> tensor<?x24xf32>
+  %2 = tgc.tanh %1 : tensor<?x24xf32>
+  %3 = tgc.matmul %p, %q : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  return %0, %2, %3 : tensor<?x?xf32>, tensor<?x24xf32>, tensor<?x?x?xf32>
+}
+
+func.func @conv(%x: tensor<3x5x11x13xf32>, %w: tensor<10x5x3x3xf32>, %b: tensor<10xf32>) -> tensor<3x10x6x13xf32> {
+  %0 = tgc.conv2d %x, %w bias(%b : tensor<10xf32>) stride [2, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<3x5x11x13xf32>, tensor<10x5x3x3xf32> -> tensor<3x10x6x13xf32>
+  %1 = tgc.relu %0 : tensor<3x10x6x13xf32>
+  return %1 : tensor<3x10x6x13xf32>
+}

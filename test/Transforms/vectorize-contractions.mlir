@@ -1,0 +1,191 @@
+// RUN: tgc-opt %s --tgc-vectorize-contractions="vector-bits=512" -split-input-file | FileCheck %s
+// RUN: tgc-opt %s --tgc-vectorize-contractions="vector-bits=256" -split-input-file | FileCheck %s --check-prefix=AVX2
+
+// A matmul whose B and C rows are contiguous: tiles of 8 rows by two
+// vectors of 16, their 16 accumulators carried through the loop over k
+// (loaded from C before it, stored after); B's two vectors loaded once per
+// k and one broadcast element of A per row. Leftover rows run one at a
+// time; the last partial column tile is masked. With 256-bit vectors: 4
+// rows by two vectors of 8.
+
+#mm = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+       affine_map<(i, j, k) -> (i, j)>]
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[M:.*]] = memref.dim %arg0, %c0
+// CHECK: %[[REM:.*]] = arith.remui %[[M]], %c8
+// CHECK: %[[WHOLE:.*]] = arith.subi %[[M]], %[[REM]]
+// CHECK: scf.for %[[I:.*]] = %c0 to %[[WHOLE]] step %c8
+// CHECK: scf.for %[[J:.*]] = %c0 to %{{.*}} step %c32
+// CHECK-COUNT-16: vector.load %arg2[{{.*}}] : memref<?x?xf32>, vector<16xf32>
+// CHECK: scf.for %[[K:.*]] = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-2: vector.load %arg1[%[[K]], {{.*}}] : memref<?x?xf32>, vector<16xf32>
+// CHECK: memref.load %arg0[%[[I]], %[[K]]]
+// CHECK: vector.broadcast
+// CHECK-COUNT-2: vector.fma
+// CHECK: scf.yield
+// CHECK-COUNT-16: vector.store
+// Partial column tile: masks of the lanes left.
+// CHECK: vector.create_mask
+// CHECK: vector.maskedload %arg2
+// Leftover rows, one at a time.
+// CHECK: scf.for %{{.*}} = %[[WHOLE]] to %[[M]] step %c1
+// CHECK-NOT: linalg.generic
+// AVX2-LABEL: func.func @matmul
+// AVX2: arith.remui %{{.*}}, %c4
+// AVX2: scf.for %{{.*}} step %c16
+// AVX2: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Without `contract` on the add, no fused multiply-add: a multiply and an
+// add (the scalar loop's rounding).
+
+// CHECK-LABEL: func.func @no_contract
+// CHECK-NOT: vector.fma
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+#mm = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+       affine_map<(i, j, k) -> (i, j)>]
+func.func @no_contract(%a: memref<4x8xf32>, %b: memref<8x40xf32>, %c: memref<4x40xf32>) {
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8xf32>, memref<8x40xf32>) outs(%c : memref<4x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// An im2col convolution's product: the weight [O, K] broadcast over the
+// batch, the columns [N, K, P]. The batch is an outer loop; A is the
+// operand that does not depend on the output's last dim, whatever its
+// position among the inputs.
+
+// CHECK-LABEL: func.func @batched
+// CHECK: scf.for %[[N:.*]] = %c0 to %c2 step %c1
+// CHECK: scf.for %[[I:.*]] = %c0 to %{{.*}} step %c8
+// CHECK: scf.for %[[K:.*]] = %c0 to %c36 step %c1
+// CHECK: vector.load %arg0[%[[N]], %[[K]], %{{.*}}] : memref<2x36x100xf32>
+// CHECK: memref.load %arg1[%[[I]], %[[K]]] : memref<16x36xf32>
+// CHECK: vector.fma
+#bmm = [affine_map<(n, i, j, k) -> (n, k, j)>, affine_map<(n, i, j, k) -> (i, k)>,
+        affine_map<(n, i, j, k) -> (n, i, j)>]
+func.func @batched(%cols: memref<2x36x100xf32>, %w: memref<16x36xf32>, %c: memref<2x16x100xf32>) {
+  linalg.generic {indexing_maps = #bmm, iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%cols, %w : memref<2x36x100xf32>, memref<16x36xf32>) outs(%c : memref<2x16x100xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %y, %x : f32
+    %s = arith.addf %p, %acc fastmath<contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// x W^T (a linear layer): A and B contiguous along k, C not along j. With
+// `reassoc`, tiles of 4 x 4 dot products over vectors along k (a masked
+// last step), each summed across lanes and added to C.
+
+// CHECK-LABEL: func.func @linear
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c4
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c4
+// CHECK: %[[KW:.*]] = arith.subi %c100, %{{.*}}
+// CHECK: scf.for %{{.*}} = %c0 to %[[KW]] step %c16 iter_args
+// CHECK-COUNT-8: vector.load
+// CHECK-COUNT-16: vector.fma
+// CHECK: scf.for %[[T:.*]] = %[[KW]] to %c100 step %c16 iter_args
+// CHECK: vector.create_mask
+// CHECK: vector.maskedload
+// CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+#lin = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>,
+        affine_map<(i, j, k) -> (i, j)>]
+func.func @linear(%x: memref<?x100xf32>, %w: memref<30x100xf32>, %c: memref<?x30xf32>) {
+  linalg.generic {indexing_maps = #lin, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x100xf32>, memref<30x100xf32>) outs(%c : memref<?x30xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Left alone: the same dot products without `reassoc` (their order is
+// kept: tgc-run --strict-reductions), a column that is not contiguous, an
+// integer product, and a body that is not a multiply-add.
+
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: vector.
+// CHECK-COUNT-4: linalg.generic
+#lin = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>,
+        affine_map<(i, j, k) -> (i, j)>]
+#mm = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+       affine_map<(i, j, k) -> (i, j)>]
+func.func @left_alone(%x: memref<8x100xf32>, %w: memref<30x100xf32>, %c: memref<8x30xf32>,
+                      %bs: memref<100x30xf32, strided<[60, 2]>>,
+                      %xi: memref<8x100xi32>, %bi: memref<100x30xi32>, %ci: memref<8x30xi32>) {
+  linalg.generic {indexing_maps = #lin, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x100xf32>, memref<30x100xf32>) outs(%c : memref<8x30xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %bs : memref<8x100xf32>, memref<100x30xf32, strided<[60, 2]>>) outs(%c : memref<8x30xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xi, %bi : memref<8x100xi32>, memref<100x30xi32>) outs(%ci : memref<8x30xi32>) {
+  ^bb0(%a: i32, %b: i32, %acc: i32):
+    %p = arith.muli %a, %b : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %bs : memref<8x100xf32>, memref<100x30xf32, strided<[60, 2]>>) outs(%c : memref<8x30xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.maximumf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// f64: 8 lanes per 512-bit vector.
+
+// CHECK-LABEL: func.func @f64
+// CHECK: vector.fma %{{.*}} : vector<8xf64>
+#mm = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+       affine_map<(i, j, k) -> (i, j)>]
+func.func @f64(%a: memref<9x5xf64>, %b: memref<5x20xf64>, %c: memref<9x20xf64>) {
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<9x5xf64>, memref<5x20xf64>) outs(%c : memref<9x20xf64>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %acc, %p fastmath<contract> : f64
+    linalg.yield %s : f64
+  }
+  return
+}
