@@ -403,6 +403,10 @@ def main():
             sys.exit(f"unknown case '{n}' (cases: {', '.join(CASES)})")
     if torch is not None:
         torch.manual_seed(0)
+        # Eager on every hardware thread, as TGC's OpenMP loops (Debian's
+        # PyTorch starts with one; runs before 2026-11-28 compared with
+        # that one thread).
+        torch.set_num_threads(os.cpu_count())
     bw, gflops = machine_limits()
     threads = os.cpu_count()
     print(f"# CPU: {threads} hardware threads; PyTorch {torch.__version__ if torch else 'n/a'}"
