@@ -284,8 +284,12 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   engineOptions.sharedLibPaths = libRefs;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   // The perf listener writes a jitdump directory under /tmp/.debug for
-  // every compile; nothing reads them, and thousands pile up.
-  engineOptions.enablePerfNotificationListener = false;
+  // every compile, which thousands of compiles pile up: only on request
+  // (TGC_PERF_JIT=1, for `perf record -k 1` and `perf inject --jit`, which
+  // name each JIT-compiled kernel function in `perf report`).
+  const char *perfJit = std::getenv("TGC_PERF_JIT");
+  engineOptions.enablePerfNotificationListener =
+      perfJit && std::strcmp(perfJit, "0") != 0;
   engineOptions.enableObjectDump = options.keepObject;
   auto engine = ExecutionEngine::create(*module, engineOptions);
   if (!engine) {
