@@ -115,3 +115,31 @@ def test_cuda_profile_times_each_kernel_with_its_bandwidth(tmp_path):
     page = tgc.explain(c).save_html(str(tmp_path / "block.html"))
     html = open(page).read()
     assert "GB/s" in html and "cuBLASLt" in html and "bandwidth" in html
+
+
+def _jitdumps(env_extra, tmp_path):
+    """Runs a CPU compile in a child process; returns the jitdump files
+    LLVM's perf listener wrote under tmp_path."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TGC_PERF_JIT"}
+    env.update(JITDUMPDIR=str(tmp_path), TGC_CACHE="0", **env_extra)
+    code = ("import torch, tgc\n"
+            "f = tgc.compile(lambda a: (a * 2).relu())\n"
+            "f(torch.randn(64, 64))\n")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    return list(tmp_path.rglob("jit-*.dump"))
+
+
+def test_perf_jit_writes_jitdump_only_on_request(tmp_path):
+    off = tmp_path / "off"
+    on = tmp_path / "on"
+    off.mkdir()
+    on.mkdir()
+    assert _jitdumps({}, off) == []
+    dumps = _jitdumps({"TGC_PERF_JIT": "1"}, on)
+    if not dumps:
+        pytest.skip("this LLVM has no perf listener (LLVM_USE_PERF off)")
+    assert dumps[0].stat().st_size > 0
