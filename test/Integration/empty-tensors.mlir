@@ -92,12 +92,14 @@ func.func @nn(%x: tensor<1x0x4x4xf32>, %w: tensor<2x0x3x3xf32>, %b: tensor<2xf32
   %5 = tgc.cholesky %m : tensor<0x0xf64>
   return %0, %1, %2, %3, %4, %5 : tensor<1x2x2x2xf32>, tensor<2x0x8xf32>, tensor<2x3x8xf32>, tensor<0x2x2x2xf32>, tensor<0x3x4xf32>, tensor<0x0xf64>
 }
-func.func @mixed(%a: tensor<0x?xf32>, %b: tensor<?xf32>) -> (tensor<?xf32>, tensor<0x?xf32>, tensor<?xf32>) {
+func.func @mixed(%a: tensor<0x?xf32>, %b: tensor<?xf32>) -> (tensor<?xf32>, tensor<0x?xf32>, tensor<?xf32>, tensor<2x?xf32>) {
   %r = tgc.sum %a dims [0] : tensor<0x?xf32> -> tensor<?xf32>
   %e = tgc.exp %a : tensor<0x?xf32>
   %m = tgc.add %e, %b : tensor<0x?xf32>, tensor<?xf32> -> tensor<0x?xf32>
   %v = tgc.mean %a dims [0] : tensor<0x?xf32> -> tensor<?xf32>
-  return %r, %m, %v : tensor<?xf32>, tensor<0x?xf32>, tensor<?xf32>
+  // All padding: the CPU's pad kernel reads its source only inside.
+  %p = tgc.pad %a low [1, 1] high [1, 0] value 1.5 : f32 : tensor<0x?xf32> -> tensor<2x?xf32>
+  return %r, %m, %v, %p : tensor<?xf32>, tensor<0x?xf32>, tensor<?xf32>, tensor<2x?xf32>
 }
 
 func.func @broadcast_one(%a: tensor<1x?xf32>, %b: tensor<1x?xf32>) -> (tensor<1x?xf32>, tensor<1x?xf32>) {

@@ -30,7 +30,9 @@ func.func @entropy(%x: tensor<?x128xf32>) -> tensor<?xf32> {
 // zero fill of the accumulator is done per tile inside the loop (the
 // loop's shared output starts as the empty tensor, not as a filled one),
 // in a temporary of the full tile's static size, sliced to the last
-// tile's rows (so that it goes on the stack).
+// tile's rows (so that it goes on the stack). The epilogue's destination
+// stays an empty tensor, which empty-tensor elimination turns into the
+// loop output's slice (a stack buffer there would be copied out).
 
 // CHECK-LABEL: func.func @linear_gelu
 // CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) {{.*}}: tensor<?x128xf32>
@@ -41,6 +43,9 @@ func.func @entropy(%x: tensor<?x128xf32>) -> tensor<?xf32> {
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[T]][0, 0] [%[[N]], 128] [1, 1]
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} outs(%[[S]] : tensor<?x128xf32>)
 // CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: %[[OUT:.*]] = tensor.empty(%[[N]]) : tensor<?x128xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} outs(%[[OUT]] : tensor<?x128xf32>)
+// CHECK: tensor.parallel_insert_slice %[[R]]
 // CHECK: } {tgc.group = 0 : i64}
 func.func @linear_gelu(%x: tensor<?x64xf32>, %w: tensor<128x64xf32>, %b: tensor<128xf32>) -> tensor<?x128xf32> {
   %h = tgc.linear %x, %w, %b : tensor<?x64xf32>, tensor<128x64xf32>, tensor<128xf32> -> tensor<?x128xf32>
@@ -107,4 +112,22 @@ func.func @empty_reduction(%x: tensor<0x4xf32>) -> tensor<4xf32> {
 func.func @conv_im2col(%x: tensor<3x5x11x13xf32>, %w: tensor<10x5x3x3xf32>, %b: tensor<10xf32>) -> tensor<3x10x6x13xf32> {
   %0 = tgc.conv2d %x, %w bias(%b : tensor<10xf32>) stride [2, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<3x5x11x13xf32>, tensor<10x5x3x3xf32> -> tensor<3x10x6x13xf32>
   return %0 : tensor<3x10x6x13xf32>
+}
+
+// -----
+
+// A pad whose padded dims may be 0 at run time (dynamic): no position of
+// the source is in bounds then, so the kernel reads the source only
+// inside (an scf.if), where a static source reads the clamped position and
+// selects (above).
+
+// CHECK-LABEL: func.func @pad_dynamic
+// CHECK: linalg.generic {{.*}} tgc.own_kernel
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK: tensor.extract %arg0
+// CHECK: } else {
+// CHECK: scf.yield %{{.*}} : f32
+func.func @pad_dynamic(%x: tensor<2x?x?xf32>) -> tensor<2x?x?xf32> {
+  %0 = tgc.pad %x low [0, 1, 2] high [0, 1, 0] value -2.5 : f32 : tensor<2x?x?xf32> -> tensor<2x?x?xf32>
+  return %0 : tensor<2x?x?xf32>
 }

@@ -317,8 +317,11 @@ def python_rows(names, repeat):
     C++ backend, where the installed PyTorch has it) on the CPU, in one
     process: the rows of issue 25. Median of `repeat` calls after one
     warm-up call (the compile)."""
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    import tgc
+    try:
+        import tgc  # PYTHONPATH (the bundle on the GPU machine)
+    except ImportError:
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import tgc
     cases = _py_cases()
     names = [n for n in names if n in cases] or list(cases)
     has_compile = hasattr(torch, "compile")

@@ -203,6 +203,14 @@ void rewritePadsAsGenerics(func::FuncOp func) {
           b, loc, arith::AddIOp::create(b, loc, extent[d], low[d]), high));
     }
     Value empty = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+    // Whether a padded dim of the source may have size 0.
+    bool mayBeEmpty = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool padded = !isConstantIntValue(pad.getMixedLowPad()[d], 0) ||
+                    !isConstantIntValue(pad.getMixedHighPad()[d], 0);
+      int64_t size = pad.getSourceType().getDimSize(d);
+      mayBeEmpty |= padded && (ShapedType::isDynamic(size) || size == 0);
+    }
     SmallVector<utils::IteratorType> parallel(rank,
                                               utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
@@ -231,13 +239,29 @@ void rewritePadsAsGenerics(func::FuncOp func) {
                             : ok;
             at.push_back(arith::SelectOp::create(nb, nl, ok, src, zero));
           }
-          Value v = tensor::ExtractOp::create(nb, nl, source, at);
-          if (inside) {
-            // A constant yielded from inside the pad's region moves along.
-            Value value = padValue;
-            if (value.getParentRegion() == &pad.getRegion())
-              value = nb.clone(*value.getDefiningOp())->getResult(0);
-            v = arith::SelectOp::create(nb, nl, inside, v, value);
+          // A constant yielded from inside the pad's region moves along.
+          Value value = padValue;
+          if (inside && value.getParentRegion() == &pad.getRegion())
+            value = nb.clone(*value.getDefiningOp())->getResult(0);
+          Value v;
+          if (!inside) {
+            v = tensor::ExtractOp::create(nb, nl, source, at);
+          } else if (!mayBeEmpty) {
+            // The clamped position is in bounds: a select (vectorizes).
+            v = arith::SelectOp::create(
+                nb, nl, inside, tensor::ExtractOp::create(nb, nl, source, at),
+                value);
+          } else {
+            // A padded dim of the source may be 0: no position is in
+            // bounds, so read only inside.
+            auto branch = scf::IfOp::create(nb, nl, TypeRange{value.getType()},
+                                            inside, /*withElse=*/true);
+            OpBuilder tb = branch.getThenBodyBuilder();
+            scf::YieldOp::create(
+                tb, nl, ValueRange{tensor::ExtractOp::create(tb, nl, source, at)});
+            OpBuilder eb = branch.getElseBodyBuilder();
+            scf::YieldOp::create(eb, nl, ValueRange{value});
+            v = branch.getResult(0);
           }
           linalg::YieldOp::create(nb, nl, v);
         });
@@ -267,8 +291,25 @@ void boundTileTemporaries(scf::ForallOp loop) {
   // The temporaries: empty tensors in the loop, and slices of empty tensors
   // (what tile-and-fuse makes of a fused producer's init; canonicalization
   // folds them into empty tensors of the slice's size).
+  // Not the destination chains of the loop's results: empty-tensor
+  // elimination makes those the slices of the loop's output that the
+  // iteration writes (in place); a stack buffer there would be computed
+  // into and copied out.
+  llvm::SmallPtrSet<Operation *, 8> results;
+  loop.getTerminator().walk([&](tensor::ParallelInsertSliceOp insert) {
+    Value v = insert.getSource();
+    while (Operation *def = v.getDefiningOp()) {
+      results.insert(def);
+      auto dps = dyn_cast<DestinationStyleOpInterface>(def);
+      if (!dps || !dps.hasPureTensorSemantics())
+        break;
+      v = dps.getTiedOpOperand(cast<OpResult>(v))->get();
+    }
+  });
   SmallVector<Operation *> temporaries;
   loop.getBody()->walk([&](Operation *op) {
+    if (results.contains(op))
+      return;
     if (auto e = dyn_cast<tensor::EmptyOp>(op)) {
       if (!e.getType().hasStaticShape())
         temporaries.push_back(op);
@@ -289,21 +330,26 @@ void boundTileTemporaries(scf::ForallOp loop) {
       if (slice.getSourceType().getRank() != type.getRank())
         continue;
     }
+    Type element = type.getElementType();
+    if (!element.isIntOrFloat())
+      continue;
+    // Bytes in memory (an i1 takes a byte).
+    int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+    constexpr int64_t kMaxBytes = 64 * 1024;
     SmallVector<int64_t> bound(type.getShape());
     bool bounded = true;
-    int64_t elements = 1;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
+    for (int64_t d = 0; d < type.getRank() && bounded; ++d) {
       if (type.isDynamicDim(d)) {
         std::optional<int64_t> ub = tileSizeBound(sizes[d]);
-        if (!ub || *ub <= 0) {
-          bounded = false;
-          break;
-        }
-        bound[d] = *ub;
+        bounded = ub && *ub > 0 && *ub <= kMaxBytes;
+        if (bounded)
+          bound[d] = *ub;
       }
-      elements *= bound[d];
+      // (Every factor is at most kMaxBytes: no overflow.)
+      bytes *= bound[d];
+      bounded = bounded && bytes <= kMaxBytes;
     }
-    if (!bounded || elements * type.getElementTypeBitWidth() / 8 > 64 * 1024)
+    if (!bounded)
       continue;
     b.setInsertionPoint(op);
     // (An alloc_tensor: canonicalization folds a slice of a tensor.empty

@@ -28,7 +28,17 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
     Reduction dimensions are never tiled. Producers of other groups are
     never fused (that would recompute them per iteration). An op is a root
     when its result leaves its group or reaches a group op through one
-    tile-and-fuse cannot fuse across (a reshape).
+    tile-and-fuse cannot fuse across (a reshape). A `tensor.pad` becomes an
+    elementwise generic over the padded shape that reads the source at the
+    clamped position and selects the pad value outside (inside an `scf.if`
+    where a padded dim of the source may be 0), marked `tgc.own_kernel`:
+    always a root, never fused into a consumer's loop (fused, each tile
+    copied a dynamically shaped window through the runtime's generic
+    `memrefCopy`). Per-iteration temporaries of a dynamic tile size
+    (`min(8, n - i)` rows) become slices of a `bufferization.alloc_tensor`
+    of the bound size when it is at most 64 KiB, so that they live on the
+    stack instead of the heap; not the destinations of the loop's results,
+    which bufferize into the loop's output in place.
 
     Then, with `fuse-elementwise`, elementwise producers merge into their
     consumers (upstream's elementwise fusion) where nothing is recomputed:
@@ -146,8 +156,12 @@ def TgcVectorizeContractions
       vectors (4 rows with 16 vector registers); each step of `k` loads two
       vectors of `B`, broadcasts one element of `A` per row, and does 16
       fused multiply-adds. Each element of `C` is still summed in the order
-      of `k`, so results are those of the scalar loop (which LLVM fuses into
-      the same multiply-adds where the add allows `contract`).
+      of `k`; the multiply and the add are fused (one rounding) where the
+      add allows `contract` (`tgc-reassociate-reductions` sets it), as
+      oneDNN's and MKL's kernels do, so results can differ from the scalar
+      loop's in the last bit (LLVM fuses a scalar multiply-add only when the
+      multiply allows `contract` too); without `contract`, a multiply and an
+      add, bit-identical to the scalar loop.
     - `A[.., i, k]` and `B[.., j, k]` contiguous along `k` (`x W^T`, a
       linear layer; `Q K^T`): tiles of 4 x 4 dot products, each lanes of
       partial sums added up at the end. This reorders each sum, so it is
