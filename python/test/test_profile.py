@@ -126,6 +126,10 @@ def _jitdumps(env_extra, tmp_path):
 
     env = {k: v for k, v in os.environ.items() if k != "TGC_PERF_JIT"}
     env.update(JITDUMPDIR=str(tmp_path), TGC_CACHE="0", **env_extra)
+    # The child imports the tgc this test runs (conftest puts it on sys.path).
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(tgc.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [package_root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     code = ("import torch, tgc\n"
             "f = tgc.compile(lambda a: (a * 2).relu())\n"
             "f(torch.randn(64, 64))\n")

@@ -27,6 +27,21 @@
 // RUN:   | FileCheck %s --check-prefix=CONV
 // CONV:      "reference_ok": true
 
+// Static sizes large enough for tgc-form-kernels' 2-D blocks (64 rows x
+// 256 columns per iteration; the last blocks partial) and, along j, for
+// blocks of 256 steps of k (600 = 2 x 256 + 88).
+// RUN: tgc-run %s --entry blocks --check reference --json | FileCheck %s --check-prefix=BLOCKS
+// BLOCKS:      "reference_ok": true
+
+func.func @blocks(%a: tensor<130x600xf32>, %b: tensor<600x520xf32>,
+                  %x: tensor<2x130x300xf32>, %w: tensor<520x300xf32>)
+    -> (tensor<130x520xf32>, tensor<2x130x520xf32>) {
+  %0 = tgc.matmul %a, %b : tensor<130x600xf32>, tensor<600x520xf32> -> tensor<130x520xf32>
+  %1 = tgc.linear %x, %w : tensor<2x130x300xf32>, tensor<520x300xf32> -> tensor<2x130x520xf32>
+  %2 = tgc.relu %1 : tensor<2x130x520xf32>
+  return %0, %2 : tensor<130x520xf32>, tensor<2x130x520xf32>
+}
+
 func.func @products(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %x: tensor<?x16xf32>,
                     %p: tensor<?x?x?xf32>, %q: tensor<?x?x?xf32>,
                     %w: tensor<24x16xf32>, %bias: tensor<24xf32>)

@@ -131,3 +131,17 @@ func.func @pad_dynamic(%x: tensor<2x?x?xf32>) -> tensor<2x?x?xf32> {
   %0 = tgc.pad %x low [0, 1, 2] high [0, 1, 0] value -2.5 : f32 : tensor<2x?x?xf32> -> tensor<2x?x?xf32>
   return %0 : tensor<2x?x?xf32>
 }
+
+// -----
+
+// A large product (at least 128 rows and 512 columns, static): 2-D blocks
+// of 64 rows x 256 columns per iteration instead of 8 rows x all columns,
+// so that each iteration reads a block of B, not all of it.
+
+// CHECK-LABEL: func.func @large_product
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (256, 1024) step (64, 256)
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+func.func @large_product(%a: tensor<256x300xf32>, %b: tensor<300x1024xf32>) -> tensor<256x1024xf32> {
+  %0 = tgc.matmul %a, %b : tensor<256x300xf32>, tensor<300x1024xf32> -> tensor<256x1024xf32>
+  return %0 : tensor<256x1024xf32>
+}

@@ -189,3 +189,29 @@ func.func @f64(%a: memref<9x5xf64>, %b: memref<5x20xf64>, %c: memref<9x20xf64>) 
   }
   return
 }
+
+// -----
+
+// A block of more rows than one tile (tgc-form-kernels' 64 x 256 blocks of
+// large products): column tiles outside row tiles, so that B's panel
+// stays in cache across the block's rows, and k in blocks of 256 (C's
+// tiles stored and reloaded between them: each sum still in k's order).
+
+// CHECK-LABEL: func.func @block
+// CHECK: scf.for %[[KC:.*]] = %c0 to %c600 step %c256
+// CHECK: %[[KE:.*]] = arith.minui %{{.*}}, %c600
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c32
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %[[KC]] to %[[KE]] step %c1 iter_args
+#mm = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+       affine_map<(i, j, k) -> (i, j)>]
+func.func @block(%a: memref<64x600xf32>, %b: memref<600x256xf32>, %c: memref<64x256xf32>) {
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x600xf32>, memref<600x256xf32>) outs(%c : memref<64x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}

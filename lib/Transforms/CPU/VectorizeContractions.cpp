@@ -12,6 +12,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/TargetParser/Host.h"
 
 namespace mlir::tgc {
@@ -135,12 +136,17 @@ std::optional<Contraction> match(linalg::GenericOp op) {
   return std::nullopt;
 }
 
+/// Steps of k per block when blocks of rows are blocked along k: B's panel
+/// under a column tile (256 x 2 vectors of 16 f32: 32 KiB) stays in L1/L2.
+constexpr int64_t kKBlock = 256;
+
 /// Emits the loop nest of one contraction.
 class Emitter {
 public:
   Emitter(OpBuilder &b, Location loc, Contraction c, int64_t lanes,
-          int64_t rows, int64_t vectors)
-      : b(b), loc(loc), c(c), lanes(lanes), rows(rows), vectors(vectors) {
+          int64_t rows, int64_t vectors, bool columnsOutside, int64_t kBlock)
+      : b(b), loc(loc), c(c), lanes(lanes), rows(rows), vectors(vectors),
+        columnsOutside(columnsOutside), kBlock(kBlock) {
     element = getElementTypeOrSelf(c.op.getDpsInitOperand(0)->get());
     vecType = VectorType::get({lanes}, element);
     maskType = VectorType::get({lanes}, b.getI1Type());
@@ -171,6 +177,10 @@ private:
   Location loc;
   Contraction c;
   int64_t lanes, rows, vectors;
+  bool columnsOutside;
+  int64_t kBlock;
+  /// The loop over k of a tile, when blocked.
+  Value kLow, kHigh;
   Type element;
   VectorType vecType, maskType;
   SmallVector<Value> extents, dims;
@@ -261,40 +271,73 @@ private:
       });
       return;
     }
-    // Rows in tiles of `rows`, then one at a time.
+    if (!columnsOutside) {
+      // Each row tile sweeps all columns (B streams through once per row
+      // tile): the order when an iteration has one row tile's rows.
+      emitRowTiles([&](Value i0, int64_t count) {
+        emitColumnTiles([&](Value j0, int64_t cols, ArrayRef<Value> masks) {
+          emitTile(i0, count, j0, cols, masks);
+        });
+      });
+      return;
+    }
+    // A block of many rows (tgc-form-kernels' 2-D blocks of large
+    // products): column tiles outside, so that B's panel under a column
+    // tile stays in cache across the block's row tiles, and, along j, the
+    // loop over k in blocks of `kBlock` so that the panel fits the first
+    // levels of cache (C's tile is stored and reloaded between blocks:
+    // each element is still summed in the order of k).
+    auto columnsThenRows = [&] {
+      emitColumnTiles([&](Value j0, int64_t cols, ArrayRef<Value> masks) {
+        emitRowTiles([&](Value i0, int64_t count) {
+          emitTile(i0, count, j0, cols, masks);
+        });
+      });
+    };
+    if (!c.alongJ || kBlock == 0) {
+      columnsThenRows();
+      return;
+    }
+    Value kExtent = extents[c.k];
+    loop(zero, kExtent, kBlock, [&](Value kc) {
+      kLow = kc;
+      kHigh = arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, kc, cst(kBlock)), kExtent);
+      columnsThenRows();
+    });
+    kLow = kHigh = Value();
+  }
+
+  /// Rows in tiles of `rows`, then one at a time.
+  void emitRowTiles(llvm::function_ref<void(Value, int64_t)> body) {
     if (!c.i) {
-      emitRows(/*i0=*/Value(), 1);
+      body(/*i0=*/Value(), 1);
       return;
     }
     Value m = extents[*c.i];
     Value whole = wholeSteps(m, rows);
     if (rows > 1)
-      loop(zero, whole, rows, [&](Value i0) { emitRows(i0, rows); });
-    loop(whole, m, 1, [&](Value i0) { emitRows(i0, 1); });
+      loop(zero, whole, rows, [&](Value i0) { body(i0, rows); });
+    loop(whole, m, 1, [&](Value i0) { body(i0, 1); });
   }
 
-  void emitRows(Value i0, int64_t count) {
-    if (c.alongJ)
-      return emitRowsAlongJ(i0, count);
-    // Columns in tiles of `vectors` (each a dot product), then one by one.
+  /// Column tiles: along j, `vectors` vectors wide and a last partial one
+  /// with masks of the lanes left; along k, `vectors` dot products and then
+  /// one at a time.
+  void emitColumnTiles(
+      llvm::function_ref<void(Value, int64_t, ArrayRef<Value>)> body) {
     Value n = extents[c.j];
-    Value whole = wholeSteps(n, vectors);
-    if (vectors > 1)
-      loop(zero, whole, vectors,
-           [&](Value j0) { emitDotTile(i0, count, j0, vectors); });
-    loop(whole, n, 1, [&](Value j0) { emitDotTile(i0, count, j0, 1); });
-  }
-
-  /// `C[i0 + r, j0 : j0 + vectors * lanes] += A[i0 + r, k] * B[k, j0 : ...]`,
-  /// accumulated in registers across the loop over `k`.
-  void emitRowsAlongJ(Value i0, int64_t count) {
-    Value n = extents[c.j];
+    if (!c.alongJ) {
+      Value whole = wholeSteps(n, vectors);
+      if (vectors > 1)
+        loop(zero, whole, vectors, [&](Value j0) { body(j0, vectors, {}); });
+      loop(whole, n, 1, [&](Value j0) { body(j0, 1, {}); });
+      return;
+    }
     int64_t width = vectors * lanes;
     Value whole = wholeSteps(n, width);
-    loop(zero, whole, width, [&](Value j0) {
-      emitAlongJTile(i0, count, j0, {});
-    });
-    // The last partial tile, with masks (0 or 1 iterations).
+    loop(zero, whole, width, [&](Value j0) { body(j0, vectors, {}); });
+    // The last partial tile (0 or 1 iterations).
     loop(whole, n, width, [&](Value j0) {
       SmallVector<Value> masks;
       Value left = arith::SubIOp::create(b, loc, n, j0);
@@ -306,8 +349,16 @@ private:
         masks.push_back(
             vector::CreateMaskOp::create(b, loc, maskType, lanesLeft));
       }
-      emitAlongJTile(i0, count, j0, masks);
+      body(j0, vectors, masks);
     });
+  }
+
+  void emitTile(Value i0, int64_t count, Value j0, int64_t cols,
+                ArrayRef<Value> masks) {
+    if (c.alongJ)
+      emitAlongJTile(i0, count, j0, masks);
+    else
+      emitDotTile(i0, count, j0, cols);
   }
 
   void setRowCol(Value i0, int64_t r, Value j0, int64_t v) {
@@ -316,6 +367,8 @@ private:
     dims[c.j] = add(j0, v);
   }
 
+  /// `C[i0 + r, j0 : j0 + vectors * lanes] += A[i0 + r, k] * B[k, j0 : ...]`
+  /// over the tile's k range, accumulated in registers.
   void emitAlongJTile(Value i0, int64_t count, Value j0,
                       ArrayRef<Value> masks) {
     OpOperand *out = c.op.getDpsInitOperand(0);
@@ -326,7 +379,8 @@ private:
         setRowCol(i0, r, j0, v * lanes);
         acc.push_back(loadVector(out, mask(v)));
       }
-    auto forOp = scf::ForOp::create(b, loc, zero, extents[c.k], one, acc);
+    auto forOp = scf::ForOp::create(b, loc, kLow ? kLow : zero,
+                                    kHigh ? kHigh : extents[c.k], one, acc);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(forOp.getBody());
@@ -409,6 +463,23 @@ private:
   }
 };
 
+/// The most rows (extent of `i`) the contraction can have: its static
+/// size, or the bound of a tile's dynamic one (`min(64, m - i)` of the last
+/// block); 0 where unknown.
+int64_t maxRows(Contraction &c) {
+  OpOperand *out = c.op.getDpsInitOperand(0);
+  AffineMap map = c.op.getMatchingIndexingMap(out);
+  for (auto [r, e] : llvm::enumerate(map.getResults())) {
+    if (cast<AffineDimExpr>(e).getPosition() != *c.i)
+      continue;
+    FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB, {out->get(), static_cast<int64_t>(r)},
+        nullptr, /*closedUB=*/true);
+    return succeeded(ub) ? *ub : 0;
+  }
+  return 0;
+}
+
 /// Bits of the host's vector registers and how many there are.
 std::pair<int64_t, int64_t> hostVectors() {
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
@@ -446,8 +517,18 @@ struct TgcVectorizeContractionsPass
       // (4 x 4).
       int64_t rows = c.alongJ ? (registers >= 32 ? 8 : 4) : (registers >= 32 ? 4 : 2);
       int64_t vectors = c.alongJ ? 2 : (registers >= 32 ? 4 : 3);
+      // A block of more rows than one tile (a 2-D block of a large
+      // product): column tiles outside, and k in blocks where it is long.
+      SmallVector<int64_t> ranges =
+          cast<linalg::LinalgOp>(c.op.getOperation()).getStaticLoopRanges();
+      bool manyRows = c.i && maxRows(c) > rows;
+      int64_t kBlock = 0;
+      if (manyRows && c.alongJ &&
+          (ShapedType::isDynamic(ranges[c.k]) || ranges[c.k] > 2 * kKBlock))
+        kBlock = kKBlock;
       OpBuilder b(c.op);
-      Emitter(b, c.op.getLoc(), c, lanes, rows, vectors).run();
+      Emitter(b, c.op.getLoc(), c, lanes, rows, vectors, manyRows, kBlock)
+          .run();
       c.op.erase();
     }
   }

@@ -24,7 +24,10 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
     contraction root) takes `contraction-rows` rows per iteration instead
     of 1 on its second-innermost parallel dimension, so that
     `tgc-vectorize-contractions` can keep a tile of rows in registers;
-    fewer where a static extent would otherwise leave one thread idle.
+    fewer where a static extent would otherwise leave one thread idle. A
+    large product (static, at least 128 rows and 512 columns) takes 2-D
+    blocks of 64 rows x 256 columns instead, so that an iteration reads a
+    block of the right-hand matrix rather than all of it.
     Reduction dimensions are never tiled. Producers of other groups are
     never fused (that would recompute them per iteration). An op is a root
     when its result leaves its group or reaches a group op through one
@@ -171,7 +174,13 @@ def TgcVectorizeContractions
 
     Rows and columns that do not fill a tile run one at a time; the last
     partial vector along `j` or `k` is masked. Other loops (a batch) stay
-    outer loops. The scalar loop nest that LLVM vectorized before loaded and
+    outer loops. Tiles of rows sweep all columns, except in a block of more
+    rows than one tile (the 2-D blocks of tgc-form-kernels; the bound of a
+    dynamic tile size counts): there column tiles run outside row tiles,
+    so that B's panel under a column tile stays in cache for the block's
+    rows, and, along `j`, `k` runs in blocks of 256 steps where it is longer
+    than 512 (C's tiles stored and reloaded between blocks; each sum keeps
+    its order). The scalar loop nest that LLVM vectorized before loaded and
     stored `C` on every step of `k`: a 512 x 512 x 512 matmul ran at a
     fifth of this.
 
