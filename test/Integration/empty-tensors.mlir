@@ -75,13 +75,16 @@ func.func @rows(%a: tensor<3x0xf32>, %w: tensor<0xf32>) -> (tensor<3x0xf32>, ten
   %2 = tgc.layer_norm %a weight(%w : tensor<0xf32>) bias(%w : tensor<0xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<3x0xf32>
   return %0, %1, %2 : tensor<3x0xf32>, tensor<3x0xf32>, tensor<3x0xf32>
 }
-func.func @shapes(%a: tensor<0x2xf32>, %b: tensor<3x2xf32>, %c: tensor<0xf32>, %c2: tensor<2xf32>) -> (tensor<2x2xf32>, tensor<3x2xf32>, tensor<0x2xf32>, tensor<0xf32>, tensor<0x2xf32>) {
+func.func @shapes(%a: tensor<0x2xf32>, %b: tensor<3x2xf32>, %c: tensor<0xf32>, %c2: tensor<2xf32>) -> (tensor<2x2xf32>, tensor<3x2xf32>, tensor<0x2xf32>, tensor<0xf32>, tensor<0x2xf32>, tensor<0x1xf32>) {
   %0 = tgc.pad %a low [1, 0] high [1, 0] value 3.0 : f32 : tensor<0x2xf32> -> tensor<2x2xf32>
   %1 = tgc.concat %a, %b dim = 0 : (tensor<0x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
   %2 = tgc.exp %a : tensor<0x2xf32>
   %3:2 = tgc.topk %c k = 0 dim = 0 : tensor<0xf32> -> tensor<0xf32>, tensor<0xi64>
   %4 = tgc.add %a, %c2 : tensor<0x2xf32>, tensor<2xf32> -> tensor<0x2xf32>
-  return %0, %1, %2, %3#0, %4 : tensor<2x2xf32>, tensor<3x2xf32>, tensor<0x2xf32>, tensor<0xf32>, tensor<0x2xf32>
+  // A slice along a dim beside one of size 0 (extract_slice rejected the
+  // offset 0 into that dim: the compile failed).
+  %5 = tgc.slice %a dim = 1 start = 1 end = 2 step = 1 : tensor<0x2xf32> -> tensor<0x1xf32>
+  return %0, %1, %2, %3#0, %4, %5 : tensor<2x2xf32>, tensor<3x2xf32>, tensor<0x2xf32>, tensor<0xf32>, tensor<0x2xf32>, tensor<0x1xf32>
 }
 func.func @nn(%x: tensor<1x0x4x4xf32>, %w: tensor<2x0x3x3xf32>, %b: tensor<2xf32>, %q: tensor<2x0x8xf32>, %k: tensor<2x5x8xf32>, %q2: tensor<2x3x8xf32>, %k0: tensor<2x0x8xf32>, %p: tensor<0x2x4x4xf32>, %ids: tensor<0x3xi64>, %e: tensor<10x4xf32>, %m: tensor<0x0xf64>) -> (tensor<1x2x2x2xf32>, tensor<2x0x8xf32>, tensor<2x3x8xf32>, tensor<0x2x2x2xf32>, tensor<0x3x4xf32>, tensor<0x0xf64>) {
   %0 = tgc.conv2d %x, %w bias(%b : tensor<2xf32>) stride [1, 1] padding [0, 0] dilation [1, 1] groups = 1 : tensor<1x0x4x4xf32>, tensor<2x0x3x3xf32> -> tensor<1x2x2x2xf32>

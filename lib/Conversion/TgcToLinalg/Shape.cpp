@@ -613,6 +613,23 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
           arith::SelectOp::create(rewriter, loc, isEmpty, zero, s).getResult();
       sizes[dim] = count;
     }
+    // Another dim of static size 0 (a batch of 0 specialized statically):
+    // extract_slice rejects the static offset 0 into it, and the slice has
+    // no elements anyway.
+    bool otherEmpty = false;
+    for (int64_t d = 0; d < rank; ++d)
+      otherEmpty |= d != dim && inType.getDimSize(d) == 0;
+    if (otherEmpty) {
+      SmallVector<int64_t> shape(inType.getShape());
+      std::optional<int64_t> count = getConstantIntValue(sizes[dim]);
+      shape[dim] = count ? *count : ShapedType::kDynamic;
+      Value empty = createEmpty(
+          rewriter, loc, RankedTensorType::get(shape, inType.getElementType()),
+          sizes);
+      rewriter.replaceOp(
+          op, castIfNeeded(rewriter, loc, empty, op.getResult().getType()));
+      return success();
+    }
     Value slice = tensor::ExtractSliceOp::create(rewriter, loc, input, offsets,
                                                  sizes, strides);
     rewriter.replaceOp(
