@@ -196,13 +196,21 @@ func.func @f64(%a: memref<9x5xf64>, %b: memref<5x20xf64>, %c: memref<9x20xf64>) 
 // large products): column tiles outside row tiles, so that B's panel
 // stays in cache across the block's rows, and k in blocks of 256 (C's
 // tiles stored and reloaded between them: each sum still in k's order).
+// With 4 row tiles or more, each panel (256 x 32) is first packed into a
+// contiguous buffer, which the row tiles read.
 
 // CHECK-LABEL: func.func @block
+// CHECK: %[[P:.*]] = memref.alloca() {alignment = 64 : i64} : memref<256x32xf32>
 // CHECK: scf.for %[[KC:.*]] = %c0 to %c600 step %c256
 // CHECK: %[[KE:.*]] = arith.minui %{{.*}}, %c600
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c32
+// CHECK: scf.for %{{.*}} = %[[KC]] to %[[KE]] step %c1 {
+// CHECK: vector.load %arg1
+// CHECK: vector.store %{{.*}}, %[[P]]
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c8
 // CHECK: scf.for %{{.*}} = %[[KC]] to %[[KE]] step %c1 iter_args
+// CHECK-COUNT-2: vector.load %[[P]]
+// CHECK-NOT: vector.load %arg1
 #mm = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
        affine_map<(i, j, k) -> (i, j)>]
 func.func @block(%a: memref<64x600xf32>, %b: memref<600x256xf32>, %c: memref<64x256xf32>) {

@@ -144,9 +144,10 @@ constexpr int64_t kKBlock = 256;
 class Emitter {
 public:
   Emitter(OpBuilder &b, Location loc, Contraction c, int64_t lanes,
-          int64_t rows, int64_t vectors, bool columnsOutside, int64_t kBlock)
+          int64_t rows, int64_t vectors, bool columnsOutside, int64_t kBlock,
+          int64_t packRows)
       : b(b), loc(loc), c(c), lanes(lanes), rows(rows), vectors(vectors),
-        columnsOutside(columnsOutside), kBlock(kBlock) {
+        columnsOutside(columnsOutside), kBlock(kBlock), packRows(packRows) {
     element = getElementTypeOrSelf(c.op.getDpsInitOperand(0)->get());
     vecType = VectorType::get({lanes}, element);
     maskType = VectorType::get({lanes}, b.getI1Type());
@@ -179,6 +180,10 @@ private:
   int64_t lanes, rows, vectors;
   bool columnsOutside;
   int64_t kBlock;
+  /// Rows of the packed panel (a k block, or all of a static k); 0: B's
+  /// panels are read where they are.
+  int64_t packRows;
+  Value panel;
   /// The loop over k of a tile, when blocked.
   Value kLow, kHigh;
   Type element;
@@ -287,8 +292,24 @@ private:
     // loop over k in blocks of `kBlock` so that the panel fits the first
     // levels of cache (C's tile is stored and reloaded between blocks:
     // each element is still summed in the order of k).
+    // Along j, B's panel under a column tile is packed first: copied into
+    // a contiguous buffer (zeros past the last column), which the row
+    // tiles read. Its rows are B's, a row of B apart: with a power-of-two
+    // row length they all fall in a few cache sets (a 2048-wide B: every
+    // row 8 KiB apart, one set of the L1), and the panel thrashes.
+    int64_t panelRows = packRows;
+    if (c.alongJ && panelRows > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(c_op);
+      panel = memref::AllocaOp::create(
+          b, loc,
+          MemRefType::get({panelRows, vectors * lanes}, element),
+          b.getI64IntegerAttr(64));
+    }
     auto columnsThenRows = [&] {
       emitColumnTiles([&](Value j0, int64_t cols, ArrayRef<Value> masks) {
+        if (panel)
+          emitPack(j0, masks);
         emitRowTiles([&](Value i0, int64_t count) {
           emitTile(i0, count, j0, cols, masks);
         });
@@ -306,6 +327,23 @@ private:
       columnsThenRows();
     });
     kLow = kHigh = Value();
+  }
+
+  /// `panel[k - kLow, :] = B[k, j0 : j0 + vectors * lanes]` (masked lanes
+  /// zero) over the tile's k range.
+  void emitPack(Value j0, ArrayRef<Value> masks) {
+    Value lo = kLow ? kLow : zero;
+    Value hi = kHigh ? kHigh : extents[c.k];
+    loop(lo, hi, 1, [&](Value k) {
+      dims[c.k] = k;
+      Value row = arith::SubIOp::create(b, loc, k, lo);
+      for (int64_t v = 0; v < vectors; ++v) {
+        setRowCol(Value(), 0, j0, v * lanes);
+        Value vec = loadVector(c.b, masks.empty() ? Value() : masks[v]);
+        vector::StoreOp::create(b, loc, vec, panel,
+                                ValueRange{row, cst(v * lanes)});
+      }
+    });
   }
 
   /// Rows in tiles of `rows`, then one at a time.
@@ -362,7 +400,7 @@ private:
   }
 
   void setRowCol(Value i0, int64_t r, Value j0, int64_t v) {
-    if (c.i)
+    if (c.i && i0)
       dims[*c.i] = add(i0, r);
     dims[c.j] = add(j0, v);
   }
@@ -386,7 +424,16 @@ private:
       b.setInsertionPointToStart(forOp.getBody());
       dims[c.k] = forOp.getInductionVar();
       SmallVector<Value> bVec;
+      Value panelRow;
+      if (panel)
+        panelRow = arith::SubIOp::create(b, loc, forOp.getInductionVar(),
+                                         kLow ? kLow : zero);
       for (int64_t v = 0; v < vectors; ++v) {
+        if (panel) {
+          bVec.push_back(vector::LoadOp::create(
+              b, loc, vecType, panel, ValueRange{panelRow, cst(v * lanes)}));
+          continue;
+        }
         setRowCol(i0, 0, j0, v * lanes);
         bVec.push_back(loadVector(c.b, mask(v)));
       }
@@ -522,12 +569,17 @@ struct TgcVectorizeContractionsPass
       SmallVector<int64_t> ranges =
           cast<linalg::LinalgOp>(c.op.getOperation()).getStaticLoopRanges();
       bool manyRows = c.i && maxRows(c) > rows;
-      int64_t kBlock = 0;
-      if (manyRows && c.alongJ &&
-          (ShapedType::isDynamic(ranges[c.k]) || ranges[c.k] > 2 * kKBlock))
-        kBlock = kKBlock;
+      int64_t kBlock = 0, packRows = 0;
+      if (manyRows && c.alongJ) {
+        if (ShapedType::isDynamic(ranges[c.k]) || ranges[c.k] > 2 * kKBlock)
+          kBlock = kKBlock;
+        // A packed panel pays for its copy over 4 row tiles or more.
+        if (maxRows(c) >= 4 * rows)
+          packRows = kBlock ? kBlock : ranges[c.k];
+      }
       OpBuilder b(c.op);
-      Emitter(b, c.op.getLoc(), c, lanes, rows, vectors, manyRows, kBlock)
+      Emitter(b, c.op.getLoc(), c, lanes, rows, vectors, manyRows, kBlock,
+              packRows)
           .run();
       c.op.erase();
     }
