@@ -30,14 +30,24 @@ func.func @per_thread(%n: index, %v: f32) {
 
 // -----
 
-// Outside any parallel region, a temporary inside a loop moves to the
-// function's entry.
+// Outside any parallel region (a serial kernel), a temporary inside a loop
+// moves before the kernel (the loop nest in the function's body), between
+// a stack save before it and a restore after it: the stack holds one
+// kernel's buffers at a time (at the function's entry, the buffers of a
+// long chain of kernels added up and overflowed it).
 
 // CHECK-LABEL: func.func @sequential
+// CHECK: %[[S:.*]] = llvm.intr.stacksave : !llvm.ptr
 // CHECK-NEXT: %[[T:.*]] = memref.alloca() : memref<16xf32>
-// CHECK: scf.for
+// CHECK-NEXT: scf.for
 // CHECK-NOT: memref.alloca
 // CHECK: memref.store %{{.*}}, %[[T]]
+// CHECK: llvm.intr.stackrestore %[[S]]
+// CHECK: %[[S2:.*]] = llvm.intr.stacksave : !llvm.ptr
+// CHECK-NEXT: %[[T2:.*]] = memref.alloca() : memref<32xf32>
+// CHECK-NEXT: scf.for
+// CHECK: memref.store %{{.*}}, %[[T2]]
+// CHECK: llvm.intr.stackrestore %[[S2]]
 func.func @sequential(%n: index, %v: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -45,6 +55,12 @@ func.func @sequential(%n: index, %v: f32) {
     memref.alloca_scope {
       %t = memref.alloca() : memref<16xf32>
       memref.store %v, %t[%c0] : memref<16xf32>
+    }
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    memref.alloca_scope {
+      %t = memref.alloca() : memref<32xf32>
+      memref.store %v, %t[%c0] : memref<32xf32>
     }
   }
   return

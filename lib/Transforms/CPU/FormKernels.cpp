@@ -475,15 +475,25 @@ struct TgcFormKernelsPass
             rows = std::max<int64_t>(1, extent / 2);
         }
         sizes[d] = rewriter.getIndexAttr(rows);
+        // Columns per block: 256, fewer for elements over 4 bytes, so that
+        // a block's temporary (an epilogue's accumulator) stays within the
+        // 64 KiB that go on the stack.
+        int64_t bytes = 4;
+        if (auto shaped = dyn_cast<ShapedType>(op->getResult(0).getType()))
+          if (shaped.getElementType().isIntOrFloat())
+            bytes = std::max<int64_t>(
+                1, shaped.getElementType().getIntOrFloatBitWidth() / 8);
+        int64_t blockColumns =
+            std::min<int64_t>(kBlockColumns, 64 * 1024 / (kBlockRows * bytes));
         if (!ShapedType::isDynamic(extent) && !ShapedType::isDynamic(columns) &&
-            extent >= 2 * kBlockRows && columns >= 2 * kBlockColumns) {
+            extent >= 2 * kBlockRows && columns >= 2 * blockColumns) {
           // A large product: 2-D blocks, each reading a block of A's rows
           // and of B's columns (tgc-vectorize-contractions runs a block's
           // column tiles outside its row tiles, k in blocks), instead of
           // all of B per tile of rows: a 2048^3 matmul on 16 cores ran at
           // a third of oneDNN's rate, memory-bound.
           sizes[d] = rewriter.getIndexAttr(kBlockRows);
-          sizes[jd] = rewriter.getIndexAttr(kBlockColumns);
+          sizes[jd] = rewriter.getIndexAttr(blockColumns);
         }
       }
     }

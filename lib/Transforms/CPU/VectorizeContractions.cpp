@@ -571,10 +571,13 @@ struct TgcVectorizeContractionsPass
       bool manyRows = c.i && maxRows(c) > rows;
       int64_t kBlock = 0, packRows = 0;
       if (manyRows && c.alongJ) {
-        if (ShapedType::isDynamic(ranges[c.k]) || ranges[c.k] > 2 * kKBlock)
+        // A packed panel pays for its copy over 4 row tiles or more; it
+        // has at most kKBlock rows.
+        bool pack = maxRows(c) >= 4 * rows;
+        int64_t longest = pack ? kKBlock : 2 * kKBlock;
+        if (ShapedType::isDynamic(ranges[c.k]) || ranges[c.k] > longest)
           kBlock = kKBlock;
-        // A packed panel pays for its copy over 4 row tiles or more.
-        if (maxRows(c) >= 4 * rows)
+        if (pack)
           packRows = kBlock ? kBlock : ranges[c.k];
       }
       OpBuilder b(c.op);

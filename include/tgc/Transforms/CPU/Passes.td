@@ -26,8 +26,10 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
     `tgc-vectorize-contractions` can keep a tile of rows in registers;
     fewer where a static extent would otherwise leave one thread idle. A
     large product (static, at least 128 rows and 512 columns) takes 2-D
-    blocks of 64 rows x 256 columns instead, so that an iteration reads a
-    block of the right-hand matrix rather than all of it.
+    blocks of 64 rows x 256 columns instead (128 columns for 8-byte
+    elements, so that a block's temporary stays within the 64 KiB that go
+    on the stack), so that an iteration reads a block of the right-hand
+    matrix rather than all of it.
     Reduction dimensions are never tiled. Producers of other groups are
     never fused (that would recompute them per iteration). An op is a root
     when its result leaves its group or reaches a group op through one
@@ -181,9 +183,11 @@ def TgcVectorizeContractions
     rows, and, along `j`, `k` runs in blocks of 256 steps where it is longer
     than 512 (C's tiles stored and reloaded between blocks; each sum keeps
     its order). With 4 row tiles or more, each such panel of B is first
-    packed into a contiguous stack buffer (at most 256 x 2 vectors), which
-    the row tiles read: B's rows, a row apart, fall into few cache sets
-    when the row length is a power of two. The scalar loop nest that LLVM vectorized before loaded and
+    packed into a contiguous stack buffer, which the row tiles read (B's
+    rows, a row apart, fall into few cache sets when the row length is a
+    power of two); `k` then runs in blocks of 256 as soon as it is longer,
+    so that a panel is at most 256 x 2 vectors (32 KiB of f32 with
+    AVX-512). The scalar loop nest that LLVM vectorized before loaded and
     stored `C` on every step of `k`: a 512 x 512 x 512 matmul ran at a
     fifth of this.
 
@@ -254,13 +258,20 @@ def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
     After promote-buffers-to-stack and convert-scf-to-openmp, the small
     temporaries of a kernel are `memref.alloca`s inside loop bodies, each in
     a `memref.alloca_scope`. A fixed-size alloca is moved to the entry of
-    the enclosing `omp.parallel` region (one buffer per thread) or of the
-    function, and the scopes are inlined: the stack no longer grows per
+    the enclosing `omp.parallel` region (one buffer per thread, freed when
+    the region's outlined function returns) or, in a serial kernel, just
+    before the kernel (the op of the function's body that holds it),
+    between an `llvm.intr.stacksave` before the kernel and an
+    `llvm.intr.stackrestore` after it, so that the stack holds one serial
+    kernel's buffers at a time (at the function's entry, a chain of 140
+    matmuls with 64 KiB panels each overflowed an 8 MiB stack with
+    `openmp=false`). The scopes are inlined: the stack no longer grows per
     iteration, and the loop bodies become plain regions that lower to
     control flow. Sound because a freshly allocated buffer has undefined
     contents: bufferized code writes a temporary before reading it in every
     iteration, so reusing one buffer across iterations changes nothing.
   }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def TgcReportChecks : Pass<"tgc-report-checks", "ModuleOp"> {
