@@ -156,8 +156,8 @@ public:
   void run() {
     auto linalgOp = cast<linalg::LinalgOp>(c.op.getOperation());
     // Constants go before this one, ahead of every loop.
-    c_op = arith::ConstantIndexOp::create(b, loc, 0);
-    constants[0] = c_op->getResult(0);
+    anchor = arith::ConstantIndexOp::create(b, loc, 0);
+    constants[0] = anchor->getResult(0);
     SmallVector<Range> ranges = linalgOp.createLoopRanges(b, loc);
     for (Range &r : ranges)
       extents.push_back(isa<Value>(r.size)
@@ -190,7 +190,8 @@ private:
   VectorType vecType, maskType;
   SmallVector<Value> extents, dims;
   Value zero, one;
-  Operation *c_op = nullptr;
+  /// The first op emitted: constants and buffers go before it.
+  Operation *anchor = nullptr;
   Value zeroVec;
   llvm::DenseMap<int64_t, Value> constants;
 
@@ -199,7 +200,7 @@ private:
     Value &c = constants[v];
     if (!c) {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(c_op);
+      b.setInsertionPoint(anchor);
       c = arith::ConstantIndexOp::create(b, loc, v);
     }
     return c;
@@ -207,7 +208,7 @@ private:
   Value zeroVector() {
     if (!zeroVec) {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(c_op);
+      b.setInsertionPoint(anchor);
       zeroVec = arith::ConstantOp::create(
           b, loc, vecType,
           DenseElementsAttr::get(vecType, b.getZeroAttr(element)));
@@ -300,7 +301,7 @@ private:
     int64_t panelRows = packRows;
     if (c.alongJ && panelRows > 0) {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(c_op);
+      b.setInsertionPoint(anchor);
       panel = memref::AllocaOp::create(
           b, loc,
           MemRefType::get({panelRows, vectors * lanes}, element),
