@@ -53,7 +53,7 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   // per-iteration temporaries of a kernel go on the stack.
   buildBufferizeAndPlanMemory(pm, /*checkedArenaSize=*/true);
   bufferization::PromoteBuffersToStackPassOptions stack;
-  stack.maxAllocSizeInBytes = 64 * 1024;
+  stack.maxAllocSizeInBytes = kMaxStackBufferBytes;
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass(stack));
   bufferization::BufferDeallocationPipelineOptions dealloc;

@@ -272,6 +272,14 @@ void rewritePadsAsGenerics(func::FuncOp func) {
   }
 }
 
+/// Bytes of one element in memory (an i1 takes a byte; 4 for a type of no
+/// fixed width).
+int64_t elementBytes(Type element) {
+  if (!element.isIntOrFloat())
+    return 4;
+  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+}
+
 /// The constant a tile's size never exceeds (`affine.min(n - i, 8)`, what
 /// tiling emits for a last partial tile, or sizes derived from it).
 std::optional<int64_t> tileSizeBound(OpFoldResult size) {
@@ -330,24 +338,21 @@ void boundTileTemporaries(scf::ForallOp loop) {
       if (slice.getSourceType().getRank() != type.getRank())
         continue;
     }
-    Type element = type.getElementType();
-    if (!element.isIntOrFloat())
+    if (!type.getElementType().isIntOrFloat())
       continue;
-    // Bytes in memory (an i1 takes a byte).
-    int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-    constexpr int64_t kMaxBytes = 64 * 1024;
+    int64_t bytes = elementBytes(type.getElementType());
     SmallVector<int64_t> bound(type.getShape());
     bool bounded = true;
     for (int64_t d = 0; d < type.getRank() && bounded; ++d) {
       if (type.isDynamicDim(d)) {
         std::optional<int64_t> ub = tileSizeBound(sizes[d]);
-        bounded = ub && *ub > 0 && *ub <= kMaxBytes;
+        bounded = ub && *ub > 0 && *ub <= kMaxStackBufferBytes;
         if (bounded)
           bound[d] = *ub;
       }
-      // (Every factor is at most kMaxBytes: no overflow.)
+      // (Every factor is at most kMaxStackBufferBytes: no overflow.)
       bytes *= bound[d];
-      bounded = bounded && bytes <= kMaxBytes;
+      bounded = bounded && bytes <= kMaxStackBufferBytes;
     }
     if (!bounded)
       continue;
@@ -478,13 +483,10 @@ struct TgcFormKernelsPass
         // Columns per block: 256, fewer for elements over 4 bytes, so that
         // a block's temporary (an epilogue's accumulator) stays within the
         // 64 KiB that go on the stack.
-        int64_t bytes = 4;
-        if (auto shaped = dyn_cast<ShapedType>(op->getResult(0).getType()))
-          if (shaped.getElementType().isIntOrFloat())
-            bytes = std::max<int64_t>(
-                1, shaped.getElementType().getIntOrFloatBitWidth() / 8);
-        int64_t blockColumns =
-            std::min<int64_t>(kBlockColumns, 64 * 1024 / (kBlockRows * bytes));
+        int64_t bytes =
+            elementBytes(getElementTypeOrSelf(op->getResult(0).getType()));
+        int64_t blockColumns = std::min<int64_t>(
+            kBlockColumns, kMaxStackBufferBytes / (kBlockRows * bytes));
         if (!ShapedType::isDynamic(extent) && !ShapedType::isDynamic(columns) &&
             extent >= 2 * kBlockRows && columns >= 2 * blockColumns) {
           // A large product: 2-D blocks, each reading a block of A's rows

@@ -11,6 +11,11 @@
 
 namespace mlir::tgc {
 
+/// The largest buffer the CPU pipeline puts on the stack
+/// (promote-buffers-to-stack), and so the bound tgc-form-kernels keeps a
+/// kernel's per-iteration temporaries within.
+constexpr int64_t kMaxStackBufferBytes = 64 * 1024;
+
 #define GEN_PASS_DECL
 #include "tgc/Transforms/CPU/Passes.h.inc"
 
