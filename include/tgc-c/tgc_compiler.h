@@ -133,7 +133,10 @@ int64_t tgc_compiled_arena_bytes(const tgc_compiled *compiled,
 const char *tgc_compiled_code(const tgc_compiled *compiled, const char *what);
 
 /* Returns the memory for result `index` (dense row-major, on the compiled
- * function's device), or NULL to fail the run. */
+ * function's device), or NULL to fail the run. On the CPU it may be called
+ * while the compiled code runs (which then writes the result in place),
+ * in any order of `index`, each index once; results the code did not ask
+ * for are allocated after it and copied in. */
 typedef void *(*tgc_result_alloc_fn)(void *user, int32_t index, int32_t dtype,
                                      int64_t rank, const int64_t *sizes);
 

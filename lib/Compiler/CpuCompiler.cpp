@@ -68,7 +68,65 @@ int64_t countKernels(func::FuncOp func) {
 /// sizes and strides, each 8 bytes.
 int64_t descriptorFields(int64_t rank) { return 3 + 2 * rank; }
 
+/// The call in progress on this thread, for tgc_result_buffer: the
+/// caller's allocator and the memory it gave for each result.
+struct ResultBuffers {
+  ArrayRef<RankedTensorType> types;
+  CompiledCpuFunction::ResultAllocator allocate;
+  std::vector<void *> given;                // per result; null: not asked
+  std::vector<std::vector<int64_t>> shapes; // the shapes given
+  std::string error;                        // the allocator's, if it failed
+};
+thread_local ResultBuffers *currentResults = nullptr;
+
+/// Installs `buffers` for the duration of a call (and restores the outer
+/// call's, should an allocator run compiled code).
+class ResultBuffersScope {
+public:
+  explicit ResultBuffersScope(ResultBuffers &buffers)
+      : outer(currentResults) {
+    currentResults = &buffers;
+  }
+  ~ResultBuffersScope() { currentResults = outer; }
+
+private:
+  ResultBuffers *outer;
+};
+
 } // namespace
+
+int32_t tgc_result_buffer(int32_t index, int64_t rank, const int64_t *sizes,
+                          int64_t bytes, void **buffer) {
+  ResultBuffers *call = currentResults;
+  if (!call || !buffer || index < 0 ||
+      index >= static_cast<int32_t>(call->types.size()) || call->given[index])
+    return 0;
+  RankedTensorType type = call->types[index];
+  std::optional<ref::DType> dtype = ref::dtypeOf(type.getElementType());
+  if (!dtype || rank != type.getRank())
+    return 0;
+  // Only a buffer of exactly the result's type and byte count: anything
+  // else the code allocates itself (and the runtime copies it out).
+  int64_t expected = static_cast<int64_t>(ref::elementBytes(*dtype));
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t s = type.getDimSize(d);
+    if (sizes[d] < 0 || (!ShapedType::isDynamic(s) && s != sizes[d]) ||
+        __builtin_mul_overflow(expected, sizes[d], &expected))
+      return 0;
+  }
+  if (expected != bytes)
+    return 0;
+  std::vector<int64_t> shape(sizes, sizes + rank);
+  void *memory = call->allocate(index, *dtype, shape, call->error);
+  if (!memory && call->error.empty())
+    call->error = "no memory for result " + std::to_string(index);
+  *buffer = memory; // null fails the call (tgc-check-allocations)
+  if (memory) {
+    call->given[index] = memory;
+    call->shapes[index] = std::move(shape);
+  }
+  return 1;
+}
 
 CpuMemoryUse CompiledCpuFunction::memoryUse(
     ArrayRef<std::vector<int64_t>> argShapes) const {
@@ -107,6 +165,9 @@ mlir::tgc::runtimeSymbols(llvm::orc::MangleAndInterner &interner) {
       llvm::JITSymbolFlags::Exported};
   symbols[interner("tgc_report_alloc_failure")] = {
       llvm::orc::ExecutorAddr::fromPtr(&tgc_report_alloc_failure),
+      llvm::JITSymbolFlags::Exported};
+  symbols[interner("tgc_result_buffer")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&tgc_result_buffer),
       llvm::JITSymbolFlags::Exported};
   return symbols;
 }
@@ -362,11 +423,21 @@ CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
   std::vector<ref::HostTensor> results;
   LogicalResult ok = runDescriptors(
       descs,
-      [&](int32_t, ref::DType dtype, ArrayRef<int64_t> shape,
-          std::string &) -> void * {
-        results.emplace_back(dtype, shape);
+      [&](int32_t index, ref::DType dtype, ArrayRef<int64_t> shape,
+          std::string &failure) -> void * {
+        // Asked for during the call (tgc_result_buffer) or after it, in
+        // any order.
+        if (results.size() < resultTypes.size())
+          results.resize(resultTypes.size());
+        ref::HostTensor tensor(dtype, shape);
+        bool empty = llvm::is_contained(shape, 0);
+        if (!tensor.data() && !empty) {
+          failure = ref::HostTensor::takeAllocationFailure();
+          return nullptr;
+        }
+        results[index] = std::move(tensor);
         // A zero-size tensor has no storage; any non-null pointer will do.
-        return results.back().data() ? results.back().data()
+        return results[index].data() ? results[index].data()
                                      : static_cast<void *>(&results);
       },
       error);
@@ -418,11 +489,20 @@ LogicalResult CompiledCpuFunction::runDescriptors(
   std::vector<int64_t> resultStorage(std::max<int64_t>(resultWords, 1), 0);
   if (!resultTypes.empty())
     packed.push_back(resultStorage.data());
-  entryFn(packed.data());
+  // Results the code asks for (tgc_result_buffer) are written in place.
+  ResultBuffers buffers{resultTypes, allocate, {}, {}, {}};
+  buffers.given.assign(resultTypes.size(), nullptr);
+  buffers.shapes.resize(resultTypes.size());
+  {
+    ResultBuffersScope scope(buffers);
+    entryFn(packed.data());
+  }
   const char *checkFailure = nullptr;
   if (tgc_take_call_failure(&checkFailure) == TGC_CALL_NO_MEMORY) {
     // The function freed its buffers and returned no results.
     error = "@" + entryName + ": " + checkFailure;
+    if (!buffers.error.empty())
+      error += "; the caller's allocator: " + buffers.error;
     return failure();
   }
 
@@ -464,7 +544,15 @@ LogicalResult CompiledCpuFunction::runDescriptors(
     int64_t numel = 1;
     for (int64_t s : shape)
       numel *= s;
-    void *out = allocate(static_cast<int32_t>(index), *dtype, shape, error);
+    void *out = buffers.given[index];
+    if (out && buffers.shapes[index] != shape) {
+      error = "result " + std::to_string(index) +
+              " does not have the shape of the memory the code asked for";
+      ok = false;
+      continue;
+    }
+    if (!out)
+      out = allocate(static_cast<int32_t>(index), *dtype, shape, error);
     if (!out) {
       if (error.empty())
         error = "no memory for result " + std::to_string(index);

@@ -93,10 +93,15 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   // Failed data checks (a gather's indices, a zero divisor) report to the
   // runtime and the call fails, instead of an abort.
   pm.addPass(createTgcReportChecks());
+  // Returned buffers are the caller's tensors, written in place (no copy
+  // after the call): tagged here, checked like any allocation, then
+  // lowered to the runtime's tgc_result_buffer.
+  pm.addPass(createTgcMarkResultBuffers());
   // A failed allocation or a byte count that overflows ends the call with
   // an error instead of a crash or heap corruption. (After the C wrappers
   // are requested: the runtime functions it declares take none.)
   pm.addPass(createTgcCheckAllocations());
+  pm.addPass(createTgcLowerResultBuffers());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -39,6 +39,13 @@ func.func @tgc_guard_f(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// expected-error @+1 {{names beginning with 'tgc_result_' are reserved}}
+func.func @tgc_result_buffer(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
 // Names that only resemble library functions are fine, and so is a
 // declaration (it names the library function itself).
 // CHECK-LABEL: func.func @exponential

@@ -50,7 +50,7 @@ constexpr StringLiteral kLibcFunctions[] = {
 
 /// Prefixes of symbols that compilers and TGC's runtime generate.
 constexpr StringLiteral kReservedPrefixes[] = {
-    "__", "_mlir", "tgc_guard_", "tgc_report_", "tgc_take_"};
+    "__", "_mlir", "tgc_guard_", "tgc_report_", "tgc_take_", "tgc_result_"};
 
 const llvm::StringSet<> &reservedNames() {
   static const llvm::StringSet<> names = [] {

@@ -149,7 +149,7 @@ def TgcCheckSymbolNames : Pass<"tgc-check-symbol-names", "ModuleOp"> {
     Reserved: the functions of C99's `<math.h>` (with their `f` and `l`
     forms), the allocation, memory and process functions of `<stdlib.h>` and
     `<string.h>`, names that begin with `__` or `_mlir`, and TGC's runtime
-    prefixes (`tgc_guard_`, `tgc_report_`, `tgc_take_`). The JIT of
+    prefixes (`tgc_guard_`, `tgc_report_`, `tgc_take_`, `tgc_result_`). The JIT of
     `tgc-run`, the C API and Python never meet this error: they give the
     entry function the private symbol `tgc_entry_<name>`. Objects and
     shared objects (`tgc-translate --tgc-to-object`) keep the module's names,
