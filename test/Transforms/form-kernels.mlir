@@ -145,3 +145,25 @@ func.func @large_product(%a: tensor<256x300xf32>, %b: tensor<300x1024xf32>) -> t
   %0 = tgc.matmul %a, %b : tensor<256x300xf32>, tensor<300x1024xf32> -> tensor<256x1024xf32>
   return %0 : tensor<256x1024xf32>
 }
+
+// -----
+
+// Softmax then layer norm over the same rows (one group): tile-and-fuse
+// clones the softmax's row into each pass of the layer norm (mean,
+// variance, output); the clones are merged before elementwise fusion, so
+// the row is computed once into a 1x1024 temporary that the three passes
+// read. Two exps per element: the softmax's sum and its row (four when
+// every pass recomputed the row).
+
+// CHECK-LABEL: func.func @softmax_layer_norm
+// CHECK: scf.forall
+// CHECK-COUNT-2: math.exp
+// CHECK-NOT: math.exp
+// CHECK: -> tensor<1x1024xf32>
+// CHECK-NOT: math.exp
+// CHECK: scf.forall.in_parallel
+func.func @softmax_layer_norm(%x: tensor<?x1024xf32>, %w: tensor<1024xf32>, %b: tensor<1024xf32>) -> tensor<?x1024xf32> {
+  %s = tgc.softmax %x dim = 1 : tensor<?x1024xf32>
+  %n = tgc.layer_norm %s weight(%w : tensor<1024xf32>) bias(%b : tensor<1024xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x1024xf32>
+  return %n : tensor<?x1024xf32>
+}

@@ -10,6 +10,8 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -428,6 +430,16 @@ struct TgcFormKernelsPass
         fuseDestinationFills(loop);
       }
     });
+    // Tile-and-fuse clones a producer into every consumer slice of an
+    // iteration: a row's softmax for each pass of the layer norm after it
+    // (its max and sum, the mean, the variance, the output). The clones are
+    // identical: one stays, its result read by all (the row is computed
+    // once, a temporary), and the elementwise fusion below leaves a
+    // producer with several users alone.
+    {
+      DominanceInfo dominance(func);
+      eliminateCommonSubExpressions(rewriter, dominance, func);
+    }
     if (fuseElementwise)
       fuseElementwiseWithoutRecompute(func);
     func.walk([](scf::ForallOp loop) {

@@ -367,16 +367,14 @@ private:
       }
       return std::nullopt;
     }
-    // Row-wise ops over the same rows (softmax then entropy). Not into a
-    // multi-pass row op (softmax, layer norm: max/mean, sum/variance, then
-    // normalize) when the producer group holds one too: each of the
-    // consumer's passes would recompute the producer's row (its exps and
-    // divisions); the row is written once instead.
-    if (pk == Kind::Rows && ck == Kind::Rows && shapesAgree(p.rows, c.rows)) {
-      if (isRowOp(consumer) && llvm::any_of(p.ops, isRowOp))
-        return std::nullopt;
+    // Row-wise ops over the same rows (softmax then entropy, softmax then
+    // layer norm). A multi-pass row op (layer norm: mean, variance, then
+    // normalize) reads the producer's row several times; tgc-form-kernels
+    // computes that row once per iteration into a temporary (until
+    // 2026-11-28 each pass recomputed it, four exps per element, and this
+    // rule kept such ops apart: a row written to memory and read back).
+    if (pk == Kind::Rows && ck == Kind::Rows && shapesAgree(p.rows, c.rows))
       return combine(p, c, Kind::Rows);
-    }
     return std::nullopt;
   }
 

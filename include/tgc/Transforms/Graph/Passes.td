@@ -51,15 +51,14 @@ def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
     * rows: row-wise ops over the same rows (softmax, log_softmax,
       layer_norm, rms_norm, last-dimension reductions) with their
       elementwise producers and consumers, e.g. softmax followed by the
-      entropy `-(p * log(p)).sum(-1)`;
+      entropy `-(p * log(p)).sum(-1)`, or by a layer norm (whose passes
+      read the softmax's row: tgc-form-kernels computes it once per row);
     * horizontal: sibling groups that read the same input over the same
       iteration space (mean and variance of one tensor);
     * matmul epilogues: matmul / linear with elementwise consumers of its
       single result (bias, activation, residual).
 
-    Never fused: two matmuls; a multi-pass row op (softmax, layer norm)
-    into a group that already holds one (each pass would recompute the
-    other's row); a reduction over other dimensions than a
+    Never fused: two matmuls; a reduction over other dimensions than a
     following row-wise op needs (a column sum feeding a row-wise division
     needs every row first); groups whose merge would create a cycle; groups
     larger than `max-group-size` ops. Symbolic sizes are compared
