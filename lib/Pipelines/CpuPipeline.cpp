@@ -34,7 +34,11 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   // Fusion groups, then linalg on tensors with one parallel loop nest per
   // group; elementwise ops inside a loop fuse into each other.
   buildGraphPasses(pm, options.decompose, options.fuse);
-  pm.addPass(createTgcToLinalg());
+  // A softmax's exps once per element (a row temporary), not once for its
+  // sum and again for its result.
+  TgcToLinalgOptions toLinalg;
+  toLinalg.softmaxExpOnce = true;
+  pm.addPass(createTgcToLinalg(toLinalg));
   TgcFormKernelsOptions kernels;
   kernels.fuseElementwise = options.fuse;
   pm.addNestedPass<func::FuncOp>(createTgcFormKernels(kernels));

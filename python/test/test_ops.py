@@ -481,3 +481,45 @@ def test_adaptive_avg_pool_to_any_size(fn, arg):
     # PyTorch's windows [floor(i n / o), ceil((i + 1) n / o)), overlapping
     # where o does not divide n.
     check(fn, arg, rtol=1e-5, atol=1e-6)
+
+
+def _special_rows(cols):
+    x = torch.randn(7, cols) * 4
+    x[1, 3] = float("nan")
+    x[2, 0] = float("inf")
+    x[3, :] = float("-inf")
+    x[4, 5] = float("-inf")
+    x[5, :] = 80.0  # exp would overflow without the max shift
+    x[6, 2] = 1e30
+    return x
+
+
+@pytest.mark.parametrize("cols", [10, 1000, 8192])
+def test_softmax_rows_with_special_values(cols):
+    # The CPU computes exp(x - max) once per element into a row temporary
+    # that the sum and the division read (softmax-exp-once); NaN, inf and
+    # -inf rows behave as eager's.
+    x = _special_rows(cols)
+    check(lambda t: torch.softmax(t, -1), x)
+    check(lambda t: torch.log_softmax(t, -1), x)
+    # Softmax into a layer norm: one row kernel. (Without the 1e30 row,
+    # whose variance overflows f32: eager and TGC then disagree on NaN
+    # against 0, an overflow of the layer norm alone.)
+    ln = torch.nn.LayerNorm(cols)
+    check(lambda t: F.gelu(ln(torch.softmax(t, -1) * t), approximate="tanh"), x[:6],
+          rtol=1e-4, atol=1e-5)
+
+
+def test_results_of_successive_calls_are_separate_tensors():
+    # CPU results are allocated by PyTorch during the call and written in
+    # place: each call gets new memory, a later call never writes into an
+    # earlier call's result.
+    f = tgc.compile(lambda t: (t * 2, torch.softmax(t, -1)))
+    x = torch.randn(64, 256)
+    a, sa = f(x)
+    a_copy, sa_copy = a.clone(), sa.clone()
+    b, sb = f(x + 1)
+    assert a.data_ptr() != b.data_ptr() and sa.data_ptr() != sb.data_ptr()
+    assert_same(a, a_copy)
+    assert_same(sa, sa_copy)
+    assert_same(b, (x + 1) * 2)

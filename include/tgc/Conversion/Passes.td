@@ -39,7 +39,20 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
     left for tgc-lower-guards. Conventions (dynamic sizes, broadcasting,
     f16/bf16 computed in f32, data-dependent checks) are listed in
     `include/tgc/Conversion/TgcToLinalg/TgcToLinalg.h`.
+
+    With `softmax-exp-once` (the CPU pipeline), a softmax's `exp(x - max)`
+    is an elementwise op of its own that both the sum and the normalization
+    read: the CPU's row kernels compute it once per element into a row
+    temporary, instead of once for the sum and again for the result (a
+    softmax-bound kernel spent two thirds of its time in `expf`). The GPU
+    pipeline recomputes it in registers, which costs less than a round trip
+    through memory.
   }];
+  let options = [
+    Option<"softmaxExpOnce", "softmax-exp-once", "bool", "false",
+           "A softmax's exp(x - max) as an op of its own, read by its sum "
+           "and its normalization">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
     "::mlir::cf::ControlFlowDialect", "::mlir::linalg::LinalgDialect",

@@ -68,8 +68,8 @@ SmallVector<bool> negate(ArrayRef<bool> mask) {
 }
 
 template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
-  SoftmaxLowering(MLIRContext *ctx, bool logarithm)
-      : OpRewritePattern<OpTy>(ctx), logarithm(logarithm) {}
+  SoftmaxLowering(MLIRContext *ctx, bool logarithm, bool expOnce)
+      : OpRewritePattern<OpTy>(ctx), logarithm(logarithm), expOnce(expOnce) {}
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -81,10 +81,43 @@ template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
     SmallVector<bool> reduced(rank, false);
     if (rank > 0)
       reduced[op.getDim()] = true;
-    auto [max, sum] =
-        buildSoftmaxStatistics(rewriter, loc, input, reduced, computeType);
     AffineMap keptMap =
         getSelectedDimsMap(rewriter.getContext(), negate(reduced));
+    if (expOnce && !logarithm) {
+      // e = exp(x - max) once; sum(e); e / sum.
+      Value lowest = createExtremeValue(rewriter, loc, computeType,
+                                        /*lowest=*/true);
+      Value max = buildReduction(
+          rewriter, loc, input, reduced, {}, lowest,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value x = convertScalar(nb, l, args[0], computeType);
+            return SmallVector<Value>{
+                arith::MaximumFOp::create(nb, l, args[1], x)};
+          })[0];
+      Value exps = buildMapOverInput(
+          rewriter, loc, input, ValueRange{max}, {keptMap}, computeType,
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            Value x = convertScalar(b, l, args[0], computeType);
+            return math::ExpOp::create(b, l,
+                                       arith::SubFOp::create(b, l, x, args[1]));
+          });
+      Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
+      Value sum = buildReduction(
+          rewriter, loc, exps, reduced, {}, zero,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            return SmallVector<Value>{
+                arith::AddFOp::create(nb, l, args[1], args[0])};
+          })[0];
+      Value result = buildMapOverInput(
+          rewriter, loc, exps, ValueRange{sum}, {keptMap}, element,
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return arith::DivFOp::create(b, l, args[0], args[1]);
+          });
+      rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+      return success();
+    }
+    auto [max, sum] =
+        buildSoftmaxStatistics(rewriter, loc, input, reduced, computeType);
     bool log = logarithm;
     Value result = buildMapOverInput(
         rewriter, loc, input, ValueRange{max, sum}, {keptMap, keptMap}, element,
@@ -101,6 +134,7 @@ template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
     return success();
   }
   bool logarithm;
+  bool expOnce;
 };
 
 /// 1 / sqrt(sum / count + eps) over the kept dims.
@@ -880,10 +914,13 @@ struct AvgPool2dLowering : OpRewritePattern<AvgPool2dOp> {
 
 } // namespace
 
-void mlir::tgc::populateTgcNNToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::tgc::populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
+                                              bool softmaxExpOnce) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<SoftmaxLowering<SoftmaxOp>>(ctx, /*logarithm=*/false);
-  patterns.add<SoftmaxLowering<LogSoftmaxOp>>(ctx, /*logarithm=*/true);
+  patterns.add<SoftmaxLowering<SoftmaxOp>>(ctx, /*logarithm=*/false,
+                                           softmaxExpOnce);
+  patterns.add<SoftmaxLowering<LogSoftmaxOp>>(ctx, /*logarithm=*/true,
+                                              softmaxExpOnce);
   patterns.add<LayerNormLowering, RmsNormLowering, AttentionLowering,
                Conv2dLowering, MaxPool2dLowering, AvgPool2dLowering>(ctx);
 }

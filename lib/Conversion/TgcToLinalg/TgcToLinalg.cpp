@@ -27,13 +27,14 @@ namespace mlir::tgc {
 using namespace mlir;
 using namespace mlir::tgc;
 
-void mlir::tgc::populateTgcToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::tgc::populateTgcToLinalgPatterns(RewritePatternSet &patterns,
+                                            bool softmaxExpOnce) {
   populateTgcElementwiseToLinalgPatterns(patterns);
   populateTgcShapeToLinalgPatterns(patterns);
   populateTgcIndexingToLinalgPatterns(patterns);
   populateTgcReductionToLinalgPatterns(patterns);
   populateTgcLinearAlgebraToLinalgPatterns(patterns);
-  populateTgcNNToLinalgPatterns(patterns);
+  populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce);
 }
 
 namespace {
@@ -159,6 +160,7 @@ void readOutArgumentsFromCopies(func::FuncOp func) {
 }
 
 struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
+  using TgcToLinalgBase::TgcToLinalgBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : module.getOps<func::FuncOp>()) {
@@ -178,7 +180,7 @@ struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
     // Groups stay until their contents are converted.
     target.addLegalOp<FusionGroupOp, YieldOp>();
     RewritePatternSet patterns(&getContext());
-    populateTgcToLinalgPatterns(patterns);
+    populateTgcToLinalgPatterns(patterns, softmaxExpOnce);
     patterns.add<WriteOutLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

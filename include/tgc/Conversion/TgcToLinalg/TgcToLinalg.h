@@ -46,11 +46,16 @@ void populateTgcReductionToLinalgPatterns(RewritePatternSet &patterns);
 /// matmul, bmm, linear, cholesky.
 void populateTgcLinearAlgebraToLinalgPatterns(RewritePatternSet &patterns);
 /// softmax, log_softmax, layer_norm, rms_norm, scaled_dot_product_attention,
-/// conv2d, max_pool2d, avg_pool2d.
-void populateTgcNNToLinalgPatterns(RewritePatternSet &patterns);
+/// conv2d, max_pool2d, avg_pool2d. With `softmaxExpOnce`, a softmax's
+/// exp(x - max) is an elementwise op of its own that the sum and the
+/// division read (the CPU's row kernels compute it once per element into a
+/// row temporary); without, the sum and the division each compute it.
+void populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
+                                   bool softmaxExpOnce = false);
 
 /// All of the above.
-void populateTgcToLinalgPatterns(RewritePatternSet &patterns);
+void populateTgcToLinalgPatterns(RewritePatternSet &patterns,
+                                 bool softmaxExpOnce = false);
 
 } // namespace mlir::tgc
 
