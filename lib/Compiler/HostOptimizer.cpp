@@ -18,6 +18,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -159,6 +160,14 @@ mlir::tgc::makeHostOptimizer(unsigned optLevel, llvm::TargetMachine *machine,
     builder.registerFunctionAnalyses(functions);
     builder.registerLoopAnalyses(loops);
     builder.crossRegisterProxies(loops, functions, cgscc, modules);
+    if (optLevel > 0) {
+      // Identical kernels (a transformer's layers: the same parallel
+      // regions outlined once per layer) become one function before the
+      // optimizer runs, so that it optimizes and compiles each once.
+      llvm::ModulePassManager merge;
+      merge.addPass(llvm::MergeFunctionsPass());
+      merge.run(*module, modules);
+    }
     llvm::ModulePassManager passes =
         optLevel == 0
             ? builder.buildO0DefaultPipeline(levels[0])
