@@ -94,6 +94,10 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   // `_mlir_ciface_<f>` wrappers (memref descriptors by pointer): the entry
   // points of objects and shared objects (tgc-translate --tgc-to-object).
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  // A model's identical layers: each kernel lowered and compiled once, a
+  // private function the layers call. (After the C wrappers are
+  // requested: the outlined functions need none.)
+  pm.addPass(createTgcOutlineIdenticalKernels());
   // Failed data checks (a gather's indices, a zero divisor) report to the
   // runtime and the call fails, instead of an abort.
   pm.addPass(createTgcReportChecks());
