@@ -167,3 +167,20 @@ func.func @softmax_layer_norm(%x: tensor<?x1024xf32>, %w: tensor<1024xf32>, %b: 
   %n = tgc.layer_norm %s weight(%w : tensor<1024xf32>) bias(%b : tensor<1024xf32>) normalized_rank = 1 eps = 1.0e-05 : tensor<?x1024xf32>
   return %n : tensor<?x1024xf32>
 }
+
+// -----
+
+// A cheap producer read by several passes (the residual add before a
+// layer norm) is not kept in a row temporary: each pass adds again, which
+// costs less than the temporary's stores and loads.
+
+// CHECK-LABEL: func.func @residual_layer_norm
+// CHECK: scf.forall
+// CHECK-NOT: -> tensor<1x1024xf32>
+// CHECK-COUNT-3: arith.addf %in, %in_{{[0-9]+}} : f32
+// CHECK: scf.forall.in_parallel
+func.func @residual_layer_norm(%x: tensor<?x1024xf32>, %y: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %s = tgc.add %x, %y : tensor<?x1024xf32>, tensor<?x1024xf32> -> tensor<?x1024xf32>
+  %n = tgc.layer_norm %s normalized_rank = 1 eps = 1.0e-05 : tensor<?x1024xf32>
+  return %n : tensor<?x1024xf32>
+}
