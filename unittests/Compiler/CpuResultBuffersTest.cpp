@@ -45,17 +45,23 @@ struct Compiled {
   }
 };
 
-tgc_arg_desc describe(std::vector<float> &data, std::vector<int64_t> &sizes,
-                      std::vector<int64_t> &strides) {
+/// A dense 1-D f32 argument.
+struct Input {
+  std::vector<float> data;
+  std::vector<int64_t> sizes, strides = {1};
   tgc_arg_desc desc = {};
-  desc.data = data.data();
-  desc.sizes = sizes.data();
-  desc.strides = strides.data();
-  desc.rank = static_cast<int64_t>(sizes.size());
-  desc.dtype = static_cast<int32_t>(ref::DType::F32);
-  desc.device_type = TGC_DEVICE_CPU;
-  return desc;
-}
+
+  explicit Input(std::vector<float> values)
+      : data(std::move(values)),
+        sizes{static_cast<int64_t>(data.size())} {
+    desc.data = data.data();
+    desc.sizes = sizes.data();
+    desc.strides = strides.data();
+    desc.rank = 1;
+    desc.dtype = static_cast<int32_t>(ref::DType::F32);
+    desc.device_type = TGC_DEVICE_CPU;
+  }
+};
 
 constexpr const char *kAddOne = R"mlir(
 func.func @f(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
@@ -68,21 +74,19 @@ func.func @f(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
 TEST(CpuResultBuffers, ResultsAreWrittenInTheCallersMemory) {
   Compiled c(kAddOne);
   ASSERT_TRUE(c.fn);
-  std::vector<float> x = {1, 2, 3, 4};
-  std::vector<int64_t> sizes = {4}, strides = {1};
-  tgc_arg_desc arg = describe(x, sizes, strides);
+  Input x({1, 2, 3, 4});
   std::vector<std::vector<float>> out(3, std::vector<float>(4, -1));
   std::vector<int32_t> order;
   std::string error;
   LogicalResult ok = c.fn->runDescriptors(
-      {arg},
+      {x.desc},
       [&](int32_t index, ref::DType dtype, ArrayRef<int64_t> shape,
           std::string &) -> void * {
         EXPECT_EQ(dtype, ref::DType::F32);
         EXPECT_EQ(shape.vec(), std::vector<int64_t>{4});
         order.push_back(index);
         // Seen by the kernel only if it runs after this allocation.
-        x[0] = 100;
+        x.data[0] = 100;
         return out[index].data();
       },
       error);
@@ -102,12 +106,10 @@ TEST(CpuResultBuffers, ResultsAreWrittenInTheCallersMemory) {
 TEST(CpuResultBuffers, TheAllocatorsFailureFailsTheCall) {
   Compiled c(kAddOne);
   ASSERT_TRUE(c.fn);
-  std::vector<float> x = {1, 2, 3, 4};
-  std::vector<int64_t> sizes = {4}, strides = {1};
-  tgc_arg_desc arg = describe(x, sizes, strides);
+  Input x({1, 2, 3, 4});
   std::string error;
   LogicalResult ok = c.fn->runDescriptors(
-      {arg},
+      {x.desc},
       [&](int32_t, ref::DType, ArrayRef<int64_t>,
           std::string &failure) -> void * {
         failure = "no tensor today";
@@ -122,14 +124,12 @@ TEST(CpuResultBuffers, TheAllocatorsFailureFailsTheCall) {
 TEST(CpuResultBuffers, EmptyResultsNeedNoMemory) {
   Compiled c(kAddOne);
   ASSERT_TRUE(c.fn);
-  std::vector<float> x;
-  std::vector<int64_t> sizes = {0}, strides = {1};
-  tgc_arg_desc arg = describe(x, sizes, strides);
+  Input x({});
   int dummy = 0;
   int calls = 0;
   std::string error;
   LogicalResult ok = c.fn->runDescriptors(
-      {arg},
+      {x.desc},
       [&](int32_t, ref::DType, ArrayRef<int64_t> shape,
           std::string &) -> void * {
         EXPECT_EQ(shape.vec(), std::vector<int64_t>{0});

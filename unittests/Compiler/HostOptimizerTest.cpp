@@ -17,55 +17,24 @@
 
 #include "gtest/gtest.h"
 
+#include <string>
+
 namespace {
 
 // Two identical kernels, each address-taken (as the OpenMP runtime's fork
 // call takes an outlined region), and a different one. (noinline: the
 // inliner would copy a body this small back into the thunk; an outlined
 // region is too large for it.)
-constexpr const char *kModule = R"ll(
-@kernels = global [3 x ptr] [ptr @k1, ptr @k2, ptr @k3]
-
-define internal void @k1(ptr %p, i64 %n) noinline {
+/// A kernel that scales %n floats at %p by `factor`.
+std::string kernel(const std::string &name, const std::string &factor) {
+  return "define internal void @" + name + R"ll((ptr %p, i64 %n) noinline {
 entry:
   br label %loop
 loop:
   %i = phi i64 [ 0, %entry ], [ %next, %loop ]
   %a = getelementptr float, ptr %p, i64 %i
   %v = load float, ptr %a
-  %w = fmul float %v, 2.0
-  store float %w, ptr %a
-  %next = add i64 %i, 1
-  %done = icmp eq i64 %next, %n
-  br i1 %done, label %exit, label %loop
-exit:
-  ret void
-}
-
-define internal void @k2(ptr %p, i64 %n) noinline {
-entry:
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
-  %a = getelementptr float, ptr %p, i64 %i
-  %v = load float, ptr %a
-  %w = fmul float %v, 2.0
-  store float %w, ptr %a
-  %next = add i64 %i, 1
-  %done = icmp eq i64 %next, %n
-  br i1 %done, label %exit, label %loop
-exit:
-  ret void
-}
-
-define internal void @k3(ptr %p, i64 %n) noinline {
-entry:
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
-  %a = getelementptr float, ptr %p, i64 %i
-  %v = load float, ptr %a
-  %w = fmul float %v, 3.0
+  %w = fmul float %v, )ll" + factor + R"ll(
   store float %w, ptr %a
   %next = add i64 %i, 1
   %done = icmp eq i64 %next, %n
@@ -74,6 +43,11 @@ exit:
   ret void
 }
 )ll";
+}
+
+const std::string kModule =
+    "@kernels = global [3 x ptr] [ptr @k1, ptr @k2, ptr @k3]\n" +
+    kernel("k1", "2.0") + kernel("k2", "2.0") + kernel("k3", "3.0");
 
 /// Whether `f` is a thunk: one block that calls another function.
 bool isThunk(const llvm::Function &f) {
