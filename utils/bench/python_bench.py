@@ -258,6 +258,9 @@ def main():
     p.add_argument("--call-path", action="store_true",
                    help="the call path's cost per call (utils/bench/call_path.py) instead")
     a = p.parse_args()
+    # Eager on every hardware thread, as TGC's OpenMP loops (Debian's
+    # PyTorch 1.13 starts with one; PyTorch 2.x already uses all).
+    torch.set_num_threads(os.cpu_count() or 1)
     if a.call_path:
         import call_path
         call_path.run(a.device, max(a.reps, 100), a.only)
