@@ -429,7 +429,8 @@ CompiledCpuFunction::run(MutableArrayRef<ref::HostTensor> args,
         // any order.
         if (results.size() < resultTypes.size())
           results.resize(resultTypes.size());
-        ref::HostTensor tensor(dtype, shape);
+        // (Every element is written: by the code, or by the copy after it.)
+        ref::HostTensor tensor = ref::HostTensor::uninitialized(dtype, shape);
         bool empty = llvm::is_contained(shape, 0);
         if (!tensor.data() && !empty) {
           failure = ref::HostTensor::takeAllocationFailure();

@@ -273,10 +273,10 @@ static uint64_t physicalMemoryBytes() {
 
 static thread_local std::string allocationFailure;
 
-static void *allocateAligned(size_t bytes) {
+static void *allocateAligned(size_t bytes, bool zero = true) {
   size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
   void *p = std::aligned_alloc(64, rounded);
-  if (p)
+  if (p && zero)
     std::memset(p, 0, rounded);
   return p;
 }
@@ -288,6 +288,13 @@ std::string HostTensor::takeAllocationFailure() {
 }
 
 HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape)
+    : HostTensor(dtype, shape, /*zero=*/true) {}
+
+HostTensor HostTensor::uninitialized(DType dtype, ArrayRef<int64_t> shape) {
+  return HostTensor(dtype, shape, /*zero=*/false);
+}
+
+HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape, bool zero)
     : type(dtype), sizes(shape.begin(), shape.end()), count(1) {
   bool overflow = false;
   for (int64_t s : shape) {
@@ -301,7 +308,7 @@ HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape)
                                      &total);
   void *p = nullptr;
   if (!overflow && total <= physicalMemoryBytes())
-    p = allocateAligned(total);
+    p = allocateAligned(total, zero);
   if (p) {
     bytes.reset(static_cast<unsigned char *>(p));
     return;

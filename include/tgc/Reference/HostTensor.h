@@ -69,6 +69,9 @@ public:
   /// physical memory, or the allocation fails) the tensor gets every size
   /// 0 and no storage, and the failure is kept for takeAllocationFailure().
   HostTensor(DType dtype, ArrayRef<int64_t> shape);
+  /// The same without the zero fill: for memory that is written whole
+  /// before it is read (a compiled function's results).
+  static HostTensor uninitialized(DType dtype, ArrayRef<int64_t> shape);
   HostTensor(const HostTensor &other);
   HostTensor &operator=(const HostTensor &other);
   HostTensor(HostTensor &&other) noexcept = default;
@@ -114,6 +117,7 @@ public:
                            std::mt19937_64 &rng, double low, double high);
 
 private:
+  HostTensor(DType dtype, ArrayRef<int64_t> shape, bool zero);
   struct FreeDeleter {
     void operator()(void *p) const;
   };
