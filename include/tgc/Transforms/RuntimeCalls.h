@@ -11,10 +11,19 @@
 #ifndef TGC_TRANSFORMS_RUNTIMECALLS_H
 #define TGC_TRANSFORMS_RUNTIMECALLS_H
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::tgc {
+
+/// The `extern_weak` llvm.func declaration of runtime function `name` of
+/// `type` in `module` (added once, at the module's start). Fails, with a
+/// diagnostic at `loc`, when `module` already has another symbol of that
+/// name.
+FailureOr<LLVM::LLVMFuncOp> declareRuntimeFunction(ModuleOp module,
+                                                   Location loc, StringRef name,
+                                                   LLVM::LLVMFunctionType type);
 
 /// Calls the void runtime function `name` with `args` at `builder`'s
 /// insertion point, if the process defines it: an `extern_weak`

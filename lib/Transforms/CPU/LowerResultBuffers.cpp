@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Transforms/CPU/Passes.h"
+#include "tgc/Transforms/RuntimeCalls.h"
 
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -22,27 +23,6 @@ namespace {
 
 constexpr StringLiteral kResultIndex = "tgc.result_index";
 constexpr StringLiteral kResultBuffer = "tgc_result_buffer";
-
-/// `tgc_result_buffer`'s extern_weak declaration (once per module).
-FailureOr<LLVM::LLVMFuncOp> declareResultBuffer(OpBuilder &b, ModuleOp module,
-                                                Location loc) {
-  MLIRContext *ctx = module.getContext();
-  auto i32 = IntegerType::get(ctx, 32);
-  auto i64 = IntegerType::get(ctx, 64);
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto type = LLVM::LLVMFunctionType::get(i32, {i32, i64, ptr, i64, ptr});
-  Operation *existing = module.lookupSymbol(kResultBuffer);
-  auto decl = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing);
-  if (existing && (!decl || decl.getFunctionType() != type))
-    return emitError(loc) << "the module has a symbol @" << kResultBuffer
-                          << " that is not the runtime function " << type;
-  if (decl)
-    return decl;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  return LLVM::LLVMFuncOp::create(b, module.getLoc(), kResultBuffer, type,
-                                  LLVM::Linkage::ExternWeak);
-}
 
 struct ResultAllocLowering : ConvertOpToLLVMPattern<memref::AllocOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -88,7 +68,9 @@ struct ResultAllocLowering : ConvertOpToLLVMPattern<memref::AllocOp> {
     LLVM::StoreOp::create(rewriter, loc, null, bufferSlot);
 
     // status = &tgc_result_buffer ? tgc_result_buffer(...) : 0
-    FailureOr<LLVM::LLVMFuncOp> decl = declareResultBuffer(rewriter, module, loc);
+    FailureOr<LLVM::LLVMFuncOp> decl = declareRuntimeFunction(
+        module, loc, kResultBuffer,
+        LLVM::LLVMFunctionType::get(i32, {i32, i64, ptr, i64, ptr}));
     if (failed(decl))
       return failure();
     Value address =

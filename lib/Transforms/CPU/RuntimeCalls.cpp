@@ -8,6 +8,21 @@
 using namespace mlir;
 using namespace mlir::tgc;
 
+FailureOr<LLVM::LLVMFuncOp>
+mlir::tgc::declareRuntimeFunction(ModuleOp module, Location loc,
+                                  StringRef name, LLVM::LLVMFunctionType type) {
+  Operation *existing = module.lookupSymbol(name);
+  auto decl = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing);
+  if (existing && (!decl || decl.getFunctionType() != type))
+    return emitError(loc) << "the module has a symbol @" << name
+                          << " that is not the runtime function " << type;
+  if (decl)
+    return decl;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  return LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type,
+                                  LLVM::Linkage::ExternWeak);
+}
+
 LogicalResult mlir::tgc::createRuntimeCall(OpBuilder &builder, Location loc,
                                            ModuleOp module, StringRef name,
                                            ValueRange args) {
@@ -15,16 +30,8 @@ LogicalResult mlir::tgc::createRuntimeCall(OpBuilder &builder, Location loc,
   SmallVector<Type> argTypes(args.getTypes());
   auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
                                           argTypes);
-  Operation *existing = module.lookupSymbol(name);
-  auto decl = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing);
-  if (existing && (!decl || decl.getFunctionType() != type))
-    return emitError(loc) << "the module has a symbol @" << name
-                          << " that is not the runtime function " << type;
-  if (!decl) {
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    decl = LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type,
-                                    LLVM::Linkage::ExternWeak);
-  }
+  if (failed(declareRuntimeFunction(module, loc, name, type)))
+    return failure();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   Value address = LLVM::AddressOfOp::create(builder, loc, ptr, name);
   Value null = LLVM::ZeroOp::create(builder, loc, ptr);
