@@ -38,19 +38,25 @@ using namespace mlir::tgc;
 
 namespace {
 
+/// Maximum over the dims with `reduced` (kept dims, `computeType`).
+Value buildSoftmaxMax(OpBuilder &b, Location loc, Value input,
+                      ArrayRef<bool> reduced, Type computeType) {
+  Value lowest = createExtremeValue(b, loc, computeType, /*lowest=*/true);
+  return buildReduction(
+      b, loc, input, reduced, {}, lowest,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value x = convertScalar(nb, l, args[0], computeType);
+        return SmallVector<Value>{arith::MaximumFOp::create(nb, l, args[1], x)};
+      })[0];
+}
+
 /// Maximum and sum of exp(x - max) over the dims with `reduced` (kept dims,
 /// `computeType`).
 std::pair<Value, Value> buildSoftmaxStatistics(OpBuilder &b, Location loc,
                                                Value input,
                                                ArrayRef<bool> reduced,
                                                Type computeType) {
-  Value lowest = createExtremeValue(b, loc, computeType, /*lowest=*/true);
-  Value max = buildReduction(
-      b, loc, input, reduced, {}, lowest,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value x = convertScalar(nb, l, args[0], computeType);
-        return SmallVector<Value>{arith::MaximumFOp::create(nb, l, args[1], x)};
-      })[0];
+  Value max = buildSoftmaxMax(b, loc, input, reduced, computeType);
   Value zero = createScalarConstant(b, loc, computeType, 0.0);
   Value sum = buildReduction(
       b, loc, input, reduced, max, zero,
@@ -85,15 +91,7 @@ template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
         getSelectedDimsMap(rewriter.getContext(), negate(reduced));
     if (expOnce && !logarithm) {
       // e = exp(x - max) once; sum(e); e / sum.
-      Value lowest = createExtremeValue(rewriter, loc, computeType,
-                                        /*lowest=*/true);
-      Value max = buildReduction(
-          rewriter, loc, input, reduced, {}, lowest,
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            Value x = convertScalar(nb, l, args[0], computeType);
-            return SmallVector<Value>{
-                arith::MaximumFOp::create(nb, l, args[1], x)};
-          })[0];
+      Value max = buildSoftmaxMax(rewriter, loc, input, reduced, computeType);
       Value exps = buildMapOverInput(
           rewriter, loc, input, ValueRange{max}, {keptMap}, computeType,
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
