@@ -70,6 +70,9 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   // OpenMP; the loops inside an iteration are sequential (and vectorized
   // by LLVM).
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  // Copies into or out of strided views (a stack's pieces, a crop) as
+  // parallel loops, not the runtime's element-at-a-time memrefCopy.
+  pm.addNestedPass<func::FuncOp>(createTgcLowerStridedCopies());
   // Matrix products: register tiles of vectors (where the sums may keep
   // their order, or may be reordered); the rest becomes scalar loops that
   // LLVM vectorizes.

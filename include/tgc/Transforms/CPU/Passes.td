@@ -252,6 +252,26 @@ def TgcParallelIf : Pass<"tgc-parallel-if", "func::FuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TgcLowerStridedCopies : Pass<"tgc-lower-strided-copies", "func::FuncOp"> {
+  let summary = "Copies between non-contiguous memrefs as parallel loops";
+  let description = [{
+    A `memref.copy` whose source or target is not contiguous (a view with
+    strides: a piece of a concatenation written through an `unsqueeze`, a
+    crop of a padded buffer) lowers through memref-to-llvm to a call of
+    the runtime's generic `memrefCopy`, which walks the elements one at a
+    time through the descriptors' sizes and strides, on one thread: for a
+    `torch.stack` of 25 MiB it took most of a 100 ms call. This pass
+    rewrites such a copy as loads and stores in a loop nest: outside any
+    kernel an `scf.parallel` over all dimensions but the innermost (which
+    `convert-scf-to-openmp` spreads over the threads, or
+    `tgc-serialize-small-loops` keeps serial when small) around an
+    `scf.for` over the innermost, which LLVM vectorizes where it is
+    contiguous; inside a kernel's loops, plain `scf.for` loops. Copies
+    between contiguous memrefs are left alone: they lower to `memcpy`.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def TgcHoistAllocas : Pass<"tgc-hoist-allocas", "func::FuncOp"> {
   let summary = "Hoist fixed-size stack buffers out of loops";
   let description = [{
