@@ -332,7 +332,10 @@ def _pool_shape(v: Value, real) -> List[Any]:
 @op("max_pool2d")
 def _max_pool2d(tr, real, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if return_indices:
-        raise Unsupported("max_pool2d(return_indices=True)")
+        from .pooling import max_pool2d_with_indices_value
+
+        return max_pool2d_with_indices_value(tr, real, x, kernel_size, stride, padding,
+                                             dilation, ceil_mode)
     return _max_pool2d_value(tr, tval(tr, x), real, kernel_size, stride, padding, dilation,
                              ceil_mode)
 

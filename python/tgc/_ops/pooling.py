@@ -1,0 +1,219 @@
+"""Max pooling with indices, and its backward: what a training graph's
+forward saves for a ``max_pool2d`` (``aten.max_pool2d_with_indices``) and
+what its backward reads (``aten.max_pool2d_with_indices_backward``),
+written with elementwise ops, slices and pads so that they fuse.
+
+The forward walks the window's elements in PyTorch's order (rows, then
+columns) over strided slices of the padded input, keeping the running
+maximum and its flat index ``h * W + w`` into the unpadded input, with the
+CPU and CUDA kernels' rule: an element is taken when it is the window's
+first inside the input, larger than the maximum so far, or NaN (ties keep
+the first; the last NaN wins). The backward adds, for each window element,
+the output gradients whose saved index is that element's, placed back at
+its input positions: shifted by whole strides into one of stride x stride
+phase planes, which interleave into the input's shape. Spatial sizes must be static; batch and channels may be
+symbolic."""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+import torch
+
+from .._graph import Dyn, Unsupported, Value
+from .convolution import _pad_or_crop
+from .core import constant, convert, op, tval
+from .elementwise import _binary_value, _where_values
+from .nn import _pair
+from .shapes import _concat_values, _reshape_to, _slice, _unsqueeze, pad_value
+
+
+class _Window:
+    """A 2-d pooling window's parameters and the sizes of the last two dims."""
+
+    def __init__(self, v: Value, out_hw, kernel_size, stride, padding, dilation, what: str):
+        if v.rank not in (3, 4):
+            raise Unsupported(f"{what} of a rank-{v.rank} tensor")
+        self.k = _pair(kernel_size)
+        self.s = _pair(stride) if stride not in (None, [], ()) else list(self.k)
+        self.p = _pair(padding)
+        self.d = _pair(dilation)
+        self.rank = v.rank
+        self.size: List[int] = []
+        for i in range(2):
+            n = v.shape[v.rank - 2 + i]
+            if isinstance(n, Dyn):
+                raise Unsupported(f"{what} of a dynamic spatial size")
+            self.size.append(int(n))
+        self.out = [int(o) for o in out_hw]
+        # The padded extent the windows read: PyTorch's padding, and more
+        # at the end for ceil_mode's last window (never read past the
+        # input: those elements are outside and never taken).
+        self.high = [max(0, (self.out[i] - 1) * self.s[i]
+                         + (self.k[i] - 1) * self.d[i] + 1 - self.size[i] - self.p[i])
+                     for i in range(2)]
+        self.padded = [self.size[i] + self.p[i] + self.high[i] for i in range(2)]
+
+    def dim(self, i: int) -> int:
+        return self.rank - 2 + i
+
+    def maps(self, tr, i: int, j: int) -> Tuple[Value, Value]:
+        """For window element (i, j): the flat input index each output
+        position reads ([OH, OW] i64) and whether it is inside the input:
+        one [OH, OW] index map for the window's first element, offset by
+        a scalar, and [OH, 1] / [1, OW] constants for the rows and columns
+        inside (a few small operands that fuse into each element's ops)."""
+        from .factories import dense_constant
+
+        i64 = torch.int64
+        if not hasattr(self, "_base"):
+            rows = [o * self.s[0] - self.p[0] for o in range(self.out[0])]
+            cols = [o * self.s[1] - self.p[1] for o in range(self.out[1])]
+            base = dense_constant(tr, torch.tensor(rows, dtype=i64).view(-1, 1) * self.size[1])
+            self._base = _binary_value(tr, "add", base, dense_constant(
+                tr, torch.tensor(cols, dtype=i64).view(1, -1)), i64)
+            self._rows, self._cols = rows, cols
+        flat = _binary_value(tr, "add", self._base, constant(
+            tr, i * self.d[0] * self.size[1] + j * self.d[1], i64), i64)
+        masks = []
+        for axis, off, coords, shape in ((0, i, self._rows, (-1, 1)),
+                                         (1, j, self._cols, (1, -1))):
+            inside = [0 <= c + off * self.d[axis] < self.size[axis] for c in coords]
+            masks.append(None if all(inside) else
+                         dense_constant(tr, torch.tensor(inside).view(*shape)))
+        masks = [m for m in masks if m is not None]
+        if not masks:
+            return flat, None
+        inside = masks[0] if len(masks) == 1 else _binary_value(
+            tr, "logical_and", masks[0], masks[1], torch.bool)
+        return flat, inside
+
+
+def max_pool2d_with_indices_value(tr, real, x, kernel_size, stride, padding, dilation,
+                                  ceil_mode) -> List[Value]:
+    v = tval(tr, x)
+    if not v.dtype.is_floating_point:
+        raise Unsupported(f"max_pool2d with indices of {v.dtype} tensors")
+    w = _Window(v, real[0].shape[-2:], kernel_size, stride, padding, dilation,
+                "max_pool2d with indices")
+    if any(n <= 0 for n in w.out + w.size):
+        raise Unsupported("max_pool2d with indices of an empty input")
+    lead = [0] * (v.rank - 2)
+    padded = pad_value(tr, v, lead + w.p, lead + w.high)
+    dt = v.dtype
+    best = constant(tr, float("-inf"), dt)
+    index = constant(tr, 0, torch.int64)
+    found = False  # whether every output position has taken an element: a bool or a mask
+    for i in range(w.k[0]):
+        rows = _slice(tr, padded, w.dim(0), i * w.d[0],
+                      i * w.d[0] + (w.out[0] - 1) * w.s[0] + 1, w.s[0])
+        for j in range(w.k[1]):
+            cand = _slice(tr, rows, w.dim(1), j * w.d[1],
+                          j * w.d[1] + (w.out[1] - 1) * w.s[1] + 1, w.s[1])
+            flat, inside = w.maps(tr, i, j)
+            take = _binary_value(tr, "logical_or",
+                                 _binary_value(tr, "cmp gt,", cand, best, torch.bool),
+                                 _binary_value(tr, "cmp ne,", cand, cand, torch.bool),
+                                 torch.bool)
+            if found is not True:
+                first = constant(tr, True, torch.bool) if found is False else tr.graph.emit(
+                    f"tgc.logical_not {found.name} : {found.type}",
+                    [(torch.bool, found.shape)], tr.loc())[0]
+                take = _binary_value(tr, "logical_or", first, take, torch.bool)
+            if inside is not None:
+                take = _binary_value(tr, "logical_and", inside, take, torch.bool)
+            best = _where_values(tr, take, cand, best, dt)
+            index = _where_values(tr, take, flat, index, torch.int64)
+            if inside is None or found is True:
+                found = True
+            elif found is False:
+                found = inside
+            else:
+                found = _binary_value(tr, "logical_or", found, inside, torch.bool)
+    # Every output position has an element inside the input (PyTorch's
+    # output size rule), so `best` and `index` have the output's shape.
+    return [best, index]
+
+
+@op("max_pool2d_with_indices")
+def _max_pool2d_with_indices(tr, real, x, kernel_size, stride=None, padding=0, dilation=1,
+                             ceil_mode=False, return_indices=True):
+    """aten.max_pool2d_with_indices and F.max_pool2d_with_indices (values and
+    indices whatever its return_indices says)."""
+    if not isinstance(real, (tuple, list)):
+        from .nn import _max_pool2d
+
+        return _max_pool2d(tr, real, x, kernel_size, stride, padding, dilation, ceil_mode)
+    return max_pool2d_with_indices_value(tr, real, x, kernel_size, stride, padding, dilation,
+                                         ceil_mode)
+
+
+@op("max_pool2d_with_indices_backward")
+def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, stride, padding,
+                                      dilation, ceil_mode, indices):
+    g, v, saved = tval(tr, grad_output), tval(tr, x), tval(tr, indices)
+    if g.rank != v.rank or saved.rank != v.rank:
+        raise Unsupported("max_pool2d_with_indices_backward of mismatched ranks")
+    w = _Window(v, g.concrete()[-2:], kernel_size, stride, padding, dilation,
+                "max_pool2d_with_indices_backward")
+    if any(isinstance(n, Dyn) for n in g.shape[-2:]):
+        raise Unsupported("max_pool2d_with_indices_backward of a dynamic output size")
+    dt = g.dtype
+    zero = constant(tr, 0, dt)
+    i64 = torch.int64
+    # Padded position h = o * s + i * d is phase r = (i d) mod s of row
+    # q = o + m, m = (i d) div s. Every position of phase plane (r, r')
+    # ([Q, Q'], Q = ceil(padded / s)) is one input element, whose flat
+    # index depends on the plane alone; it gathers, for each window element
+    # (i, j) of its phase, the gradient of output (q - m, q' - m') when
+    # that output saved its index: slices of the gradient and the indices
+    # padded once (with 0 and -1), compared with the plane's index map. The
+    # planes, elementwise ops each, interleave into the padded input
+    # through one concatenation; the padding is cropped.
+    q = [-(-w.padded[a] // w.s[a]) for a in range(2)]
+    terms = {}
+    for i in range(w.k[0]):
+        for j in range(w.k[1]):
+            (m0, r0), (m1, r1) = divmod(i * w.d[0], w.s[0]), divmod(j * w.d[1], w.s[1])
+            terms.setdefault((r0, r1), []).append((m0, m1))
+    top = [max(m for t in terms.values() for m in (e[a] for e in t)) for a in range(2)]
+    lead = [0] * (v.rank - 2)
+    high = lead + [q[a] - w.out[a] for a in range(2)]
+    g_pad = pad_value(tr, g, lead + top, high)
+    s_pad = pad_value(tr, saved, lead + top, high, value=-1)
+
+    def shifted(x: Value, m) -> Value:
+        for a in range(2):
+            x = _slice(tr, x, w.dim(a), top[a] - m[a], top[a] - m[a] + q[a], 1)
+        return x
+
+    from .factories import dense_constant
+
+    planes = {}
+    for (r0, r1), shifts in terms.items():
+        rows = torch.arange(q[0], dtype=i64) * w.s[0] + (r0 - w.p[0])
+        cols = torch.arange(q[1], dtype=i64) * w.s[1] + (r1 - w.p[1])
+        flat = _binary_value(tr, "add", dense_constant(tr, (rows * w.size[1]).view(-1, 1)),
+                             dense_constant(tr, cols.view(1, -1)), i64)
+        plane = None
+        for m in shifts:
+            hit = _binary_value(tr, "cmp eq,", shifted(s_pad, m), flat, torch.bool)
+            part = _where_values(tr, hit, shifted(g_pad, m), zero, dt)
+            plane = part if plane is None else _binary_value(tr, "add", plane, part, dt)
+        planes[(r0, r1)] = plane
+    like = next(iter(planes.values()))
+    no = constant(tr, False, torch.bool)
+    rank = like.rank
+    rows_ = []
+    for r0 in range(w.s[0]):
+        cols_ = [_unsqueeze(tr, planes[(r0, r1)] if (r0, r1) in planes else
+                            _where_values(tr, no, like, zero, dt), rank)
+                 for r1 in range(w.s[1])]
+        rows_.append(_unsqueeze(tr, _concat_values(tr, cols_, rank), rank - 1))
+    stacked = _concat_values(tr, rows_, rank - 1)  # [..., Q, s, Q', s]
+    total = _reshape_to(tr, stacked, list(like.shape[:rank - 2])
+                        + [q[0] * w.s[0], q[1] * w.s[1]])
+    for a in range(2):
+        total = _pad_or_crop(tr, total, w.dim(a), -w.p[a],
+                             w.size[a] + w.p[a] - q[a] * w.s[a])
+    return convert(tr, total, real.dtype)
