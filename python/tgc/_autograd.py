@@ -185,6 +185,13 @@ _DECOMPOSED = [
     "binary_cross_entropy_backward", "soft_margin_loss_backward", "glu_backward",
     "prelu_backward", "_adaptive_avg_pool2d_backward", "avg_pool2d_backward",
     "embedding_dense_backward", "native_batch_norm", "_native_batch_norm_legit_functional",
+    # Batch norm as PyTorch 2.x's CUDA dispatch reaches it (cuDNN's and
+    # MIOpen's kernels, the update / no-update pair and their backward):
+    # without these, every batch norm of a CNN was an eager island on the
+    # GPU. Their decompositions lead to native_batch_norm(_backward) above.
+    "cudnn_batch_norm", "cudnn_batch_norm_backward", "miopen_batch_norm",
+    "miopen_batch_norm_backward", "_batch_norm_with_update",
+    "_batch_norm_with_update_functional", "_batch_norm_no_update", "batch_norm_backward",
 ]
 
 
