@@ -13,6 +13,10 @@ For each model and mode it prints:
           weights and see the same batches: the losses agree to rounding)
   breaks  graph breaks TGC reported in the forward and backward graphs
 and the ratio of each mode's step time to eager's (>1: faster than eager).
+With --profile N, each mode's steps after the first also run under
+torch.profiler, and the N kernels and operators with the most device time
+are printed per mode, after the forward / backward / optimizer split of a
+step (each part timed alone, with a synchronization after it).
 Models: a GPT-2-size causal LM (Hugging Face GPT-2 from its config with
 random weights when transformers is installed, else utils/zoo's own
 GPT-like module), torchvision's ResNet-18, and a small MLP.
@@ -99,7 +103,46 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def run(name, modes, device, steps, batch):
+def _profile(name, mode, c, opt, loss_of, data, device, steps, top):
+    """The forward / backward / optimizer split of a step, then the
+    operators and kernels with the most device time over `steps` steps."""
+    parts = {"forward": [], "backward": [], "optimizer": []}
+    for _ in range(steps):
+        _sync(device)
+        t0 = time.perf_counter()
+        loss = loss_of(c, *data)
+        _sync(device)
+        t1 = time.perf_counter()
+        loss.backward()
+        _sync(device)
+        t2 = time.perf_counter()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        _sync(device)
+        t3 = time.perf_counter()
+        for k, a, b in (("forward", t0, t1), ("backward", t1, t2), ("optimizer", t2, t3)):
+            parts[k].append((b - a) * 1000)
+    print(f"{name:9s} {mode:12s} " + "  ".join(
+        f"{k} {statistics.median(v):.2f} ms" for k, v in parts.items()), flush=True)
+    from torch.profiler import ProfilerActivity, profile
+
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    with profile(activities=acts) as prof:
+        for _ in range(steps):
+            loss = loss_of(c, *data)
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        _sync(device)
+    events = prof.key_averages()
+    key = "self_cpu_time_total"
+    if device == "cuda":
+        key = "self_device_time_total" if hasattr(events[0], "self_device_time_total") \
+            else "self_cuda_time_total"
+    print(events.table(sort_by=key, row_limit=top, max_name_column_width=70), flush=True)
+
+
+def run(name, modes, device, steps, batch, top=0):
     model, data, loss_of = _model(name, device, batch)
     data = tuple(d.to(device) for d in data)
     rows = {}
@@ -123,6 +166,8 @@ def run(name, modes, device, steps, batch):
         rows[mode] = (times[0], statistics.median(times[1:]), loss.item(), _breaks(mode, c))
         print(f"{name:9s} {mode:12s} first {times[0]:9.1f} ms  step {rows[mode][1]:8.2f} ms  "
               f"loss {rows[mode][2]:.5f}  breaks {rows[mode][3]}", flush=True)
+        if top:
+            _profile(name, mode, c, opt, loss_of, data, device, max(steps - 1, 1), top)
     if "eager" in rows:
         base = rows["eager"][1]
         print(f"{name:9s} step time vs eager: " + ", ".join(
@@ -137,6 +182,9 @@ def main():
     p.add_argument("--modes", default="eager,inductor,tgc,tgc-backend")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--batch", type=int, default=0, help="batch size (0: the model's default)")
+    p.add_argument("--profile", type=int, default=0, metavar="N",
+                   help="also print the step's split and the N operators and kernels with "
+                        "the most device time, per mode")
     a = p.parse_args()
     modes = [m for m in a.modes.split(",") if m]
     if not hasattr(torch, "compile"):
@@ -144,7 +192,7 @@ def main():
     print(f"# {torch.cuda.get_device_name() if a.device == 'cuda' else 'cpu'}, "
           f"PyTorch {torch.__version__}, {a.steps} steps, AdamW", flush=True)
     for name in a.models.split(","):
-        run(name, modes, a.device, a.steps, a.batch)
+        run(name, modes, a.device, a.steps, a.batch, a.profile)
 
 
 if __name__ == "__main__":
