@@ -109,3 +109,20 @@ def test_training_step_compiles_the_max_pool():
         torch.testing.assert_close(q.grad, p.grad, rtol=1e-4, atol=1e-5, msg=name)
     lines = "\n".join(tgc.explain(compiled).training)
     assert "max_pool2d" not in lines, lines
+
+
+def test_backward_of_indices_outside_their_windows_runs_eagerly():
+    # torch-mlir's e2e tests pass random indices: PyTorch's CPU kernel adds
+    # each gradient at its index wherever it is (its CUDA kernel drops those
+    # outside the window). The compiled gather would drop them: eager runs.
+    torch.manual_seed(0)
+    grad, x = torch.rand(2, 4, 7, 6), torch.rand(2, 4, 6, 5)
+    indices = torch.randint(0, 16, (2, 4, 7, 6))
+
+    def f(g, x, i):
+        return torch.ops.aten.max_pool2d_with_indices_backward(
+            g, x, [2, 2], [1, 1], [1, 1], [1, 1], False, i)
+
+    c = tgc.compile(f)
+    torch.testing.assert_close(c(grad, x, indices), f(grad, x, indices))
+    assert "outside their windows" in str(tgc.explain(c))

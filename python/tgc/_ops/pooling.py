@@ -148,6 +148,30 @@ def _max_pool2d_with_indices(tr, real, x, kernel_size, stride=None, padding=0, d
                                          ceil_mode)
 
 
+def _indices_in_windows(indices: torch.Tensor, w: _Window) -> bool:
+    """Whether every saved index (of the example, when it has data) is an
+    element of its output position's window inside the input, as
+    max_pool2d_with_indices makes them. The compiled backward gathers per
+    window element, as PyTorch's CUDA kernel does; PyTorch's CPU kernel
+    scatters any index, so indices from elsewhere would differ there.
+    (Checked on the example; a later call's indices are assumed to come
+    from a max pool with the same window.)"""
+    try:
+        idx = indices.detach().to("cpu", torch.int64)
+    except Exception:  # a fake or meta tensor: no data to check
+        return True
+    if idx.numel() == 0:
+        return True
+    oh = torch.arange(w.out[0]).view(-1, 1)
+    ow = torch.arange(w.out[1]).view(1, -1)
+    h, c = idx // w.size[1], idx % w.size[1]
+    ok = (idx >= 0) & (idx < w.size[0] * w.size[1])
+    for pos, o, a in ((h, oh, 0), (c, ow, 1)):
+        off = pos - (o * w.s[a] - w.p[a])
+        ok &= (off >= 0) & (off % w.d[a] == 0) & (off // w.d[a] < w.k[a])
+    return bool(ok.all())
+
+
 @op("max_pool2d_with_indices_backward")
 def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, stride, padding,
                                       dilation, ceil_mode, indices):
@@ -158,6 +182,10 @@ def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, str
                 "max_pool2d_with_indices_backward")
     if any(isinstance(n, Dyn) for n in g.shape[-2:]):
         raise Unsupported("max_pool2d_with_indices_backward of a dynamic output size")
+    if not _indices_in_windows(indices, w):
+        raise Unsupported("max_pool2d_with_indices_backward of indices outside their "
+                          "windows (PyTorch's CPU kernel adds their gradients there, "
+                          "its CUDA kernel drops them)")
     dt = g.dtype
     zero = constant(tr, 0, dt)
     i64 = torch.int64
