@@ -53,6 +53,10 @@ class _Window:
                          + (self.k[i] - 1) * self.d[i] + 1 - self.size[i] - self.p[i])
                      for i in range(2)]
         self.padded = [self.size[i] + self.p[i] + self.high[i] for i in range(2)]
+        # Each output position's first window element, in input coordinates.
+        self.rows = [o * self.s[0] - self.p[0] for o in range(self.out[0])]
+        self.cols = [o * self.s[1] - self.p[1] for o in range(self.out[1])]
+        self.base = None  # their flat indices as an [OH, OW] value, built once
 
     def dim(self, i: int) -> int:
         return self.rank - 2 + i
@@ -66,18 +70,16 @@ class _Window:
         from .factories import dense_constant
 
         i64 = torch.int64
-        if not hasattr(self, "_base"):
-            rows = [o * self.s[0] - self.p[0] for o in range(self.out[0])]
-            cols = [o * self.s[1] - self.p[1] for o in range(self.out[1])]
-            base = dense_constant(tr, torch.tensor(rows, dtype=i64).view(-1, 1) * self.size[1])
-            self._base = _binary_value(tr, "add", base, dense_constant(
-                tr, torch.tensor(cols, dtype=i64).view(1, -1)), i64)
-            self._rows, self._cols = rows, cols
-        flat = _binary_value(tr, "add", self._base, constant(
+        if self.base is None:
+            base = dense_constant(tr, torch.tensor(self.rows, dtype=i64).view(-1, 1)
+                                  * self.size[1])
+            self.base = _binary_value(tr, "add", base, dense_constant(
+                tr, torch.tensor(self.cols, dtype=i64).view(1, -1)), i64)
+        flat = _binary_value(tr, "add", self.base, constant(
             tr, i * self.d[0] * self.size[1] + j * self.d[1], i64), i64)
         masks = []
-        for axis, off, coords, shape in ((0, i, self._rows, (-1, 1)),
-                                         (1, j, self._cols, (1, -1))):
+        for axis, off, coords, shape in ((0, i, self.rows, (-1, 1)),
+                                         (1, j, self.cols, (1, -1))):
             inside = [0 <= c + off * self.d[axis] < self.size[axis] for c in coords]
             masks.append(None if all(inside) else
                          dense_constant(tr, torch.tensor(inside).view(*shape)))
