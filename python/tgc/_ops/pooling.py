@@ -11,7 +11,8 @@ first inside the input, larger than the maximum so far, or NaN (ties keep
 the first; the last NaN wins). The backward adds, for each window element,
 the output gradients whose saved index is that element's, placed back at
 its input positions: shifted by whole strides into one of stride x stride
-phase planes, which interleave into the input's shape. Spatial sizes must be static; batch and channels may be
+phase planes, which interleave into the input's shape. Spatial sizes
+must be static; batch and channels may be
 symbolic."""
 
 from __future__ import annotations
@@ -24,8 +25,18 @@ from .._graph import Dyn, Unsupported, Value
 from .convolution import _pad_or_crop
 from .core import constant, convert, op, tval
 from .elementwise import _binary_value, _where_values
+from .factories import dense_constant
 from .nn import _pair
 from .shapes import _concat_values, _reshape_to, _slice, _unsqueeze, pad_value
+
+
+def _flat_map(tr, rows, cols, width: int) -> Value:
+    """[len(rows), len(cols)] i64 constants' sum: row * width + col, the
+    flat input index of each (row, col) pair of input coordinates."""
+    i64 = torch.int64
+    r = dense_constant(tr, torch.as_tensor(rows, dtype=i64).view(-1, 1) * width)
+    c = dense_constant(tr, torch.as_tensor(cols, dtype=i64).view(1, -1))
+    return _binary_value(tr, "add", r, c, i64)
 
 
 class _Window:
@@ -67,14 +78,9 @@ class _Window:
         one [OH, OW] index map for the window's first element, offset by
         a scalar, and [OH, 1] / [1, OW] constants for the rows and columns
         inside (a few small operands that fuse into each element's ops)."""
-        from .factories import dense_constant
-
         i64 = torch.int64
         if self.base is None:
-            base = dense_constant(tr, torch.tensor(self.rows, dtype=i64).view(-1, 1)
-                                  * self.size[1])
-            self.base = _binary_value(tr, "add", base, dense_constant(
-                tr, torch.tensor(self.cols, dtype=i64).view(1, -1)), i64)
+            self.base = _flat_map(tr, self.rows, self.cols, self.size[1])
         flat = _binary_value(tr, "add", self.base, constant(
             tr, i * self.d[0] * self.size[1] + j * self.d[1], i64), i64)
         masks = []
@@ -190,7 +196,6 @@ def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, str
                           "its CUDA kernel drops them)")
     dt = g.dtype
     zero = constant(tr, 0, dt)
-    i64 = torch.int64
     # Padded position h = o * s + i * d is phase r = (i d) mod s of row
     # q = o + m, m = (i d) div s. Every position of phase plane (r, r')
     # ([Q, Q'], Q = ceil(padded / s)) is one input element, whose flat
@@ -217,14 +222,10 @@ def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, str
             x = _slice(tr, x, w.dim(a), top[a] - m[a], top[a] - m[a] + q[a], 1)
         return x
 
-    from .factories import dense_constant
-
     planes = {}
     for (r0, r1), shifts in terms.items():
-        rows = torch.arange(q[0], dtype=i64) * w.s[0] + (r0 - w.p[0])
-        cols = torch.arange(q[1], dtype=i64) * w.s[1] + (r1 - w.p[1])
-        flat = _binary_value(tr, "add", dense_constant(tr, (rows * w.size[1]).view(-1, 1)),
-                             dense_constant(tr, cols.view(1, -1)), i64)
+        flat = _flat_map(tr, torch.arange(q[0]) * w.s[0] + (r0 - w.p[0]),
+                         torch.arange(q[1]) * w.s[1] + (r1 - w.p[1]), w.size[1])
         plane = None
         for m in shifts:
             hit = _binary_value(tr, "cmp eq,", shifted(s_pad, m), flat, torch.bool)
@@ -234,13 +235,13 @@ def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, str
     like = next(iter(planes.values()))
     no = constant(tr, False, torch.bool)
     rank = like.rank
-    rows_ = []
+    phase_rows = []
     for r0 in range(w.s[0]):
-        cols_ = [_unsqueeze(tr, planes[(r0, r1)] if (r0, r1) in planes else
-                            _where_values(tr, no, like, zero, dt), rank)
-                 for r1 in range(w.s[1])]
-        rows_.append(_unsqueeze(tr, _concat_values(tr, cols_, rank), rank - 1))
-    stacked = _concat_values(tr, rows_, rank - 1)  # [..., Q, s, Q', s]
+        row = [_unsqueeze(tr, planes[(r0, r1)] if (r0, r1) in planes else
+                          _where_values(tr, no, like, zero, dt), rank)
+               for r1 in range(w.s[1])]
+        phase_rows.append(_unsqueeze(tr, _concat_values(tr, row, rank), rank - 1))
+    stacked = _concat_values(tr, phase_rows, rank - 1)  # [..., Q, s, Q', s]
     total = _reshape_to(tr, stacked, list(like.shape[:rank - 2])
                         + [q[0] * w.s[0], q[1] * w.s[1]])
     for a in range(2):
