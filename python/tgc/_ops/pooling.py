@@ -12,8 +12,7 @@ the first; the last NaN wins). The backward adds, for each window element,
 the output gradients whose saved index is that element's, placed back at
 its input positions: shifted by whole strides into one of stride x stride
 phase planes, which interleave into the input's shape. Spatial sizes
-must be static; batch and channels may be
-symbolic."""
+must be static; batch and channels may be symbolic."""
 
 from __future__ import annotations
 
