@@ -448,16 +448,27 @@ struct TgcPlanMemoryPass : tgc::impl::TgcPlanMemoryBase<TgcPlanMemoryPass> {
     // Rewrite: the arena at the entry, a view per buffer.
     OpBuilder builder(&getContext());
     builder.setInsertionPointToStart(&block);
-    // -1 when the size overflows: tgc-check-allocations then fails the
-    // call instead of allocating a wrapped-around size.
-    Value arenaBytes = checkedSize
-                           ? sizes.materializeChecked(builder, loc, total)
-                           : sizes.materialize(builder, loc, total);
-    auto arenaType =
-        MemRefType::get({ShapedType::kDynamic}, builder.getI8Type());
-    Value arena =
-        memref::AllocOp::create(builder, loc, arenaType, ValueRange{arenaBytes},
-                                builder.getI64IntegerAttr(kAlignment));
+    // A static arena as a static alloc: the canonicalizer would rebuild a
+    // dynamic alloc of a constant size without the tgc.arena tag (which
+    // tgc-lower-arena and diagnostics read).
+    auto constantTotal = dyn_cast<AffineConstantExpr>(total);
+    Value arena;
+    if (constantTotal && constantTotal.getValue() >= 0) {
+      arena = memref::AllocOp::create(
+          builder, loc,
+          MemRefType::get({constantTotal.getValue()}, builder.getI8Type()),
+          ValueRange{}, builder.getI64IntegerAttr(kAlignment));
+    } else {
+      // -1 when the size overflows: tgc-check-allocations then fails the
+      // call instead of allocating a wrapped-around size.
+      Value arenaBytes = checkedSize
+                             ? sizes.materializeChecked(builder, loc, total)
+                             : sizes.materialize(builder, loc, total);
+      arena = memref::AllocOp::create(
+          builder, loc,
+          MemRefType::get({ShapedType::kDynamic}, builder.getI8Type()),
+          ValueRange{arenaBytes}, builder.getI64IntegerAttr(kAlignment));
+    }
     // Named for diagnostics (tgc-check-allocations).
     arena.getDefiningOp()->setAttr("tgc.arena", builder.getUnitAttr());
     std::vector<Value> offsetValues;
