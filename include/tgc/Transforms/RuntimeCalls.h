@@ -34,6 +34,13 @@ LogicalResult createRuntimeCall(OpBuilder &builder, Location loc,
                                 ModuleOp module, StringRef name,
                                 ValueRange args);
 
+/// `bytes` (of `indexType`) from malloc, aligned to `alignment` as
+/// finalize-memref-to-llvm aligns an allocation: the allocated pointer
+/// (what free takes) and the aligned one.
+FailureOr<std::pair<Value, Value>>
+createAlignedMalloc(OpBuilder &builder, Location loc, ModuleOp module,
+                    Type indexType, Value bytes, int64_t alignment);
+
 /// A pointer to a NUL-terminated string constant `text`: an internal
 /// global `name` of the enclosing module.
 Value createStringConstant(OpBuilder &builder, Location loc, StringRef name,

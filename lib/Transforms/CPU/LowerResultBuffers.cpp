@@ -10,7 +10,6 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
-#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Analysis/DataLayoutAnalysis.h"
@@ -112,32 +111,12 @@ struct ResultAllocLowering : ConvertOpToLLVMPattern<memref::AllocOp> {
       scf::YieldOp::create(rewriter, loc, ValueRange{null, given});
 
       rewriter.setInsertionPointToStart(buffers.elseBlock());
-      FailureOr<LLVM::LLVMFuncOp> malloc =
-          LLVM::lookupOrCreateMallocFn(rewriter, module, indexType);
-      if (failed(malloc))
+      FailureOr<std::pair<Value, Value>> own =
+          createAlignedMalloc(rewriter, loc, module, indexType, bytes,
+                              alloc.getAlignment().value_or(0));
+      if (failed(own))
         return failure();
-      int64_t alignment = alloc.getAlignment().value_or(0);
-      Value request = bytes;
-      if (alignment > 1)
-        request = LLVM::AddOp::create(
-            rewriter, loc, bytes,
-            createIndexAttrConstant(rewriter, loc, indexType, alignment - 1));
-      Value allocated =
-          LLVM::CallOp::create(rewriter, loc, *malloc, ValueRange{request})
-              .getResult();
-      Value aligned = allocated;
-      if (alignment > 1) {
-        Value asInt =
-            LLVM::PtrToIntOp::create(rewriter, loc, indexType, allocated);
-        Value bumped = LLVM::AddOp::create(
-            rewriter, loc, asInt,
-            createIndexAttrConstant(rewriter, loc, indexType, alignment - 1));
-        Value masked = LLVM::AndOp::create(
-            rewriter, loc, bumped,
-            createIndexAttrConstant(rewriter, loc, indexType, -alignment));
-        aligned = LLVM::IntToPtrOp::create(rewriter, loc, ptr, masked);
-      }
-      scf::YieldOp::create(rewriter, loc, ValueRange{allocated, aligned});
+      scf::YieldOp::create(rewriter, loc, ValueRange{own->first, own->second});
     }
     Value descriptor =
         createMemRefDescriptor(loc, type, buffers.getResult(0),

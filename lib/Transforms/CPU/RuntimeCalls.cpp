@@ -2,6 +2,7 @@
 
 #include "tgc/Transforms/RuntimeCalls.h"
 
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -51,4 +52,32 @@ Value mlir::tgc::createStringConstant(OpBuilder &builder, Location loc,
   data.push_back('\0'); // the runtime reads a C string
   return LLVM::createGlobalString(loc, builder, name, data,
                                   LLVM::Linkage::Internal);
+}
+
+FailureOr<std::pair<Value, Value>>
+mlir::tgc::createAlignedMalloc(OpBuilder &builder, Location loc,
+                               ModuleOp module, Type indexType, Value bytes,
+                               int64_t alignment) {
+  FailureOr<LLVM::LLVMFuncOp> malloc =
+      LLVM::lookupOrCreateMallocFn(builder, module, indexType);
+  if (failed(malloc))
+    return failure();
+  auto constant = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(builder, loc, indexType,
+                                    builder.getIntegerAttr(indexType, v));
+  };
+  Value request = bytes;
+  if (alignment > 1)
+    request = LLVM::AddOp::create(builder, loc, bytes, constant(alignment - 1));
+  Value allocated =
+      LLVM::CallOp::create(builder, loc, *malloc, ValueRange{request})
+          .getResult();
+  if (alignment <= 1)
+    return std::make_pair(allocated, allocated);
+  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
+  Value asInt = LLVM::PtrToIntOp::create(builder, loc, indexType, allocated);
+  Value bumped = LLVM::AddOp::create(builder, loc, asInt, constant(alignment - 1));
+  Value masked = LLVM::AndOp::create(builder, loc, bumped, constant(-alignment));
+  return std::make_pair(allocated,
+                        Value(LLVM::IntToPtrOp::create(builder, loc, ptr, masked)));
 }
