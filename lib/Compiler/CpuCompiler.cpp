@@ -27,6 +27,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -128,6 +129,59 @@ int32_t tgc_result_buffer(int32_t index, int64_t rank, const int64_t *sizes,
   return 1;
 }
 
+namespace {
+/// The arena this thread released last (tgc_arena_release), freed when
+/// the thread ends.
+struct CachedArena {
+  void *memory = nullptr;
+  ~CachedArena() { std::free(memory); }
+};
+thread_local CachedArena cachedArena;
+
+/// Largest arena a thread keeps (TGC_ARENA_CACHE_MB).
+size_t arenaCacheLimit() {
+  static const size_t limit = [] {
+    const char *env = std::getenv("TGC_ARENA_CACHE_MB");
+    long long mb = env && *env ? std::atoll(env) : 4096;
+    return mb > 0 ? static_cast<size_t>(mb) << 20 : size_t(0);
+  }();
+  return limit;
+}
+} // namespace
+
+void *tgc_arena_acquire(int64_t bytes) {
+  if (bytes < 0)
+    return nullptr;
+  size_t want = static_cast<size_t>(bytes);
+  if (void *kept = cachedArena.memory) {
+    if (malloc_usable_size(kept) >= want) {
+      cachedArena.memory = nullptr;
+      return kept;
+    }
+  }
+  // aligned_alloc takes a multiple of the alignment.
+  size_t size = (std::max<size_t>(want, 1) + 63) / 64 * 64;
+  if (size < want)
+    return nullptr;
+  return std::aligned_alloc(64, size);
+}
+
+void tgc_arena_release(void *arena) {
+  if (!arena)
+    return;
+  if (malloc_usable_size(arena) > arenaCacheLimit()) {
+    std::free(arena);
+    return;
+  }
+  void *kept = cachedArena.memory;
+  if (kept && malloc_usable_size(kept) >= malloc_usable_size(arena)) {
+    std::free(arena);
+    return;
+  }
+  std::free(kept);
+  cachedArena.memory = arena;
+}
+
 CpuMemoryUse CompiledCpuFunction::memoryUse(
     ArrayRef<std::vector<int64_t>> argShapes) const {
   CpuMemoryUse use;
@@ -168,6 +222,12 @@ mlir::tgc::runtimeSymbols(llvm::orc::MangleAndInterner &interner) {
       llvm::JITSymbolFlags::Exported};
   symbols[interner("tgc_result_buffer")] = {
       llvm::orc::ExecutorAddr::fromPtr(&tgc_result_buffer),
+      llvm::JITSymbolFlags::Exported};
+  symbols[interner("tgc_arena_acquire")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&tgc_arena_acquire),
+      llvm::JITSymbolFlags::Exported};
+  symbols[interner("tgc_arena_release")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&tgc_arena_release),
       llvm::JITSymbolFlags::Exported};
   return symbols;
 }

@@ -32,4 +32,15 @@ extern "C" int32_t tgc_result_buffer(int32_t index, int64_t rank,
                                      const int64_t *sizes, int64_t bytes,
                                      void **buffer);
 
+/// The arena of a call (tgc-lower-arena): `bytes` of 64-byte aligned
+/// memory, the last arena this thread released when it is large enough,
+/// else newly allocated; null when there is no memory. It is memory of
+/// the C allocator: `free` may release it too.
+extern "C" void *tgc_arena_acquire(int64_t bytes);
+
+/// Gives an arena back: this thread keeps the larger of it and the one
+/// it kept (up to TGC_ARENA_CACHE_MB, default 4096 MiB, each; 0: none),
+/// and frees the other.
+extern "C" void tgc_arena_release(void *arena);
+
 #endif // TGC_LIB_COMPILER_RUNTIMESYMBOLS_H

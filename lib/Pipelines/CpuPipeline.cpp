@@ -113,6 +113,9 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   // are requested: the runtime functions it declares take none.)
   pm.addPass(createTgcCheckAllocations());
   pm.addPass(createTgcLowerResultBuffers());
+  // The arena from the runtime's per-thread cache: repeated calls reuse
+  // memory whose pages are already mapped.
+  pm.addPass(createTgcLowerArena());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

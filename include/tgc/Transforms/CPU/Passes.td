@@ -394,6 +394,35 @@ def TgcMarkResultBuffers : Pass<"tgc-mark-result-buffers", "ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def TgcLowerArena : Pass<"tgc-lower-arena", "ModuleOp"> {
+  let summary = "The arena comes from the runtime's per-thread cache: "
+                "tgc_arena_acquire / tgc_arena_release, else malloc / free";
+  let description = [{
+    Lowers the `memref.alloc` tagged `tgc.arena` by `tgc-plan-memory` (the
+    intermediate buffers of a call) and its `memref.dealloc`s to calls of
+    the runtime:
+
+    ```c
+    void *tgc_arena_acquire(int64_t bytes); // 64-byte aligned; null: none
+    void tgc_arena_release(void *arena);
+    ```
+
+    The runtime keeps the last released arena of each thread and hands it
+    out again when it is large enough, so that repeated calls do not map
+    fresh memory from the system and fault in every page of it: glibc
+    `mmap`s each allocation over 32 MiB, and a 83 MiB arena (a max-pool
+    backward over 8x64x112x112) cost half of its 45 ms call in page
+    faults. Both functions are `extern_weak` declarations: without TGC's
+    runtime (an object of `tgc-translate`) the arena is `malloc`'d and
+    aligned, and freed, as `finalize-memref-to-llvm` would have done.
+
+    Runs after `tgc-check-allocations` (which checks the arena's size and
+    pointer) and before the lowering to LLVM.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TgcLowerResultBuffers : Pass<"tgc-lower-result-buffers", "ModuleOp"> {
   let summary = "Result buffers come from the caller: "
                 "tgc_result_buffer, else malloc";
