@@ -297,6 +297,17 @@ def _py_cases():
             return F.gelu(ln(torch.softmax(x, -1) * x), approximate="tanh")
         return fn, (torch.randn(4096, 1024),)
 
+    def maxpool_backward():
+        # ResNet's stem pool at batch 8: a training graph's backward op
+        # (its arena is 83 MiB: the per-thread arena cache's row).
+        x = torch.relu(torch.randn(8, 64, 112, 112))
+        values, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+
+        def fn(g, x, i):
+            return torch.ops.aten.max_pool2d_with_indices_backward(
+                g, x, [3, 3], [2, 2], [1, 1], [1, 1], False, i)
+        return fn, (torch.randn_like(values), x, indices)
+
     conv_flops = 2 * 8 * 32 * 32 * 32 * 9 * (16 + 32) / 1e9
     enc_flops = 2 * (2 * 128) * 2 * (4 * 768 * 768 + 2 * 768 * 3072) / 1e9 \
         + 2 * 2 * 4 * 2 * 128 * 128 * 768 / 1e9
@@ -309,6 +320,7 @@ def _py_cases():
         "squeezenet": (vision("squeezenet1_1"), 4 * 0.35 * (112 / 224) ** 2),
         "encoder": (encoder, enc_flops),
         "chain": (chain, None),
+        "maxpool_bwd": (maxpool_backward, None),
     }
 
 
