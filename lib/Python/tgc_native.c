@@ -49,7 +49,7 @@ typedef const char *(*error_fn)(void);
 
 /* Bumped whenever the entries or setup() change: the package refuses an
  * extension of another version (tgc._native_path.NATIVE_ABI). */
-#define TGC_NATIVE_ABI 4
+#define TGC_NATIVE_ABI 5
 
 #define MAX_DTYPES 16
 #define MAX_RANK 16
@@ -64,6 +64,9 @@ static PyObject *torch_empty;  /* torch.empty */
 static PyObject *raw_stream;   /* device index -> CUstream as an int */
 static PyObject *error_type;   /* tgc.TgcError */
 static PyObject *grad_enabled; /* torch.is_grad_enabled */
+/* Whether torch.autocast is on for any device: its calls take the Python
+ * path (tgc._compile: the compiled specializations do not model its casts). */
+static PyObject *autocast_enabled;
 static PyObject *dtype_objects[MAX_DTYPES]; /* by tgc_dtype code */
 static int enabled = 1;        /* cleared by the force_eager stance etc. */
 
@@ -525,6 +528,17 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     PyErr_NoMemory();
     goto done;
   }
+  /* Under torch.autocast the Python path decides (no specialization here
+   * was traced with its casts). */
+  {
+    PyObject *on = PyObject_CallObject(autocast_enabled, NULL);
+    if (!on)
+      goto done;
+    int autocast = on == Py_True;
+    Py_DECREF(on);
+    if (autocast)
+      goto done;
+  }
   /* The call's tensors, in order; None is the only other argument here. */
   Py_ssize_t ntensors = 0;
   int cuda_index = -1, any_cpu = 0, grad = -1;
@@ -731,14 +745,16 @@ static PyType_Spec Dispatcher_spec = {
 /*===----------------------------------------------------------------------===*/
 
 /* setup(check, run, run_on_stream, last_error, torch.Tensor, torch.empty,
- *       raw_stream, TgcError, dtypes) with the C functions as addresses and
- * `dtypes` a sequence of torch dtypes by tgc_dtype code. */
+ *       raw_stream, TgcError, dtypes, is_grad_enabled, autocast_enabled)
+ * with the C functions as addresses and `dtypes` a sequence of torch dtypes
+ * by tgc_dtype code. */
 static PyObject *setup(PyObject *module, PyObject *args) {
   (void)module;
   PyObject *check, *run, *stream, *error, *tensor, *empty, *raw, *exc,
-      *dtypes, *grad;
-  if (!PyArg_ParseTuple(args, "OOOOOOOOOO", &check, &run, &stream, &error,
-                        &tensor, &empty, &raw, &exc, &dtypes, &grad))
+      *dtypes, *grad, *autocast;
+  if (!PyArg_ParseTuple(args, "OOOOOOOOOOO", &check, &run, &stream, &error,
+                        &tensor, &empty, &raw, &exc, &dtypes, &grad,
+                        &autocast))
     return NULL;
   check_guards = (check_fn)PyLong_AsVoidPtr(check);
   run_cpu = (run_fn)PyLong_AsVoidPtr(run);
@@ -777,6 +793,8 @@ static PyObject *setup(PyObject *module, PyObject *args) {
   TGC_XSETREF(error_type, exc);
   Py_INCREF(grad);
   TGC_XSETREF(grad_enabled, grad);
+  Py_INCREF(autocast);
+  TGC_XSETREF(autocast_enabled, autocast);
   Py_RETURN_NONE;
 }
 

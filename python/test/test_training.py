@@ -501,3 +501,44 @@ def test_torch_compile_backend_dynamic_batch_compiles_once():
     assert made[0] == made[-1], made  # no new graph per batch size
     for g in tgc.backend.graphs():
         assert tgc.explain(g).compiles <= 1, str(tgc.explain(g))
+
+
+def test_autocast_inference_runs_eagerly_and_training_compiles_with_its_casts():
+    """torch.autocast casts below the functions the tracer sees: a call
+    under it must not reuse (nor make) an inference specialization traced
+    without its casts (one traced under it did not even verify: an
+    internal error). Inference calls under autocast run eagerly; training
+    calls compile (make_fx records the casts), keyed by autocast's state."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.Linear(32, 4))
+    ref = copy.deepcopy(model)
+    compiled = tgc.compile(model)
+    x = torch.randn(8, 16)
+    with torch.no_grad():
+        plain = compiled(x)  # compiled, f32; the native path serves it next
+        compiled(x)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            low, want = compiled(x), ref(x)
+        assert low.dtype == want.dtype == torch.bfloat16
+        assert torch.equal(low, want)
+        again = compiled(x)
+    assert again.dtype == torch.float32
+    _close(again, plain, 1e-6, "f32 after autocast")
+    text = str(tgc.explain(compiled))
+    assert "calls under torch.autocast run eagerly" in text, text
+
+    # Training under autocast: gradients as eager's, to bf16's precision.
+    y = torch.randint(0, 4, (8,))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss_mine = F.cross_entropy(compiled(x), y)
+        loss_ref = F.cross_entropy(ref(x), y)
+    loss_mine.backward()
+    loss_ref.backward()
+    _close(loss_mine.detach(), loss_ref.detach(), 1e-2, "autocast loss")
+    for (name, p), q in zip(ref.named_parameters(), model.parameters()):
+        _close(q.grad, p.grad, 2e-2, f"autocast grad of {name}")
+    # The same call outside autocast is another training specialization.
+    out = compiled(x)
+    assert out.dtype == torch.float32
+    assert "torch.autocast's state differs" in "\n".join(tgc.explain(compiled).training + [
+        str(tgc.explain(compiled))])

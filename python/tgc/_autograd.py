@@ -68,6 +68,13 @@ def _reparametrize_module(module, tensors):
     return reparametrize(module, tensors)
 
 
+def _autocast_text(state) -> str:
+    """`_state.autocast_state()` in words: "off" or "cpu bfloat16"."""
+    if state is None:
+        return "off"
+    return ", ".join(f"{d} {str(dt).replace('torch.', '')}" for d, on, dt in state if on)
+
+
 def needs_grad(tensors) -> bool:
     """Grad mode is on and one of `tensors` requires grad."""
     return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
@@ -387,7 +394,8 @@ class Training:
         user, keys = flatten((args, kwargs))
         state = self.state()
         flat = list(user) + list(state.tensors)
-        key = (keys, tuple(_meta(t) for t in flat), len(user))
+        # Autocast's state: its casts are in the trace.
+        key = (keys, tuple(_meta(t) for t in flat), len(user), _state.autocast_state())
         spec = self._lookup(key)
         if spec is None:
             with owner._compile_lock:
@@ -431,8 +439,13 @@ class Training:
 
         owner = self.owner
         if self.specs:
-            failures = [f"training specialization {i}: " + (s.holds() or "the inputs' "
-                        "shapes, dtypes, devices or requires_grad differ")
+            def why(s) -> str:
+                if s.key[3] != key[3]:
+                    return (f"torch.autocast's state differs ({_autocast_text(s.key[3])} "
+                            f"when traced, {_autocast_text(key[3])} now)")
+                return "the inputs' shapes, dtypes, devices or requires_grad differ"
+
+            failures = [f"training specialization {i}: " + (s.holds() or why(s))
                         for i, s in enumerate(self.specs)]
             reason = f"recompiling {owner.name} for training: " + "; ".join(failures[-2:])
             if _stance == "fail_on_recompile":
@@ -545,6 +558,7 @@ class Training:
                                      recompile_limit=owner.recompile_limit,
                                      options=owner.extra_options)
             c.name = f"{owner.name}_{what}"
+            c.casts_traced = True  # make_fx recorded autocast's casts
             return c
 
         spec = TrainingSpec(

@@ -235,6 +235,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         self.fallbacks = 0  # calls that ran eagerly
         self.fallback_reasons: List[str] = []  # why, once per decision
         self.eager_reason: Optional[str] = None
+        # A graph traced with autocast's casts as ops (tgc._autograd's
+        # forward and backward, keyed by autocast's state): it may run
+        # under autocast.
+        self.casts_traced = False
         self.declared_dynamic: Dict[int, Set[int]] = {}
         # Sizes of graph-break results that changed between calls
         # ((island, result) -> dims; see tgc._breaks).
@@ -302,6 +306,17 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             return self._training_path()(args, kwargs)
         if self.eager_reason is not None:
             self.fallbacks += 1
+            return self.fn(*args, **kwargs)
+        if _state.autocast_enabled() and not self.casts_traced:
+            # The tracer sees F.linear, not the casts autocast puts around
+            # it below: no inference specialization models them (a graph
+            # traced under autocast did not even verify). Eager, correct.
+            self.fallbacks += 1
+            reason = (f"{self.name}: calls under torch.autocast run eagerly (inference "
+                      f"specializations do not model its casts; training calls compile)")
+            if reason not in self.fallback_reasons:
+                self.fallback_reasons.append(reason)
+                warnings.warn(f"tgc: {reason}")
             return self.fn(*args, **kwargs)
         self._check_ranges(originals)
         # The compiled code reads dense row-major tensors (a guard checks it).

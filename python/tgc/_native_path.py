@@ -38,7 +38,7 @@ from . import _capi
 from ._graph import CODE_DTYPES
 
 _NAME = "_tgc_native.abi3.so"
-NATIVE_ABI = 4  # TGC_NATIVE_ABI of tgc_native.c
+NATIVE_ABI = 5  # TGC_NATIVE_ABI of tgc_native.c
 _module: Any = None
 _tried = False
 
@@ -76,6 +76,8 @@ def load():
         if getattr(module, "ABI", None) != NATIVE_ABI:
             raise ImportError(f"{path} is version {getattr(module, 'ABI', None)}, the "
                               f"package expects {NATIVE_ABI}: rebuild it")
+        from ._state import autocast_enabled
+
         lib = _capi.lib()
         addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
@@ -84,7 +86,7 @@ def load():
                      addr(lib.tgc_compiled_run_on_stream), addr(lib.tgc_last_error),
                      torch.Tensor, torch.empty, raw, _capi.TgcError,
                      tuple(CODE_DTYPES.get(i) for i in range(max(CODE_DTYPES) + 1)),
-                     torch.is_grad_enabled)
+                     torch.is_grad_enabled, autocast_enabled)
     except Exception as e:  # noqa: BLE001 - any failure leaves the Python path
         import warnings
         warnings.warn(f"tgc: the native call path is off ({e}); calls go through Python")

@@ -272,3 +272,32 @@ class CapturedTensors:
         self.tensors, self.links = fresh, links
         self._state = (fresh, links)
         return fresh, True
+
+
+# --- torch.autocast -------------------------------------------------------------
+#
+# Autocast changes what an operator computes (a matmul in bf16 instead of
+# f32) below the functions TGC's tracer sees: an inference specialization
+# traced without it must not serve a call under it, and the other way
+# round. Calls under autocast run eagerly on the inference path
+# (tgc._compile) and key training specializations (tgc._autograd, whose
+# trace records autocast's casts).
+
+if hasattr(torch._C, "_is_any_autocast_enabled"):
+    autocast_enabled = torch._C._is_any_autocast_enabled
+else:  # PyTorch 1.13
+    def autocast_enabled() -> bool:
+        """Whether torch.autocast is on for any device type."""
+        return torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled()
+
+
+def autocast_state():
+    """None when autocast is off, else what it computes with: per device
+    type, whether it is on and its dtype."""
+    if not autocast_enabled():
+        return None
+    if hasattr(torch, "get_autocast_dtype"):  # PyTorch 2.4 and later
+        return tuple((d, torch.is_autocast_enabled(d), torch.get_autocast_dtype(d))
+                     for d in ("cpu", "cuda"))
+    return (("cpu", torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype()),
+            ("cuda", torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype()))
