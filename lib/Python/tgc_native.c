@@ -67,6 +67,9 @@ static PyObject *grad_enabled; /* torch.is_grad_enabled */
 /* Whether torch.autocast is on for any device: its calls take the Python
  * path (tgc._compile: the compiled specializations do not model its casts). */
 static PyObject *autocast_enabled;
+/* torch.get_default_dtype and torch.float32: calls under another default
+ * dtype take the Python path (factories without a dtype depend on it). */
+static PyObject *default_dtype, *float32;
 static PyObject *dtype_objects[MAX_DTYPES]; /* by tgc_dtype code */
 static int enabled = 1;        /* cleared by the force_eager stance etc. */
 
@@ -528,8 +531,9 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     PyErr_NoMemory();
     goto done;
   }
-  /* Under torch.autocast the Python path decides (no specialization here
-   * was traced with its casts). */
+  /* Under torch.autocast, or another default dtype than float32, the
+   * Python path decides (no specialization here was traced with autocast's
+   * casts; all were traced under float32). */
   {
     PyObject *on = PyObject_CallObject(autocast_enabled, NULL);
     if (!on)
@@ -537,6 +541,13 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     int autocast = on == Py_True;
     Py_DECREF(on);
     if (autocast)
+      goto done;
+    PyObject *dtype = PyObject_CallObject(default_dtype, NULL);
+    if (!dtype)
+      goto done;
+    int other = dtype != float32;
+    Py_DECREF(dtype);
+    if (other)
       goto done;
   }
   /* The call's tensors, in order; None is the only other argument here. */
@@ -745,16 +756,17 @@ static PyType_Spec Dispatcher_spec = {
 /*===----------------------------------------------------------------------===*/
 
 /* setup(check, run, run_on_stream, last_error, torch.Tensor, torch.empty,
- *       raw_stream, TgcError, dtypes, is_grad_enabled, autocast_enabled)
+ *       raw_stream, TgcError, dtypes, is_grad_enabled, autocast_enabled,
+ *       get_default_dtype, float32)
  * with the C functions as addresses and `dtypes` a sequence of torch dtypes
  * by tgc_dtype code. */
 static PyObject *setup(PyObject *module, PyObject *args) {
   (void)module;
   PyObject *check, *run, *stream, *error, *tensor, *empty, *raw, *exc,
-      *dtypes, *grad, *autocast;
-  if (!PyArg_ParseTuple(args, "OOOOOOOOOOO", &check, &run, &stream, &error,
+      *dtypes, *grad, *autocast, *dflt, *f32;
+  if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO", &check, &run, &stream, &error,
                         &tensor, &empty, &raw, &exc, &dtypes, &grad,
-                        &autocast))
+                        &autocast, &dflt, &f32))
     return NULL;
   check_guards = (check_fn)PyLong_AsVoidPtr(check);
   run_cpu = (run_fn)PyLong_AsVoidPtr(run);
@@ -795,6 +807,10 @@ static PyObject *setup(PyObject *module, PyObject *args) {
   TGC_XSETREF(grad_enabled, grad);
   Py_INCREF(autocast);
   TGC_XSETREF(autocast_enabled, autocast);
+  Py_INCREF(dflt);
+  TGC_XSETREF(default_dtype, dflt);
+  Py_INCREF(f32);
+  TGC_XSETREF(float32, f32);
   Py_RETURN_NONE;
 }
 

@@ -416,3 +416,43 @@ def test_augmented_assignment_into_an_index():
     c = tgc.compile(f, fullgraph=True)
     assert_same(c(x), f(x1))
     assert_same(x, x1)
+
+
+def test_default_dtype_is_guarded():
+    """torch.ones(3) is in torch.get_default_dtype(): a specialization
+    traced under float32 served a call under float64 (the native path
+    too), returning float32 where eager returns float64."""
+    def f(x):
+        return x + torch.ones(3)
+
+    c = tgc.compile(f)
+    x = torch.randn(3)
+    old = torch.get_default_dtype()
+    try:
+        with torch.no_grad():
+            c(x)
+            c(x)  # the native path's from here
+            for dt in (torch.float64, torch.float32, torch.float64):
+                torch.set_default_dtype(dt)
+                got, want = c(x), f(x)
+                assert got.dtype == want.dtype, (dt, got.dtype, want.dtype)
+                torch.testing.assert_close(got, want)
+    finally:
+        torch.set_default_dtype(old)
+    assert tgc.explain(c).compiles == 2
+    assert any("torch.get_default_dtype() was torch.float32, now torch.float64" in r
+               for r in tgc.explain(c).recompile_reasons)
+
+    # Training specializations too.
+    w = torch.randn(3, requires_grad=True)
+    t = tgc.compile(lambda x, w: (x * w + torch.ones(3)).sum())
+    try:
+        for dt in (torch.float32, torch.float64):
+            torch.set_default_dtype(dt)
+            out = t(x, w)
+            assert out.dtype == (x * w + torch.ones(3)).sum().dtype == \
+                torch.promote_types(torch.float32, dt)
+            out.backward()
+    finally:
+        torch.set_default_dtype(old)
+    assert "torch.get_default_dtype() differs" in str(tgc.explain(t))

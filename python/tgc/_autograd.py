@@ -394,8 +394,10 @@ class Training:
         user, keys = flatten((args, kwargs))
         state = self.state()
         flat = list(user) + list(state.tensors)
-        # Autocast's state: its casts are in the trace.
-        key = (keys, tuple(_meta(t) for t in flat), len(user), _state.autocast_state())
+        # Autocast's state (its casts are in the trace) and the default
+        # dtype (factories without a dtype made their results in it).
+        key = (keys, tuple(_meta(t) for t in flat), len(user), _state.autocast_state(),
+               torch.get_default_dtype())
         spec = self._lookup(key)
         if spec is None:
             with owner._compile_lock:
@@ -443,6 +445,9 @@ class Training:
                 if s.key[3] != key[3]:
                     return (f"torch.autocast's state differs ({_autocast_text(s.key[3])} "
                             f"when traced, {_autocast_text(key[3])} now)")
+                if s.key[4] != key[4]:
+                    return (f"torch.get_default_dtype() differs ({s.key[4]} when traced, "
+                            f"{key[4]} now)")
                 return "the inputs' shapes, dtypes, devices or requires_grad differ"
 
             failures = [f"training specialization {i}: " + (s.holds() or why(s))

@@ -394,6 +394,11 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         failures: List[str] = []
         for i in range(len(specs) - 1, -1, -1):
             spec = specs[i]
+            if spec.default_dtype is not None and spec.default_dtype != torch.get_default_dtype():
+                failures.append(
+                    f"specialization {i}: torch.get_default_dtype() was "
+                    f"{spec.default_dtype}, now {torch.get_default_dtype()}")
+                continue
             if spec.keys != keys:
                 failures.append(
                     f"specialization {i}: the non-tensor arguments differ "
@@ -717,6 +722,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module),
             compile_ms=compile_ms,
             trace_ms=trace_ms,
+            default_dtype=torch.get_default_dtype(),
         )
         ms = compiled.compile_ms if compile_ms is None else compile_ms
         _log(

@@ -86,7 +86,8 @@ def load():
                      addr(lib.tgc_compiled_run_on_stream), addr(lib.tgc_last_error),
                      torch.Tensor, torch.empty, raw, _capi.TgcError,
                      tuple(CODE_DTYPES.get(i) for i in range(max(CODE_DTYPES) + 1)),
-                     torch.is_grad_enabled, autocast_enabled)
+                     torch.is_grad_enabled, autocast_enabled, torch.get_default_dtype,
+                     torch.float32)
     except Exception as e:  # noqa: BLE001 - any failure leaves the Python path
         import warnings
         warnings.warn(f"tgc: the native call path is off ({e}); calls go through Python")
@@ -156,6 +157,11 @@ def entry(spec) -> Optional[tuple]:
     when the Python path must run it."""
     positional = _pattern(spec.keys)
     if positional is None:
+        return None
+    # The extension serves calls under the default float32 default dtype
+    # only (it checks it per call): a specialization traced under another
+    # one is the Python path's.
+    if spec.default_dtype not in (None, torch.float32):
         return None
     trace = spec.trace
     if trace.program is not None or trace.eager_inputs or trace.value_specs \

@@ -27,6 +27,9 @@ class Specialized:
     trace_ms: float = 0.0
     # The intermediate arena for the example call (CPU), when known.
     arena_bytes: Optional[int] = None
+    # torch.get_default_dtype() when traced: factories without a dtype
+    # (torch.ones(3), torch.tensor(2.5)) made their results in it.
+    default_dtype: Any = None
 
     def first_tensors(self, tensors, captured) -> List[torch.Tensor]:
         """The tensors the first compiled function takes: the call's and
