@@ -456,3 +456,81 @@ def test_default_dtype_is_guarded():
     finally:
         torch.set_default_dtype(old)
     assert "torch.get_default_dtype() differs" in str(tgc.explain(t))
+
+
+def test_mutable_closures_defaults_and_attributes_are_guarded_by_contents():
+    """A list the trace read, changed in place, is the same object: its
+    contents are what the guard compares (before, the stale value was
+    compiled in: a wrong answer)."""
+    x = torch.randn(4)
+    scale = [2.0]
+    c = tgc.compile(lambda x: x * scale[0])
+    c(x)
+    c(x)
+    scale[0] = 5.0
+    torch.testing.assert_close(c(x), x * 5.0)
+
+    def with_default(x, s=[1.0]):  # noqa: B006 - the case under test
+        return x * s[0]
+
+    d = tgc.compile(with_default)
+    d(x)
+    d(x)
+    with_default.__defaults__[0][0] = 4.0
+    torch.testing.assert_close(d(x), x * 4.0)
+
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.factors = {"a": 1.0, "b": [2.0, 3.0]}
+
+        def forward(self, x):
+            return x * self.factors["b"][1]
+
+    m = Scaled()
+    cm = tgc.compile(m)
+    cm(x)
+    cm(x)
+    m.factors["b"][1] = 7.0
+    torch.testing.assert_close(cm(x), x * 7.0)
+    assert tgc.explain(cm).compiles == 2
+
+
+def test_module_hooks_registered_after_compiling_are_honored():
+    """A forward hook registered (or removed) after the compile changes
+    what the module computes; the specialization traced before it was
+    served anyway (the native path too): a wrong answer."""
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+    c = tgc.compile(m)
+    x = torch.randn(3, 4)
+    with torch.no_grad():
+        c(x)
+        c(x)  # the native path's
+        handle = m[0].register_forward_hook(lambda mod, inp, out: out * 10)
+        torch.testing.assert_close(c(x), m(x))
+        torch.testing.assert_close(c(x), m(x))
+        handle.remove()
+        torch.testing.assert_close(c(x), m(x))
+        pre = nn.modules.module.register_module_forward_pre_hook(
+            lambda mod, inp: tuple(i + 1 for i in inp))
+        try:
+            torch.testing.assert_close(c(x), m(x))
+        finally:
+            pre.remove()
+        torch.testing.assert_close(c(x), m(x))
+    assert "a module hook was registered or removed" in str(tgc.explain(c))
+
+
+def test_tracing_other_functions_does_not_invalidate_specializations():
+    """The tracer's own module hooks (op locations) change no compiled
+    call: compiling another function must not recompile this one."""
+    m = nn.Linear(4, 4)
+    c = tgc.compile(m)
+    x = torch.randn(2, 4)
+    with torch.no_grad():
+        c(x)
+        other = tgc.compile(nn.Linear(4, 2))
+        other(x)
+        c(x)
+    assert tgc.explain(c).compiles == 1

@@ -397,7 +397,7 @@ class Training:
         # Autocast's state (its casts are in the trace) and the default
         # dtype (factories without a dtype made their results in it).
         key = (keys, tuple(_meta(t) for t in flat), len(user), _state.autocast_state(),
-               torch.get_default_dtype())
+               torch.get_default_dtype(), _state.hooks_version())
         spec = self._lookup(key)
         if spec is None:
             with owner._compile_lock:
@@ -448,6 +448,8 @@ class Training:
                 if s.key[4] != key[4]:
                     return (f"torch.get_default_dtype() differs ({s.key[4]} when traced, "
                             f"{key[4]} now)")
+                if s.key[5] != key[5]:
+                    return "a module hook was registered or removed since it was traced"
                 return "the inputs' shapes, dtypes, devices or requires_grad differ"
 
             failures = [f"training specialization {i}: " + (s.holds() or why(s))

@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
@@ -186,6 +187,22 @@ def _entry_name(fn) -> str:
 _native = _native_path.load()
 
 
+# Live compiled functions: a module hook registered or removed sends all
+# their calls to the Python path, which recompiles the specializations
+# traced before it (tgc._state, "module hooks").
+_live: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _hooks_changed() -> None:
+    for f in list(_live):
+        f._native_dirty = True
+        if _native is not None:
+            f._set_native_entries([])
+
+
+_state.on_hooks_changed(_hooks_changed)
+
+
 class CompiledFunction(_native.Dispatcher if _native is not None else object):
     """What tgc.compile returns: call it like the original.
 
@@ -220,6 +237,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 isinstance(device, str) and device.startswith("cuda:")) and not isinstance(
                 device, torch.device):
             raise ValueError(f"device must be None, 'cpu' or 'cuda', got {device!r}")
+        _live.add(self)
         self.fn = fn
         self.dynamic = dynamic
         self.mode = mode
@@ -394,6 +412,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         failures: List[str] = []
         for i in range(len(specs) - 1, -1, -1):
             spec = specs[i]
+            if spec.hooks_version != _state.hooks_version():
+                failures.append(f"specialization {i}: a module hook was registered or "
+                                f"removed since it was traced")
+                continue
             if spec.default_dtype is not None and spec.default_dtype != torch.get_default_dtype():
                 failures.append(
                     f"specialization {i}: torch.get_default_dtype() was "
@@ -723,6 +745,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             compile_ms=compile_ms,
             trace_ms=trace_ms,
             default_dtype=torch.get_default_dtype(),
+            hooks_version=_state.hooks_version(),
         )
         ms = compiled.compile_ms if compile_ms is None else compile_ms
         _log(

@@ -163,6 +163,10 @@ def entry(spec) -> Optional[tuple]:
     # one is the Python path's.
     if spec.default_dtype not in (None, torch.float32):
         return None
+    from . import _state
+
+    if spec.hooks_version != _state.hooks_version():
+        return None  # a module hook changed since its trace
     trace = spec.trace
     if trace.program is not None or trace.eager_inputs or trace.value_specs \
             or trace.size_guards:

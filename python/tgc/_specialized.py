@@ -30,6 +30,9 @@ class Specialized:
     # torch.get_default_dtype() when traced: factories without a dtype
     # (torch.ones(3), torch.tensor(2.5)) made their results in it.
     default_dtype: Any = None
+    # tgc._state.hooks_version() when traced: a module hook registered or
+    # removed since changes what the module computes.
+    hooks_version: int = 0
 
     def first_tensors(self, tensors, captured) -> List[torch.Tensor]:
         """The tensors the first compiled function takes: the call's and

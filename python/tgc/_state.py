@@ -21,8 +21,10 @@ changes otherwise).
 
 from __future__ import annotations
 
+import contextlib
 import dis
 import enum
+import threading
 import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -40,6 +42,34 @@ def is_constant(value: Any) -> bool:
     if isinstance(value, (tuple, frozenset)):
         return all(is_constant(v) for v in value)
     return False
+
+
+_FROZEN_ITEMS = 64
+
+
+def frozen(value: Any) -> Any:
+    """A list or dict of constants (nested lists and dicts too, up to 64
+    items each) as a snapshot a guard can compare: ("list", items) or
+    ("dict", items in order). None for anything else. A mutable value the
+    trace read (a closure's list, a module's dict of sizes) changes in
+    place: its object stays the same, so its contents are what a guard
+    compares."""
+    if isinstance(value, (list, dict)) and len(value) <= _FROZEN_ITEMS:
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        items = []
+        for k, v in pairs:
+            if not is_constant(v):
+                v = frozen(v)
+                if v is None:
+                    return None
+            if isinstance(value, dict):
+                if not is_constant(k):
+                    return None
+                items.append((k, v))
+            else:
+                items.append(v)
+        return ("list" if isinstance(value, list) else "dict", tuple(items))
+    return None
 
 
 def same(a: Any, b: Any) -> bool:
@@ -93,8 +123,21 @@ class AttributeRecorder:
         self.reads: Dict[Tuple[int, str], ValueGuard] = {}
 
     def record(self, module: torch.nn.Module, name: str, value: Any) -> None:
-        if name.startswith("__") or not is_constant(value):
+        if name.startswith("__"):
             return
+        if name in _HOOK_DICTS and isinstance(value, dict):
+            watch_hooks(value)
+            return
+        snapshot = None
+        if not is_constant(value):
+            # A public list or dict attribute, by its contents. (Not the
+            # module's own private dicts, such as its hook dicts: a Python
+            # check per module per call would cost more than the call.)
+            if name.startswith("_"):
+                return
+            snapshot = frozen(value)
+            if snapshot is None:
+                return
         key = (id(module), name)
         if key in self.reads:
             return
@@ -104,6 +147,14 @@ class AttributeRecorder:
             return
         owner = self.names.get(id(module), type(module).__name__)
         file, line = self.frame()
+        if snapshot is not None:
+            # Its contents, through Python (the native path's dictionary
+            # check would see the same list object).
+            self.reads[key] = ValueGuard(
+                f"{owner}.{name}",
+                lambda d=d, name=name: frozen(d.get(name, _MISSING)),
+                snapshot, f"{file}:{line}")
+            return
         self.reads[key] = ValueGuard(
             f"{owner}.{name}",
             lambda d=d, name=name: d.get(name, _MISSING),
@@ -153,21 +204,28 @@ def _code_of(fn) -> Optional[types.CodeType]:
 
 
 def function_value_guards(fn) -> List[ValueGuard]:
-    """The constant globals and closure cells the function's own code reads
-    (helpers it calls are not looked into)."""
+    """The constant globals and closure cells the function's own code reads,
+    lists and dicts of constants among them by their contents, and its
+    mutable default arguments (helpers it calls are not looked into)."""
     code, func = _code_of(fn)
     if code is None:
         return []
     guards: List[ValueGuard] = []
+    where = f"{code.co_filename}:{code.co_firstlineno}"
     globs = getattr(func, "__globals__", {})
     loaded = {ins.argval for ins in dis.get_instructions(code)
               if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
     for name in sorted(loaded):
-        if name in globs and is_constant(globs[name]):
+        if name not in globs:
+            continue
+        if is_constant(globs[name]):
             guards.append(ValueGuard(f"global {name}",
                                      lambda g=globs, n=name: g.get(n, _MISSING),
-                                     globs[name], f"{code.co_filename}:{code.co_firstlineno}",
-                                     (globs, name)))
+                                     globs[name], where, (globs, name)))
+        elif frozen(globs[name]) is not None:
+            guards.append(ValueGuard(f"global {name}",
+                                     lambda g=globs, n=name: frozen(g.get(n, _MISSING)),
+                                     frozen(globs[name]), where))
     for name, cell in zip(code.co_freevars, getattr(func, "__closure__", None) or ()):
         try:
             value = cell.cell_contents
@@ -175,8 +233,26 @@ def function_value_guards(fn) -> List[ValueGuard]:
             continue
         if is_constant(value):
             guards.append(ValueGuard(f"closure {name}",
-                                     lambda c=cell: c.cell_contents, value,
-                                     f"{code.co_filename}:{code.co_firstlineno}"))
+                                     lambda c=cell: c.cell_contents, value, where))
+        elif frozen(value) is not None:
+            guards.append(ValueGuard(f"closure {name}",
+                                     lambda c=cell: frozen(c.cell_contents),
+                                     frozen(value), where))
+    # Default arguments a call does not pass are the function's own
+    # objects: a list default mutated in place changes what it computes.
+    defaults = getattr(func, "__defaults__", None) or ()
+    params = code.co_varnames[code.co_argcount - len(defaults):code.co_argcount]
+    for i, (name, value) in enumerate(zip(params, defaults)):
+        if frozen(value) is not None:
+            guards.append(ValueGuard(
+                f"default {name}", lambda f=func, i=i: frozen(f.__defaults__[i]),
+                frozen(value), where))
+    for name, value in (getattr(func, "__kwdefaults__", None) or {}).items():
+        if frozen(value) is not None:
+            guards.append(ValueGuard(
+                f"default {name}",
+                lambda f=func, n=name: frozen((f.__kwdefaults__ or {}).get(n, _MISSING)),
+                frozen(value), where))
     return guards
 
 
@@ -301,3 +377,93 @@ def autocast_state():
                      for d in ("cpu", "cuda"))
     return (("cpu", torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype()),
             ("cuda", torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype()))
+
+
+# --- module hooks -----------------------------------------------------------------
+#
+# A trace runs Module.__call__, hooks included: a forward hook registered
+# (or removed) after the compile changes what a call computes. Checking
+# every module's hook dicts on every call costs a Python check per module
+# (a 50-layer model's call went from 50 to 320 us); instead a version
+# counts registrations and removals on the hook dicts traces read (and the
+# global ones), through torch.utils.hooks.RemovableHandle, which every
+# register_*_hook returns. Specializations record the version; a change
+# sends every compiled function's calls to the Python path, which
+# recompiles the ones traced before it.
+
+_HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
+               "_backward_pre_hooks", "_forward_hooks_with_kwargs",
+               "_forward_pre_hooks_with_kwargs", "_forward_hooks_always_called")
+_watched_hook_dicts: set = set()  # ids
+_hooks_version = [0]
+_on_hooks_changed: List[Callable[[], None]] = []
+
+
+def hooks_version() -> int:
+    return _hooks_version[0]
+
+
+def watch_hooks(value: Any) -> None:
+    """A module's hook dict a trace read."""
+    _watched_hook_dicts.add(id(value))
+
+
+def on_hooks_changed(callback: Callable[[], None]) -> None:
+    _on_hooks_changed.append(callback)
+
+
+_own_hooks = threading.local()
+
+
+@contextlib.contextmanager
+def own_hooks():
+    """Hooks the tracer registers and removes for itself (module scopes):
+    they change no compiled call."""
+    depth = getattr(_own_hooks, "depth", 0)
+    _own_hooks.depth = depth + 1
+    try:
+        yield
+    finally:
+        _own_hooks.depth = depth
+
+
+def _hooks_changed(hooks_dict: Any) -> None:
+    if getattr(_own_hooks, "depth", 0):
+        return
+    if id(hooks_dict) in _watched_hook_dicts:
+        _hooks_version[0] += 1
+        for callback in list(_on_hooks_changed):
+            callback()
+
+
+def _install_hook_watch() -> None:
+    import torch.nn.modules.module as module_py
+    import torch.utils.hooks as hooks_py
+
+    for name in dir(module_py):
+        if name.startswith("_global_") and name.endswith("hooks"):
+            d = getattr(module_py, name)
+            if isinstance(d, dict):
+                _watched_hook_dicts.add(id(d))
+    handle = hooks_py.RemovableHandle
+    if getattr(handle, "_tgc_watched", False):
+        return
+    init, remove = handle.__init__, handle.remove
+
+    def watched_init(self, hooks_dict, *args, **kwargs):
+        init(self, hooks_dict, *args, **kwargs)
+        _hooks_changed(hooks_dict)  # a hook is about to be stored there
+
+    def watched_remove(self):
+        ref = getattr(self, "hooks_dict_ref", None)
+        hooks_dict = ref() if ref is not None else None
+        remove(self)
+        if hooks_dict is not None:
+            _hooks_changed(hooks_dict)
+
+    handle.__init__ = watched_init
+    handle.remove = watched_remove
+    handle._tgc_watched = True
+
+
+_install_hook_watch()

@@ -963,7 +963,8 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
         recorder = _state.AttributeRecorder(module_names, user_frame)
         _active.append(tracer)
         _state.start_recording(recorder)
-        hooks = _module_scopes(tracer, module_names)
+        with _state.own_hooks():
+            hooks = _module_scopes(tracer, module_names)
         try:
             with tracer:
                 out = fn(*inputs)
@@ -992,8 +993,9 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
                     f"take symbolic sizes ({why})"))
                 dyn[arg].discard(dim)
         finally:
-            for h in hooks:
-                h.remove()
+            with _state.own_hooks():
+                for h in hooks:
+                    h.remove()
             _state.stop_recording()
             _active.pop()
     raise Unsupported("tracing did not converge")
