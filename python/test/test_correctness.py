@@ -534,3 +534,26 @@ def test_tracing_other_functions_does_not_invalidate_specializations():
         other(x)
         c(x)
     assert tgc.explain(c).compiles == 1
+
+
+def test_aliased_arguments_updated_in_place_run_eagerly():
+    """f(x, x) where f updates its first argument in place and reads the
+    second: valid PyTorch (program order on shared memory). The compiled
+    code writes arg 0 as an out buffer that must not overlap arg 1: such
+    calls raised 'invalid arguments'; they run eagerly now, once compiled
+    for non-overlapping arguments."""
+    def f(a, b):
+        a.add_(1)
+        return b * 2
+
+    c = tgc.compile(f)
+    with torch.no_grad():
+        for _ in range(3):
+            x, y = torch.arange(4.0), torch.arange(4.0)
+            got, want = c(x, x), f(y, y)
+            assert torch.equal(got, want) and torch.equal(x, y)
+        x, z = torch.arange(4.0), torch.arange(4.0)
+        assert torch.equal(c(x, z), torch.arange(4.0) * 2) and torch.equal(x, z + 1)
+    e = tgc.explain(c)
+    assert e.compiles == 1
+    assert any("overlap a buffer it writes" in r for r in e.fallback_reasons)

@@ -395,6 +395,21 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 return self._eager_after_miss(again, args, kwargs)
 
     def _eager_after_miss(self, e: BreakMiss, args, kwargs):
+        overlap = getattr(e, "overlap", None)
+        if overlap is not None:
+            try:
+                result = self.fn(*args, **kwargs)
+            except RuntimeError as err:
+                # An out= tensor that overlaps an input: PyTorch refuses it.
+                raise _capi.TgcError(
+                    f"{self.name}: invalid arguments: {overlap} (PyTorch refuses them "
+                    f"too: {str(err).splitlines()[0]})") from err
+            self.fallbacks += 1
+            msg = f"{self.name}: a call with {e}; ran eagerly"
+            if msg not in self.fallback_reasons:
+                self.fallback_reasons.append(msg)
+            _log("recompiles", msg)
+            return result
         self.fallbacks += 1
         msg = f"{self.name}: the new specialization rejects the call too ({e}); ran eagerly"
         self.fallback_reasons.append(msg)
@@ -701,11 +716,17 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         failed = compiled.check(call)
         if failed != -1:
             why = compiled.describe(failed, call)
-            # An out= buffer that overlaps an input (tgc_guard.no_alias,
-            # described "argI does not alias argJ"): no specialization can
-            # accept these arguments, and PyTorch refuses them too.
+            # A buffer the code writes (an out= tensor, an input updated
+            # in place) that overlaps another input (tgc_guard.no_alias,
+            # described "argI does not alias argJ"): no specialization
+            # accepts these arguments. PyTorch runs such a call on the
+            # shared memory in program order (f(x, x) with x.add_(1)), or
+            # raises for an out= tensor that overlaps an input: eager
+            # decides, this call.
             if " does not alias " in why:
-                raise _capi.TgcError(f"{self.name}: invalid arguments: {why}")
+                e = BreakMiss(f"arguments that overlap a buffer it writes: {why}")
+                e.overlap = why
+                raise e
             raise _capi.TgcError(
                 f"internal error: the new specialization of {self.name} rejects the "
                 f"arguments it was compiled for: {why}"
