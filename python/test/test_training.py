@@ -542,3 +542,23 @@ def test_autocast_inference_runs_eagerly_and_training_compiles_with_its_casts():
     assert out.dtype == torch.float32
     assert "torch.autocast's state differs" in "\n".join(tgc.explain(compiled).training + [
         str(tgc.explain(compiled))])
+
+
+def test_double_backward_is_an_error_not_a_wrong_answer():
+    """The compiled backward is not differentiable: with create_graph=True
+    the gradient of the gradient missed its second-order terms silently.
+    It raises now; first-order gradients and retain_graph still work."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    compiled = tgc.compile(model)
+    x = torch.randn(5, 4, requires_grad=True)
+    (g,) = torch.autograd.grad(compiled(x).sum(), x)
+    (want,) = torch.autograd.grad(model(x).sum(), x)
+    _close(g, want, 1e-5, "first-order gradient")
+    with pytest.raises(RuntimeError, match="create_graph=True"):
+        torch.autograd.grad(compiled(x).sum(), x, create_graph=True)
+    out = compiled(x).sum()
+    out.backward(retain_graph=True)
+    once = x.grad.clone()
+    out.backward()
+    _close(x.grad, 2 * once, 1e-6, "retain_graph")

@@ -322,7 +322,9 @@ def _meta(t: torch.Tensor):
     return (tuple(t.shape), t.dtype, t.device, t.requires_grad, t.layout)
 
 
-def _make_function(spec: TrainingSpec):
+def _make_function(spec: TrainingSpec, name: str = "the compiled function"):
+    spec_name = [name]
+
     class CompiledTraining(torch.autograd.Function):
         @staticmethod
         def forward(ctx, *flat):
@@ -339,6 +341,16 @@ def _make_function(spec: TrainingSpec):
 
         @staticmethod
         def backward(ctx, *grads):
+            # The compiled backward is not itself differentiable (its saved
+            # tensors are not connected to the inputs): with create_graph
+            # (a double backward, a gradient penalty) the gradient of the
+            # gradient missed its second-order terms, silently.
+            if torch.is_grad_enabled():
+                raise RuntimeError(
+                    f"tgc.compile: {spec_name[0]}: a backward with create_graph=True "
+                    f"(double backward) is not supported: the compiled backward is not "
+                    f"differentiable. Run this model eagerly for it "
+                    f"(tgc.set_stance('force_eager') or the uncompiled module).")
             n = len(spec.differentiable)
             tangents = [g.contiguous() for g, d in zip(grads[:n], spec.differentiable) if d]
             if spec.backward is None:
@@ -573,7 +585,7 @@ class Training:
             backward_graph=bw, make_backward=lambda g: compile_graph(g, "backward"),
             out_key=out_key, differentiable=grad_out, mutated=mutated,
             num_saved=num_saved, trace_ms=trace_ms)
-        spec.function = _make_function(spec)
+        spec.function = _make_function(spec, owner.name)
         return spec
 
     # -- introspection ----------------------------------------------------------
