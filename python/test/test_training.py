@@ -562,3 +562,34 @@ def test_double_backward_is_an_error_not_a_wrong_answer():
     once = x.grad.clone()
     out.backward()
     _close(x.grad, 2 * once, 1e-6, "retain_graph")
+
+
+def test_parameters_of_outputs_the_loss_does_not_use_get_no_gradient():
+    """Eager leaves .grad None for parameters that only feed outputs the
+    loss does not use; the compiled backward returned zeros, and an
+    optimizer treats zeros as a step (AdamW's decay and momentum move the
+    parameter) but skips None."""
+    class Two(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(4, 4), nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.a(x), self.b(x)
+
+    torch.manual_seed(0)
+    model = Two()
+    ref = copy.deepcopy(model)
+    compiled = tgc.compile(model)
+    x = torch.randn(6, 4)
+    compiled(x)[0].sum().backward()
+    ref(x)[0].sum().backward()
+    for (name, p), q in zip(model.named_parameters(), ref.parameters()):
+        assert (p.grad is None) == (q.grad is None), name
+        if q.grad is not None:
+            _close(p.grad, q.grad, 1e-5, name)
+    assert model.b.weight.grad is None
+    # Both outputs used: both get gradients.
+    out = compiled(x)
+    (out[0].sum() + out[1].sum()).backward()
+    assert model.b.weight.grad is not None

@@ -37,7 +37,7 @@ import functools
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import torch
 import torch.fx
@@ -311,11 +311,38 @@ class TrainingSpec:
     num_saved: int
     trace_ms: float
     backward: Any = None  # compiled on the first backward()
+    # Per flat input, the tangents (indices among the differentiable
+    # outputs) its gradient depends on: when none of them reaches the
+    # backward (outputs the loss does not use), the gradient is None, as
+    # eager's, not zeros (an optimizer skips None, not zeros).
+    grad_deps: Optional[List[Set[int]]] = None
     hits: int = 0
     function: Any = None  # the autograd.Function subclass
 
     def holds(self) -> Optional[str]:
         return next((m for m in (g.check() for g in self.value_guards) if m), None)
+
+
+def _tangent_dependencies(bw: torch.fx.GraphModule, num_saved: int,
+                          num_tangents: int) -> Optional[List[Set[int]]]:
+    """Per output of the backward graph (a flat input's gradient), the
+    tangent placeholders it reads (indices), or None when the graph's
+    outputs are not a flat list."""
+    placeholders = [n for n in bw.graph.nodes if n.op == "placeholder"]
+    tangent_of = {n: i for i, n in enumerate(placeholders[num_saved:num_saved + num_tangents])}
+    output = next(n for n in bw.graph.nodes if n.op == "output")
+    results = output.args[0]
+    if not isinstance(results, (list, tuple)):
+        return None
+    # In graph order (inputs before their users): each node's tangents are
+    # the union of its inputs'.
+    deps: Dict[Any, frozenset] = {}
+    for n in bw.graph.nodes:
+        if n in tangent_of:
+            deps[n] = frozenset((tangent_of[n],))
+        else:
+            deps[n] = frozenset().union(*(deps.get(i, frozenset()) for i in n.all_input_nodes))
+    return [set(deps.get(r, ())) if isinstance(r, torch.fx.Node) else set() for r in results]
 
 
 def _meta(t: torch.Tensor):
@@ -328,12 +355,16 @@ def _make_function(spec: TrainingSpec, name: str = "the compiled function"):
     class CompiledTraining(torch.autograd.Function):
         @staticmethod
         def forward(ctx, *flat):
+            # Unused outputs' gradients arrive as None (see grad_deps).
+            ctx.set_materialize_grads(False)
             outs = spec.forward(*flat)
             outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
             n = len(spec.differentiable)
             m = len(spec.mutated)
             user, new_state, saved = outs[:n], outs[n:n + m], outs[n + m:]
             ctx.save_for_backward(*saved)
+            ctx.out_meta = [(o.shape, o.dtype, o.device)
+                            for o, d in zip(user, spec.differentiable) if d]
             fixed = [o for o, d in zip(user, spec.differentiable) if not d] + list(new_state)
             if fixed:
                 ctx.mark_non_differentiable(*fixed)
@@ -352,11 +383,17 @@ def _make_function(spec: TrainingSpec, name: str = "the compiled function"):
                     f"differentiable. Run this model eagerly for it "
                     f"(tgc.set_stance('force_eager') or the uncompiled module).")
             n = len(spec.differentiable)
-            tangents = [g.contiguous() for g, d in zip(grads[:n], spec.differentiable) if d]
+            given = [g for g, d in zip(grads[:n], spec.differentiable) if d]
+            tangents = [g.contiguous() if g is not None else
+                        torch.zeros(shape, dtype=dtype, device=device)
+                        for g, (shape, dtype, device) in zip(given, ctx.out_meta)]
             if spec.backward is None:
                 spec.backward = spec.make_backward(spec.backward_graph)
             out = spec.backward(*ctx.saved_tensors, *tangents)
             out = list(out) if isinstance(out, (list, tuple)) else [out]
+            if spec.grad_deps is not None and any(g is None for g in given):
+                out = [None if g is not None and deps and all(given[t] is None for t in deps)
+                       else g for g, deps in zip(out, spec.grad_deps)]
             return tuple(out)
 
     CompiledTraining.__name__ = "TgcCompiledTraining"
@@ -566,6 +603,7 @@ class Training:
             _set_rng_state(rng)
         _check_constants(gm)
         fw, bw, mutated, num_saved = partition(gm, n_out, len(flat), len(tangents))
+        grad_deps = _tangent_dependencies(bw, num_saved, len(tangents))
         for i in mutated:
             if flat[i].requires_grad:
                 raise Eager(f"input {i} requires grad and is updated in place")
@@ -584,7 +622,7 @@ class Training:
             key=key, value_guards=guards, forward=compile_graph(fw, "forward"),
             backward_graph=bw, make_backward=lambda g: compile_graph(g, "backward"),
             out_key=out_key, differentiable=grad_out, mutated=mutated,
-            num_saved=num_saved, trace_ms=trace_ms)
+            num_saved=num_saved, trace_ms=trace_ms, grad_deps=grad_deps)
         spec.function = _make_function(spec, owner.name)
         return spec
 
