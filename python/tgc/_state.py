@@ -427,6 +427,12 @@ def own_hooks():
         _own_hooks.depth = depth
 
 
+def remove_own_hooks(handles) -> None:
+    with own_hooks():
+        for h in handles:
+            h.remove()
+
+
 def _hooks_changed(hooks_dict: Any) -> None:
     if getattr(_own_hooks, "depth", 0):
         return

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import _names
+from . import _names, _state
 from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
 from ._names import mlir_string
 from ._scalars import DataScalar
@@ -938,8 +938,9 @@ def _module_scopes(tracer: "Tracer", module_names: Dict[int, str]):
         if threading.get_ident() == thread and tracer.module_stack:
             tracer.module_stack.pop()
 
-    return (nn_module.register_module_forward_pre_hook(enter),
-            nn_module.register_module_forward_hook(leave))
+    with _state.own_hooks():  # they change no compiled call
+        return (nn_module.register_module_forward_pre_hook(enter),
+                nn_module.register_module_forward_hook(leave))
 
 
 def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
@@ -947,8 +948,6 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
     """`module`: the compiled module (its parameters and buffers are named,
     its attribute reads recorded); `source`: the user's function or module,
     whose globals and closure are guarded."""
-    from . import _state
-
     dyn = [set(d) for d in dynamic]
     specs: List[Specialization] = []
     names = _state.tensor_names(module) if module is not None else {}
@@ -963,8 +962,7 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
         recorder = _state.AttributeRecorder(module_names, user_frame)
         _active.append(tracer)
         _state.start_recording(recorder)
-        with _state.own_hooks():
-            hooks = _module_scopes(tracer, module_names)
+        hooks = _module_scopes(tracer, module_names)
         try:
             with tracer:
                 out = fn(*inputs)
@@ -993,9 +991,7 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
                     f"take symbolic sizes ({why})"))
                 dyn[arg].discard(dim)
         finally:
-            with _state.own_hooks():
-                for h in hooks:
-                    h.remove()
+            _state.remove_own_hooks(hooks)
             _state.stop_recording()
             _active.pop()
     raise Unsupported("tracing did not converge")
