@@ -45,6 +45,15 @@ def test_max_pool2d_with_indices_all_negative_infinity_and_unbatched():
     check(lambda x: F.max_pool2d_with_indices(x, 2), _image((3, 6, 7)))
 
 
+def test_max_pool2d_with_indices_whole_input_window_compiles():
+    # A 4x4 window over a 4x4 input (torch-mlir's FullSizeKernel test): the
+    # window's walk is a chain whose values each feed the next step twice,
+    # and the CPU's tile-and-fuse cloned its first ops once per path (2^16):
+    # the compile never finished (tgc-form-kernels now bounds the clones).
+    x = _image((2, 3, 4, 4))
+    check(lambda x: torch.ops.aten.max_pool2d_with_indices(x, [4, 4], 1, 0, 1), x)
+
+
 @pytest.mark.parametrize("k,s,p,d,ceil", GRID)
 def test_max_pool2d_with_indices_backward(k, s, p, d, ceil):
     x = _image((2, 3, 11, 10))

@@ -205,3 +205,47 @@ func.func @causal_attention(%q: tensor<2x4x?x16xf32>, %k: tensor<2x4x?x16xf32>, 
   %o = tgc.scaled_dot_product_attention %q, %k, %v causal : tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32> -> tensor<2x4x?x16xf32>
   return %o : tensor<2x4x?x16xf32>
 }
+
+// -----
+
+// A chain whose every value is read twice by the next step (a max pool
+// with indices walking its window: v' = where(x > v, x, v)) has 2^depth
+// paths from the result down to its first op, and tile-and-fuse clones a
+// producer once per path: a 4x4 window never finished compiling. An op
+// that would be cloned more than 64 times is a kernel of its own instead:
+// here the neg and the first three steps are one kernel, whose result the
+// other seven steps read.
+
+// CHECK-LABEL: func.func @doubling_chain
+// CHECK: %[[FIRST:.*]] = linalg.generic
+// CHECK: arith.negf
+// CHECK-COUNT-3: arith.select
+// CHECK: linalg.yield
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[FIRST]] : tensor<64xf32>, tensor<64xf32>)
+// CHECK-COUNT-7: arith.select
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @doubling_chain(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %v0 = tgc.neg %x : tensor<64xf32>
+  %c0 = tgc.cmp gt, %x, %v0 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v1 = tgc.where %c0, %x, %v0 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %c1 = tgc.cmp gt, %x, %v1 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v2 = tgc.where %c1, %x, %v1 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %c2 = tgc.cmp gt, %x, %v2 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v3 = tgc.where %c2, %x, %v2 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %c3 = tgc.cmp gt, %x, %v3 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v4 = tgc.where %c3, %x, %v3 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %c4 = tgc.cmp gt, %x, %v4 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v5 = tgc.where %c4, %x, %v4 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %c5 = tgc.cmp gt, %x, %v5 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v6 = tgc.where %c5, %x, %v5 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %c6 = tgc.cmp gt, %x, %v6 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v7 = tgc.where %c6, %x, %v6 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %c7 = tgc.cmp gt, %x, %v7 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v8 = tgc.where %c7, %x, %v7 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %c8 = tgc.cmp gt, %x, %v8 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v9 = tgc.where %c8, %x, %v8 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %c9 = tgc.cmp gt, %x, %v9 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
+  %v10 = tgc.where %c9, %x, %v9 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  return %v10 : tensor<64xf32>
+}

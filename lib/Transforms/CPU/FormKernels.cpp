@@ -415,6 +415,63 @@ bool isMatrixProduct(Operation *root, StringAttr kind) {
          linalg::isaContractionOpInterface(linalgOp);
 }
 
+/// Whether `op` is a tileable op of a fusion group that computes something.
+bool isGroupOp(Operation *op) {
+  return isa<TilingInterface>(op) && getFusionGroup(op) &&
+         op->getNumResults() > 0 && !hasEmptyLoop(op);
+}
+
+/// Whether a group op's result leaves its group, or reaches a group op
+/// through something tile-and-fuse cannot fuse across (a reshape: an
+/// im2col convolution's windows are collapsed into a matrix, its product
+/// expanded back). Without the second rule such an op and all its
+/// producers stayed one serial loop nest.
+bool leavesGroup(Operation *op) {
+  std::optional<int64_t> group = getFusionGroup(op);
+  return llvm::any_of(op->getUsers(), [&](Operation *user) {
+    if (getFusionGroup(user) != group)
+      return true;
+    // (A tensor.dim reads only the sizes.)
+    return !isa<TilingInterface>(user) &&
+           llvm::any_of(user->getResultTypes(), llvm::IsaPred<TensorType>);
+  });
+}
+
+/// The most copies of one producer that tile-and-fuse may make (the
+/// tests' models reach 36: a row's softmax fused into the layer norm and
+/// the reductions after it).
+constexpr int64_t kMaxClones = 64;
+
+/// Tile-and-fuse clones a producer into the loop once per path from a
+/// root down to it: a chain of ops each read by the next two (a max pool
+/// with indices walks its window as `v' = where(x > v, x, v)`, `i' =
+/// where(x > v, k, i)`) has 2^depth paths, and a 4x4 window never finished
+/// compiling. Walking each block backwards (users before producers), an op
+/// that would be cloned more than kMaxClones times becomes a kernel of its
+/// own (`tgc.own_kernel`): computed once into a temporary, a root whose
+/// consumers read it.
+void boundClones(func::FuncOp func) {
+  llvm::DenseMap<Operation *, int64_t> clones;
+  Block &body = func.getBody().front();
+  for (Operation &op : llvm::reverse(body)) {
+    if (!isGroupOp(&op))
+      continue;
+    std::optional<int64_t> group = getFusionGroup(&op);
+    int64_t count = op.hasAttr(kOwnKernel) || leavesGroup(&op) ? 1 : 0;
+    llvm::SmallPtrSet<Operation *, 4> seen;
+    for (Operation *user : op.getUsers())
+      if (getFusionGroup(user) == group && seen.insert(user).second)
+        count += clones.lookup(user) * llvm::count_if(
+                     user->getOperands(),
+                     [&](Value v) { return v.getDefiningOp() == &op; });
+    if (count > kMaxClones) {
+      op.setAttr(kOwnKernel, UnitAttr::get(op.getContext()));
+      count = 1;
+    }
+    clones[&op] = count;
+  }
+}
+
 struct TgcFormKernelsPass
     : tgc::impl::TgcFormKernelsBase<TgcFormKernelsPass> {
   using TgcFormKernelsBase::TgcFormKernelsBase;
@@ -425,27 +482,13 @@ struct TgcFormKernelsPass
       return;
     generalizeTaggedLinalgOps(func);
     rewritePadsAsGenerics(func);
+    boundClones(func);
     // Roots: tileable ops whose results leave their group, in program
     // order (a root's consumers are tiled after it).
     SmallVector<TilingInterface> roots;
     for (Operation &op : func.getBody().getOps()) {
       auto tileable = dyn_cast<TilingInterface>(op);
-      std::optional<int64_t> group = getFusionGroup(&op);
-      if (!tileable || !group || op.getNumResults() == 0 || hasEmptyLoop(&op))
-        continue;
-      // A root's result leaves the group, or reaches a group op through
-      // something tile-and-fuse cannot fuse across (a reshape: an im2col
-      // convolution's windows are collapsed into a matrix, its product
-      // expanded back). Without the second rule such an op and all its
-      // producers stayed one serial loop nest.
-      bool leaves = llvm::any_of(op.getUsers(), [&](Operation *user) {
-        if (getFusionGroup(user) != group)
-          return true;
-        // (A tensor.dim reads only the sizes.)
-        return !isa<TilingInterface>(user) &&
-               llvm::any_of(user->getResultTypes(), llvm::IsaPred<TensorType>);
-      });
-      if (leaves || op.hasAttr(kOwnKernel))
+      if (isGroupOp(&op) && (leavesGroup(&op) || op.hasAttr(kOwnKernel)))
         roots.push_back(tileable);
     }
     IRRewriter rewriter(&getContext());
