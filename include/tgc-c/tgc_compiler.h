@@ -59,6 +59,11 @@ typedef struct tgc_compiled tgc_compiled;
  *   gemm-epilogues=0|1, dedup-kernels=0|1
  *                          CUDA kernel shapes, as tgc-run's --gpu-* options
  *                          (defaults: tgc-gpu-form-kernels' options)
+ *   tf32-matmuls=0|1, tf32-convolutions=0|1
+ *                          CUDA: f32 matmul / bmm / linear, or convolution,
+ *                          GEMMs may round their inputs to TF32, as PyTorch's
+ *                          torch.backends.cuda.matmul.allow_tf32 and
+ *                          torch.backends.cudnn.allow_tf32 allow (0, 0)
  *   cache-dir=PATH         the compile cache's folder: a compile whose key
  *                          (module text, entry, the options that change
  *                          code, TGC's build, the target) has an entry
@@ -128,8 +133,10 @@ int64_t tgc_compiled_arena_bytes(const tgc_compiled *compiled,
  * keep-code), "steps" (CUDA: each launch-plan step for the example shapes,
  * a line each, tab-separated: "KIND NAME STRATEGY SHAPE BYTES FLOPS": a
  * kernel's strategy and grid, the bytes it reads and writes, a GEMM's
- * floating-point operations; tgc/Runtime/PlanSteps.h). "" when there is
- * none. */
+ * floating-point operations; tgc/Runtime/PlanSteps.h), "tf32" (CUDA: the
+ * flags the source's f32 products are governed by, whatever their values:
+ * "matmuls", "convolutions", both space-separated, or ""). "" when there
+ * is none. */
 const char *tgc_compiled_code(const tgc_compiled *compiled, const char *what);
 
 /* Returns the memory for result `index` (dense row-major, on the compiled

@@ -53,6 +53,8 @@ std::string canonicalOptions(const Options &o) {
     add("vectorize", maybe(o.vectorize));
     add("exact-division", maybe(o.exactDivision));
     add("dedup-kernels", maybe(o.dedupKernels));
+    add("tf32-matmuls", flag(o.tf32Matmuls));
+    add("tf32-convolutions", flag(o.tf32Convolutions));
   } else {
     add("openmp", flag(o.openmp));
     add("approximate-math", flag(o.approximateMath));
@@ -133,6 +135,7 @@ bool mlir::tgc::capi::toCacheRecord(const tgc_compiled &c, CacheRecord &record,
   record.set("kernel_map", c.kernels_);
   record.set("arena", c.arena);
   record.set("steps", c.steps);
+  record.set("tf32", c.tf32);
   return true;
 }
 
@@ -154,6 +157,7 @@ mlir::tgc::capi::fromCacheRecord(const CacheRecord &record, const Options &o,
   c->kernels_ = record.get("kernel_map");
   c->arena = record.get("arena");
   c->steps = record.get("steps");
+  c->tf32 = record.get("tf32");
   if (o.cuda) {
     c->cuda = true;
     c->cudaGraphs = o.cudaGraphs;

@@ -36,6 +36,8 @@ struct Options {
   bool openmp = true, approximateMath = false, cudaGraphs = false,
        vectorMath = true;
   bool ptxOnly = false;
+  // f32 GEMMs that may round to TF32 (tgc-mark-tf32).
+  bool tf32Matmuls = false, tf32Convolutions = false;
   // GPU kernel options; unset ones keep GpuCompileOptions' defaults
   // (tgc-gpu-form-kernels').
   std::optional<int64_t> blockSize, maxBlocks, rowBlockSize;
@@ -66,6 +68,9 @@ struct tgc_compiled {
   int64_t kernels = 0;
   std::vector<std::string> guardTexts, guardReasons;
   std::string loops, guards, kernels_, arena, plan, ptx, steps;
+  // The TF32 flags the source's f32 products are governed by, whatever
+  // their values (tgc_compiled_code "tf32"; tf32Kinds()).
+  std::string tf32;
   // "parse=0.41;frontend=3.20;..." (tgc/Compiler/CompileReport.h).
   std::string phases;
   // CPU

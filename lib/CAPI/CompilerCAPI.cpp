@@ -22,6 +22,7 @@
 #include "tgc/Runtime/DispatchCache.h"
 #include "tgc/Runtime/GpuExecutor.h"
 #include "tgc/Runtime/GpuPlan.h"
+#include "tgc/Transforms/Tf32.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -84,6 +85,8 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       {"vector-math", &o.vectorMath},
       {"cuda-graphs", &o.cudaGraphs},
       {"ptx-only", &o.ptxOnly},
+      {"tf32-matmuls", &o.tf32Matmuls},
+      {"tf32-convolutions", &o.tf32Convolutions},
   };
   SmallVector<StringRef> words;
   text.split(words, ' ', -1, /*KeepEmpty=*/false);
@@ -268,6 +271,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
     return nullptr;
   }
   result->numArgs = static_cast<int32_t>(entry.getNumArguments());
+  result->tf32 = o.cuda ? tf32Kinds(entry) : "";
   result->numResults = static_cast<int32_t>(entry.getNumResults());
   std::vector<std::vector<int64_t>> examples(entry.getNumArguments());
   for (auto &[index, shape] : o.examples) {
@@ -316,6 +320,8 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
   setCommonOptions(options, o, std::move(examples));
   options.chip = o.chip;
   options.ptxOnly = o.ptxOnly;
+  options.tf32Matmuls = o.tf32Matmuls;
+  options.tf32Convolutions = o.tf32Convolutions;
   // The kernel options given; the others keep their defaults.
   auto given = [](auto &field, const auto &value) {
     if (value)
@@ -539,6 +545,8 @@ const char *tgc_compiled_code(const tgc_compiled *c, const char *what) {
     return c->ptx.c_str();
   if (w == "steps")
     return c->steps.c_str();
+  if (w == "tf32")
+    return c->tf32.c_str();
   return "";
 }
 

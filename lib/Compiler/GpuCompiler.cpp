@@ -63,6 +63,8 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.gemmEpilogues = options.gemmEpilogues;
   pipeline.exactDivision = options.exactDivision;
   pipeline.dedupKernels = options.dedupKernels;
+  pipeline.tf32Matmuls = options.tf32Matmuls;
+  pipeline.tf32Convolutions = options.tf32Convolutions;
 
   ErrorCollector diagnostics(ctx);
   PassManager pm(ctx);

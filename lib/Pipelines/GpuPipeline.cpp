@@ -25,8 +25,15 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   options.setFrontendOptions(frontend, "cuda", /*lowerGuards=*/false);
   buildFrontendPipeline(pm, frontend);
 
-  // Fusion groups, linalg on tensors, elementwise producers merged into
-  // their group's consumers (a kernel's intermediates stay in registers).
+  // The f32 products PyTorch's flags let round to TF32, then fusion
+  // groups, linalg on tensors, elementwise producers merged into their
+  // group's consumers (a kernel's intermediates stay in registers).
+  if (options.tf32Matmuls || options.tf32Convolutions) {
+    TgcMarkTf32Options tf32;
+    tf32.matmuls = options.tf32Matmuls;
+    tf32.convolutions = options.tf32Convolutions;
+    pm.addNestedPass<func::FuncOp>(createTgcMarkTf32(tf32));
+  }
   buildGraphPasses(pm, options.decompose, options.fuse);
   pm.addPass(createTgcToLinalg());
   if (options.fuse)

@@ -205,6 +205,7 @@ constexpr int CUDA_R_16BF = 14;
 // cublasComputeType_t
 constexpr int CUBLAS_COMPUTE_32F = 68;
 constexpr int CUBLAS_COMPUTE_64F = 70;
+constexpr int CUBLAS_COMPUTE_32F_FAST_TF32 = 77;
 // cublasOperation_t
 constexpr int32_t CUBLAS_OP_N = 0;
 constexpr int32_t CUBLAS_OP_T = 1;

@@ -25,7 +25,7 @@ std::string gemmWhere(size_t s, const GemmStep &gemm, const GemmArgs &args) {
          (gemm.cDtype >= 0 && gemm.cDtype != gemm.dtype
               ? std::string(" -> ") + dtypeText(gemm.cDtype)
               : std::string()) +
-         " m " + num(args.m) + " n " + num(args.n) + " k " + num(args.k) +
+         (gemm.tf32 ? " tf32" : "") + " m " + num(args.m) + " n " + num(args.n) + " k " + num(args.k) +
          " batch " + num(args.batch) + ")";
 }
 
@@ -78,7 +78,10 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
       return ltFail(call, status);
     };
     cublasStatus_t status = lt->cublasLtMatmulDescCreate(
-        &config.desc, isF64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
+        &config.desc,
+        isF64         ? CUBLAS_COMPUTE_64F
+        : gemm.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                      : CUBLAS_COMPUTE_32F,
         isF64 ? CUDA_R_64F : CUDA_R_32F);
     if (status != CUBLAS_STATUS_SUCCESS)
       return configFail("cublasLtMatmulDescCreate", status);
@@ -184,7 +187,7 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
     std::vector<int64_t> shape(key.begin() + 1, key.end());
     for (int64_t field :
          {int64_t(gemm.dtype), int64_t(gemm.cDtype), int64_t(gemm.transA),
-          int64_t(gemm.transB), int64_t(gemm.epilogue)})
+          int64_t(gemm.transB), int64_t(gemm.epilogue), int64_t(gemm.tf32)})
       shape.push_back(field);
     auto tuned = tunedAlgos.find(shape);
     if (tuned != tunedAlgos.end()) {

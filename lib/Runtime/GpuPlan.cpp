@@ -268,7 +268,8 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
       };
       int32_t epilogue = int32_t(gemm.epilogue);
       line("gemm " + dtypeText(gemm.dtype) +
-           (gemm.cDtype != -1 ? " out " + dtypeText(gemm.cDtype) : "") + " m " +
+           (gemm.cDtype != -1 ? " out " + dtypeText(gemm.cDtype) : "") +
+           (gemm.tf32 ? " tf32" : "") + " m " +
            node(gemm.m) + " n " + node(gemm.n) + " k " + node(gemm.k) +
            " batch " + node(gemm.batch) + " transa " +
            (gemm.transA ? "1" : "0") + " transb " + (gemm.transB ? "1" : "0") +

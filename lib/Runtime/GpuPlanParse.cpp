@@ -812,6 +812,14 @@ bool PlanParser::parseGemm() {
       return fail("a gemm's output dtype must be f32, f16, bf16 or f64, got " +
                   dtypeText(gemm.cDtype));
   }
+  // `tf32`: an f32 product that may round its inputs to TF32.
+  if (!atEnd() && !tokens[pos].quoted && peek() == "tf32") {
+    ++pos;
+    if (gemm.dtype != TGC_DTYPE_F32)
+      return fail("a tf32 gemm's dtype must be f32, got " +
+                  dtypeText(gemm.dtype));
+    gemm.tf32 = true;
+  }
   int64_t transA = 0, transB = 0;
   if (!keyword("m") || !nodeRef("the m node", false, gemm.m) || !keyword("n") ||
       !nodeRef("the n node", false, gemm.n) || !keyword("k") ||

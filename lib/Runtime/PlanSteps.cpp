@@ -141,7 +141,7 @@ tgc::runtime::summarizePlanSteps(const Plan &plan,
       int64_t ab = dtypeBytes(gemm.dtype), cb = dtypeBytes(cDtype);
       int epilogue = int(gemm.epilogue);
       s.name = "gemm";
-      s.strategy = std::string("cuBLASLt") +
+      s.strategy = std::string("cuBLASLt") + (gemm.tf32 ? " TF32" : "") +
                    (epilogue > 0 && epilogue < plan_text::kNumEpilogues
                         ? std::string(" + ") + plan_text::kEpilogueNames[epilogue]
                         : std::string());

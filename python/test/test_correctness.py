@@ -557,3 +557,27 @@ def test_aliased_arguments_updated_in_place_run_eagerly():
     e = tgc.explain(c)
     assert e.compiles == 1
     assert any("overlap a buffer it writes" in r for r in e.fallback_reasons)
+
+
+def test_tf32_guard_names_the_flag_that_changed():
+    """A CUDA specialization records the TF32 flags its f32 products were
+    compiled under (tgc._state.tf32_record) and serves only calls under
+    them; the guard says which flag changed. (The GPU compile itself:
+    test_gpu.py::test_tf32_follows_pytorchs_flags.)"""
+    from tgc import _state
+
+    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = True
+        assert _state.tf32_flags() == (False, True)
+        record = _state.tf32_record(["convolutions"], _state.tf32_flags())
+        assert record == (("convolutions", True),)
+        guard = _state.Tf32Guard(record)
+        assert guard.check() is None
+        torch.backends.cuda.matmul.allow_tf32 = True  # not a flag it depends on
+        assert guard.check() is None
+        torch.backends.cudnn.allow_tf32 = False
+        assert guard.check() == "torch.backends.cudnn.allow_tf32 was True when compiled, False now"
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved

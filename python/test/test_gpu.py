@@ -222,3 +222,66 @@ def test_device_transfers_inside_the_function(mode):
         assert_same(got, want)
     e = tgc.explain(g)
     assert [b.op for b in e.graph_breaks] == ["cumprod"], e.graph_breaks
+
+
+# --- TF32 as PyTorch's flags allow it (tgc-mark-tf32) ---------------------------
+
+
+@pytest.fixture
+def saved_tf32_flags():
+    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    yield
+    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def _gemm_strategies(c):
+    return [s.strategy for spec in c.specs for s in spec.compiled.steps() if s.kind == "gemm"]
+
+
+def test_tf32_follows_pytorchs_flags(saved_tf32_flags):
+    """An f32 convolution's GEMM rounds to TF32 where cuDNN's flag lets
+    eager PyTorch do so (on by default), a matmul's only under
+    torch.backends.cuda.matmul.allow_tf32; changing a flag recompiles
+    (the native path checks it too), and with both off every GEMM is f32
+    again."""
+    torch.manual_seed(0)
+    conv = nn.Conv2d(64, 64, 3, padding=1).cuda().eval()
+    w = torch.randn(512, 512, device="cuda")
+    x = torch.randn(8, 64, 32, 32, device="cuda")
+    a = torch.randn(256, 512, device="cuda")
+    exact_conv = F.conv2d(x.double(), conv.weight.double(), conv.bias.double(), padding=1)
+    exact_mm = a.double() @ w.double()
+
+    def f(x, a):
+        return conv(x), a @ w
+
+    torch.backends.cudnn.allow_tf32 = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    c = tgc.compile(f)
+    with torch.no_grad():
+        for _ in range(2):  # the second call through the native path
+            y, m = c(x, a)
+    assert any("TF32" in s for s in _gemm_strategies(c))
+    # TF32's 10-bit mantissa: errors of ~1e-3 relative over a 576-term sum.
+    assert (y.double() - exact_conv).abs().max() < 5e-2
+    assert (m.double() - exact_mm).abs().max() < 1e-3  # f32: exact to ~1e-5
+
+    torch.backends.cudnn.allow_tf32 = False
+    with torch.no_grad():
+        y, m = c(x, a)
+    assert tgc.explain(c).compiles == 2
+    assert not any("TF32" in s for s in _gemm_strategies(c)[-2:])
+    assert (y.double() - exact_conv).abs().max() < 1e-3
+
+    torch.backends.cuda.matmul.allow_tf32 = True
+    with torch.no_grad():
+        y, m = c(x, a)
+    assert tgc.explain(c).compiles == 3
+    want = a @ w  # eager under the same flag
+    assert_same(m, want, rtol=1e-2, atol=5e-2)
+    assert "TF32" in _gemm_strategies(c)[-1]
+    # Back to the first flags: the first specialization serves again.
+    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = True, False
+    with torch.no_grad():
+        c(x, a)
+    assert tgc.explain(c).compiles == 3

@@ -446,7 +446,7 @@ class Training:
         # Autocast's state (its casts are in the trace) and the default
         # dtype (factories without a dtype made their results in it).
         key = (keys, tuple(_meta(t) for t in flat), len(user), _state.autocast_state(),
-               torch.get_default_dtype(), _state.hooks_version())
+               torch.get_default_dtype(), _state.hooks_version(), _state.tf32_flags())
         spec = self._lookup(key)
         if spec is None:
             with owner._compile_lock:
@@ -499,6 +499,10 @@ class Training:
                             f"{key[4]} now)")
                 if s.key[5] != key[5]:
                     return "a module hook was registered or removed since it was traced"
+                if s.key[6] != key[6]:
+                    return ("the TF32 flags (torch.backends.cuda.matmul.allow_tf32, "
+                            f"torch.backends.cudnn.allow_tf32) differ: {s.key[6]} when "
+                            f"traced, {key[6]} now")
                 return "the inputs' shapes, dtypes, devices or requires_grad differ"
 
             failures = [f"training specialization {i}: " + (s.holds() or why(s))

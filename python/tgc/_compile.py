@@ -436,6 +436,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                     f"specialization {i}: torch.get_default_dtype() was "
                     f"{spec.default_dtype}, now {torch.get_default_dtype()}")
                 continue
+            tf32 = spec.tf32 and _state.Tf32Guard(spec.tf32).check()
+            if tf32:
+                failures.append(f"specialization {i}: {tf32}")
+                continue
             if spec.keys != keys:
                 failures.append(
                     f"specialization {i}: the non-tensor arguments differ "
@@ -677,6 +681,9 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 "keep-code=1" if _keep_code() else ""]
         if device == "cuda" and _MODES[self.mode]:
             opts.append("cuda-graphs=1")
+        tf32 = _state.tf32_flags() if device == "cuda" else (False, False)
+        if device == "cuda":
+            opts.append(f"tf32-matmuls={int(tf32[0])} tf32-convolutions={int(tf32[1])}")
         if device == "cpu":
             libs = _capi.bundled_shared_libs()
             if libs:
@@ -688,6 +695,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         options = " ".join(o for o in opts if o)
         try:
             compiled = _capi.Compiled(text, entry, options)
+            compiled.tf32 = _state.tf32_record(compiled.code("tf32").split(), tf32)
             _cache.note(compiled, entry, _log)
             return compiled
         except _capi.TgcError as e:
@@ -767,6 +775,9 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             trace_ms=trace_ms,
             default_dtype=torch.get_default_dtype(),
             hooks_version=_state.hooks_version(),
+            tf32=tuple(sorted({rec for c in ([r.compiled for r in tr.program.regions]
+                                             if tr.program else [compiled])
+                               for rec in getattr(c, "tf32", ())})),
         )
         ms = compiled.compile_ms if compile_ms is None else compile_ms
         _log(

@@ -177,6 +177,8 @@ def entry(spec) -> Optional[tuple]:
         # such as Hugging Face's ModelOutput, sizes, numbers from results.
         out = ((), functools.partial(_finish, spec))
     dict_guards, guards = [], []
+    if spec.tf32:
+        guards.append(_state.Tf32Guard(spec.tf32))
     for g in trace.value_guards:
         source = getattr(g, "source", None)
         if source is not None:

@@ -33,6 +33,10 @@ class Specialized:
     # tgc._state.hooks_version() when traced: a module hook registered or
     # removed since changes what the module computes.
     hooks_version: int = 0
+    # The TF32 flags its f32 products were compiled under, (("matmuls",
+    # False), ("convolutions", True)) (tgc._state.tf32_record): calls
+    # under other values need another specialization.
+    tf32: Tuple[Tuple[str, bool], ...] = ()
 
     def first_tensors(self, tensors, captured) -> List[torch.Tensor]:
         """The tensors the first compiled function takes: the call's and

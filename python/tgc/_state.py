@@ -379,6 +379,57 @@ def autocast_state():
             ("cuda", torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype()))
 
 
+# --- TF32 -------------------------------------------------------------------------
+#
+# PyTorch lets f32 products on CUDA round their inputs to TF32 behind two
+# flags: torch.backends.cuda.matmul.allow_tf32 (off by default; what
+# torch.set_float32_matmul_precision("high") turns on) for matmul, bmm and
+# linear, and torch.backends.cudnn.allow_tf32 (on by default) for
+# convolutions. A CUDA compile takes their values (tgc-mark-tf32), and a
+# specialization whose f32 products a flag governs serves only calls under
+# the value it was compiled with (docs/python.md, "TF32").
+
+_TF32_FLAGS = (("matmuls", "_get_cublas_allow_tf32", "torch.backends.cuda.matmul.allow_tf32"),
+               ("convolutions", "_get_cudnn_allow_tf32", "torch.backends.cudnn.allow_tf32"))
+
+
+def tf32_flags() -> Tuple[bool, bool]:
+    """(matmuls, convolutions): whether f32 matmuls and convolutions may
+    round to TF32 now. A flag PyTorch does not let us read (its legacy
+    getter refuses when the newer fp32_precision settings were mixed in)
+    counts as off: f32 is never less exact than asked for."""
+    out = []
+    for _, getter, _ in _TF32_FLAGS:
+        try:
+            out.append(bool(getattr(torch._C, getter)()))
+        except Exception:  # noqa: BLE001 - unreadable: the exact choice
+            out.append(False)
+    return out[0], out[1]
+
+
+def tf32_record(kinds, flags) -> Tuple[Tuple[str, bool], ...]:
+    """What a compile governed by the flags of `kinds` ("matmuls",
+    "convolutions"; tgc_compiled_code "tf32") under `flags` depends on."""
+    return tuple((kind, flag) for (kind, _, _), flag in zip(_TF32_FLAGS, flags) if kind in kinds)
+
+
+class Tf32Guard:
+    """Holds while the TF32 flags a specialization's f32 products were
+    compiled under are unchanged (the native path calls check())."""
+
+    def __init__(self, record):
+        self.record = tuple(record)
+
+    def check(self) -> Optional[str]:
+        """None while it holds, else why not."""
+        now = dict(zip((k for k, _, _ in _TF32_FLAGS), tf32_flags()))
+        for kind, flag in self.record:
+            if now[kind] != flag:
+                name = next(n for k, _, n in _TF32_FLAGS if k == kind)
+                return f"{name} was {flag} when compiled, {now[kind]} now"
+        return None
+
+
 # --- module hooks -----------------------------------------------------------------
 #
 # A trace runs Module.__call__, hooks included: a forward hook registered

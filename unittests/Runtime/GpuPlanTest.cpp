@@ -91,6 +91,8 @@ TEST(GpuPlanText, RoundTrip) {
   EXPECT_EQ(gemm.dtype, TGC_DTYPE_F16);
   EXPECT_EQ(gemm.cDtype, TGC_DTYPE_F32);
   EXPECT_EQ(plan.steps[3].gemm.cDtype, -1);
+  EXPECT_FALSE(gemm.tf32);
+  EXPECT_TRUE(plan.steps[3].gemm.tf32);
   EXPECT_TRUE(gemm.transB);
   EXPECT_FALSE(gemm.transA);
   EXPECT_EQ(gemm.epilogue, GemmStep::BiasRelu);
@@ -293,6 +295,14 @@ TEST(GpuPlanText, ErrorsNameTheLine) {
                               "transb 0 a b0 b b0 c b0 bias none "
                               "epilogue none strides none none none"));
   EXPECT_NE(error.find("must be f32, f16, bf16 or f64"), std::string::npos)
+      << error;
+
+  // TF32 rounds f32 inputs only.
+  error = parseError(withLine("gemm f16 tf32 m n0 n n0 k n0 batch none transa 0 "
+                              "transb 0 a b0 b b0 c b0 bias none "
+                              "epilogue none strides none none none"));
+  EXPECT_NE(error.find("a tf32 gemm's dtype must be f32, got f16"),
+            std::string::npos)
       << error;
 
   error = parseError(withLine("memset dst b0 bytes n1 value 0x123456789"));

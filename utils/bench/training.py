@@ -5,6 +5,7 @@ torch.compile (Inductor), in one process (docs/training.md).
 
     python3 utils/bench/training.py [--device cuda] [--models gpt2,resnet18,mlp]
                                     [--steps 20] [--modes eager,inductor,tgc,tgc-backend]
+                                    [--tf32 default|on|off]
 
 For each model and mode it prints:
   first   the first step, forward and backward compiles included (ms)
@@ -17,6 +18,8 @@ With --profile N, each mode's steps after the first also run under
 torch.profiler, and the N kernels and operators with the most device time
 are printed per mode, after the forward / backward / optimizer split of a
 step (each part timed alone, with a synchronization after it).
+--tf32 sets PyTorch's two TF32 flags for every mode (TGC's f32 GEMMs
+follow them as eager's cuBLAS and cuDNN calls do; docs/python.md, "TF32").
 Models: a GPT-2-size causal LM (Hugging Face GPT-2 from its config with
 random weights when transformers is installed, else utils/zoo's own
 GPT-like module), torchvision's ResNet-18, and a small MLP.
@@ -185,12 +188,19 @@ def main():
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="also print the step's split and the N operators and kernels with "
                         "the most device time, per mode")
+    p.add_argument("--tf32", choices=("default", "on", "off"), default="default",
+                   help="PyTorch's TF32 flags for every mode: as they are (convolutions "
+                        "on, matmuls off), both on, or both off")
     a = p.parse_args()
+    if a.tf32 != "default":
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = a.tf32 == "on"
     modes = [m for m in a.modes.split(",") if m]
     if not hasattr(torch, "compile"):
         modes = [m for m in modes if m not in ("inductor", "tgc-backend")]
     print(f"# {torch.cuda.get_device_name() if a.device == 'cuda' else 'cpu'}, "
-          f"PyTorch {torch.__version__}, {a.steps} steps, AdamW", flush=True)
+          f"PyTorch {torch.__version__}, {a.steps} steps, AdamW, TF32 matmul "
+          f"{torch.backends.cuda.matmul.allow_tf32} conv {torch.backends.cudnn.allow_tf32}",
+          flush=True)
     for name in a.models.split(","):
         run(name, modes, a.device, a.steps, a.batch, a.profile)
 

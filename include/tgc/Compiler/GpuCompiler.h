@@ -42,6 +42,8 @@ struct GpuCompileOptions : FrontendCompileOptions {
   bool exactDivision = kGpuKernelDefaults.exactDivision;
   /// One kernel for identical ones (tgc-gpu-dedup-kernels).
   bool dedupKernels = true;
+  /// f32 matmul / convolution GEMMs may round to TF32 (tgc-mark-tf32).
+  bool tf32Matmuls = false, tf32Convolutions = false;
   /// The SM architecture for PTX and the cubin.
   std::string chip = "sm_90";
   /// PTX only (no ptxas), as when no CUDA toolkit is installed.

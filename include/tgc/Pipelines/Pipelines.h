@@ -117,6 +117,17 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
       llvm::cl::desc("GEMM consumers as cuBLASLt epilogues (bias, ReLU, "
                      "tanh GELU)"),
       withDefault(kGpuStrategyDefaults.gemmEpilogues)};
+  Option<bool> tf32Matmuls{
+      *this, "tf32-matmuls",
+      llvm::cl::desc("f32 matmul, bmm and linear GEMMs may use TF32 "
+                     "(tgc-mark-tf32; PyTorch's "
+                     "torch.backends.cuda.matmul.allow_tf32)"),
+      withDefault(false)};
+  Option<bool> tf32Convolutions{
+      *this, "tf32-convolutions",
+      llvm::cl::desc("f32 convolution GEMMs may use TF32 (tgc-mark-tf32; "
+                     "PyTorch's torch.backends.cudnn.allow_tf32)"),
+      withDefault(false)};
   Option<bool> exactDivision{
       *this, "exact-division",
       llvm::cl::desc("Keep every f32 division (off: divisions of a kernel "

@@ -145,6 +145,9 @@ struct GemmStep {
   enum Epilogue : uint8_t { None, Bias, Relu, BiasRelu, Gelu, BiasGelu };
   int32_t dtype = TGC_DTYPE_F32; // of A and B
   int32_t cDtype = -1;           // of C and the bias; -1: same as A and B
+  /// f32 A and B rounded to TF32, f32 accumulation
+  /// (CUBLAS_COMPUTE_32F_FAST_TF32), where PyTorch's flags allow it.
+  bool tf32 = false;
   int64_t m = -1, n = -1, k = -1, batch = -1; // node indices
   bool transA = false, transB = false;
   int64_t a = -1, b = -1, c = -1, bias = -1; // buffer indices (bias: -1)

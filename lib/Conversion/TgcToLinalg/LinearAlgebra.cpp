@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+#include "tgc/Transforms/Tf32.h"
 
 #include "Utils.h"
 
@@ -76,6 +77,7 @@ struct MatmulLowering : OpRewritePattern<MatmulOp> {
       product = buildBroadcastBatchMatmul(rewriter, loc, lhs, rhs,
                                           /*transposeRhs=*/false, accType);
     }
+    copyTf32Mark(op, product);
     Value result = convertTensor(rewriter, loc, product, element);
     int64_t rank = cast<RankedTensorType>(result.getType()).getRank();
     SmallVector<bool> unit(rank, false);
@@ -117,6 +119,7 @@ struct BmmLowering : OpRewritePattern<BmmOp> {
     Type element = op.getLhs().getType().getElementType();
     Value product = MatmulLowering::buildBatchMatmul(
         rewriter, loc, op.getLhs(), op.getRhs(), getAccumulatorType(element));
+    copyTf32Mark(op, product);
     Value result = convertTensor(rewriter, loc, product, element);
     rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
     return success();
@@ -158,6 +161,7 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
     sizes.back() = tensor::getMixedSize(rewriter, loc, weight, 0);
     Value product = buildMulAddReduction(rewriter, loc, input, weight, shape,
                                          sizes, accType, maps);
+    copyTf32Mark(op, product);
     Value result;
     if (Value bias = op.getBias()) {
       AffineMap biasMap =

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+#include "tgc/Transforms/Tf32.h"
 
 #include "Utils.h"
 
@@ -560,8 +561,10 @@ int64_t staticSize(OpFoldResult size) {
 /// the contraction both back ends run fastest (cuBLASLt on the GPU, a
 /// vectorized matrix loop nest on the CPU), where a convolution's window
 /// loops ran 15-25 times slower; the patches cost kH kW times the input's
-/// memory.
-static Value buildIm2colConv(OpBuilder &b, Location loc, Value padded,
+/// memory. The product carries the `tgc.tf32` mark of `source`, the
+/// convolution (tgc-mark-tf32).
+static Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
+                             Value padded,
                              Value weight, OpFoldResult n, OpFoldResult o,
                              ArrayRef<OpFoldResult> outSpatial,
                              const int64_t (&kernel)[2], ArrayRef<int64_t> stride,
@@ -603,6 +606,7 @@ static Value buildIm2colConv(OpBuilder &b, Location loc, Value padded,
       b, loc, weight, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   Value flat = buildBroadcastBatchMatmul(b, loc, matrix, columns,
                                          /*transposeRhs=*/false, accType);
+  copyTf32Mark(source, flat);
   SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
   auto outType =
       RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), accType);
@@ -660,7 +664,7 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
     bool bothDynamic =
         isa<Value>(outSpatial[0]) && isa<Value>(outSpatial[1]);
     if (groups == 1 && !bothDynamic) {
-      product = buildIm2colConv(rewriter, loc, padded, weight, n, o,
+      product = buildIm2colConv(rewriter, loc, op, padded, weight, n, o,
                                 outSpatial, kernel, stride, dilation, accType);
     } else if (groups == 1) {
       SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};

@@ -121,6 +121,7 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
   }
   g.dtype = *dtypeOf(ta);
   g.cDtype = *dtypeOf(tc);
+  g.tf32 = gemmAttr.getTf32() && ta.isF32();
   g.a = b.pointerOf(layouts[0], ta);
   g.b = b.pointerOf(layouts[1], ta);
   g.c = b.pointerOf(cLayout, tc);

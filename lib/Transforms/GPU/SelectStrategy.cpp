@@ -16,6 +16,7 @@
 #include "Strategies.h"
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 #include "tgc/Transforms/Passes.h"
+#include "tgc/Transforms/Tf32.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -489,9 +490,17 @@ struct TgcGpuSelectStrategyPass
         auto loops = [](ArrayRef<unsigned> ds) {
           return SmallVector<int64_t>(ds.begin(), ds.end());
         };
+        // TF32 where tgc-mark-tf32 allowed it (the lowering's f32
+        // accumulation of an f16 or bf16 product is already a tensor-core
+        // one).
+        bool tf32 = op->hasAttr(kTf32AttrName) &&
+                    getElementTypeOrSelf(op.getDpsInputs()[0].getType())
+                        .isF32() &&
+                    getElementTypeOrSelf(op.getDpsInputs()[1].getType())
+                        .isF32();
         op->setAttr(TgcGpuDialect::kGemmAttrName,
                     GemmAttr::get(ctx, loops(batch), loops(m), n, k, transA,
-                                  transB, epilogue));
+                                  transB, epilogue, tf32));
         open = false;
         continue;
       }

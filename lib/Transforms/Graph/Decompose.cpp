@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Transforms/Passes.h"
+#include "tgc/Transforms/Tf32.h"
 
 #include "tgc/Dialect/Tgc/IR/TgcOps.h"
 
@@ -80,6 +81,8 @@ struct PointwiseConv : OpRewritePattern<Conv2dOp> {
     Value weight = reshape(rewriter, loc, op.getWeight(), {o, c}, {});
     auto productType = RankedTensorType::get(productShape, element);
     Value y = MatmulOp::create(rewriter, loc, productType, weight, x);
+    // A convolution's TF32 flag governs it, not a matmul's.
+    copyTf32Mark(op, y);
     if (Value bias = op.getBias()) {
       Value column = reshape(rewriter, loc, bias, {o, 1}, {});
       y = AddOp::create(rewriter, loc, productType, y, column);

@@ -21,6 +21,11 @@ func.func private @f() attributes {a = #tgc_gpu.gemm<m = [1], n = 1, k = 0, tran
 
 // -----
 
+// expected-error @below {{expected 'epilogue' or 'tf32', got 'fp16'}}
+func.func private @f() attributes {a = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = false, fp16 = true>}
+
+// -----
+
 // expected-error @below {{kernel number must be non-negative, got -1}}
 func.func private @f() attributes {a = #tgc_gpu.strategy<row, kernel = -1, threads = 128>}
 
@@ -167,6 +172,5 @@ func.func private @f() attributes {tgc_gpu.kernel = 1}
 
 // -----
 
-// expected-error @below {{expected one of [unfused, none, bias, relu, bias_relu, gelu, bias_gelu] for the elementwise op cuBLASLt applies to a GEMM's result, got: tanh}}
-// expected-error @below {{failed to parse TgcGpu_GemmAttr parameter 'epilogue'}}
+// expected-error @below {{unknown GEMM epilogue 'tanh'}}
 func.func private @f() attributes {a = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = false, epilogue = tanh>}

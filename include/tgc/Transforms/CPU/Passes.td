@@ -31,7 +31,11 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
     on the stack), so that an iteration reads a block of the right-hand
     matrix rather than all of it.
     Reduction dimensions are never tiled. Producers of other groups are
-    never fused (that would recompute them per iteration). An op is a root
+    never fused (that would recompute them per iteration). Tile-and-fuse
+    clones a producer once per path from the root down to it: an op that
+    would be cloned more than 64 times (a chain whose every value feeds
+    the next step twice, as a max pool with indices walks its window) is
+    marked `tgc.own_kernel` instead, computed once into a temporary. An op is a root
     when its result leaves its group or reaches a group op through one
     tile-and-fuse cannot fuse across (a reshape). A `tensor.pad` becomes an
     elementwise generic over the padded shape that reads the source at the

@@ -9,6 +9,42 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TgcMarkTf32 : Pass<"tgc-mark-tf32", "func::FuncOp"> {
+  let summary = "Mark the f32 products that may run on TF32 tensor cores";
+  let description = [{
+    PyTorch lets an f32 matrix product or convolution on the GPU round its
+    inputs to TF32 (10 mantissa bits, f32 accumulation) behind two flags:
+    `torch.backends.cuda.matmul.allow_tf32` (off by default;
+    `torch.set_float32_matmul_precision("high")` turns it on) for `mm`,
+    `bmm`, `matmul` and `linear`, and `torch.backends.cudnn.allow_tf32` (on
+    by default) for convolutions. The frontend passes their values at
+    trace time as `matmuls` and `convolutions`, and guards them.
+
+    This pass runs on `tgc` before `tgc-decompose` and sets the unit
+    attribute `tgc.tf32` on each f32 `tgc.matmul`, `tgc.bmm` and
+    `tgc.linear` (with `matmuls`) and `tgc.conv2d` (with `convolutions`).
+    `tgc-decompose` keeps it on the `tgc.matmul` a pointwise convolution
+    becomes (a convolution's precision, not a matmul's), `tgc-to-linalg`
+    puts it on the product's contraction, and `tgc-gpu-select-strategy` on
+    the cuBLASLt GEMM it makes of that (`#tgc_gpu.gemm<..., tf32 = true>`),
+    which then computes with `CUBLAS_COMPUTE_32F_FAST_TF32`. A product that
+    does not become a GEMM (a grouped convolution's loop kernel) stays f32,
+    as does every product on the CPU; the attribute only ever lowers
+    precision where PyTorch's flag allows it.
+
+    `scaled_dot_product_attention` is not marked: which of PyTorch's
+    kernels runs an f32 attention, and whether it uses TF32, is not
+    governed by these flags alone.
+  }];
+  let options = [
+    Option<"matmuls", "matmuls", "bool", "false",
+           "f32 matmul, bmm and linear may use TF32 "
+           "(torch.backends.cuda.matmul.allow_tf32)">,
+    Option<"convolutions", "convolutions", "bool", "false",
+           "f32 convolutions may use TF32 (torch.backends.cudnn.allow_tf32)">,
+  ];
+}
+
 def TgcDecompose : Pass<"tgc-decompose", "func::FuncOp"> {
   let summary = "Rewrite composites whose primitive form fuses or lowers "
                 "better";

@@ -20,6 +20,49 @@ using namespace mlir::tgc::tgc_gpu;
 
 #include "tgc/Dialect/TgcGpu/IR/TgcGpuEnums.cpp.inc"
 
+/// `, epilogue = KIND` and `, tf32 = true` of a #tgc_gpu.gemm, each left
+/// out at its default (unfused, false).
+static ParseResult parseGemmOptions(AsmParser &parser, GemmEpilogue &epilogue,
+                                    bool &tf32) {
+  epilogue = GemmEpilogue::unfused;
+  tf32 = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    if (key == "epilogue") {
+      StringRef kind;
+      SMLoc loc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&kind))
+        return failure();
+      std::optional<GemmEpilogue> value = symbolizeGemmEpilogue(kind);
+      if (!value)
+        return parser.emitError(loc) << "unknown GEMM epilogue '" << kind
+                                     << "'";
+      epilogue = *value;
+    } else if (key == "tf32") {
+      bool value = false;
+      if (succeeded(parser.parseOptionalKeyword("true")))
+        value = true;
+      else if (parser.parseKeyword("false"))
+        return failure();
+      tf32 = value;
+    } else {
+      return parser.emitError(parser.getCurrentLocation())
+             << "expected 'epilogue' or 'tf32', got '" << key << "'";
+    }
+  }
+  return success();
+}
+
+static void printGemmOptions(AsmPrinter &printer, GemmEpilogue epilogue,
+                             bool tf32) {
+  if (epilogue != GemmEpilogue::unfused)
+    printer << ", epilogue = " << stringifyGemmEpilogue(epilogue);
+  if (tf32)
+    printer << ", tf32 = true";
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "tgc/Dialect/TgcGpu/IR/TgcGpuAttrs.cpp.inc"
 
@@ -35,7 +78,7 @@ void TgcGpuDialect::registerAttributes() {
 LogicalResult GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> batch, ArrayRef<int64_t> m,
                                int64_t n, int64_t k, bool transA, bool transB,
-                               GemmEpilogue epilogue) {
+                               GemmEpilogue epilogue, bool tf32) {
   if (m.empty())
     return emitError() << "a GEMM needs at least one m loop";
   SmallVector<int64_t> all(batch);

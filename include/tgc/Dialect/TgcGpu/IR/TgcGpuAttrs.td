@@ -50,6 +50,9 @@ def TgcGpu_GemmAttr : TgcGpu_Attr<"Gemm", "gemm"> {
     after it that cuBLASLt applies while writing (`none`: only the rounding
     to the output type; `bias`, `relu`, `bias_relu`, `gelu` (tanh),
     `bias_gelu`); that op's generic carries `tgc_gpu.gemm_epilogue_of`.
+    `tf32` (f32 operands only): cuBLASLt may round A and B to TF32 and
+    accumulate in f32 (`CUBLAS_COMPUTE_32F_FAST_TF32`), as PyTorch does
+    where its flags allow it (tgc-mark-tf32).
     The launch plan builds the cuBLASLt call from it.
   }];
   let parameters = (ins
@@ -60,12 +63,13 @@ def TgcGpu_GemmAttr : TgcGpu_Attr<"Gemm", "gemm"> {
     "bool":$trans_a,
     "bool":$trans_b,
     DefaultValuedParameter<"::mlir::tgc::tgc_gpu::GemmEpilogue",
-                           "::mlir::tgc::tgc_gpu::GemmEpilogue::unfused">:$epilogue
+                           "::mlir::tgc::tgc_gpu::GemmEpilogue::unfused">:$epilogue,
+    DefaultValuedParameter<"bool", "false">:$tf32
   );
   let assemblyFormat = [{
     `<` (`batch` `=` `[` $batch^ `]` `,` ` `)? `m` `=` `[` $m `]` `,`
     `n` `=` $n `,` `k` `=` $k `,` `trans_a` `=` $trans_a `,`
-    `trans_b` `=` $trans_b (`,` `epilogue` `=` $epilogue^)? `>`
+    `trans_b` `=` $trans_b `` custom<GemmOptions>($epilogue, $tf32) `>`
   }];
   let genVerifyDecl = 1;
 }
