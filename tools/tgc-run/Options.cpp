@@ -175,6 +175,17 @@ cl::opt<bool> tgc_run::gpuGemmEpilogues(
     cl::desc("With --device cuda: run a GEMM's bias / ReLU / tanh GELU "
              "consumer as its cuBLASLt epilogue"),
     withDefault(kGpuStrategyDefaults.gemmEpilogues), cl::cat(category));
+cl::opt<bool> tgc_run::gpuTf32Matmuls(
+    "gpu-tf32-matmuls",
+    cl::desc("With --device cuda: f32 matmul, bmm and linear GEMMs round "
+             "their inputs to TF32 (PyTorch's "
+             "torch.backends.cuda.matmul.allow_tf32)"),
+    cl::init(false), cl::cat(category));
+cl::opt<bool> tgc_run::gpuTf32Convolutions(
+    "gpu-tf32-convolutions",
+    cl::desc("With --device cuda: f32 convolution GEMMs round their inputs "
+             "to TF32 (PyTorch's torch.backends.cudnn.allow_tf32)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> tgc_run::gpuExactDivision(
     "gpu-exact-division",
     cl::desc("With --device cuda: float divisions as IEEE divisions, not "

@@ -73,6 +73,8 @@ extern cl::opt<int64_t> gpuRowBlockSize;
 extern cl::opt<bool> gpuRowRegisters;
 extern cl::opt<bool> gpuVectorize;
 extern cl::opt<bool> gpuGemmEpilogues;
+extern cl::opt<bool> gpuTf32Matmuls;
+extern cl::opt<bool> gpuTf32Convolutions;
 extern cl::opt<bool> gpuExactDivision;
 extern cl::opt<bool> gpuDedupKernels;
 extern cl::opt<bool> ptxOnly;

@@ -376,6 +376,8 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.rowBlockSize = gpuRowBlockSize;
   options.rowRegisters = gpuRowRegisters;
   options.gemmEpilogues = gpuGemmEpilogues;
+  options.tf32Matmuls = gpuTf32Matmuls;
+  options.tf32Convolutions = gpuTf32Convolutions;
   options.exactDivision = gpuExactDivision;
   options.dedupKernels = gpuDedupKernels;
   struct Spec {

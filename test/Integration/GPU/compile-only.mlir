@@ -25,12 +25,19 @@
 // RUN:   --emit-plan - | FileCheck %s --check-prefix=EPI
 // EPI: buffer result 0
 // EPI: buffer arg 2
-// EPI: gemm f32 out f32 {{.*}} c b0 bias b{{[0-9]+}} epilogue bias
+// EPI: gemm f32 out f32 m {{.*}} c b0 bias b{{[0-9]+}} epilogue bias
 // EPI-NOT: launch
 // RUN: tgc-run %s --entry linear --device cuda --compile-only --ptx-only --calls 0=8x64 \
 // RUN:   --gpu-gemm-epilogues=false --emit-plan - | FileCheck %s --check-prefix=NOEPI
 // NOEPI: gemm f32 out f32 {{.*}} bias none epilogue none
 // NOEPI: launch k0
+// A linear layer's f32 GEMM rounds to TF32 only with --gpu-tf32-matmuls
+// (PyTorch's torch.backends.cuda.matmul.allow_tf32; EPI above has none).
+// RUN: tgc-run %s --entry linear --device cuda --compile-only --ptx-only --calls 0=8x64 \
+// RUN:   --gpu-tf32-matmuls --emit-plan - | FileCheck %s --check-prefix=TF32
+// RUN: tgc-run %s --entry linear --device cuda --compile-only --ptx-only --calls 0=8x64 \
+// RUN:   --gpu-tf32-convolutions --emit-plan - | FileCheck %s --check-prefix=EPI
+// TF32: gemm f32 out f32 tf32 m {{.*}} epilogue bias
 
 // Divisions of a row by its sum become one reciprocal and multiplications,
 // unless --gpu-exact-division (the C API's and Python's `exact-division=1`
