@@ -567,6 +567,7 @@ def test_tf32_guard_names_the_flag_that_changed():
     from tgc import _state
 
     saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    enabled = torch.backends.cudnn.enabled
     try:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = True
@@ -578,6 +579,16 @@ def test_tf32_guard_names_the_flag_that_changed():
         torch.backends.cuda.matmul.allow_tf32 = True  # not a flag it depends on
         assert guard.check() is None
         torch.backends.cudnn.allow_tf32 = False
-        assert guard.check() == "torch.backends.cudnn.allow_tf32 was True when compiled, False now"
+        assert guard.check().startswith("torch.backends.cudnn.allow_tf32 ")
+        assert guard.check().endswith(" was True when compiled, False now")
+        # With cuDNN disabled, eager convolutions are cuBLAS GEMMs: the
+        # matmul flag governs them.
+        torch.backends.cudnn.allow_tf32 = True
+        torch.backends.cudnn.enabled = False
+        assert _state.tf32_flags() == (True, True)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        assert _state.tf32_flags() == (False, False)
+        assert "was True when compiled, False now" in guard.check()
     finally:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+        torch.backends.cudnn.enabled = enabled

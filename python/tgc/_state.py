@@ -390,20 +390,25 @@ def autocast_state():
 # the value it was compiled with (docs/python.md, "TF32").
 
 _TF32_FLAGS = (("matmuls", "_get_cublas_allow_tf32", "torch.backends.cuda.matmul.allow_tf32"),
-               ("convolutions", "_get_cudnn_allow_tf32", "torch.backends.cudnn.allow_tf32"))
+               ("convolutions", "_get_cudnn_allow_tf32",
+                "torch.backends.cudnn.allow_tf32 (the matmul flag with cuDNN disabled)"))
 
 
 def tf32_flags() -> Tuple[bool, bool]:
     """(matmuls, convolutions): whether f32 matmuls and convolutions may
-    round to TF32 now. A flag PyTorch does not let us read (its legacy
-    getter refuses when the newer fp32_precision settings were mixed in)
-    counts as off: f32 is never less exact than asked for."""
+    round to TF32 now. With cuDNN disabled (torch.backends.cudnn.enabled)
+    eager convolutions are im2col and cuBLAS GEMMs, under the matmul flag.
+    A flag PyTorch does not let us read (its legacy getter refuses when the
+    newer fp32_precision settings were mixed in) counts as off: f32 is
+    never less exact than asked for."""
     out = []
     for _, getter, _ in _TF32_FLAGS:
         try:
             out.append(bool(getattr(torch._C, getter)()))
         except Exception:  # noqa: BLE001 - unreadable: the exact choice
             out.append(False)
+    if not torch._C._get_cudnn_enabled():
+        out[1] = out[0]
     return out[0], out[1]
 
 
