@@ -81,6 +81,27 @@ func.func @linear_relu(%x: tensor<?x256xf32>, %w: tensor<128x256xf32>, %b: tenso
   return %s : tensor<?x128xf32>
 }
 
+// Convolution epilogue: a ResNet block's residual add and ReLU are
+// computed where the convolution adds its bias; the elementwise producer
+// of its input (a scaling) stays out (an im2col would recompute it per
+// window element), and so does a second convolution.
+// CHECK-LABEL: func.func @conv_residual_relu
+// CHECK: %[[S:.*]] = tgc.mul
+// CHECK: tgc.fusion_group "convolution" ins(%[[S]],
+// CHECK: tgc.conv2d
+// CHECK-NEXT: tgc.add
+// CHECK-NEXT: tgc.relu
+// CHECK-NEXT: tgc.yield
+// CHECK: tgc.conv2d
+func.func @conv_residual_relu(%x: tensor<?x8x16x16xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8xf32>, %k: tensor<f32>) -> tensor<?x8x16x16xf32> {
+  %s = tgc.mul %x, %k : tensor<?x8x16x16xf32>, tensor<f32> -> tensor<?x8x16x16xf32>
+  %y = tgc.conv2d %s, %w bias(%b : tensor<8xf32>) stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x8x16x16xf32>, tensor<8x8x3x3xf32> -> tensor<?x8x16x16xf32>
+  %r = tgc.add %y, %x : tensor<?x8x16x16xf32>, tensor<?x8x16x16xf32> -> tensor<?x8x16x16xf32>
+  %a = tgc.relu %r : tensor<?x8x16x16xf32>
+  %z = tgc.conv2d %a, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x8x16x16xf32>, tensor<8x8x3x3xf32> -> tensor<?x8x16x16xf32>
+  return %z : tensor<?x8x16x16xf32>
+}
+
 // Shape annotations of the frontend (tgc_sym.bind) are not users that
 // keep a value out of a group: the matmul still takes its epilogue, and
 // the annotation of the value that moved inside the group is dropped.

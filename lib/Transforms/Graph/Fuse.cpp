@@ -33,7 +33,7 @@ using namespace mlir::tgc;
 
 namespace {
 
-enum class Kind { Elementwise, Reduction, Rows, Matmul, None };
+enum class Kind { Elementwise, Reduction, Rows, Matmul, Convolution, None };
 
 StringRef kindName(Kind k) {
   switch (k) {
@@ -45,6 +45,8 @@ StringRef kindName(Kind k) {
     return "rows";
   case Kind::Matmul:
     return "matmul";
+  case Kind::Convolution:
+    return "convolution";
   case Kind::None:
     return "single";
   }
@@ -109,6 +111,8 @@ Kind classify(Operation *op) {
     return isRowReduction(op) ? Kind::Rows : Kind::Reduction;
   if (isa<MatmulOp, BmmOp, LinearOp>(op))
     return Kind::Matmul;
+  if (isa<Conv2dOp>(op))
+    return Kind::Convolution;
   return Kind::None;
 }
 
@@ -331,9 +335,11 @@ private:
                                      Operation *producer, Operation *consumer,
                                      Value value) {
     Kind pk = p.kind, ck = c.kind;
-    // Elementwise producers fuse into anything but a matmul (GEMM
-    // libraries take no prologue): chains, reduction prologues, rows.
-    if (pk == Kind::Elementwise && ck != Kind::Matmul) {
+    // Elementwise producers fuse into anything but a matmul or a
+    // convolution (GEMM libraries take no prologue, and an im2col would
+    // recompute one per window element): chains, reduction prologues, rows.
+    if (pk == Kind::Elementwise && ck != Kind::Matmul &&
+        ck != Kind::Convolution) {
       if (ck == Kind::Rows && !p.rows.empty() && !c.rows.empty() &&
           !shapesAgree(p.rows, c.rows))
         return std::nullopt;
@@ -344,13 +350,15 @@ private:
     if (ck == Kind::Elementwise) {
       ArrayRef<int64_t> produced = shapeOf(value);
       ArrayRef<int64_t> space = shapeOf(consumer->getResult(0));
-      if (pk == Kind::Matmul) {
-        // cuBLASLt-style epilogue: the matmul's only user, over its space.
+      if (pk == Kind::Matmul || pk == Kind::Convolution) {
+        // cuBLASLt-style epilogue: the product's only user, over its
+        // space (a convolution's bias and ReLU: one pass over its output
+        // instead of two).
         auto users = computeUsers(value);
         if (std::distance(users.begin(), users.end()) != 1 ||
             !shapesAgree(produced, space))
           return std::nullopt;
-        return combine(p, c, Kind::Matmul);
+        return combine(p, c, pk);
       }
       if (pk == Kind::Reduction) {
         if (!shapesAgree(produced, space))
@@ -379,7 +387,8 @@ private:
   }
 
   std::optional<Group> mergeHorizontal(const Group &a, const Group &b) {
-    if (a.kind != b.kind || a.kind == Kind::Matmul)
+    if (a.kind != b.kind || a.kind == Kind::Matmul ||
+        a.kind == Kind::Convolution)
       return std::nullopt;
     if (a.kind == Kind::Rows && !shapesAgree(a.rows, b.rows))
       return std::nullopt;

@@ -1086,7 +1086,7 @@ func.func @write_out_size(%x: tensor<?xf32>, %v: tensor<3xf32>, %i: tensor<3xi64
 // -----
 
 func.func @group_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{unknown kind 'big' (expected elementwise, reduction, rows, matmul or single)}}
+  // expected-error @+1 {{unknown kind 'big' (expected elementwise, reduction, rows, matmul, convolution or single)}}
   %0 = tgc.fusion_group "big" ins(%x : tensor<4xf32>) {
   ^bb0(%a: tensor<4xf32>):
     tgc.yield %a : tensor<4xf32>

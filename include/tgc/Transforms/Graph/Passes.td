@@ -92,9 +92,13 @@ def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
     * horizontal: sibling groups that read the same input over the same
       iteration space (mean and variance of one tensor);
     * matmul epilogues: matmul / linear with elementwise consumers of its
-      single result (bias, activation, residual).
+      single result (bias, activation, residual);
+    * convolution epilogues, the same for `tgc.conv2d` (kind
+      `convolution`): the ReLU after a convolution is computed where its
+      bias is added, one pass over the output instead of two.
 
-    Never fused: two matmuls; a reduction over other dimensions than a
+    Never fused: two matmuls (or convolutions); an elementwise producer
+    into a matmul or convolution; a reduction over other dimensions than a
     following row-wise op needs (a column sum feeding a row-wise division
     needs every row first); groups whose merge would create a cycle; groups
     larger than `max-group-size` ops. Symbolic sizes are compared

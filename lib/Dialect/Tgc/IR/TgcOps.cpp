@@ -948,11 +948,12 @@ void FusionGroupOp::build(OpBuilder &builder, OperationState &state,
 
 LogicalResult FusionGroupOp::verify() {
   static constexpr StringRef kinds[] = {"elementwise", "reduction", "rows",
-                                        "matmul", "single"};
+                                        "matmul",      "convolution", "single"};
   if (!llvm::is_contained(kinds, getKind()))
     return emitOpError("unknown kind '")
            << getKind()
-           << "' (expected elementwise, reduction, rows, matmul or single)";
+           << "' (expected elementwise, reduction, rows, matmul, convolution "
+              "or single)";
   Block &block = getBody().front();
   if (block.getNumArguments() != getInputs().size())
     return emitOpError("has ")

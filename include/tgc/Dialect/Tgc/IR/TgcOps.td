@@ -1019,6 +1019,7 @@ def Tgc_FusionGroupOp : Tgc_Op<"fusion_group",
     | `reduction` | a reduction with its elementwise producers and consumers |
     | `rows` | row-wise ops over the same rows (softmax, layer norm, entropy) |
     | `matmul` | a matmul / linear with its elementwise epilogue |
+    | `convolution` | a convolution with its elementwise epilogue (the ReLU after it) |
     | `single` | one op that fuses with nothing |
 
     ```mlir
