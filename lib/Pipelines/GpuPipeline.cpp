@@ -35,7 +35,9 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTgcMarkTf32(tf32));
   }
   buildGraphPasses(pm, options.decompose, options.fuse);
-  pm.addPass(createTgcToLinalg());
+  TgcToLinalgOptions toLinalg;
+  toLinalg.im2colPads = true;
+  pm.addPass(createTgcToLinalg(toLinalg));
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuseGroupElementwise());
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());

@@ -285,3 +285,21 @@ def test_tf32_follows_pytorchs_flags(saved_tf32_flags):
     with torch.no_grad():
         c(x, a)
     assert tgc.explain(c).compiles == 3
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [(1, 1, 1), (2, 3, 1), (1, 2, 2), (2, (0, 2), 1)])
+def test_padded_convolutions_read_their_input_in_place(saved_tf32_flags, stride, padding, dilation):
+    """The GPU's im2col gathers a padded convolution's patches from the
+    input itself (im2col-pads): every window position past an edge reads
+    zero, with strides, dilations and uneven padding, and a dynamic batch."""
+    torch.backends.cudnn.allow_tf32 = False  # f32 on both sides
+    torch.manual_seed(0)
+    conv = nn.Conv2d(5, 7, 3, stride=stride, padding=padding, dilation=dilation).cuda()
+    # Static sizes, then a dynamic batch (the spatial sizes stay static:
+    # a dynamic one keeps the padded copy).
+    c = tgc.compile(lambda x: torch.relu(conv(x)))
+    with torch.no_grad():
+        for n in (2, 3, 4):
+            x = torch.randn(n, 5, 11, 13, device="cuda")
+            assert_same(c(x), torch.relu(conv(x)), rtol=1e-4, atol=1e-4)
+    assert tgc.explain(c).compiles == 2

@@ -562,9 +562,13 @@ int64_t staticSize(OpFoldResult size) {
 /// vectorized matrix loop nest on the CPU), where a convolution's window
 /// loops ran 15-25 times slower; the patches cost kH kW times the input's
 /// memory. The product carries the `tgc.tf32` mark of `source`, the
-/// convolution (tgc-mark-tf32).
+/// convolution (tgc-mark-tf32). With `unpadded` (the input before its
+/// `padding`, of static spatial sizes), the patches read it directly,
+/// zero outside it, instead of a padded copy that a kernel of its own
+/// would write first (`im2col-pads`).
 static Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
-                             Value padded,
+                             Value padded, Value unpadded,
+                             ArrayRef<int64_t> padding,
                              Value weight, OpFoldResult n, OpFoldResult o,
                              ArrayRef<OpFoldResult> outSpatial,
                              const int64_t (&kernel)[2], ArrayRef<int64_t> stride,
@@ -591,14 +595,61 @@ static Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
        d[5] * stride[1] + d[3] * dilation[1]},
       ctx);
   SmallVector<utils::IteratorType> parallel(6, utils::IteratorType::parallel);
-  Value patches =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{patchType}, ValueRange{padded}, ValueRange{empty},
-          ArrayRef<AffineMap>{window, b.getMultiDimIdentityMap(6)}, parallel,
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            linalg::YieldOp::create(nb, nl, args[0]);
-          })
-          .getResult(0);
+  Value patches;
+  if (unpadded) {
+    auto inType = cast<RankedTensorType>(unpadded.getType());
+    patches =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{patchType}, ValueRange{}, ValueRange{empty},
+            ArrayRef<AffineMap>{b.getMultiDimIdentityMap(6)}, parallel,
+            [&](OpBuilder &nb, Location nl, ValueRange) {
+              auto index = [&](int64_t d) {
+                return linalg::IndexOp::create(nb, nl, d).getResult();
+              };
+              auto constant = [&](int64_t v) {
+                return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+              };
+              Value zero = constant(0), inside;
+              SmallVector<Value> at{index(0), index(1)};
+              for (int i = 0; i < 2; ++i) {
+                // oh * s + kh * d - pad, clamped into the input.
+                Value pos = arith::AddIOp::create(
+                    nb, nl,
+                    arith::MulIOp::create(nb, nl, index(4 + i),
+                                          constant(stride[i])),
+                    arith::MulIOp::create(nb, nl, index(2 + i),
+                                          constant(dilation[i])));
+                pos = arith::SubIOp::create(nb, nl, pos, constant(padding[i]));
+                Value ok = arith::AndIOp::create(
+                    nb, nl,
+                    arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge,
+                                          pos, zero),
+                    arith::CmpIOp::create(
+                        nb, nl, arith::CmpIPredicate::slt, pos,
+                        constant(inType.getDimSize(2 + i))));
+                inside = inside ? arith::AndIOp::create(nb, nl, inside, ok)
+                                      .getResult()
+                                : ok;
+                at.push_back(arith::SelectOp::create(nb, nl, ok, pos, zero));
+              }
+              Value v = tensor::ExtractOp::create(nb, nl, unpadded, at);
+              Value padValue = createScalarConstant(nb, nl, element, 0.0);
+              linalg::YieldOp::create(
+                  nb, nl,
+                  arith::SelectOp::create(nb, nl, inside, v, padValue)
+                      .getResult());
+            })
+            .getResult(0);
+  } else {
+    patches =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{patchType}, ValueRange{padded}, ValueRange{empty},
+            ArrayRef<AffineMap>{window, b.getMultiDimIdentityMap(6)}, parallel,
+            [](OpBuilder &nb, Location nl, ValueRange args) {
+              linalg::YieldOp::create(nb, nl, args[0]);
+            })
+            .getResult(0);
+  }
   Value columns = tensor::CollapseShapeOp::create(
       b, loc, patches,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
@@ -616,7 +667,9 @@ static Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
 }
 
 struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
-  using OpRewritePattern::OpRewritePattern;
+  Conv2dLowering(MLIRContext *ctx, bool im2colPads)
+      : OpRewritePattern(ctx), im2colPads(im2colPads) {}
+  bool im2colPads;
   LogicalResult matchAndRewrite(Conv2dOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -646,11 +699,26 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
         return rewriter.notifyMatchFailure(op, "the kernel does not fit");
       outSpatial.push_back(size->output);
     }
+    // im2col unless both output sizes are `?`: expand-strided-metadata
+    // (MLIR 22) crashes on the memref.expand_shape of one `?` size into two,
+    // which the product's [N, O, H' W'] -> [N, O, H', W'] would become.
+    bool bothDynamic =
+        isa<Value>(outSpatial[0]) && isa<Value>(outSpatial[1]);
+    bool im2col = groups == 1 && !bothDynamic;
+    // With im2col-pads, the patches read the input itself, zero outside
+    // it, where its spatial sizes are static and not 0 (a clamped read is
+    // then in bounds): no padded copy.
+    bool foldPad =
+        im2col && im2colPads && (padding[0] != 0 || padding[1] != 0) &&
+        llvm::all_of(inType.getShape().take_back(2),
+                     [](int64_t s) { return !ShapedType::isDynamic(s) && s > 0; });
     Value zeroElement = createScalarConstant(rewriter, loc, element, 0.0);
-    Value padded = padSpatial(
-        rewriter, loc, input, padding,
-        {rewriter.getIndexAttr(padding[0]), rewriter.getIndexAttr(padding[1])},
-        zeroElement);
+    Value padded =
+        foldPad ? input
+                : padSpatial(rewriter, loc, input, padding,
+                             {rewriter.getIndexAttr(padding[0]),
+                              rewriter.getIndexAttr(padding[1])},
+                             zeroElement);
 
     Value zero = createScalarConstant(rewriter, loc, accType, 0.0);
     auto strides = rewriter.getI64TensorAttr(stride);
@@ -658,14 +726,11 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
     OpFoldResult n = inSizes[0];
     OpFoldResult o = tensor::getMixedSize(rewriter, loc, weight, 0);
     Value product;
-    // im2col unless both output sizes are `?`: expand-strided-metadata
-    // (MLIR 22) crashes on the memref.expand_shape of one `?` size into two,
-    // which the product's [N, O, H' W'] -> [N, O, H', W'] would become.
-    bool bothDynamic =
-        isa<Value>(outSpatial[0]) && isa<Value>(outSpatial[1]);
-    if (groups == 1 && !bothDynamic) {
-      product = buildIm2colConv(rewriter, loc, op, padded, weight, n, o,
-                                outSpatial, kernel, stride, dilation, accType);
+    if (im2col) {
+      product = buildIm2colConv(rewriter, loc, op, padded,
+                                foldPad ? input : Value(), padding, weight, n,
+                                o, outSpatial, kernel, stride, dilation,
+                                accType);
     } else if (groups == 1) {
       SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
       SmallVector<int64_t> shape = llvm::map_to_vector(outSizes, staticSize);
@@ -917,12 +982,14 @@ struct AvgPool2dLowering : OpRewritePattern<AvgPool2dOp> {
 } // namespace
 
 void mlir::tgc::populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
-                                              bool softmaxExpOnce) {
+                                              bool softmaxExpOnce,
+                                              bool im2colPads) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<SoftmaxLowering<SoftmaxOp>>(ctx, /*logarithm=*/false,
                                            softmaxExpOnce);
   patterns.add<SoftmaxLowering<LogSoftmaxOp>>(ctx, /*logarithm=*/true,
                                               softmaxExpOnce);
   patterns.add<LayerNormLowering, RmsNormLowering, AttentionLowering,
-               Conv2dLowering, MaxPool2dLowering, AvgPool2dLowering>(ctx);
+               MaxPool2dLowering, AvgPool2dLowering>(ctx);
+  patterns.add<Conv2dLowering>(ctx, im2colPads);
 }

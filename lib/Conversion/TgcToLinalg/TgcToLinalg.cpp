@@ -28,13 +28,14 @@ using namespace mlir;
 using namespace mlir::tgc;
 
 void mlir::tgc::populateTgcToLinalgPatterns(RewritePatternSet &patterns,
-                                            bool softmaxExpOnce) {
+                                            bool softmaxExpOnce,
+                                            bool im2colPads) {
   populateTgcElementwiseToLinalgPatterns(patterns);
   populateTgcShapeToLinalgPatterns(patterns);
   populateTgcIndexingToLinalgPatterns(patterns);
   populateTgcReductionToLinalgPatterns(patterns);
   populateTgcLinearAlgebraToLinalgPatterns(patterns);
-  populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce);
+  populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce, im2colPads);
 }
 
 namespace {
@@ -180,7 +181,7 @@ struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
     // Groups stay until their contents are converted.
     target.addLegalOp<FusionGroupOp, YieldOp>();
     RewritePatternSet patterns(&getContext());
-    populateTgcToLinalgPatterns(patterns, softmaxExpOnce);
+    populateTgcToLinalgPatterns(patterns, softmaxExpOnce, im2colPads);
     patterns.add<WriteOutLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -50,12 +50,16 @@ void populateTgcLinearAlgebraToLinalgPatterns(RewritePatternSet &patterns);
 /// exp(x - max) is an elementwise op of its own that the sum and the
 /// division read (the CPU's row kernels compute it once per element into a
 /// row temporary); without, the sum and the division each compute it.
+/// With `im2colPads`, an im2col convolution's patches read its input with
+/// bounds checks instead of a padded copy (tgc-to-linalg's `im2col-pads`).
 void populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
-                                   bool softmaxExpOnce = false);
+                                   bool softmaxExpOnce = false,
+                                   bool im2colPads = false);
 
 /// All of the above.
 void populateTgcToLinalgPatterns(RewritePatternSet &patterns,
-                                 bool softmaxExpOnce = false);
+                                 bool softmaxExpOnce = false,
+                                 bool im2colPads = false);
 
 } // namespace mlir::tgc
 
