@@ -108,6 +108,25 @@ def test_function_of_inputs_that_require_grad(device):
     _close(w.grad, w2.grad, 1e-5, "grad w")
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_tf32_flags_key_training_specializations_on_cuda_only(device):
+    """The TF32 flags decide how CUDA GEMMs round (docs/python.md,
+    "TF32"): a CUDA training specialization is keyed by them, a CPU one is
+    not (flipping them recompiled CPU training for nothing)."""
+    saved = torch.backends.cuda.matmul.allow_tf32
+    f = tgc.compile(lambda a, w: (a @ w).relu().sum())
+    a = torch.randn(4, 5, device=device, requires_grad=True)
+    w = torch.randn(5, 3, device=device, requires_grad=True)
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        f(a, w).backward()
+        torch.backends.cuda.matmul.allow_tf32 = True
+        f(a, w).backward()
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    assert str(tgc.explain(f)).count("training specialization ") == (2 if device == "cuda" else 1)
+
+
 def test_only_the_inputs_that_require_grad_get_gradients():
     f = tgc.compile(lambda a, b: (a * b).sin().sum())
     a = torch.randn(6, requires_grad=True)

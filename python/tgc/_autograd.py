@@ -446,7 +446,8 @@ class Training:
         # Autocast's state (its casts are in the trace) and the default
         # dtype (factories without a dtype made their results in it).
         key = (keys, tuple(_meta(t) for t in flat), len(user), _state.autocast_state(),
-               torch.get_default_dtype(), _state.hooks_version(), _state.tf32_flags())
+               torch.get_default_dtype(), _state.hooks_version(),
+               _state.tf32_flags() if any(t.is_cuda for t in flat) else None)
         spec = self._lookup(key)
         if spec is None:
             with owner._compile_lock:
