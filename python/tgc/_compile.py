@@ -681,7 +681,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 "keep-code=1" if _keep_code() else ""]
         if device == "cuda" and _MODES[self.mode]:
             opts.append("cuda-graphs=1")
-        tf32 = _state.tf32_flags() if device == "cuda" else (False, False)
+        tf32 = _state.tf32_flags()  # CUDA only: the CPU's products are f32
         if device == "cuda":
             opts.append(f"tf32-matmuls={int(tf32[0])} tf32-convolutions={int(tf32[1])}")
         if device == "cpu":

@@ -424,14 +424,17 @@ class Tf32Guard:
 
     def __init__(self, record):
         self.record = tuple(record)
+        # (position in tf32_flags(), value, flag name) per flag, once.
+        kinds = [k for k, _, _ in _TF32_FLAGS]
+        self._checks = tuple((kinds.index(kind), flag, _TF32_FLAGS[kinds.index(kind)][2])
+                             for kind, flag in self.record)
 
     def check(self) -> Optional[str]:
-        """None while it holds, else why not."""
-        now = dict(zip((k for k, _, _ in _TF32_FLAGS), tf32_flags()))
-        for kind, flag in self.record:
-            if now[kind] != flag:
-                name = next(n for k, _, n in _TF32_FLAGS if k == kind)
-                return f"{name} was {flag} when compiled, {now[kind]} now"
+        """None while it holds, else why not (on every native call)."""
+        now = tf32_flags()
+        for i, flag, name in self._checks:
+            if now[i] != flag:
+                return f"{name} was {flag} when compiled, {now[i]} now"
         return None
 
 

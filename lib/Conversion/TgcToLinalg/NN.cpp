@@ -620,13 +620,8 @@ static Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
                     arith::MulIOp::create(nb, nl, index(2 + i),
                                           constant(dilation[i])));
                 pos = arith::SubIOp::create(nb, nl, pos, constant(padding[i]));
-                Value ok = arith::AndIOp::create(
-                    nb, nl,
-                    arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge,
-                                          pos, zero),
-                    arith::CmpIOp::create(
-                        nb, nl, arith::CmpIPredicate::slt, pos,
-                        constant(inType.getDimSize(2 + i))));
+                Value ok = createIndexInBounds(
+                    nb, nl, pos, constant(inType.getDimSize(2 + i)));
                 inside = inside ? arith::AndIOp::create(nb, nl, inside, ok)
                                       .getResult()
                                 : ok;

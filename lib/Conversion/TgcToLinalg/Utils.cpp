@@ -1,6 +1,7 @@
 //===- Utils.cpp - shared helpers of the tgc-to-linalg patterns -----------===//
 
 #include "Utils.h"
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
@@ -462,6 +463,15 @@ mlir::tgc::getBroadcastBatchExprs(MLIRContext *ctx, RankedTensorType type,
       exprs.push_back(getAffineDimExpr(offset + d, ctx));
   }
   return exprs;
+}
+
+Value mlir::tgc::createIndexInBounds(OpBuilder &b, Location loc, Value index,
+                                     Value extent) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, extent));
 }
 
 Value mlir::tgc::buildBroadcastBatchMatmul(OpBuilder &b, Location loc,

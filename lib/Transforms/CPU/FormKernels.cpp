@@ -1,5 +1,6 @@
 //===- FormKernels.cpp - one parallel loop nest per fusion group ----------===//
 
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -258,12 +259,7 @@ void rewritePadsAsGenerics(func::FuncOp func) {
               continue;
             }
             Value src = arith::SubIOp::create(nb, nl, i, low[d]);
-            Value ok = arith::AndIOp::create(
-                nb, nl,
-                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, src,
-                                      zero),
-                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, src,
-                                      extent[d]));
+            Value ok = createIndexInBounds(nb, nl, src, extent[d]);
             inside = inside ? arith::AndIOp::create(nb, nl, inside, ok)
                                   .getResult()
                             : ok;

@@ -56,6 +56,12 @@ void populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
                                    bool softmaxExpOnce = false,
                                    bool im2colPads = false);
 
+/// Whether `0 <= index < extent` (index values): the bounds check of a
+/// read at a computed position, which a select then clamps (an im2col's
+/// patches read past their input's edge, a pad rewritten as a generic).
+Value createIndexInBounds(OpBuilder &b, Location loc, Value index,
+                          Value extent);
+
 /// All of the above.
 void populateTgcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool softmaxExpOnce = false,
