@@ -55,6 +55,7 @@ std::string canonicalOptions(const Options &o) {
     add("dedup-kernels", maybe(o.dedupKernels));
     add("tf32-matmuls", flag(o.tf32Matmuls));
     add("tf32-convolutions", flag(o.tf32Convolutions));
+    add("cudnn-convolutions", flag(o.cudnnConvolutions));
   } else {
     add("openmp", flag(o.openmp));
     add("approximate-math", flag(o.approximateMath));

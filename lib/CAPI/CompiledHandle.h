@@ -38,6 +38,7 @@ struct Options {
   bool ptxOnly = false;
   // f32 GEMMs that may round to TF32 (tgc-mark-tf32).
   bool tf32Matmuls = false, tf32Convolutions = false;
+  bool cudnnConvolutions = false;
   // GPU kernel options; unset ones keep GpuCompileOptions' defaults
   // (tgc-gpu-form-kernels').
   std::optional<int64_t> blockSize, maxBlocks, rowBlockSize;

@@ -87,6 +87,7 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       {"ptx-only", &o.ptxOnly},
       {"tf32-matmuls", &o.tf32Matmuls},
       {"tf32-convolutions", &o.tf32Convolutions},
+      {"cudnn-convolutions", &o.cudnnConvolutions},
   };
   SmallVector<StringRef> words;
   text.split(words, ' ', -1, /*KeepEmpty=*/false);
@@ -322,6 +323,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
   options.ptxOnly = o.ptxOnly;
   options.tf32Matmuls = o.tf32Matmuls;
   options.tf32Convolutions = o.tf32Convolutions;
+  options.cudnnConvolutions = o.cudnnConvolutions;
   // The kernel options given; the others keep their defaults.
   auto given = [](auto &field, const auto &value) {
     if (value)
@@ -762,7 +764,7 @@ const char *tgc_compiled_profile(tgc_compiled *c, const tgc_arg_desc *args,
 void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   if (!out)
     return;
-  for (int i = 0; i < 8; ++i)
+  for (int i = 0; i < 9; ++i)
     out[i] = 0;
   if (!c || !c->gpu)
     return;
@@ -775,6 +777,7 @@ void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   out[5] = s.graphResizes;
   out[6] = s.gemmTunings;
   out[7] = s.gemmTuningsFromDisk;
+  out[8] = s.convs;
 }
 
 } // extern "C"

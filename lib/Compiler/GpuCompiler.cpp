@@ -65,6 +65,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.dedupKernels = options.dedupKernels;
   pipeline.tf32Matmuls = options.tf32Matmuls;
   pipeline.tf32Convolutions = options.tf32Convolutions;
+  pipeline.cudnnConvolutions = options.cudnnConvolutions;
 
   ErrorCollector diagnostics(ctx);
   PassManager pm(ctx);
@@ -103,6 +104,8 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
       func.walk([&](Operation *op) {
         if (op->hasAttr(tgc_gpu::TgcGpuDialect::kGemmAttrName))
           os << "gemm: " << kernelSources(op) << "\n";
+        if (op->hasAttr(tgc_gpu::TgcGpuDialect::kConvAttrName))
+          os << "conv: " << kernelSources(op) << "\n";
       });
   }
   FailureOr<rt::Plan> plan = buildLaunchPlan(*module, func);

@@ -37,6 +37,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   buildGraphPasses(pm, options.decompose, options.fuse);
   TgcToLinalgOptions toLinalg;
   toLinalg.im2colPads = true;
+  toLinalg.libraryConvolutions = options.cudnnConvolutions;
   pm.addPass(createTgcToLinalg(toLinalg));
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuseGroupElementwise());

@@ -208,6 +208,8 @@ GpuFunction::Impl::~Impl() {
     }
   for (auto &entry : gemmConfigs)
     entry.second.release(*lt);
+  for (auto &entry : convConfigs)
+    entry.second.release(*dnn);
   // The last call's work may still read the arena and the workspace. Its
   // stream may be the caller's and gone by now: the whole context is waited
   // for.
@@ -217,6 +219,10 @@ GpuFunction::Impl::~Impl() {
     cu->cuEventDestroy(switchEvent);
   if (ltHandle)
     lt->cublasLtDestroy(ltHandle);
+  if (dnnHandle)
+    dnn->cudnnDestroy(dnnHandle);
+  if (convWorkspace)
+    cu->cuMemFree(convWorkspace);
   if (workspace)
     cu->cuMemFree(workspace);
   if (arena)
@@ -362,6 +368,21 @@ std::unique_ptr<GpuFunction> GpuFunction::load(const GpuArtifact &artifact,
     return nullptr;
   }
 
+  bool hasConv = std::any_of(
+      impl.plan.steps.begin(), impl.plan.steps.end(),
+      [](const PlanStep &step) { return step.kind == PlanStep::Conv; });
+  if (hasConv) {
+    impl.dnn = cudnn(error);
+    if (!impl.dnn) {
+      error = name + ": " + error;
+      return nullptr;
+    }
+    cudnnStatus_t status = impl.dnn->cudnnCreate(&impl.dnnHandle);
+    if (status != CUDNN_STATUS_SUCCESS) {
+      error = name + ": " + errorMessage(*impl.dnn, "cudnnCreate", status);
+      return nullptr;
+    }
+  }
   bool hasGemm = std::any_of(
       impl.plan.steps.begin(), impl.plan.steps.end(),
       [](const PlanStep &step) { return step.kind == PlanStep::Gemm; });
@@ -586,6 +607,7 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
   // Step arguments.
   launches.assign(plan.steps.size(), LaunchArgs());
   gemms.assign(plan.steps.size(), GemmArgs());
+  convs.assign(plan.steps.size(), ConvArgs());
   pointers.assign(plan.steps.size(), {});
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const PlanStep &step = plan.steps[s];
@@ -689,6 +711,10 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
       pointers[s] = {out.a, out.b, out.c, out.bias};
       break;
     }
+    case PlanStep::Conv:
+      if (!prepareConv(s, error))
+        return false;
+      break;
     case PlanStep::Copy: {
       int64_t bytes = value(step.copy.bytes);
       if (bytes < 0) {
@@ -771,6 +797,8 @@ bool GpuFunction::Impl::issue(size_t s, bool capturing, std::string &error) {
   }
   case PlanStep::Gemm:
     return issueGemm(s, capturing, error);
+  case PlanStep::Conv:
+    return issueConv(s, capturing, error);
   case PlanStep::Copy: {
     const std::vector<uint64_t> &p = pointers[s];
     if (p[2] == 0)

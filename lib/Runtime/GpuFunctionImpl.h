@@ -14,6 +14,7 @@
 #include "tgc/Runtime/GpuExecutor.h"
 
 #include "CudaDriver.h"
+#include "Cudnn.h"
 
 #include <chrono>
 #include <cstdint>
@@ -72,6 +73,33 @@ struct GemmArgs {
 };
 
 /// What a captured graph recorded for one step.
+/// A convolution step's sizes and strides (x, w, y; elements) for this
+/// call, and its pointers.
+struct ConvArgs {
+  bool skip = false; // y has no elements
+  int64_t x[8] = {}, w[4] = {}, y[8] = {}; // sizes, then strides (x, y)
+  uint64_t px = 0, pw = 0, py = 0;
+};
+
+struct ConvConfig {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  int algo = 0;
+  size_t workspace = 0;
+
+  void release(const Cudnn &dnn) {
+    if (x)
+      dnn.cudnnDestroyTensorDescriptor(x);
+    if (y)
+      dnn.cudnnDestroyTensorDescriptor(y);
+    if (w)
+      dnn.cudnnDestroyFilterDescriptor(w);
+    if (conv)
+      dnn.cudnnDestroyConvolutionDescriptor(conv);
+  }
+};
+
 struct StepRecord {
   /// Launch steps: the kernel node when it is known (then patchable).
   CUgraphNode node = nullptr;
@@ -149,6 +177,15 @@ struct GpuFunction::Impl {
   /// sizes, strides, alignments), shared by the steps of that shape.
   std::map<std::vector<int64_t>, cublasLtMatmulAlgo_t> tunedAlgos;
 
+  /// Convolution steps: cuDNN, its handle, one workspace for every step
+  /// (grown as a shape needs), and the descriptors and algorithm per
+  /// (step, sizes, strides).
+  const Cudnn *dnn = nullptr;
+  cudnnHandle_t dnnHandle = nullptr;
+  CUdeviceptr convWorkspace = 0;
+  size_t convWorkspaceBytes = 0;
+  std::map<std::vector<int64_t>, ConvConfig> convConfigs;
+
   CUdeviceptr arena = 0;
   uint64_t arenaCapacity = 0;
 
@@ -165,6 +202,7 @@ struct GpuFunction::Impl {
   std::vector<uint64_t> buffers;
   std::vector<LaunchArgs> launches;            // per step (launch steps only)
   std::vector<GemmArgs> gemms;                 // per step (GEMM steps only)
+  std::vector<ConvArgs> convs;                 // per step (conv steps only)
   std::vector<std::vector<uint64_t>> pointers; // per step (non-launch)
 
   ~Impl();
@@ -193,6 +231,13 @@ struct GpuFunction::Impl {
   bool tuneGemm(size_t step, GemmConfig &config,
                 const cublasLtMatmulHeuristicResult_t *candidates,
                 int count, int &chosen, std::string &error);
+  /// The step's cuDNN descriptors and algorithm for this call's shape,
+  /// made on first use (not while capturing a graph: the workspace may
+  /// grow).
+  ConvConfig *convConfig(size_t step, bool capturing, std::string &error);
+  bool issueConv(size_t step, bool capturing, std::string &error);
+  /// This call's sizes, strides and pointers of conv step `s`.
+  bool prepareConv(size_t s, std::string &error);
   bool runGraph(std::string &error);
   /// Whether `graph` can serve this call by patching kernel nodes alone
   /// (sizes, grids and pointers of launches may differ; every other step

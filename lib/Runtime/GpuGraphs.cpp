@@ -237,10 +237,15 @@ bool GpuFunction::Impl::runGraph(std::string &error) {
     }
     // GEMM algorithms are timed before the capture (no synchronization
     // may happen during one).
-    for (size_t s = 0; s < plan.steps.size(); ++s)
+    // So are cuDNN's choices (the workspace may grow).
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
       if (plan.steps[s].kind == PlanStep::Gemm && !gemms[s].skip &&
           !gemmConfig(s, /*tune=*/true, error))
         return false;
+      if (plan.steps[s].kind == PlanStep::Conv && !convs[s].skip &&
+          !convConfig(s, /*capturing=*/false, error))
+        return false;
+    }
     Graph graph;
     std::string captureError;
     if (!capture(graph, captureError)) {

@@ -226,6 +226,29 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
     if (buffer.kind > BufferKind::Global) // invalid: the parser rejects it
       line("buffer " + num(int64_t(buffer.kind)));
   }
+  auto paramText = [&](const KernelParam &param) {
+    std::string text;
+    if (param.kind == KernelParam::Int) {
+      text += "i" + num(param.id);
+    } else if (param.rank < 0) {
+      text += "b" + num(param.id);
+      if (param.sizeNode >= 0)
+        text += ":n" + num(param.sizeNode);
+    } else {
+      text += "b" + num(param.id) + "/" + num(param.rank) + "{" +
+              node(param.offset) + ";";
+      for (size_t i = 0; i < param.sizes.size(); ++i)
+        text += (i ? "," : "") + node(param.sizes[i]);
+      text += ";";
+      for (size_t i = 0; i < param.strides.size(); ++i)
+        text += (i ? "," : "") + node(param.strides[i]);
+      text += "}";
+    }
+    if (param.kind == KernelParam::Buffer && param.elementBytes > 0)
+      text += "*" + num(param.elementBytes) + (param.access & 1 ? "r" : "") +
+              (param.access & 2 ? "w" : "");
+    return text;
+  };
   for (const PlanStep &step : plan.steps) {
     switch (step.kind) {
     case PlanStep::Launch: {
@@ -237,27 +260,8 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
       for (int64_t dim : launch.block)
         text += " " + node(dim);
       text += " shmem " + node(launch.sharedBytes) + " params";
-      for (const KernelParam &param : launch.params) {
-        if (param.kind == KernelParam::Int) {
-          text += " i" + num(param.id);
-        } else if (param.rank < 0) {
-          text += " b" + num(param.id);
-          if (param.sizeNode >= 0)
-            text += ":n" + num(param.sizeNode);
-        } else {
-          text += " b" + num(param.id) + "/" + num(param.rank) + "{" +
-                  node(param.offset) + ";";
-          for (size_t i = 0; i < param.sizes.size(); ++i)
-            text += (i ? "," : "") + node(param.sizes[i]);
-          text += ";";
-          for (size_t i = 0; i < param.strides.size(); ++i)
-            text += (i ? "," : "") + node(param.strides[i]);
-          text += "}";
-        }
-        if (param.kind == KernelParam::Buffer && param.elementBytes > 0)
-          text += "*" + num(param.elementBytes) +
-                  (param.access & 1 ? "r" : "") + (param.access & 2 ? "w" : "");
-      }
+      for (const KernelParam &param : launch.params)
+        text += " " + paramText(param);
       line(text);
       break;
     }
@@ -297,8 +301,20 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
       line("check flag b" + num(step.check.flag) + " when " +
            node(step.check.when) + " " + quote(step.check.message));
       break;
+    case PlanStep::Conv: {
+      const ConvStep &conv = step.conv;
+      auto pair = [](const int64_t *v) {
+        return num(v[0]) + " " + num(v[1]);
+      };
+      line("conv " + dtypeText(conv.dtype) + (conv.tf32 ? " tf32" : "") +
+           " x " + paramText(conv.x) + " w " + paramText(conv.w) + " y " +
+           paramText(conv.y) + " stride " + pair(conv.stride) + " padding " +
+           pair(conv.padding) + " dilation " + pair(conv.dilation) +
+           " groups " + num(conv.groups));
+      break;
     }
-    if (step.kind > PlanStep::Check) // invalid: the parser rejects it
+    }
+    if (step.kind > PlanStep::Conv) // invalid: the parser rejects it
       line("step " + num(int64_t(step.kind)));
   }
   return out;

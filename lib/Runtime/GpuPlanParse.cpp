@@ -303,6 +303,7 @@ private:
   bool paramNode(const std::string &text, const std::string &param,
                  const char *what, bool allowNone, int64_t &index);
   bool parseGemm();
+  bool parseConv();
   bool parseCopy();
   bool parseMemset();
   bool parseCheck();
@@ -387,6 +388,8 @@ bool PlanParser::parseLine() {
     return parseLaunch();
   if (key == "gemm")
     return parseGemm();
+  if (key == "conv")
+    return parseConv();
   if (key == "copy")
     return parseCopy();
   if (key == "memset")
@@ -858,6 +861,63 @@ bool PlanParser::parseGemm() {
       !nodeRef("the a stride node", true, gemm.strideA) ||
       !nodeRef("the b stride node", true, gemm.strideB) ||
       !nodeRef("the c stride node", true, gemm.strideC) || !expectEnd())
+    return false;
+  plan.steps.push_back(std::move(step));
+  return true;
+}
+
+/// `conv f32 [tf32] x <param> w <param> y <param> stride S S padding P P
+/// dilation D D groups G`; the params in the ranked form, rank 4.
+bool PlanParser::parseConv() {
+  PlanStep step;
+  step.kind = PlanStep::Conv;
+  ConvStep &conv = step.conv;
+  if (!dtype(conv.dtype))
+    return false;
+  if (conv.dtype != TGC_DTYPE_F32)
+    return fail("a conv's dtype must be f32, got " + dtypeText(conv.dtype));
+  if (pos < tokens.size() && !tokens[pos].quoted && tokens[pos].text == "tf32") {
+    ++pos;
+    conv.tf32 = true;
+  }
+  const char *names[3] = {"x", "w", "y"};
+  KernelParam *params[3] = {&conv.x, &conv.w, &conv.y};
+  for (int i = 0; i < 3; ++i) {
+    if (!keyword(names[i]))
+      return false;
+    Token token;
+    if (!next("a ranked buffer parameter", token) ||
+        !parseParam(token, *params[i]))
+      return false;
+    if (params[i]->kind != KernelParam::Buffer || params[i]->rank != 4)
+      return fail(std::string("a conv's ") + names[i] +
+                  " must be a rank-4 buffer parameter, got '" + token.text +
+                  "'");
+  }
+  struct Pair {
+    const char *name;
+    int64_t *values;
+    int64_t min;
+  } pairs[3] = {{"stride", conv.stride, 1},
+                {"padding", conv.padding, 0},
+                {"dilation", conv.dilation, 1}};
+  for (Pair &p : pairs) {
+    if (!keyword(p.name))
+      return false;
+    for (int i = 0; i < 2; ++i) {
+      if (!integer(p.name, p.values[i]))
+        return false;
+      if (p.values[i] < p.min || p.values[i] > INT32_MAX)
+        return fail(std::string("a conv's ") + p.name + " must be in [" +
+                    num(p.min) + ", 2^31), got " + num(p.values[i]));
+    }
+  }
+  if (!keyword("groups") || !integer("the groups", conv.groups))
+    return false;
+  if (conv.groups < 1 || conv.groups > INT32_MAX)
+    return fail("a conv's groups must be in [1, 2^31), got " +
+                num(conv.groups));
+  if (!expectEnd())
     return false;
   plan.steps.push_back(std::move(step));
   return true;

@@ -165,6 +165,42 @@ tgc::runtime::summarizePlanSteps(const Plan &plan,
       s.flops = mul(mul(mul(2, m), mul(n, k)), batch);
       break;
     }
+    case PlanStep::Conv: {
+      const ConvStep &conv = step.conv;
+      auto sizes = [&](const KernelParam &p) {
+        std::vector<int64_t> out;
+        for (int64_t node : p.sizes)
+          out.push_back(eval.node(node));
+        return out;
+      };
+      auto text = [](const std::vector<int64_t> &v) {
+        std::string out;
+        for (size_t i = 0; i < v.size(); ++i)
+          out += (i ? "x" : "") + std::to_string(v[i]);
+        return out;
+      };
+      std::vector<int64_t> x = sizes(conv.x), w = sizes(conv.w),
+                           y = sizes(conv.y);
+      s.name = "conv";
+      s.strategy = std::string("cuDNN") + (conv.tf32 ? " TF32" : "");
+      s.shape = "x " + text(x) + " w " + text(w) + " y " + text(y) +
+                (conv.groups > 1 ? " groups " + std::to_string(conv.groups)
+                                 : std::string());
+      int64_t yElements = 1, wElements = 1, xElements = 1;
+      for (int d = 0; d < 4; ++d) {
+        yElements = mul(yElements, y.size() == 4 ? y[d] : 0);
+        wElements = mul(wElements, w.size() == 4 ? w[d] : 0);
+        xElements = mul(xElements, x.size() == 4 ? x[d] : 0);
+      }
+      s.skipped = yElements == 0;
+      int64_t eb = dtypeBytes(conv.dtype);
+      s.bytes = mul(add(add(xElements, wElements), yElements), eb);
+      // Per output element: C / groups * kH * kW multiply-adds.
+      int64_t reduction =
+          w.size() == 4 ? mul(mul(w[1], w[2]), w[3]) : int64_t(0);
+      s.flops = mul(mul(2, yElements), reduction);
+      break;
+    }
     case PlanStep::Copy: {
       int64_t bytes = eval.node(step.copy.bytes);
       s.name = "copy";
@@ -195,8 +231,8 @@ tgc::runtime::summarizePlanSteps(const Plan &plan,
 
 std::string
 tgc::runtime::formatStepSummaries(const std::vector<StepSummary> &steps) {
-  static const char *const kinds[] = {"launch", "gemm", "copy", "memset",
-                                      "check"};
+  static const char *const kinds[] = {"launch", "gemm",  "copy",
+                                      "memset", "check", "conv"};
   std::string out;
   for (const StepSummary &s : steps) {
     std::string shape = s.shape;

@@ -235,7 +235,13 @@ def saved_tf32_flags():
 
 
 def _gemm_strategies(c):
-    return [s.strategy for spec in c.specs for s in spec.compiled.steps() if s.kind == "gemm"]
+    """The strategies of the products, cuBLASLt GEMMs and cuDNN convolutions."""
+    return [s.strategy for spec in c.specs for s in spec.compiled.steps()
+            if s.kind in ("gemm", "conv")]
+
+
+def _step_kinds(c):
+    return [s.kind for spec in c.specs for s in spec.compiled.steps()]
 
 
 def test_tf32_follows_pytorchs_flags(saved_tf32_flags):
@@ -288,10 +294,12 @@ def test_tf32_follows_pytorchs_flags(saved_tf32_flags):
 
 
 @pytest.mark.parametrize("stride,padding,dilation", [(1, 1, 1), (2, 3, 1), (1, 2, 2), (2, (0, 2), 1)])
-def test_padded_convolutions_read_their_input_in_place(saved_tf32_flags, stride, padding, dilation):
+def test_padded_convolutions_read_their_input_in_place(saved_tf32_flags, monkeypatch, stride,
+                                                       padding, dilation):
     """The GPU's im2col gathers a padded convolution's patches from the
     input itself (im2col-pads): every window position past an edge reads
     zero, with strides, dilations and uneven padding, and a dynamic batch."""
+    monkeypatch.setenv("TGC_CUDNN", "0")  # im2col and a GEMM
     torch.backends.cudnn.allow_tf32 = False  # f32 on both sides
     torch.manual_seed(0)
     conv = nn.Conv2d(5, 7, 3, stride=stride, padding=padding, dilation=dilation).cuda()
@@ -303,3 +311,56 @@ def test_padded_convolutions_read_their_input_in_place(saved_tf32_flags, stride,
             x = torch.randn(n, 5, 11, 13, device="cuda")
             assert_same(c(x), torch.relu(conv(x)), rtol=1e-4, atol=1e-4)
     assert tgc.explain(c).compiles == 2
+    assert "conv" not in _step_kinds(c)
+
+
+# --- Convolutions on cuDNN (cudnn-convolutions) -----------------------------------
+
+
+@pytest.mark.parametrize("case", [
+    dict(cin=5, cout=7, k=3, stride=1, padding=1, dilation=1, groups=1, bias=True),
+    dict(cin=6, cout=4, k=(3, 5), stride=(2, 1), padding=(0, 2), dilation=(1, 2), groups=1,
+         bias=False),
+    dict(cin=8, cout=8, k=3, stride=2, padding=1, dilation=1, groups=8, bias=True),  # depthwise
+    dict(cin=8, cout=12, k=1, stride=1, padding=0, dilation=1, groups=4, bias=True),
+])
+def test_cudnn_convolutions(saved_tf32_flags, case):
+    """f32 convolutions run as cuDNN calls (torch.backends.cudnn.enabled):
+    strides, dilations, uneven padding, groups and depthwise, with bias and
+    a ReLU after, a dynamic batch (one compile, cuDNN's choice made per
+    size), TF32 off for an f32 comparison and then on (a recompile)."""
+    torch.backends.cudnn.allow_tf32 = False
+    torch.manual_seed(0)
+    conv = nn.Conv2d(case["cin"], case["cout"], case["k"], stride=case["stride"],
+                     padding=case["padding"], dilation=case["dilation"], groups=case["groups"],
+                     bias=case["bias"]).cuda()
+    c = tgc.compile(lambda x: torch.relu(conv(x)) * 2)
+    with torch.no_grad():
+        for n in (2, 3, 5, 3):
+            x = torch.randn(n, case["cin"], 13, 11, device="cuda")
+            assert_same(c(x), torch.relu(conv(x)) * 2, rtol=1e-4, atol=1e-4)
+        assert "conv" in _step_kinds(c)
+        assert all(s == "cuDNN" for s in _gemm_strategies(c))
+        torch.backends.cudnn.allow_tf32 = True
+        x = torch.randn(4, case["cin"], 13, 11, device="cuda")
+        assert_same(c(x), torch.relu(conv(x)) * 2, rtol=1e-2, atol=1e-2)
+        assert _gemm_strategies(c)[-1] == "cuDNN TF32"
+    assert c.specs[0].compiled.gpu_stats()["convs"] > 0
+
+
+def test_cudnn_convolution_edge_cases(saved_tf32_flags):
+    """A batch of 0 (nothing to run), a strided (sliced) input, and a
+    model with convolutions in a chain whose weights batch norm folds."""
+    torch.backends.cudnn.allow_tf32 = False
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                          nn.Conv2d(8, 8, 3, padding=1, groups=2), nn.BatchNorm2d(8)).cuda().eval()
+    c = tgc.compile(model)
+    with torch.no_grad():
+        for n in (0, 2, 3):
+            x = torch.randn(n, 3, 16, 16, device="cuda")
+            assert_same(c(x), model(x), rtol=1e-4, atol=1e-4)
+        big = torch.randn(2, 3, 16, 20, device="cuda")
+        x = big[:, :, :, 2:18]  # not contiguous
+        assert_same(c(x), model(x), rtol=1e-4, atol=1e-4)
+

@@ -683,7 +683,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             opts.append("cuda-graphs=1")
         tf32 = _state.tf32_flags()  # CUDA only: the CPU's products are f32
         if device == "cuda":
-            opts.append(f"tf32-matmuls={int(tf32[0])} tf32-convolutions={int(tf32[1])}")
+            opts.append(f"tf32-matmuls={int(tf32[0])} tf32-convolutions={int(tf32[1])} "
+                        f"cudnn-convolutions={int(_state.cudnn_convolutions())}")
         if device == "cpu":
             libs = _capi.bundled_shared_libs()
             if libs:

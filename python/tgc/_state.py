@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import dis
 import enum
+import os
 import threading
 import types
 from dataclasses import dataclass, field
@@ -410,6 +411,19 @@ def tf32_flags() -> Tuple[bool, bool]:
     if not torch._C._get_cudnn_enabled():
         out[1] = out[0]
     return out[0], out[1]
+
+
+def cudnn_convolutions() -> bool:
+    """Whether CUDA f32 convolutions run as cuDNN calls, as eager's do:
+    torch.backends.cudnn.enabled and cuDNN available, unless TGC_CUDNN=0
+    (then im2col and a cuBLASLt GEMM). Not a guard: either way the
+    convolution is the same, and its TF32 use follows tf32_flags()."""
+    if os.environ.get("TGC_CUDNN", "1") == "0":
+        return False
+    try:
+        return bool(torch._C._get_cudnn_enabled()) and torch.backends.cudnn.is_available()
+    except Exception:  # noqa: BLE001 - a build without cuDNN
+        return False
 
 
 def tf32_record(kinds, flags) -> Tuple[Tuple[str, bool], ...]:

@@ -186,6 +186,11 @@ cl::opt<bool> tgc_run::gpuTf32Convolutions(
     cl::desc("With --device cuda: f32 convolution GEMMs round their inputs "
              "to TF32 (PyTorch's torch.backends.cudnn.allow_tf32)"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> tgc_run::gpuCudnnConvolutions(
+    "gpu-cudnn-convolutions",
+    cl::desc("With --device cuda: f32 convolutions as cuDNN calls (PyTorch's "
+             "torch.backends.cudnn.enabled); off: im2col and a GEMM"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> tgc_run::gpuExactDivision(
     "gpu-exact-division",
     cl::desc("With --device cuda: float divisions as IEEE divisions, not "

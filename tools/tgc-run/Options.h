@@ -75,6 +75,7 @@ extern cl::opt<bool> gpuVectorize;
 extern cl::opt<bool> gpuGemmEpilogues;
 extern cl::opt<bool> gpuTf32Matmuls;
 extern cl::opt<bool> gpuTf32Convolutions;
+extern cl::opt<bool> gpuCudnnConvolutions;
 extern cl::opt<bool> gpuExactDivision;
 extern cl::opt<bool> gpuDedupKernels;
 extern cl::opt<bool> ptxOnly;

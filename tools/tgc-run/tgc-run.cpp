@@ -378,6 +378,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.gemmEpilogues = gpuGemmEpilogues;
   options.tf32Matmuls = gpuTf32Matmuls;
   options.tf32Convolutions = gpuTf32Convolutions;
+  options.cudnnConvolutions = gpuCudnnConvolutions;
   options.exactDivision = gpuExactDivision;
   options.dedupKernels = gpuDedupKernels;
   struct Spec {

@@ -52,7 +52,19 @@ TEST(GpuPlanText, RoundTrip) {
   EXPECT_EQ(plan.buffers[4].offset, -1);
   EXPECT_EQ(plan.buffers[6].kind, BufferKind::View);
   EXPECT_EQ(plan.buffers[6].index, 5);
-  ASSERT_EQ(plan.steps.size(), 8u);
+  ASSERT_EQ(plan.steps.size(), 9u);
+  const ConvStep &conv = plan.steps[8].conv;
+  EXPECT_EQ(plan.steps[8].kind, PlanStep::Conv);
+  EXPECT_TRUE(conv.tf32);
+  EXPECT_EQ(conv.x.id, 0);
+  EXPECT_EQ(conv.x.rank, 4);
+  EXPECT_EQ(conv.w.offset, 7);
+  EXPECT_EQ(conv.y.id, 5);
+  EXPECT_EQ(conv.y.access, 2);
+  EXPECT_EQ(conv.stride[0], 2);
+  EXPECT_EQ(conv.padding[0], 1);
+  EXPECT_EQ(conv.dilation[1], 3);
+  EXPECT_EQ(conv.groups, 2);
   EXPECT_EQ(plan.steps[6].kind, PlanStep::Check);
   EXPECT_EQ(plan.steps[6].check.flag, 4);
   EXPECT_EQ(plan.steps[6].check.when, 0);
@@ -302,6 +314,35 @@ TEST(GpuPlanText, ErrorsNameTheLine) {
                               "transb 0 a b0 b b0 c b0 bias none "
                               "epilogue none strides none none none"));
   EXPECT_NE(error.find("a tf32 gemm's dtype must be f32, got f16"),
+            std::string::npos)
+      << error;
+
+  const std::string convParams =
+      " x b0/4{none;n0,n0,n0,n0;n0,n0,n0,n0} w b0/4{none;n0,n0,n0,n0;n0,n0,"
+      "n0,n0} y b0/4{none;n0,n0,n0,n0;n0,n0,n0,n0}";
+  error = parseError(withLine("conv f16" + convParams +
+                              " stride 1 1 padding 0 0 dilation 1 1 groups 1"));
+  EXPECT_NE(error.find("a conv's dtype must be f32, got f16"),
+            std::string::npos)
+      << error;
+  error = parseError(withLine("conv f32 x b0 w b0 y b0 stride 1 1 padding 0 0 "
+                              "dilation 1 1 groups 1"));
+  EXPECT_NE(error.find("a conv's x must be a rank-4 buffer parameter"),
+            std::string::npos)
+      << error;
+  error = parseError(withLine("conv f32" + convParams +
+                              " stride 0 1 padding 0 0 dilation 1 1 groups 1"));
+  EXPECT_NE(error.find("a conv's stride must be in [1, 2^31), got 0"),
+            std::string::npos)
+      << error;
+  error = parseError(withLine("conv f32" + convParams +
+                              " stride 1 1 padding -1 0 dilation 1 1 groups 1"));
+  EXPECT_NE(error.find("a conv's padding must be in [0, 2^31)"),
+            std::string::npos)
+      << error;
+  error = parseError(withLine("conv f32" + convParams +
+                              " stride 1 1 padding 0 0 dilation 1 1 groups 0"));
+  EXPECT_NE(error.find("a conv's groups must be in [1, 2^31), got 0"),
             std::string::npos)
       << error;
 

@@ -85,6 +85,7 @@ copy dst b5 src b4 bytes n8
 memset dst b6 bytes n7 value 0xdeadbeef
 check flag b4 when n0 "tgc.gather: index out of range at m.py:3"
 check flag b6 when none "x"
+conv f32 tf32 x b0/4{none;n0,n1,n2,n2;n6,n6,n6,n6}*4r w b1/4{n7;n1,n1,n6,n6;n6,n6,n6,n6}*4r y b5/4{none;n0,n2,n2,n2;n6,n6,n6,n6}*4w stride 2 1 padding 1 0 dilation 1 3 groups 2
 )plan";
 
 inline Plan parseOrDie(const std::string &text) {

@@ -44,6 +44,8 @@ struct GpuCompileOptions : FrontendCompileOptions {
   bool dedupKernels = true;
   /// f32 matmul / convolution GEMMs may round to TF32 (tgc-mark-tf32).
   bool tf32Matmuls = false, tf32Convolutions = false;
+  /// f32 convolutions as cuDNN calls (the pipeline's cudnn-convolutions).
+  bool cudnnConvolutions = false;
   /// The SM architecture for PTX and the cubin.
   std::string chip = "sm_90";
   /// PTX only (no ptxas), as when no CUDA toolkit is installed.

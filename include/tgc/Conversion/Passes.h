@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
 
 namespace mlir::tgc {
 

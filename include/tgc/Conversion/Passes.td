@@ -55,6 +55,13 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
     cost a fill and a copy kernel per convolution (on ResNet-18 about a
     sixth of what its im2col gathers cost). The CPU keeps the padded copy,
     whose patches read through an affine window map vectorize better.
+
+    With `library-convolutions` (the GPU pipeline when cuDNN runs
+    convolutions, as PyTorch's `torch.backends.cudnn.enabled`), an f32
+    convolution cuDNN can run (static weight sizes) is one generic that
+    states the direct convolution, marked `#tgc_gpu.conv` with its window
+    parameters: the launch plan runs it as a `cudnnConvolutionForward`,
+    which never materializes im2col patches.
   }];
   let options = [
     Option<"softmaxExpOnce", "softmax-exp-once", "bool", "false",
@@ -63,12 +70,16 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
     Option<"im2colPads", "im2col-pads", "bool", "false",
            "An im2col convolution's patches read its input with bounds "
            "checks instead of a padded copy (static spatial sizes)">,
+    Option<"libraryConvolutions", "library-convolutions", "bool", "false",
+           "f32 convolutions as one generic marked #tgc_gpu.conv, which "
+           "the GPU's launch plan runs with cuDNN">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
     "::mlir::cf::ControlFlowDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"];
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::tgc::tgc_gpu::TgcGpuDialect"];
 }
 
 #endif // TGC_CONVERSION_PASSES_TD

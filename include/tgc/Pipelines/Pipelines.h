@@ -128,6 +128,12 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
       llvm::cl::desc("f32 convolution GEMMs may use TF32 (tgc-mark-tf32; "
                      "PyTorch's torch.backends.cudnn.allow_tf32)"),
       withDefault(false)};
+  Option<bool> cudnnConvolutions{
+      *this, "cudnn-convolutions",
+      llvm::cl::desc("f32 convolutions as cuDNN calls (tgc-to-linalg's "
+                     "library-convolutions; PyTorch's "
+                     "torch.backends.cudnn.enabled); off: im2col and a GEMM"),
+      withDefault(false)};
   Option<bool> exactDivision{
       *this, "exact-division",
       llvm::cl::desc("Keep every f32 division (off: divisions of a kernel "

@@ -157,6 +157,18 @@ struct GemmStep {
   int64_t strideA = -1, strideB = -1, strideC = -1;
 };
 
+/// A 2-d NCHW convolution y = conv(x, w) through cuDNN (beta 0: y is
+/// overwritten): x [N, C, H, W] and y [N, O, H', W'] strided views, w
+/// [O, C / groups, kH, kW] packed. The window parameters are constants.
+struct ConvStep {
+  int32_t dtype = TGC_DTYPE_F32;
+  /// cuDNN may use TF32 tensor cores (torch.backends.cudnn.allow_tf32).
+  bool tf32 = false;
+  KernelParam x, w, y; // ranked (rank 4) buffer parameters
+  int64_t stride[2] = {1, 1}, padding[2] = {0, 0}, dilation[2] = {1, 1};
+  int64_t groups = 1;
+};
+
 struct CopyStep {
   int64_t dst = -1, src = -1; // buffer indices
   int64_t bytes = -1;         // node index
@@ -181,9 +193,10 @@ struct CheckStep {
 };
 
 struct PlanStep {
-  enum Kind : uint8_t { Launch, Gemm, Copy, Memset, Check } kind = Launch;
+  enum Kind : uint8_t { Launch, Gemm, Copy, Memset, Check, Conv } kind = Launch;
   LaunchStep launch;
   GemmStep gemm;
+  ConvStep conv;
   CopyStep copy;
   MemsetStep memset;
   CheckStep check;

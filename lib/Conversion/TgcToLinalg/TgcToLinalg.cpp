@@ -29,13 +29,16 @@ using namespace mlir::tgc;
 
 void mlir::tgc::populateTgcToLinalgPatterns(RewritePatternSet &patterns,
                                             bool softmaxExpOnce,
-                                            bool im2colPads) {
+                                            bool im2colPads,
+                                            bool libraryConvolutions) {
   populateTgcElementwiseToLinalgPatterns(patterns);
   populateTgcShapeToLinalgPatterns(patterns);
   populateTgcIndexingToLinalgPatterns(patterns);
   populateTgcReductionToLinalgPatterns(patterns);
   populateTgcLinearAlgebraToLinalgPatterns(patterns);
-  populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce, im2colPads);
+  populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce);
+  populateTgcConvolutionToLinalgPatterns(patterns, im2colPads,
+                                         libraryConvolutions);
 }
 
 namespace {
@@ -181,7 +184,8 @@ struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
     // Groups stay until their contents are converted.
     target.addLegalOp<FusionGroupOp, YieldOp>();
     RewritePatternSet patterns(&getContext());
-    populateTgcToLinalgPatterns(patterns, softmaxExpOnce, im2colPads);
+    populateTgcToLinalgPatterns(patterns, softmaxExpOnce, im2colPads,
+                                libraryConvolutions);
     patterns.add<WriteOutLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

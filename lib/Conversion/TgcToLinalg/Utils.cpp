@@ -3,7 +3,10 @@
 #include "Utils.h"
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 
+#include "tgc/Dialect/Tgc/IR/ShapeRules.h"
+
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 using namespace mlir;
@@ -546,4 +549,102 @@ void mlir::tgc::assertDynamicSizesNonZero(OpBuilder &b, Location loc,
   }
   if (ok)
     cf::AssertOp::create(b, loc, ok, message);
+}
+
+//===----------------------------------------------------------------------===//
+// Windows (convolution and pooling)
+//===----------------------------------------------------------------------===//
+
+FailureOr<WindowSize> mlir::tgc::getWindowSize(OpBuilder &b, Location loc,
+                                    OpFoldResult input, int64_t kernel,
+                                    int64_t stride, int64_t padding,
+                                    int64_t dilation, bool ceilMode,
+                                    StringRef opName) {
+  int64_t span = dilation * (kernel - 1) + 1;
+  if (std::optional<int64_t> staticInput = getConstantIntValue(input)) {
+    std::string error;
+    std::optional<int64_t> out = windowOutputSize(
+        *staticInput, kernel, stride, padding, dilation, ceilMode, error);
+    if (!out)
+      return failure();
+    int64_t needed = (*out - 1) * stride + span;
+    int64_t extra = std::max<int64_t>(0, needed - (*staticInput + 2 * padding));
+    return WindowSize{b.getIndexAttr(*out), b.getIndexAttr(padding + extra)};
+  }
+  Value size = cast<Value>(input);
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value numerator = arith::SubIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, size, constant(2 * padding)),
+      constant(span));
+  Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                     numerator, constant(0));
+  cf::AssertOp::create(
+      b, loc, fits,
+      (opName + ": the window does not fit the padded input").str());
+  if (ceilMode)
+    numerator = arith::AddIOp::create(b, loc, numerator, constant(stride - 1));
+  Value out = arith::AddIOp::create(
+      b, loc, arith::DivSIOp::create(b, loc, numerator, constant(stride)),
+      constant(1));
+  if (!ceilMode)
+    return WindowSize{out, b.getIndexAttr(padding)};
+  // The last window must start inside the input or the left padding.
+  Value lastStart = arith::MulIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, out, constant(1)),
+      constant(stride));
+  Value outside = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sge, lastStart,
+      arith::AddIOp::create(b, loc, size, constant(padding)));
+  out = arith::SelectOp::create(
+      b, loc, outside, arith::SubIOp::create(b, loc, out, constant(1)), out);
+  Value needed = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc,
+                            arith::SubIOp::create(b, loc, out, constant(1)),
+                            constant(stride)),
+      constant(span));
+  Value extra = arith::MaxSIOp::create(
+      b, loc,
+      arith::SubIOp::create(
+          b, loc, needed,
+          arith::AddIOp::create(b, loc, size, constant(2 * padding))),
+      constant(0));
+  return WindowSize{
+      out, arith::AddIOp::create(b, loc, extra, constant(padding)).getResult()};
+}
+
+/// `input` [N, C, H, W] padded by `padding` before and `high` after H and W
+/// with `value`; unchanged when there is nothing to pad.
+Value mlir::tgc::padSpatial(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> padding, ArrayRef<OpFoldResult> high,
+                 Value value) {
+  bool none = padding[0] == 0 && padding[1] == 0 &&
+              llvm::all_of(high, [](OpFoldResult h) {
+                return isConstantIntValue(h, 0);
+              });
+  if (none)
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> lowPads{b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(padding[0]),
+                                    b.getIndexAttr(padding[1])};
+  SmallVector<OpFoldResult> highPads{b.getIndexAttr(0), b.getIndexAttr(0),
+                                     high[0], high[1]};
+  SmallVector<int64_t> shape(type.getShape());
+  for (int i = 0; i < 2; ++i) {
+    std::optional<int64_t> h = getConstantIntValue(high[i]);
+    if (type.isDynamicDim(2 + i) || !h)
+      shape[2 + i] = ShapedType::kDynamic;
+    else
+      shape[2 + i] += padding[i] + *h;
+  }
+  return tensor::PadOp::create(b, loc, type.clone(shape), input, lowPads,
+                               highPads, value);
+}
+
+/// Static shape of an OpFoldResult size.
+int64_t mlir::tgc::staticSize(OpFoldResult size) {
+  return getConstantIntValue(size).value_or(ShapedType::kDynamic);
 }

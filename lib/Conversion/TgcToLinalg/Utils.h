@@ -182,6 +182,30 @@ Value buildNumElements(OpBuilder &b, Location loc,
 /// bounds whenever size > 0.
 Value clampIndex(OpBuilder &b, Location loc, Value idx, Value size);
 
+/// The output size of a window op along one spatial dim of size `input`
+/// (PyTorch's conv / pooling_output_shape), and the padded input size the
+/// windows read (`input + 2 * padding`, more in ceil_mode when the last
+/// window reaches past it). A `?` input gets a cf.assert that the window
+/// fits; a static one that does not fit fails.
+struct WindowSize {
+  OpFoldResult output;
+  OpFoldResult highPadding;
+};
+FailureOr<WindowSize> getWindowSize(OpBuilder &b, Location loc,
+                                    OpFoldResult input, int64_t kernel,
+                                    int64_t stride, int64_t padding,
+                                    int64_t dilation, bool ceilMode,
+                                    StringRef opName);
+
+/// `input` [N, C, H, W] padded by `padding` before and `high` after H and W
+/// with `value`; unchanged when there is nothing to pad.
+Value padSpatial(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> padding, ArrayRef<OpFoldResult> high,
+                 Value value);
+
+/// Static shape of an OpFoldResult size.
+int64_t staticSize(OpFoldResult size);
+
 } // namespace mlir::tgc
 
 #endif // TGC_LIB_CONVERSION_TGCTOLINALG_UTILS_H

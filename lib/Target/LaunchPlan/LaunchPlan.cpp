@@ -142,6 +142,58 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
   return success();
 }
 
+/// One cuDNN convolution for the #tgc_gpu.conv generic `op`: its input is
+/// the buffer its body loads from, its weight its input operand, its
+/// output its init.
+LogicalResult addConv(PlanBuilder &b, linalg::GenericOp op,
+                      tgc_gpu::ConvAttr attr) {
+  Value input;
+  bool several = false;
+  op.getBody()->walk([&](memref::LoadOp load) {
+    if (op->isAncestor(load.getMemRef().getParentBlock()->getParentOp()))
+      return;
+    several |= input && input != load.getMemRef();
+    input = load.getMemRef();
+  });
+  if (!input || several)
+    return op.emitOpError()
+           << "is a #tgc_gpu.conv without exactly one buffer its body reads";
+  rt::ConvStep c;
+  c.tf32 = attr.getTf32();
+  Value operands[3] = {input, op.getDpsInputs()[0], op.getDpsInits()[0]};
+  rt::KernelParam *params[3] = {&c.x, &c.w, &c.y};
+  for (int i = 0; i < 3; ++i) {
+    auto type = cast<MemRefType>(operands[i].getType());
+    if (!type.getElementType().isF32() || type.getRank() != 4)
+      return op.emitOpError() << "is a #tgc_gpu.conv of a buffer cuDNN "
+                                 "cannot take: "
+                              << type;
+    FailureOr<Layout> layout = b.layout(operands[i]);
+    if (failed(layout))
+      return failure();
+    rt::KernelParam &p = *params[i];
+    p.kind = rt::KernelParam::Buffer;
+    p.id = layout->buffer;
+    p.elementBytes = 4;
+    p.access = i == 2 ? 2 : 1;
+    p.rank = 4;
+    p.offset = layout->offset;
+    p.sizes.assign(layout->sizes.begin(), layout->sizes.end());
+    p.strides.assign(layout->strides.begin(), layout->strides.end());
+  }
+  for (int i = 0; i < 2; ++i) {
+    c.stride[i] = attr.getStride()[i];
+    c.padding[i] = attr.getPadding()[i];
+    c.dilation[i] = attr.getDilation()[i];
+  }
+  c.groups = attr.getGroups();
+  rt::PlanStep step;
+  step.kind = rt::PlanStep::Conv;
+  step.conv = c;
+  b.plan.steps.push_back(step);
+  return success();
+}
+
 LogicalResult addLaunch(PlanBuilder &b, gpu::LaunchFuncOp launch) {
   rt::LaunchStep l;
   StringRef name = launch.getKernelName().getValue();
@@ -288,6 +340,12 @@ FailureOr<rt::Plan> mlir::tgc::buildLaunchPlan(ModuleOp module,
       if (failed(addAssert(b, check)))
         return failure();
     } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (auto conv = generic->getAttrOfType<tgc_gpu::ConvAttr>(
+              tgc_gpu::TgcGpuDialect::kConvAttrName)) {
+        if (failed(addConv(b, generic, conv)))
+          return failure();
+        continue;
+      }
       // A GEMM with an epilogue is issued at its epilogue op, whose output
       // it writes (only host ops, such as that output's allocation, lie
       // between them).

@@ -231,7 +231,8 @@ struct TgcGpuFormKernelsPass
     for (size_t i = 0; i < generics.size();) {
       linalg::GenericOp op = generics[i];
       if (op->hasAttr(TgcGpuDialect::kGemmAttrName) ||
-          op->hasAttr(TgcGpuDialect::kGemmEpilogueOfAttrName)) {
+          op->hasAttr(TgcGpuDialect::kGemmEpilogueOfAttrName) ||
+          op->hasAttr(TgcGpuDialect::kConvAttrName)) {
         ++i;
         continue;
       }

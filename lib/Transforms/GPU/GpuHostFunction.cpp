@@ -262,7 +262,8 @@ bool isHostOp(Operation *op) {
     return true;
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
     return generic->hasAttr(tgc_gpu::TgcGpuDialect::kGemmAttrName) ||
-           generic->hasAttr(tgc_gpu::TgcGpuDialect::kGemmEpilogueOfAttrName);
+           generic->hasAttr(tgc_gpu::TgcGpuDialect::kGemmEpilogueOfAttrName) ||
+           generic->hasAttr(tgc_gpu::TgcGpuDialect::kConvAttrName);
   // Index and scalar arithmetic (sizes, offsets, constants).
   return op->getDialect() && op->getDialect()->getNamespace() == "arith";
 }

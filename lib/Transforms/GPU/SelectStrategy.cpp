@@ -374,6 +374,43 @@ gpu_kernels::treeEpilogues(Tree &t, ArrayRef<linalg::GenericOp> rest,
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// A #tgc_gpu.conv generic's input: the one buffer its body loads from.
+Value gpu_kernels::convInput(linalg::GenericOp op) {
+  Value input;
+  op.getBody()->walk([&](memref::LoadOp load) {
+    if (!op->isAncestor(load.getMemRef().getParentBlock()->getParentOp()))
+      input = input && input != load.getMemRef() ? Value() : load.getMemRef();
+  });
+  return input;
+}
+
+/// Whether cuDNN can run a #tgc_gpu.conv generic on its buffers: f32, the
+/// weight packed (cuDNN's filter descriptor has no strides), the input and
+/// the output strided 4-d views with non-negative strides.
+static bool convOnLibrary(linalg::GenericOp op) {
+  Value input = gpu_kernels::convInput(op);
+  if (!input || op.getDpsInputs().size() != 1)
+    return false;
+  auto weight = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
+  auto output = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
+  auto in = cast<MemRefType>(input.getType());
+  if (!weight || !output || in.getRank() != 4 || weight.getRank() != 4 ||
+      output.getRank() != 4 || !weight.getLayout().isIdentity() ||
+      !in.getElementType().isF32() || !weight.getElementType().isF32() ||
+      !output.getElementType().isF32())
+    return false;
+  for (MemRefType t : {in, output}) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(t.getStridesAndOffset(strides, offset)) ||
+        llvm::any_of(strides, [](int64_t s) {
+          return !ShapedType::isDynamic(s) && s < 0;
+        }))
+      return false;
+  }
+  return true;
+}
+
 namespace {
 
 struct TgcGpuSelectStrategyPass
@@ -450,6 +487,25 @@ struct TgcGpuSelectStrategyPass
       linalg::GenericOp op = generics[i];
       if (fusedEpilogues.contains(op))
         continue;
+      if (op->hasAttr(TgcGpuDialect::kConvAttrName)) {
+        if (convOnLibrary(op)) {
+          // cuDNN writes the whole output (beta 0): the fill before it is
+          // dead.
+          if (i > 0 && !segments.empty() && !segments.back().empty() &&
+              segments.back().back() == generics[i - 1]) {
+            linalg::GenericOp prev = segments.back().back();
+            if (isZeroFill(prev) && prev.getDpsInitOperand(0)->get() ==
+                                        op.getDpsInitOperand(0)->get()) {
+              segments.back().pop_back();
+              prev->erase();
+            }
+          }
+          open = false;
+          continue;
+        }
+        // Buffers cuDNN cannot read: a kernel runs the generic.
+        op->removeAttr(TgcGpuDialect::kConvAttrName);
+      }
       bool transA = false, transB = false;
       SmallVector<unsigned> batch, m;
       unsigned n = 0, k = 0;

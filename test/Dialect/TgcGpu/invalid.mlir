@@ -174,3 +174,47 @@ func.func private @f() attributes {tgc_gpu.kernel = 1}
 
 // expected-error @below {{unknown GEMM epilogue 'tanh'}}
 func.func private @f() attributes {a = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = false, epilogue = tanh>}
+
+// -----
+
+// expected-error @below {{a 2-d convolution has two strides, paddings and dilations}}
+func.func private @f() attributes {a = #tgc_gpu.conv<stride = [1], padding = [0, 0], dilation = [1, 1], groups = 1>}
+
+// -----
+
+// expected-error @below {{strides and dilations must be positive}}
+func.func private @f() attributes {a = #tgc_gpu.conv<stride = [1, 0], padding = [0, 0], dilation = [1, 1], groups = 1>}
+
+// -----
+
+// expected-error @below {{paddings must be non-negative}}
+func.func private @f() attributes {a = #tgc_gpu.conv<stride = [1, 1], padding = [-1, 0], dilation = [1, 1], groups = 1>}
+
+// -----
+
+// expected-error @below {{groups must be positive, got 0}}
+func.func private @f() attributes {a = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 0>}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tgc_gpu.conv' must be a #tgc_gpu.conv}}
+func.func private @f() attributes {tgc_gpu.conv = 1}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tgc_gpu.conv' is set on a linalg.generic only}}
+func.func private @f() attributes {tgc_gpu.conv = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1>}
+
+// -----
+
+func.func @f(%x: memref<4x4xf32>) {
+  // expected-error @below {{is a convolution without 7 loops (3 of them reductions), a weight and an output}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x4xf32>) outs(%x : memref<4x4xf32>)
+      attrs = {tgc_gpu.conv = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1>} {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}

@@ -90,3 +90,18 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// CHECK-LABEL: func @conv
+// CHECK: tgc_gpu.conv = #tgc_gpu.conv<stride = [2, 1], padding = [1, 0], dilation = [1, 3], groups = 2, tf32 = true>
+func.func @conv(%w: memref<4x1x3x3xf32>, %y: memref<1x4x4x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, o, h, w, c, kh, kw) -> (o, c, kh, kw)>,
+                                   affine_map<(n, o, h, w, c, kh, kw) -> (n, o, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w : memref<4x1x3x3xf32>) outs(%y : memref<1x4x4x4xf32>)
+      attrs = {tgc_gpu.conv = #tgc_gpu.conv<stride = [2, 1], padding = [1, 0], dilation = [1, 3], groups = 2, tf32 = true>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}

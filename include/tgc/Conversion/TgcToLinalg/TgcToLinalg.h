@@ -46,15 +46,19 @@ void populateTgcReductionToLinalgPatterns(RewritePatternSet &patterns);
 /// matmul, bmm, linear, cholesky.
 void populateTgcLinearAlgebraToLinalgPatterns(RewritePatternSet &patterns);
 /// softmax, log_softmax, layer_norm, rms_norm, scaled_dot_product_attention,
-/// conv2d, max_pool2d, avg_pool2d. With `softmaxExpOnce`, a softmax's
+/// max_pool2d, avg_pool2d. With `softmaxExpOnce`, a softmax's
 /// exp(x - max) is an elementwise op of its own that the sum and the
 /// division read (the CPU's row kernels compute it once per element into a
 /// row temporary); without, the sum and the division each compute it.
-/// With `im2colPads`, an im2col convolution's patches read its input with
-/// bounds checks instead of a padded copy (tgc-to-linalg's `im2col-pads`).
 void populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
-                                   bool softmaxExpOnce = false,
-                                   bool im2colPads = false);
+                                   bool softmaxExpOnce = false);
+/// conv2d. With `im2colPads`, an im2col convolution's patches read its
+/// input with bounds checks instead of a padded copy (tgc-to-linalg's
+/// `im2col-pads`); with `library`, the f32 convolutions cuDNN can run are
+/// one generic marked #tgc_gpu.conv (`library-convolutions`).
+void populateTgcConvolutionToLinalgPatterns(RewritePatternSet &patterns,
+                                            bool im2colPads = false,
+                                            bool library = false);
 
 /// Whether `0 <= index < extent` (index values): the bounds check of a
 /// read at a computed position, which a select then clamps (an im2col's
@@ -65,7 +69,8 @@ Value createIndexInBounds(OpBuilder &b, Location loc, Value index,
 /// All of the above.
 void populateTgcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool softmaxExpOnce = false,
-                                 bool im2colPads = false);
+                                 bool im2colPads = false,
+                                 bool libraryConvolutions = false);
 
 } // namespace mlir::tgc
 

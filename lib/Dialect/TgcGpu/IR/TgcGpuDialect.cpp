@@ -97,6 +97,25 @@ LogicalResult GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> stride,
+                               ArrayRef<int64_t> padding,
+                               ArrayRef<int64_t> dilation, int64_t groups,
+                               bool tf32) {
+  if (stride.size() != 2 || padding.size() != 2 || dilation.size() != 2)
+    return emitError() << "a 2-d convolution has two strides, paddings and "
+                          "dilations";
+  for (int i = 0; i < 2; ++i) {
+    if (stride[i] < 1 || dilation[i] < 1)
+      return emitError() << "strides and dilations must be positive";
+    if (padding[i] < 0)
+      return emitError() << "paddings must be non-negative";
+  }
+  if (groups < 1)
+    return emitError() << "groups must be positive, got " << groups;
+  return success();
+}
+
 LogicalResult StrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    StrategyKind kind, int64_t kernel,
                                    int64_t threads, int64_t vector,
@@ -139,6 +158,20 @@ LogicalResult TgcGpuDialect::verifyOperationAttribute(Operation *op,
                                << " loops but its GEMM roles " << roles;
     if (generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1)
       return op->emitOpError() << "is a GEMM without two inputs and an output";
+    return success();
+  }
+  if (name == kConvAttrName) {
+    if (!isa<ConvAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << name << "' must be a #tgc_gpu.conv";
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      return op->emitOpError()
+             << "'" << name << "' is set on a linalg.generic only";
+    if (generic.getNumLoops() != 7 || generic.getNumDpsInputs() != 1 ||
+        generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 3)
+      return op->emitOpError()
+             << "is a convolution without 7 loops (3 of them reductions), a "
+                "weight and an output";
     return success();
   }
   if (name == kGemmEpilogueOfAttrName) {

@@ -74,6 +74,35 @@ def TgcGpu_GemmAttr : TgcGpu_Attr<"Gemm", "gemm"> {
   let genVerifyDecl = 1;
 }
 
+def TgcGpu_ConvAttr : TgcGpu_Attr<"Conv", "conv"> {
+  let summary = "a 2-d convolution that cuDNN runs";
+  let description = [{
+    Set on a `linalg.generic` that is a direct NCHW convolution, as
+    tgc-to-linalg's `library-convolutions` builds it: loops `(n, o, oh,
+    ow, c, kh, kw)`, the weight `[O, C / groups, kH, kW]` its one input,
+    the output `[N, O, H', W']` its init, and the input `[N, C, H, W]`
+    read in its body at `(n, o / (O / groups) * C / groups + c, oh *
+    stride + kh * dilation - padding, ...)`, zero outside it. The generic
+    is the convolution's meaning (a kernel could run it); the launch plan
+    runs it as one `cudnnConvolutionForward` instead, with these window
+    parameters. `tf32` (f32 only): cuDNN may compute with TF32 tensor
+    cores, as PyTorch does under `torch.backends.cudnn.allow_tf32`.
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t">:$stride,
+    ArrayRefParameter<"int64_t">:$padding,
+    ArrayRefParameter<"int64_t">:$dilation,
+    "int64_t":$groups,
+    DefaultValuedParameter<"bool", "false">:$tf32
+  );
+  let assemblyFormat = [{
+    `<` `stride` `=` `[` $stride `]` `,` `padding` `=` `[` $padding `]` `,`
+    `dilation` `=` `[` $dilation `]` `,` `groups` `=` $groups
+    (`,` `tf32` `=` $tf32^)? `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 def TgcGpu_StrategyAttr : TgcGpu_Attr<"Strategy", "strategy"> {
   let summary = "the kernel strategy that runs an op";
   let description = [{

@@ -41,6 +41,7 @@ def TgcGpu_Dialect : Dialect {
     static constexpr llvm::StringLiteral kGemmAttrName = "tgc_gpu.gemm";
     static constexpr llvm::StringLiteral kGemmEpilogueOfAttrName =
         "tgc_gpu.gemm_epilogue_of";
+    static constexpr llvm::StringLiteral kConvAttrName = "tgc_gpu.conv";
     static constexpr llvm::StringLiteral kStrategyAttrName =
         "tgc_gpu.strategy";
     static constexpr llvm::StringLiteral kVectorAlignAttrName =

@@ -1,0 +1,415 @@
+//===- Convolution.cpp - tgc.conv2d to linalg -----------------------------===//
+//
+// Three forms, by back end and shape:
+// - im2col (ungrouped, not both output sizes `?`): the windows gathered
+//   into patches and one matrix product, the contraction both back ends
+//   run fastest;
+// - linalg's named convolutions otherwise (grouped: per group);
+// - with `library-convolutions` (the GPU pipeline, when cuDNN runs
+//   convolutions): a direct convolution as one generic marked
+//   #tgc_gpu.conv, which the launch plan runs as a cuDNN call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+#include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
+#include "tgc/Transforms/Tf32.h"
+
+#include "Utils.h"
+
+#include "tgc/Dialect/Tgc/IR/TgcOps.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+namespace {
+
+/// An ungrouped convolution as a matrix product (im2col): the windows of
+/// the padded input [N, C, H, W] gathered into patches [N, C, kH, kW, H',
+/// W'] (an elementwise generic whose input map is the window's), viewed as
+/// [N, C kH kW, H' W'], and the weight [O, C kH kW] times it, broadcast over
+/// the batch: [N, O, H' W'] -> [N, O, H', W'] in `accType`. The product is
+/// the contraction both back ends run fastest (cuBLASLt on the GPU, a
+/// vectorized matrix loop nest on the CPU), where a convolution's window
+/// loops ran 15-25 times slower; the patches cost kH kW times the input's
+/// memory. The product carries the `tgc.tf32` mark of `source`, the
+/// convolution (tgc-mark-tf32). With `unpadded` (the input before its
+/// `padding`, of static spatial sizes), the patches read it directly,
+/// zero outside it, instead of a padded copy that a kernel of its own
+/// would write first (`im2col-pads`).
+Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
+                             Value padded, Value unpadded,
+                             ArrayRef<int64_t> padding,
+                             Value weight, OpFoldResult n, OpFoldResult o,
+                             ArrayRef<OpFoldResult> outSpatial,
+                             const int64_t (&kernel)[2], ArrayRef<int64_t> stride,
+                             ArrayRef<int64_t> dilation, Type accType) {
+  MLIRContext *ctx = b.getContext();
+  auto paddedType = cast<RankedTensorType>(padded.getType());
+  Type element = paddedType.getElementType();
+  OpFoldResult c = tensor::getMixedSize(b, loc, padded, 1);
+  SmallVector<OpFoldResult> patchSizes{n,
+                                       c,
+                                       b.getIndexAttr(kernel[0]),
+                                       b.getIndexAttr(kernel[1]),
+                                       outSpatial[0],
+                                       outSpatial[1]};
+  auto patchType = RankedTensorType::get(
+      llvm::map_to_vector(patchSizes, staticSize), element);
+  Value empty = createEmpty(b, loc, patchType, patchSizes);
+  // (n, c, kh, kw, oh, ow) -> padded[n, c, oh * s0 + kh * d0, ow * s1 + kw * d1]
+  AffineExpr d[6];
+  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5]);
+  AffineMap window = AffineMap::get(
+      6, 0,
+      {d[0], d[1], d[4] * stride[0] + d[2] * dilation[0],
+       d[5] * stride[1] + d[3] * dilation[1]},
+      ctx);
+  SmallVector<utils::IteratorType> parallel(6, utils::IteratorType::parallel);
+  Value patches;
+  if (unpadded) {
+    auto inType = cast<RankedTensorType>(unpadded.getType());
+    patches =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{patchType}, ValueRange{}, ValueRange{empty},
+            ArrayRef<AffineMap>{b.getMultiDimIdentityMap(6)}, parallel,
+            [&](OpBuilder &nb, Location nl, ValueRange) {
+              auto index = [&](int64_t d) {
+                return linalg::IndexOp::create(nb, nl, d).getResult();
+              };
+              auto constant = [&](int64_t v) {
+                return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+              };
+              Value zero = constant(0), inside;
+              SmallVector<Value> at{index(0), index(1)};
+              for (int i = 0; i < 2; ++i) {
+                // oh * s + kh * d - pad, clamped into the input.
+                Value pos = arith::AddIOp::create(
+                    nb, nl,
+                    arith::MulIOp::create(nb, nl, index(4 + i),
+                                          constant(stride[i])),
+                    arith::MulIOp::create(nb, nl, index(2 + i),
+                                          constant(dilation[i])));
+                pos = arith::SubIOp::create(nb, nl, pos, constant(padding[i]));
+                Value ok = createIndexInBounds(
+                    nb, nl, pos, constant(inType.getDimSize(2 + i)));
+                inside = inside ? arith::AndIOp::create(nb, nl, inside, ok)
+                                      .getResult()
+                                : ok;
+                at.push_back(arith::SelectOp::create(nb, nl, ok, pos, zero));
+              }
+              Value v = tensor::ExtractOp::create(nb, nl, unpadded, at);
+              Value padValue = createScalarConstant(nb, nl, element, 0.0);
+              linalg::YieldOp::create(
+                  nb, nl,
+                  arith::SelectOp::create(nb, nl, inside, v, padValue)
+                      .getResult());
+            })
+            .getResult(0);
+  } else {
+    patches =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{patchType}, ValueRange{padded}, ValueRange{empty},
+            ArrayRef<AffineMap>{window, b.getMultiDimIdentityMap(6)}, parallel,
+            [](OpBuilder &nb, Location nl, ValueRange args) {
+              linalg::YieldOp::create(nb, nl, args[0]);
+            })
+            .getResult(0);
+  }
+  Value columns = tensor::CollapseShapeOp::create(
+      b, loc, patches,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+  Value matrix = tensor::CollapseShapeOp::create(
+      b, loc, weight, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value flat = buildBroadcastBatchMatmul(b, loc, matrix, columns,
+                                         /*transposeRhs=*/false, accType);
+  copyTf32Mark(source, flat);
+  SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
+  auto outType =
+      RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), accType);
+  return tensor::ExpandShapeOp::create(
+      b, loc, outType, flat,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}, outSizes);
+}
+
+/// Whether cuDNN can run the convolution (`library-convolutions`): f32
+/// [N, C, H, W] and [O, C / groups, kH, kW] with static, non-zero O,
+/// C / groups and kernel sizes (cuDNN's filter descriptor is static
+/// per plan step, and an empty reduction is not a convolution it runs).
+bool canRunOnLibrary(RankedTensorType input, RankedTensorType weight,
+                     int64_t groups) {
+  if (input.getRank() != 4 || weight.getRank() != 4 ||
+      !input.getElementType().isF32() || !weight.getElementType().isF32())
+    return false;
+  for (int64_t size : weight.getShape())
+    if (ShapedType::isDynamic(size) || size == 0)
+      return false;
+  return weight.getDimSize(0) % groups == 0;
+}
+
+/// The convolution as one generic, the library call's meaning: loops
+/// (n, o, oh, ow, c, kh, kw), the weight [O, C/G, kH, kW] its input, the
+/// [N, O, H', W'] f32 output its init, and the input read in the body at
+/// (n, o / (O/G) * C/G + c, oh * s + kh * d - p, ...), zero outside it.
+/// It carries #tgc_gpu.conv; tgc-gpu-select-strategy keeps the mark (a
+/// cuDNN call) or drops it (a kernel then runs the generic).
+Value buildLibraryConv(OpBuilder &b, Location loc, Operation *source,
+                       Value input, Value weight,
+                       ArrayRef<OpFoldResult> inSizes,
+                       ArrayRef<OpFoldResult> outSpatial,
+                       ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                       ArrayRef<int64_t> dilation, int64_t groups) {
+  MLIRContext *ctx = b.getContext();
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  Type f32 = b.getF32Type();
+  int64_t perGroupOut = weightType.getDimSize(0) / groups;
+  int64_t perGroupIn = weightType.getDimSize(1);
+  SmallVector<OpFoldResult> outSizes{
+      inSizes[0], b.getIndexAttr(weightType.getDimSize(0)), outSpatial[0],
+      outSpatial[1]};
+  auto outType =
+      RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), f32);
+  Value init = createFilled(b, loc, outType, outSizes,
+                            createScalarConstant(b, loc, f32, 0.0));
+  Value extents[2] = {
+      getValueOrCreateConstantIndexOp(b, loc, inSizes[2]),
+      getValueOrCreateConstantIndexOp(b, loc, inSizes[3])};
+  AffineExpr d[7];
+  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
+  AffineMap weightMap = AffineMap::get(7, 0, {d[1], d[4], d[5], d[6]}, ctx);
+  AffineMap outMap = AffineMap::get(7, 0, {d[0], d[1], d[2], d[3]}, ctx);
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(3, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{outType}, ValueRange{weight}, ValueRange{init},
+      ArrayRef<AffineMap>{weightMap, outMap}, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        auto index = [&](int64_t dim) {
+          return linalg::IndexOp::create(nb, nl, dim).getResult();
+        };
+        auto constant = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+        };
+        Value channel = index(4);
+        if (groups > 1)
+          channel = arith::AddIOp::create(
+              nb, nl,
+              arith::MulIOp::create(
+                  nb, nl,
+                  arith::DivUIOp::create(nb, nl, index(1),
+                                         constant(perGroupOut)),
+                  constant(perGroupIn)),
+              channel);
+        Value zero = constant(0), inside;
+        SmallVector<Value> at{index(0), channel};
+        for (int i = 0; i < 2; ++i) {
+          Value pos = arith::AddIOp::create(
+              nb, nl,
+              arith::MulIOp::create(nb, nl, index(2 + i), constant(stride[i])),
+              arith::MulIOp::create(nb, nl, index(5 + i),
+                                    constant(dilation[i])));
+          if (padding[i] == 0) {
+            at.push_back(pos);
+            continue;
+          }
+          pos = arith::SubIOp::create(nb, nl, pos, constant(padding[i]));
+          Value ok = createIndexInBounds(nb, nl, pos, extents[i]);
+          inside = inside ? arith::AndIOp::create(nb, nl, inside, ok).getResult()
+                          : ok;
+          at.push_back(arith::SelectOp::create(nb, nl, ok, pos, zero));
+        }
+        Value v = tensor::ExtractOp::create(nb, nl, input, at);
+        if (inside)
+          v = arith::SelectOp::create(
+              nb, nl, inside, v, createScalarConstant(nb, nl, f32, 0.0));
+        Value product = arith::MulFOp::create(nb, nl, v, args[0]);
+        linalg::YieldOp::create(
+            nb, nl, arith::AddFOp::create(nb, nl, args[1], product).getResult());
+      });
+  generic->setAttr(tgc_gpu::TgcGpuDialect::kConvAttrName,
+                   tgc_gpu::ConvAttr::get(ctx, stride, padding, dilation,
+                                          groups,
+                                          source->hasAttr(kTf32AttrName)));
+  return generic.getResult(0);
+}
+
+struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
+  Conv2dLowering(MLIRContext *ctx, bool im2colPads, bool library)
+      : OpRewritePattern(ctx), im2colPads(im2colPads), library(library) {}
+  bool im2colPads, library;
+  LogicalResult matchAndRewrite(Conv2dOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = op.getInput(), weight = op.getWeight();
+    bool unbatched = op.getInput().getType().getRank() == 3;
+    if (unbatched)
+      input = expandUnitDims(rewriter, loc, input, {true, false, false, false});
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto weightType = cast<RankedTensorType>(weight.getType());
+    Type element = inType.getElementType();
+    Type accType = getAccumulatorType(element);
+    ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(),
+                      dilation = op.getDilation();
+    int64_t groups = static_cast<int64_t>(op.getGroups());
+    int64_t kernel[2] = {weightType.getDimSize(2), weightType.getDimSize(3)};
+    if (ShapedType::isDynamic(kernel[0]) || ShapedType::isDynamic(kernel[1]))
+      return rewriter.notifyMatchFailure(op, "dynamic kernel size");
+
+    SmallVector<OpFoldResult> inSizes = getDims(rewriter, loc, input);
+    SmallVector<OpFoldResult> outSpatial;
+    for (int i = 0; i < 2; ++i) {
+      FailureOr<WindowSize> size = getWindowSize(
+          rewriter, loc, inSizes[2 + i], kernel[i], stride[i], padding[i],
+          dilation[i], /*ceilMode=*/false, "tgc.conv2d");
+      if (failed(size))
+        return rewriter.notifyMatchFailure(op, "the kernel does not fit");
+      outSpatial.push_back(size->output);
+    }
+    // im2col unless both output sizes are `?`: expand-strided-metadata
+    // (MLIR 22) crashes on the memref.expand_shape of one `?` size into two,
+    // which the product's [N, O, H' W'] -> [N, O, H', W'] would become.
+    bool bothDynamic =
+        isa<Value>(outSpatial[0]) && isa<Value>(outSpatial[1]);
+    bool im2col = groups == 1 && !bothDynamic;
+    // With im2col-pads, the patches read the input itself, zero outside
+    // it, where its spatial sizes are static and not 0 (a clamped read is
+    // then in bounds): no padded copy.
+    bool foldPad =
+        im2col && im2colPads && (padding[0] != 0 || padding[1] != 0) &&
+        llvm::all_of(inType.getShape().take_back(2),
+                     [](int64_t s) { return !ShapedType::isDynamic(s) && s > 0; });
+    bool onLibrary = library && canRunOnLibrary(inType, weightType, groups);
+    Value zeroElement = createScalarConstant(rewriter, loc, element, 0.0);
+    Value padded =
+        foldPad || onLibrary
+            ? input
+            : padSpatial(rewriter, loc, input, padding,
+                         {rewriter.getIndexAttr(padding[0]),
+                          rewriter.getIndexAttr(padding[1])},
+                         zeroElement);
+
+    Value zero = createScalarConstant(rewriter, loc, accType, 0.0);
+    auto strides = rewriter.getI64TensorAttr(stride);
+    auto dilations = rewriter.getI64TensorAttr(dilation);
+    OpFoldResult n = inSizes[0];
+    OpFoldResult o = tensor::getMixedSize(rewriter, loc, weight, 0);
+    Value product;
+    if (onLibrary) {
+      product = buildLibraryConv(rewriter, loc, op, input, weight, inSizes,
+                                 outSpatial, stride, padding, dilation, groups);
+    } else if (im2col) {
+      product = buildIm2colConv(rewriter, loc, op, padded,
+                                foldPad ? input : Value(), padding, weight, n,
+                                o, outSpatial, kernel, stride, dilation,
+                                accType);
+    } else if (groups == 1) {
+      SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
+      SmallVector<int64_t> shape = llvm::map_to_vector(outSizes, staticSize);
+      auto outType = RankedTensorType::get(shape, accType);
+      Value init = createFilled(rewriter, loc, outType, outSizes, zero);
+      product =
+          linalg::Conv2DNchwFchwOp::create(rewriter, loc, TypeRange{outType},
+                                           ValueRange{padded, weight},
+                                           ValueRange{init}, strides, dilations)
+              .getResult(0);
+    } else {
+      // [N, C, H, W] -> [N, G, C/G, H, W]; [O, C/G, kH, kW] ->
+      // [G, O/G, C/G, kH, kW]; the result [N, G, O/G, H', W'] -> [N, O, ..].
+      auto perGroup = [&](Value tensor, int64_t dim) -> OpFoldResult {
+        auto type = cast<RankedTensorType>(tensor.getType());
+        if (!type.isDynamicDim(dim))
+          return rewriter.getIndexAttr(type.getDimSize(dim) / groups);
+        Value size = tensor::DimOp::create(rewriter, loc, tensor, dim);
+        return arith::DivUIOp::create(
+                   rewriter, loc, size,
+                   arith::ConstantIndexOp::create(rewriter, loc, groups))
+            .getResult();
+      };
+      OpFoldResult cg = weightType.isDynamicDim(1)
+                            ? perGroup(input, 1)
+                            : rewriter.getIndexAttr(weightType.getDimSize(1));
+      OpFoldResult og = perGroup(weight, 0);
+      OpFoldResult g = rewriter.getIndexAttr(groups);
+      auto paddedType = cast<RankedTensorType>(padded.getType());
+      if (paddedType.isDynamicDim(1) && !weightType.isDynamicDim(1)) {
+        // The channels are groups x the weight's (static) channels: check,
+        // then make them static so that they split into static sizes.
+        int64_t channels = groups * weightType.getDimSize(1);
+        Value actual = tensor::DimOp::create(rewriter, loc, padded, 1);
+        Value expected =
+            arith::ConstantIndexOp::create(rewriter, loc, channels);
+        cf::AssertOp::create(
+            rewriter, loc,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                  actual, expected),
+            "tgc.conv2d: the input channels are not groups times the "
+            "weight's");
+        SmallVector<int64_t> shape(paddedType.getShape());
+        shape[1] = channels;
+        padded = tensor::CastOp::create(rewriter, loc, paddedType.clone(shape),
+                                        padded);
+      }
+      SmallVector<OpFoldResult> paddedSizes = getDims(rewriter, loc, padded);
+      SmallVector<OpFoldResult> inGroupSizes{paddedSizes[0], g, cg,
+                                             paddedSizes[2], paddedSizes[3]};
+      Value groupedInput = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(llvm::map_to_vector(inGroupSizes, staticSize),
+                                element),
+          padded, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
+          inGroupSizes);
+      SmallVector<OpFoldResult> weightGroupSizes{
+          g, og, cg, rewriter.getIndexAttr(kernel[0]),
+          rewriter.getIndexAttr(kernel[1])};
+      Value groupedWeight = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(
+              llvm::map_to_vector(weightGroupSizes, staticSize), element),
+          weight, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}},
+          weightGroupSizes);
+      SmallVector<OpFoldResult> outSizes{n, g, og, outSpatial[0],
+                                         outSpatial[1]};
+      auto outType = RankedTensorType::get(
+          llvm::map_to_vector(outSizes, staticSize), accType);
+      Value init = createFilled(rewriter, loc, outType, outSizes, zero);
+      Value grouped = linalg::Conv2DNgchwGfchwOp::create(
+                          rewriter, loc, TypeRange{outType},
+                          ValueRange{groupedInput, groupedWeight},
+                          ValueRange{init}, strides, dilations)
+                          .getResult(0);
+      product = tensor::CollapseShapeOp::create(
+          rewriter, loc, grouped,
+          SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    }
+
+    Value result;
+    if (Value bias = op.getBias()) {
+      AffineMap biasMap = AffineMap::get(4, 0, getAffineDimExpr(1, ctx));
+      result = buildMapOverInput(
+          rewriter, loc, product, bias, biasMap, element,
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return arith::AddFOp::create(b, l, args[0],
+                                         convertScalar(b, l, args[1], accType));
+          });
+    } else {
+      result = convertTensor(rewriter, loc, product, element);
+    }
+    if (unbatched)
+      result =
+          collapseUnitDims(rewriter, loc, result, {true, false, false, false});
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+
+} // namespace
+
+void mlir::tgc::populateTgcConvolutionToLinalgPatterns(
+    RewritePatternSet &patterns, bool im2colPads, bool library) {
+  patterns.add<Conv2dLowering>(patterns.getContext(), im2colPads, library);
+}
