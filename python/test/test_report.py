@@ -121,3 +121,30 @@ def test_gpu_kernel_map_steps_and_bytes_without_a_gpu():
     assert all(s.ms is None for s in steps)  # not timed
     phases = [n for n, _ in c.phases()]
     assert phases[:2] == ["parse", "frontend"] and "launch plan" in phases, phases
+
+
+def test_gpu_cudnn_convolution_steps_without_a_gpu():
+    # With cudnn-convolutions a CUDA compile's f32 convolution is one cuDNN
+    # step (no GPU needed to compile): the kernel map names it, the step
+    # reports its sizes, bytes and multiply-adds; the batch norm after it is
+    # a kernel.
+    from tgc import _capi
+
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, stride=2, padding=1, groups=1),
+                            torch.nn.BatchNorm2d(8), torch.nn.ReLU()).eval()
+    x = torch.randn(2, 3, 8, 8)
+    text = tgc.trace_to_mlir(m, x)
+    c = _capi.Compiled(text, "Sequential", "device=cuda duck=0 cudnn-convolutions=1 "
+                       "tf32-convolutions=1")
+    kernels = _report.parse_kernel_map(c.code("kernels"))
+    assert [k for k, _ in kernels if k == "conv"] == ["conv"], kernels
+    convs = [s for s in c.steps() if s.kind == "conv"]
+    assert len(convs) == 1, c.steps()
+    conv = convs[0]
+    assert (conv.strategy, conv.launch) == ("cuDNN TF32", "x 2x3x8x8 w 8x3x3x3 y 2x8x4x4"), conv
+    assert conv.bytes == (2 * 3 * 8 * 8 + 8 * 3 * 3 * 3 + 2 * 8 * 4 * 4) * 4
+    assert conv.flops == 2 * (2 * 8 * 4 * 4) * (3 * 3 * 3)
+    assert not [s for s in c.steps() if s.kind == "gemm"]
+    # Without the option: an im2col GEMM.
+    c = _capi.Compiled(text, "Sequential", "device=cuda duck=0")
+    assert [s.kind for s in c.steps() if s.kind in ("gemm", "conv")] == ["gemm"]

@@ -196,7 +196,8 @@ def current_stream(device: torch.device) -> int:
 @dataclass
 class StepInfo:
     """One launch-plan step (tgc/Runtime/PlanSteps.h): a kernel launch, a
-    cuBLASLt GEMM, a copy, a memset or a device-side check."""
+    cuBLASLt GEMM, a cuDNN convolution, a copy, a memset or a device-side
+    check."""
 
     kind: str
     name: str

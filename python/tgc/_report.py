@@ -118,15 +118,16 @@ def _graph_html(graph: str, kernels: List[Tuple[str, List[str]]]) -> str:
 
 def _step_of_kernel(kernels: List[Tuple[str, List[str]]], steps: List) -> Dict[int, Any]:
     """The plan step of each kernel-map entry: a launch by its kernel's
-    name, the i-th `gemm` entry the i-th GEMM step."""
+    name, the i-th `gemm` (`conv`) entry the i-th GEMM (cuDNN convolution)
+    step."""
     by_name = {s.name: s for s in steps if s.kind == "launch"}
-    gemms = [s for s in steps if s.kind == "gemm"]
+    library = {kind: [s for s in steps if s.kind == kind] for kind in ("gemm", "conv")}
     out: Dict[int, Any] = {}
     for k, (name, _) in enumerate(kernels):
         if name.startswith("kernel ") and name[7:] in by_name:
             out[k] = by_name[name[7:]]
-        elif name == "gemm" and gemms:
-            out[k] = gemms.pop(0)
+        elif name in library and library[name]:
+            out[k] = library[name].pop(0)
     return out
 
 
