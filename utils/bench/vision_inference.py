@@ -4,7 +4,8 @@ mode) with tgc.compile next to eager PyTorch and torch.compile (Inductor),
 in one process, under PyTorch's TF32 flags (docs/python.md, "TF32").
 
     python3 utils/bench/vision_inference.py [--models resnet18,resnet50]
-        [--batch 32] [--size 224] [--tf32 default|on|off] [--modes eager,inductor,tgc]
+        [--batch 32] [--size 224] [--tf32 default|on|off]
+        [--modes eager,inductor,tgc] (also inductor-ro, tgc-ro: reduce-overhead, CUDA graphs)
 
 For each model and mode: the first call (compile included, s), the time
 per call of back-to-back calls (CUDA events over at least 20 calls and
@@ -58,10 +59,12 @@ def main():
             want = model(x)
             eager_ms = None
             for mode in a.modes.split(","):
-                if mode == "inductor" and not hasattr(torch, "compile"):
+                if mode.startswith("inductor") and not hasattr(torch, "compile"):
                     continue
                 fn = {"eager": lambda: model, "inductor": lambda: torch.compile(model),
-                      "tgc": lambda: tgc.compile(model)}[mode]()
+                      "inductor-ro": lambda: torch.compile(model, mode="reduce-overhead"),
+                      "tgc": lambda: tgc.compile(model),
+                      "tgc-ro": lambda: tgc.compile(model, mode="reduce-overhead")}[mode]()
                 t0 = time.perf_counter()
                 got = fn(x)
                 torch.cuda.synchronize()
