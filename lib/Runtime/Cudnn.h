@@ -15,6 +15,7 @@
 #include "CudaDriver.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace tgc::runtime::cuda {
@@ -32,6 +33,63 @@ constexpr int CUDNN_CROSS_CORRELATION = 1;
 constexpr int CUDNN_DEFAULT_MATH = 0;
 constexpr int CUDNN_FMA_MATH = 3;
 constexpr int CUDNN_CONVOLUTION_FWD_ALGO_COUNT = 8;
+
+// The backend (graph) API, cudnn_graph.h: descriptor types, attribute
+// types and names.
+using cudnnBackendDescriptor_t = void *;
+constexpr int CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR = 1;
+constexpr int CUDNN_BACKEND_ENGINE_DESCRIPTOR = 2;
+constexpr int CUDNN_BACKEND_ENGINECFG_DESCRIPTOR = 3;
+constexpr int CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR = 4;
+constexpr int CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR = 5;
+constexpr int CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR = 10;
+constexpr int CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR = 15;
+constexpr int CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR = 16;
+constexpr int CUDNN_BACKEND_TENSOR_DESCRIPTOR = 17;
+constexpr int CUDNN_TYPE_HANDLE = 0;
+constexpr int CUDNN_TYPE_DATA_TYPE = 1;
+constexpr int CUDNN_TYPE_INT64 = 3;
+constexpr int CUDNN_TYPE_FLOAT = 4;
+constexpr int CUDNN_TYPE_VOID_PTR = 6;
+constexpr int CUDNN_TYPE_CONVOLUTION_MODE = 7;
+constexpr int CUDNN_TYPE_HEUR_MODE = 8;
+constexpr int CUDNN_TYPE_NUMERICAL_NOTE = 11;
+constexpr int CUDNN_TYPE_BACKEND_DESCRIPTOR = 15;
+constexpr int CUDNN_ATTR_CONVOLUTION_COMP_TYPE = 100;
+constexpr int CUDNN_ATTR_CONVOLUTION_CONV_MODE = 101;
+constexpr int CUDNN_ATTR_CONVOLUTION_DILATIONS = 102;
+constexpr int CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES = 103;
+constexpr int CUDNN_ATTR_CONVOLUTION_POST_PADDINGS = 104;
+constexpr int CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS = 105;
+constexpr int CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS = 106;
+constexpr int CUDNN_ATTR_ENGINEHEUR_MODE = 200;
+constexpr int CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH = 201;
+constexpr int CUDNN_ATTR_ENGINEHEUR_RESULTS = 202;
+constexpr int CUDNN_ATTR_ENGINECFG_ENGINE = 300;
+constexpr int CUDNN_ATTR_EXECUTION_PLAN_HANDLE = 400;
+constexpr int CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG = 401;
+constexpr int CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE = 402;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA = 700;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA = 701;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC = 702;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W = 703;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X = 704;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y = 705;
+constexpr int CUDNN_ATTR_OPERATIONGRAPH_HANDLE = 800;
+constexpr int CUDNN_ATTR_OPERATIONGRAPH_OPS = 801;
+constexpr int CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT = 900;
+constexpr int CUDNN_ATTR_TENSOR_DATA_TYPE = 901;
+constexpr int CUDNN_ATTR_TENSOR_DIMENSIONS = 902;
+constexpr int CUDNN_ATTR_TENSOR_STRIDES = 903;
+constexpr int CUDNN_ATTR_TENSOR_UNIQUE_ID = 906;
+constexpr int CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS = 1000;
+constexpr int CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS = 1001;
+constexpr int CUDNN_ATTR_VARIANT_PACK_WORKSPACE = 1003;
+constexpr int CUDNN_ATTR_ENGINE_NUMERICAL_NOTE = 1303;
+constexpr int CUDNN_HEUR_MODE_FALLBACK = 2;
+constexpr int CUDNN_HEUR_MODE_A = 3;
+constexpr int CUDNN_NUMERICAL_NOTE_TENSOR_CORE = 0;
+constexpr int CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS = 1;
 
 /// cudnnConvolutionFwdAlgoPerf_t.
 struct CudnnFwdAlgoPerf {
@@ -79,6 +137,12 @@ struct CudnnFwdAlgoPerf {
     (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,          \
      cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, int *,        \
      CudnnFwdAlgoPerf *))                                                      \
+  X(cudnnFindConvolutionForwardAlgorithmEx,                                    \
+    "cudnnFindConvolutionForwardAlgorithmEx", cudnnStatus_t,                   \
+    (cudnnHandle_t, cudnnTensorDescriptor_t, const void *,                     \
+     cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t,      \
+     cudnnTensorDescriptor_t, void *, int, int *, CudnnFwdAlgoPerf *, void *,  \
+     size_t))                                                                  \
   X(cudnnGetConvolutionForwardWorkspaceSize,                                   \
     "cudnnGetConvolutionForwardWorkspaceSize", cudnnStatus_t,                  \
     (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,          \
@@ -86,7 +150,19 @@ struct CudnnFwdAlgoPerf {
   X(cudnnConvolutionForward, "cudnnConvolutionForward", cudnnStatus_t,         \
     (cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,       \
      cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, \
-     void *, size_t, const void *, cudnnTensorDescriptor_t, void *))
+     void *, size_t, const void *, cudnnTensorDescriptor_t, void *))           \
+  X(cudnnBackendCreateDescriptor, "cudnnBackendCreateDescriptor",              \
+    cudnnStatus_t, (int, cudnnBackendDescriptor_t *))                          \
+  X(cudnnBackendDestroyDescriptor, "cudnnBackendDestroyDescriptor",            \
+    cudnnStatus_t, (cudnnBackendDescriptor_t))                                 \
+  X(cudnnBackendFinalize, "cudnnBackendFinalize", cudnnStatus_t,               \
+    (cudnnBackendDescriptor_t))                                                \
+  X(cudnnBackendSetAttribute, "cudnnBackendSetAttribute", cudnnStatus_t,       \
+    (cudnnBackendDescriptor_t, int, int, int64_t, const void *))               \
+  X(cudnnBackendGetAttribute, "cudnnBackendGetAttribute", cudnnStatus_t,       \
+    (cudnnBackendDescriptor_t, int, int, int64_t, int64_t *, void *))          \
+  X(cudnnBackendExecute, "cudnnBackendExecute", cudnnStatus_t,                 \
+    (cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t))
 
 struct Cudnn {
 #define TGC_CUDA_FIELD(field, symbol, ret, params) ret(*field) params = nullptr;

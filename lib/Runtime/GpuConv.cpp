@@ -10,7 +10,10 @@
 
 #include "GpuFunctionImpl.h"
 
+#include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 
 using namespace tgc::runtime;
 using namespace tgc::runtime::cuda;
@@ -27,7 +30,234 @@ std::string convWhere(size_t s, const ConvArgs &a) {
 /// The largest workspace a convolution may take (cuDNN's faster algorithms
 /// for large inputs ask for more; a smaller candidate is taken instead).
 constexpr size_t kMaxConvWorkspace = size_t(1) << 30;
+
+/// TGC_CUDNN_TUNE=0: cuDNN's heuristic order instead of timing every
+/// algorithm (what eager PyTorch does with torch.backends.cudnn.benchmark
+/// off).
+bool convTuningEnabled() {
+  const char *value = std::getenv("TGC_CUDNN_TUNE");
+  return !value || std::strcmp(value, "0") != 0;
+}
+
+/// TGC_CUDNN_LEGACY=1: the legacy convolution API (cudnnConvolutionForward)
+/// instead of the backend API's execution plans.
+bool legacyConvolutions() {
+  const char *value = std::getenv("TGC_CUDNN_LEGACY");
+  return value && std::strcmp(value, "1") == 0;
+}
+
+/// Makes, sets and finalizes backend descriptors, keeping each in `owned`;
+/// the first failure is kept and every later call does nothing.
+struct BackendBuilder {
+  const Cudnn &dnn;
+  std::vector<cudnnBackendDescriptor_t> &owned;
+  const char *failed = nullptr;
+  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
+
+  bool check(cudnnStatus_t st, const char *call) {
+    if (!failed && st != CUDNN_STATUS_SUCCESS) {
+      failed = call;
+      status = st;
+    }
+    return !failed;
+  }
+  cudnnBackendDescriptor_t make(int type) {
+    cudnnBackendDescriptor_t d = nullptr;
+    if (failed)
+      return nullptr;
+    if (check(dnn.cudnnBackendCreateDescriptor(type, &d),
+              "cudnnBackendCreateDescriptor"))
+      owned.push_back(d);
+    return d;
+  }
+  void set(cudnnBackendDescriptor_t d, int name, int type, int64_t count,
+           const void *value) {
+    if (!failed)
+      check(dnn.cudnnBackendSetAttribute(d, name, type, count, value),
+            "cudnnBackendSetAttribute");
+  }
+  void finalize(cudnnBackendDescriptor_t d) {
+    if (!failed)
+      check(dnn.cudnnBackendFinalize(d), "cudnnBackendFinalize");
+  }
+};
 } // namespace
+
+bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
+                                      std::string &error) {
+  const ConvStep &conv = plan.steps[s].conv;
+  const ConvArgs &a = convs[s];
+  BackendBuilder b{*dnn, config.owned};
+  // x, w and y as tensors 1, 2 and 3: NCHW dims with their strides (a
+  // size-1 dim's stride, which no element uses, made what a packed layout
+  // would have: cuDNN rejects some), aligned as their pointers are.
+  auto tensor = [&](int64_t uid, const int64_t *dims, const int64_t *given,
+                    uint64_t ptr) {
+    int64_t strides[4];
+    for (int d = 3; d >= 0; --d)
+      strides[d] = dims[d] == 1 ? (d == 3 ? 1 : strides[d + 1] * dims[d + 1])
+                                : given[d];
+    int64_t align = std::min<int64_t>(pointerAlignment(ptr), 16);
+    int type = CUDNN_DATA_FLOAT;
+    cudnnBackendDescriptor_t t = b.make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    b.set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
+    b.set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims);
+    b.set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides);
+    b.set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
+    b.set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
+    b.finalize(t);
+    return t;
+  };
+  int64_t packed[4] = {a.w[1] * a.w[2] * a.w[3], a.w[2] * a.w[3], a.w[3], 1};
+  cudnnBackendDescriptor_t x = tensor(1, a.x, a.x + 4, a.px);
+  cudnnBackendDescriptor_t w = tensor(2, a.w, packed, a.pw);
+  cudnnBackendDescriptor_t y = tensor(3, a.y, a.y + 4, a.py);
+
+  cudnnBackendDescriptor_t cd = b.make(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  int compute = CUDNN_DATA_FLOAT, mode = CUDNN_CROSS_CORRELATION;
+  int64_t spatial = 2;
+  b.set(cd, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1,
+        &compute);
+  b.set(cd, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1,
+        &mode);
+  b.set(cd, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1,
+        &spatial);
+  b.set(cd, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2,
+        conv.dilation);
+  b.set(cd, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2,
+        conv.stride);
+  b.set(cd, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2,
+        conv.padding);
+  b.set(cd, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2,
+        conv.padding);
+  b.finalize(cd);
+
+  cudnnBackendDescriptor_t op =
+      b.make(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+  float alpha = 1.0f, beta = 0.0f;
+  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w);
+  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cd);
+  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT,
+        1, &alpha);
+  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT,
+        1, &beta);
+  b.finalize(op);
+
+  cudnnBackendDescriptor_t graph =
+      b.make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  b.set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1,
+        &dnnHandle);
+  b.set(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+        &op);
+  b.finalize(graph);
+  if (b.failed) {
+    error = errorMessage(*dnn, b.failed, b.status);
+    return false;
+  }
+
+  // cuDNN's heuristics (mode A, then the fallback list), in their order:
+  // the first engine configuration whose plan finalizes, uses no TF32
+  // where the flag forbids it, and whose workspace can be had, as eager
+  // PyTorch's cuDNN path with torch.backends.cudnn.benchmark off.
+  for (int heurMode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    cudnnBackendDescriptor_t heur =
+        b.make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    b.set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
+          CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
+    b.set(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1,
+          &heurMode);
+    b.finalize(heur);
+    int64_t count = 0;
+    if (b.failed || dnn->cudnnBackendGetAttribute(
+                        heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                        CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr))
+      break;
+    std::vector<cudnnBackendDescriptor_t> configs(
+        size_t(std::min<int64_t>(std::max<int64_t>(count, 0), 16)));
+    for (auto &c : configs)
+      c = b.make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+    int64_t got = 0;
+    if (b.failed || configs.empty() ||
+        dnn->cudnnBackendGetAttribute(
+            heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+            int64_t(configs.size()), &got, configs.data()))
+      continue;
+    for (int64_t i = 0; i < got && i < int64_t(configs.size()); ++i) {
+      cudnnBackendDescriptor_t engine =
+          b.make(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+      int64_t n = 0;
+      int notes[16] = {};
+      int64_t noteCount = 0;
+      if (b.failed ||
+          dnn->cudnnBackendGetAttribute(configs[size_t(i)],
+                                        CUDNN_ATTR_ENGINECFG_ENGINE,
+                                        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n,
+                                        &engine) ||
+          dnn->cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+                                        CUDNN_TYPE_NUMERICAL_NOTE, 16,
+                                        &noteCount, notes))
+        continue;
+      bool excluded = false;
+      for (int64_t k = 0; k < noteCount && k < 16; ++k)
+        excluded |= notes[k] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS ||
+                    (!conv.tf32 && notes[k] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
+      if (excluded)
+        continue;
+      cudnnBackendDescriptor_t candidate = nullptr;
+      if (dnn->cudnnBackendCreateDescriptor(
+              CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &candidate))
+        continue;
+      int64_t workspace = -1;
+      bool ok =
+          !dnn->cudnnBackendSetAttribute(candidate,
+                                         CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
+                                         CUDNN_TYPE_HANDLE, 1, &dnnHandle) &&
+          !dnn->cudnnBackendSetAttribute(
+              candidate, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &configs[size_t(i)]) &&
+          !dnn->cudnnBackendFinalize(candidate) &&
+          !dnn->cudnnBackendGetAttribute(
+              candidate, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+              CUDNN_TYPE_INT64, 1, &n, &workspace) &&
+          workspace >= 0 && size_t(workspace) <= kMaxConvWorkspace &&
+          growConvWorkspace(size_t(workspace));
+      if (!ok) {
+        dnn->cudnnBackendDestroyDescriptor(candidate);
+        continue;
+      }
+      config.owned.push_back(candidate);
+      config.plan = candidate;
+      config.workspace = size_t(workspace);
+      return true;
+    }
+  }
+  error = b.failed ? errorMessage(*dnn, b.failed, b.status)
+                   : "no cuDNN engine runs this convolution";
+  return false;
+}
+
+bool GpuFunction::Impl::growConvWorkspace(size_t bytes) {
+  if (bytes <= convWorkspaceBytes)
+    return true;
+  CUdeviceptr grown = 0;
+  if (cu->cuMemAlloc(&grown, bytes) != CUDA_SUCCESS)
+    return false;
+  if (convWorkspace) {
+    // Queued work and captured graphs may use the old workspace.
+    cu->cuStreamSynchronize(stream);
+    destroyGraphs();
+    cu->cuMemFree(convWorkspace);
+  }
+  convWorkspace = grown;
+  convWorkspaceBytes = bytes;
+  return true;
+}
 
 bool GpuFunction::Impl::prepareConv(size_t s, std::string &error) {
   const ConvStep &conv = plan.steps[s].conv;
@@ -89,6 +319,8 @@ ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
   key.insert(key.end(), a.x, a.x + 8);
   key.insert(key.end(), a.w, a.w + 4);
   key.insert(key.end(), a.y, a.y + 8);
+  for (uint64_t ptr : {a.px, a.pw, a.py})
+    key.push_back(std::min<int64_t>(pointerAlignment(ptr), 16));
   auto found = convConfigs.find(key);
   if (found != convConfigs.end())
     return &found->second;
@@ -99,6 +331,14 @@ ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
   }
   auto where = [&] { return convWhere(s, a); };
   ConvConfig config;
+  // The backend API's plan; the legacy API where no engine builds one.
+  if (!legacyConvolutions()) {
+    std::string planError;
+    if (buildConvPlan(s, config, planError))
+      return &(convConfigs[key] = config);
+    config.release(*dnn);
+    config = ConvConfig();
+  }
   auto dnnFail = [&](const char *call, cudnnStatus_t status) -> ConvConfig * {
     error = errorMessage(*dnn, call, status) + where();
     config.release(*dnn);
@@ -137,11 +377,37 @@ ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
     return dnnFail("cudnnSetConvolutionMathType", st);
   CudnnFwdAlgoPerf perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {};
   int count = 0;
-  if ((st = dnn->cudnnGetConvolutionForwardAlgorithm_v7(
-           dnnHandle, config.x, config.w, config.conv, config.y,
-           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf)))
+  if (convTuningEnabled()) {
+    // Every algorithm timed on this call's buffers (cudnnFind...Ex writes
+    // y, which the step then writes again), with the largest workspace any
+    // of them asks for within the limit.
+    size_t most = 0;
+    for (int algo = 0; algo < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; ++algo) {
+      size_t bytes = 0;
+      if (dnn->cudnnGetConvolutionForwardWorkspaceSize(
+              dnnHandle, config.x, config.w, config.conv, config.y, algo,
+              &bytes) == CUDNN_STATUS_SUCCESS &&
+          bytes <= kMaxConvWorkspace)
+        most = std::max(most, bytes);
+    }
+    if (!growConvWorkspace(most))
+      most = convWorkspaceBytes;
+    if ((st = dnn->cudnnSetStream(dnnHandle, stream)) ||
+        (st = dnn->cudnnFindConvolutionForwardAlgorithmEx(
+             dnnHandle, config.x, reinterpret_cast<const void *>(a.px),
+             config.w, reinterpret_cast<const void *>(a.pw), config.conv,
+             config.y, reinterpret_cast<void *>(a.py),
+             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf,
+             reinterpret_cast<void *>(convWorkspace), most)))
+      return dnnFail("cudnnFindConvolutionForwardAlgorithmEx", st);
+    ++stats.convTunings;
+  } else if ((st = dnn->cudnnGetConvolutionForwardAlgorithm_v7(
+                  dnnHandle, config.x, config.w, config.conv, config.y,
+                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf))) {
     return dnnFail("cudnnGetConvolutionForwardAlgorithm_v7", st);
-  // The heuristic's first usable answer whose workspace can be had.
+  }
+  // The first usable answer (fastest timed, or the heuristic's order)
+  // whose workspace can be had.
   bool chosen = false;
   for (int i = 0; i < count && !chosen; ++i) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS)
@@ -153,21 +419,8 @@ ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
     if (dnn->cudnnGetConvolutionForwardWorkspaceSize(
             dnnHandle, config.x, config.w, config.conv, config.y,
             perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS ||
-        bytes > kMaxConvWorkspace)
+        bytes > kMaxConvWorkspace || !growConvWorkspace(bytes))
       continue;
-    if (bytes > convWorkspaceBytes) {
-      // Graphs and queued work may hold the old workspace.
-      CUdeviceptr grown = 0;
-      if (cu->cuMemAlloc(&grown, bytes) != CUDA_SUCCESS)
-        continue;
-      if (convWorkspace) {
-        cu->cuStreamSynchronize(stream);
-        destroyGraphs();
-        cu->cuMemFree(convWorkspace);
-      }
-      convWorkspace = grown;
-      convWorkspaceBytes = bytes;
-    }
     config.algo = perf[i].algo;
     config.workspace = bytes;
     chosen = true;
@@ -192,6 +445,36 @@ bool GpuFunction::Impl::issueConv(size_t s, bool capturing,
   if (st != CUDNN_STATUS_SUCCESS) {
     error = errorMessage(*dnn, "cudnnSetStream", st) + convWhere(s, a);
     return false;
+  }
+  if (config->plan) {
+    // This call's pointers in a variant pack, then the plan.
+    std::vector<cudnnBackendDescriptor_t> owned;
+    BackendBuilder b{*dnn, owned};
+    int64_t uids[3] = {1, 2, 3};
+    void *data[3] = {reinterpret_cast<void *>(a.px),
+                     reinterpret_cast<void *>(a.pw),
+                     reinterpret_cast<void *>(a.py)};
+    void *workspace = reinterpret_cast<void *>(convWorkspace);
+    cudnnBackendDescriptor_t pack =
+        b.make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    b.set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
+    b.set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3,
+          data);
+    b.set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1,
+          &workspace);
+    b.finalize(pack);
+    if (!b.failed)
+      b.check(dnn->cudnnBackendExecute(dnnHandle, config->plan, pack),
+              "cudnnBackendExecute");
+    for (cudnnBackendDescriptor_t d : owned)
+      dnn->cudnnBackendDestroyDescriptor(d);
+    if (b.failed) {
+      error = errorMessage(*dnn, b.failed, b.status) + convWhere(s, a);
+      return false;
+    }
+    if (!capturing)
+      ++stats.convs;
+    return true;
   }
   float one = 1.0f, zero = 0.0f;
   st = dnn->cudnnConvolutionForward(

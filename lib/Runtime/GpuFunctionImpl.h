@@ -87,8 +87,15 @@ struct ConvConfig {
   cudnnConvolutionDescriptor_t conv = nullptr;
   int algo = 0;
   size_t workspace = 0;
+  /// The backend API's execution plan (null: the legacy call with `algo`),
+  /// and every backend descriptor made for it.
+  cudnnBackendDescriptor_t plan = nullptr;
+  std::vector<cudnnBackendDescriptor_t> owned;
 
   void release(const Cudnn &dnn) {
+    for (auto it = owned.rbegin(); it != owned.rend(); ++it)
+      dnn.cudnnBackendDestroyDescriptor(*it);
+    owned.clear();
     if (x)
       dnn.cudnnDestroyTensorDescriptor(x);
     if (y)
@@ -236,6 +243,11 @@ struct GpuFunction::Impl {
   /// grow).
   ConvConfig *convConfig(size_t step, bool capturing, std::string &error);
   bool issueConv(size_t step, bool capturing, std::string &error);
+  /// Makes the convolution workspace at least `bytes` (false: no memory).
+  bool growConvWorkspace(size_t bytes);
+  /// The backend API's execution plan for the step's shape, in `config`
+  /// (false with `error` when no engine finalizes: the legacy API then).
+  bool buildConvPlan(size_t step, ConvConfig &config, std::string &error);
   /// This call's sizes, strides and pointers of conv step `s`.
   bool prepareConv(size_t s, std::string &error);
   bool runGraph(std::string &error);
