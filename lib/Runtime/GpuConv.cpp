@@ -11,6 +11,7 @@
 #include "GpuFunctionImpl.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -30,10 +31,12 @@ std::string convWhere(size_t s, const ConvArgs &a) {
 /// The largest workspace a convolution may take (cuDNN's faster algorithms
 /// for large inputs ask for more; a smaller candidate is taken instead).
 constexpr size_t kMaxConvWorkspace = size_t(1) << 30;
+/// Engine configurations timed per shape, and the timed runs of each.
+constexpr size_t kConvCandidates = 6;
+constexpr int kConvTimedRuns = 3;
 
-/// TGC_CUDNN_TUNE=0: cuDNN's heuristic order instead of timing every
-/// algorithm (what eager PyTorch does with torch.backends.cudnn.benchmark
-/// off).
+/// TGC_CUDNN_TUNE=0: cuDNN's first choice instead of timing its candidates
+/// (what eager PyTorch does with torch.backends.cudnn.benchmark off).
 bool convTuningEnabled() {
   const char *value = std::getenv("TGC_CUDNN_TUNE");
   return !value || std::strcmp(value, "0") != 0;
@@ -165,6 +168,7 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
   // the first engine configuration whose plan finalizes, uses no TF32
   // where the flag forbids it, and whose workspace can be had, as eager
   // PyTorch's cuDNN path with torch.backends.cudnn.benchmark off.
+  std::vector<std::pair<cudnnBackendDescriptor_t, size_t>> candidates;
   for (int heurMode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
     cudnnBackendDescriptor_t heur =
         b.make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
@@ -231,15 +235,88 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
         dnn->cudnnBackendDestroyDescriptor(candidate);
         continue;
       }
-      config.owned.push_back(candidate);
-      config.plan = candidate;
-      config.workspace = size_t(workspace);
-      return true;
+      candidates.push_back({candidate, size_t(workspace)});
+      if (candidates.size() >= (convTuningEnabled() ? kConvCandidates : 1))
+        break;
+    }
+    if (!candidates.empty())
+      break;
+  }
+  if (candidates.empty()) {
+    error = b.failed ? errorMessage(*dnn, b.failed, b.status)
+                     : "no cuDNN engine runs this convolution";
+    return false;
+  }
+  // Several: each timed on a scratch output (the step's own may still be
+  // read by earlier steps of the call), the fastest kept.
+  size_t chosen = 0;
+  if (candidates.size() > 1) {
+    int64_t extent = 1;
+    for (int d = 0; d < 4; ++d)
+      extent += (a.y[d] - 1) * a.y[4 + d];
+    CUdeviceptr scratch = 0;
+    if (cu->cuMemAlloc(&scratch, size_t(std::max<int64_t>(extent, 64)) * 4) ==
+        CUDA_SUCCESS) {
+      double best = -1;
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        auto run = [&] {
+          return executeConvPlan(candidates[i].first, a.px, a.pw,
+                                 uint64_t(scratch)) == nullptr;
+        };
+        if (!run() || cu->cuStreamSynchronize(stream) != CUDA_SUCCESS)
+          continue;
+        auto start = std::chrono::steady_clock::now();
+        bool ok = true;
+        for (int r = 0; r < kConvTimedRuns && ok; ++r)
+          ok = run();
+        if (cu->cuStreamSynchronize(stream) != CUDA_SUCCESS)
+          break;
+        double seconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+        if (ok && (best < 0 || seconds < best)) {
+          best = seconds;
+          chosen = i;
+        }
+      }
+      cu->cuMemFree(scratch);
+      ++stats.convTunings;
     }
   }
-  error = b.failed ? errorMessage(*dnn, b.failed, b.status)
-                   : "no cuDNN engine runs this convolution";
-  return false;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (i != chosen)
+      dnn->cudnnBackendDestroyDescriptor(candidates[i].first);
+  config.owned.push_back(candidates[chosen].first);
+  config.plan = candidates[chosen].first;
+  config.workspace = candidates[chosen].second;
+  return true;
+}
+
+const char *GpuFunction::Impl::executeConvPlan(cudnnBackendDescriptor_t plan,
+                                               uint64_t x, uint64_t w,
+                                               uint64_t y) {
+  if (dnn->cudnnSetStream(dnnHandle, stream) != CUDNN_STATUS_SUCCESS)
+    return "cudnnSetStream";
+  std::vector<cudnnBackendDescriptor_t> owned;
+  BackendBuilder b{*dnn, owned};
+  int64_t uids[3] = {1, 2, 3};
+  void *data[3] = {reinterpret_cast<void *>(x), reinterpret_cast<void *>(w),
+                   reinterpret_cast<void *>(y)};
+  void *workspace = reinterpret_cast<void *>(convWorkspace);
+  cudnnBackendDescriptor_t pack = b.make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  b.set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
+  b.set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3,
+        data);
+  b.set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1,
+        &workspace);
+  b.finalize(pack);
+  if (!b.failed)
+    b.check(dnn->cudnnBackendExecute(dnnHandle, plan, pack),
+            "cudnnBackendExecute");
+  for (cudnnBackendDescriptor_t d : owned)
+    dnn->cudnnBackendDestroyDescriptor(d);
+  lastConvStatus = b.status;
+  return b.failed;
 }
 
 bool GpuFunction::Impl::growConvWorkspace(size_t bytes) {
@@ -447,29 +524,8 @@ bool GpuFunction::Impl::issueConv(size_t s, bool capturing,
     return false;
   }
   if (config->plan) {
-    // This call's pointers in a variant pack, then the plan.
-    std::vector<cudnnBackendDescriptor_t> owned;
-    BackendBuilder b{*dnn, owned};
-    int64_t uids[3] = {1, 2, 3};
-    void *data[3] = {reinterpret_cast<void *>(a.px),
-                     reinterpret_cast<void *>(a.pw),
-                     reinterpret_cast<void *>(a.py)};
-    void *workspace = reinterpret_cast<void *>(convWorkspace);
-    cudnnBackendDescriptor_t pack =
-        b.make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    b.set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
-    b.set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3,
-          data);
-    b.set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1,
-          &workspace);
-    b.finalize(pack);
-    if (!b.failed)
-      b.check(dnn->cudnnBackendExecute(dnnHandle, config->plan, pack),
-              "cudnnBackendExecute");
-    for (cudnnBackendDescriptor_t d : owned)
-      dnn->cudnnBackendDestroyDescriptor(d);
-    if (b.failed) {
-      error = errorMessage(*dnn, b.failed, b.status) + convWhere(s, a);
+    if (const char *failed = executeConvPlan(config->plan, a.px, a.pw, a.py)) {
+      error = errorMessage(*dnn, failed, lastConvStatus) + convWhere(s, a);
       return false;
     }
     if (!capturing)

@@ -248,6 +248,11 @@ struct GpuFunction::Impl {
   /// The backend API's execution plan for the step's shape, in `config`
   /// (false with `error` when no engine finalizes: the legacy API then).
   bool buildConvPlan(size_t step, ConvConfig &config, std::string &error);
+  /// Runs a backend execution plan on the stream with these pointers;
+  /// the failed call's name (status in lastConvStatus), or null.
+  const char *executeConvPlan(cudnnBackendDescriptor_t plan, uint64_t x,
+                              uint64_t w, uint64_t y);
+  cudnnStatus_t lastConvStatus = CUDNN_STATUS_SUCCESS;
   /// This call's sizes, strides and pointers of conv step `s`.
   bool prepareConv(size_t s, std::string &error);
   bool runGraph(std::string &error);
