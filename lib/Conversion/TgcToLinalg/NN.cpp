@@ -485,8 +485,74 @@ FailureOr<PoolSetup> setupPool(PatternRewriter &rewriter, Operation *op,
   return setup;
 }
 
+/// The max pool's windows read the unpadded input [N, C, H, W] (static,
+/// non-zero H and W) at clamped positions, `lowest` outside it: loops (n,
+/// c, oh, ow, kh, kw), the last two reductions (`im2col-pads`).
+Value buildInPlaceMaxPool(OpBuilder &b, Location loc, Value input,
+                          Value init, ArrayRef<int64_t> kernel,
+                          ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                          ArrayRef<int64_t> dilation, Value lowest) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto outType = cast<RankedTensorType>(init.getType());
+  Type element = inType.getElementType();
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  MLIRContext *ctx = b.getContext();
+  AffineMap outMap = AffineMap::get(
+      6, 0,
+      {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx),
+       getAffineDimExpr(2, ctx), getAffineDimExpr(3, ctx)},
+      ctx);
+  // The window's shape gives the kh and kw loops their sizes, as
+  // linalg's pooling ops take it.
+  Value window = tensor::EmptyOp::create(b, loc, kernel, element);
+  AffineMap windowMap = AffineMap::get(
+      6, 0, {getAffineDimExpr(4, ctx), getAffineDimExpr(5, ctx)}, ctx);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{outType}, ValueRange{window}, ValueRange{init},
+             ArrayRef<AffineMap>{windowMap, outMap}, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               auto index = [&](int64_t d) {
+                 return linalg::IndexOp::create(nb, nl, d).getResult();
+               };
+               auto constant = [&](int64_t v) {
+                 return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+               };
+               Value zero = constant(0), inside;
+               SmallVector<Value> at{index(0), index(1)};
+               for (int i = 0; i < 2; ++i) {
+                 Value pos = arith::AddIOp::create(
+                     nb, nl,
+                     arith::MulIOp::create(nb, nl, index(2 + i),
+                                           constant(stride[i])),
+                     arith::MulIOp::create(nb, nl, index(4 + i),
+                                           constant(dilation[i])));
+                 pos = arith::SubIOp::create(nb, nl, pos, constant(padding[i]));
+                 Value ok = createIndexInBounds(
+                     nb, nl, pos, constant(inType.getDimSize(2 + i)));
+                 inside = inside
+                              ? arith::AndIOp::create(nb, nl, inside, ok)
+                                    .getResult()
+                              : ok;
+                 at.push_back(arith::SelectOp::create(nb, nl, ok, pos, zero));
+               }
+               Value v = tensor::ExtractOp::create(nb, nl, input, at);
+               v = arith::SelectOp::create(nb, nl, inside, v, lowest);
+               // As linalg.pooling_nchw_max: NaN-propagating for floats.
+               Value max =
+                   isa<FloatType>(element)
+                       ? arith::MaximumFOp::create(nb, nl, args[1], v)
+                             .getResult()
+                       : arith::MaxSIOp::create(nb, nl, args[1], v).getResult();
+               linalg::YieldOp::create(nb, nl, max);
+             })
+      .getResult(0);
+}
+
 struct MaxPool2dLowering : OpRewritePattern<MaxPool2dOp> {
-  using OpRewritePattern::OpRewritePattern;
+  MaxPool2dLowering(MLIRContext *ctx, bool padsInPlace)
+      : OpRewritePattern(ctx), padsInPlace(padsInPlace) {}
+  bool padsInPlace;
   LogicalResult matchAndRewrite(MaxPool2dOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -502,14 +568,27 @@ struct MaxPool2dLowering : OpRewritePattern<MaxPool2dOp> {
     auto outType = RankedTensorType::get(
         llvm::map_to_vector(setup->outSizes, staticSize), element);
     Value init = createFilled(rewriter, loc, outType, setup->outSizes, lowest);
-    Value window =
-        tensor::EmptyOp::create(rewriter, loc, op.getKernel(), element);
-    Value result = linalg::PoolingNchwMaxOp::create(
-                       rewriter, loc, TypeRange{outType},
-                       ValueRange{setup->padded, window}, ValueRange{init},
-                       rewriter.getI64TensorAttr(op.getStride()),
-                       rewriter.getI64TensorAttr(op.getDilation()))
-                       .getResult(0);
+    auto inType = cast<RankedTensorType>(setup->input.getType());
+    bool inPlace =
+        padsInPlace && setup->padded != setup->input &&
+        llvm::all_of(inType.getShape().take_back(2), [](int64_t s) {
+          return !ShapedType::isDynamic(s) && s > 0;
+        });
+    Value result;
+    if (inPlace) {
+      result = buildInPlaceMaxPool(rewriter, loc, setup->input, init,
+                                   op.getKernel(), op.getStride(),
+                                   op.getPadding(), op.getDilation(), lowest);
+    } else {
+      Value window =
+          tensor::EmptyOp::create(rewriter, loc, op.getKernel(), element);
+      result = linalg::PoolingNchwMaxOp::create(
+                   rewriter, loc, TypeRange{outType},
+                   ValueRange{setup->padded, window}, ValueRange{init},
+                   rewriter.getI64TensorAttr(op.getStride()),
+                   rewriter.getI64TensorAttr(op.getDilation()))
+                   .getResult(0);
+    }
     if (unbatched)
       result =
           collapseUnitDims(rewriter, loc, result, {true, false, false, false});
@@ -600,12 +679,14 @@ struct AvgPool2dLowering : OpRewritePattern<AvgPool2dOp> {
 } // namespace
 
 void mlir::tgc::populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
-                                              bool softmaxExpOnce) {
+                                              bool softmaxExpOnce,
+                                              bool padsInPlace) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<SoftmaxLowering<SoftmaxOp>>(ctx, /*logarithm=*/false,
                                            softmaxExpOnce);
   patterns.add<SoftmaxLowering<LogSoftmaxOp>>(ctx, /*logarithm=*/true,
                                               softmaxExpOnce);
   patterns.add<LayerNormLowering, RmsNormLowering, AttentionLowering,
-               MaxPool2dLowering, AvgPool2dLowering>(ctx);
+               AvgPool2dLowering>(ctx);
+  patterns.add<MaxPool2dLowering>(ctx, padsInPlace);
 }

@@ -36,7 +36,7 @@ void mlir::tgc::populateTgcToLinalgPatterns(RewritePatternSet &patterns,
   populateTgcIndexingToLinalgPatterns(patterns);
   populateTgcReductionToLinalgPatterns(patterns);
   populateTgcLinearAlgebraToLinalgPatterns(patterns);
-  populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce);
+  populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce, im2colPads);
   populateTgcConvolutionToLinalgPatterns(patterns, im2colPads,
                                          libraryConvolutions);
 }

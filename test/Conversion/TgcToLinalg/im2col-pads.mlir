@@ -35,3 +35,21 @@ func.func @dynamic_height(%x: tensor<1x4x?x8xf32>, %w: tensor<6x4x3x3xf32>) -> t
   %y = tgc.conv2d %x, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x4x?x8xf32>, tensor<6x4x3x3xf32> -> tensor<1x6x?x8xf32>
   return %y : tensor<1x6x?x8xf32>
 }
+
+// A padded max pool over static spatial sizes reads its input in place
+// too: the window position clamped, the lowest value outside it, and the
+// NaN-propagating maximum of linalg's pooling op. Without the option (the
+// CPU): a padded copy and linalg.pooling_nchw_max.
+// CHECK-LABEL: func.func @max_pool
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK: tensor.extract %arg0
+// CHECK: arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// CHECK: arith.maximumf
+// COPY-LABEL: func.func @max_pool
+// COPY: tensor.pad
+// COPY: linalg.pooling_nchw_max
+func.func @max_pool(%x: tensor<?x4x9x9xf32>) -> tensor<?x4x5x5xf32> {
+  %y = tgc.max_pool2d %x kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] : tensor<?x4x9x9xf32> -> tensor<?x4x5x5xf32>
+  return %y : tensor<?x4x5x5xf32>
+}

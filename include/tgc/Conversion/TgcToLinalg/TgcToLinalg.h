@@ -50,8 +50,12 @@ void populateTgcLinearAlgebraToLinalgPatterns(RewritePatternSet &patterns);
 /// exp(x - max) is an elementwise op of its own that the sum and the
 /// division read (the CPU's row kernels compute it once per element into a
 /// row temporary); without, the sum and the division each compute it.
+/// With `padsInPlace` (tgc-to-linalg's `im2col-pads`), a padded max pool
+/// over static spatial sizes reads its input at clamped positions instead
+/// of a padded copy.
 void populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
-                                   bool softmaxExpOnce = false);
+                                   bool softmaxExpOnce = false,
+                                   bool padsInPlace = false);
 /// conv2d. With `im2colPads`, an im2col convolution's patches read its
 /// input with bounds checks instead of a padded copy (tgc-to-linalg's
 /// `im2col-pads`); with `library`, the f32 convolutions cuDNN can run are
