@@ -53,8 +53,10 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
     im2col patches from the input itself, reading a clamped position and
     selecting zero outside it, instead of from a padded copy: the copy
     cost a fill and a copy kernel per convolution (on ResNet-18 about a
-    sixth of what its im2col gathers cost). The CPU keeps the padded copy,
-    whose patches read through an affine window map vectorize better.
+    sixth of what its im2col gathers cost). A padded max pool over static,
+    non-zero spatial sizes reads its input the same way, with the lowest
+    value outside it. The CPU keeps the padded copies, whose windows read
+    through an affine window map vectorize better.
 
     With `library-convolutions` (the GPU pipeline when cuDNN runs
     convolutions, as PyTorch's `torch.backends.cudnn.enabled`), an f32

@@ -177,6 +177,15 @@ Value buildLibraryConv(OpBuilder &b, Location loc, Operation *source,
   Value extents[2] = {
       getValueOrCreateConstantIndexOp(b, loc, inSizes[2]),
       getValueOrCreateConstantIndexOp(b, loc, inSizes[3])};
+  // The body reads channel o / (O/G) * C/G + c: a `?` channel count must be
+  // G times the weight's, or those reads would leave the input.
+  if (isa<Value>(inSizes[1]))
+    cf::AssertOp::create(
+        b, loc,
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq, cast<Value>(inSizes[1]),
+            arith::ConstantIndexOp::create(b, loc, groups * perGroupIn)),
+        "tgc.conv2d: the input channels are not groups times the weight's");
   AffineExpr d[7];
   bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
   AffineMap weightMap = AffineMap::get(7, 0, {d[1], d[4], d[5], d[6]}, ctx);

@@ -54,3 +54,17 @@ func.func @others(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x1x1xf32>, %h: tensor<1
   %c = tgc.conv2d %x, %d stride [1, 1] padding [0, 0] dilation [1, 1] groups = 1 : tensor<1x4x8x8xf32>, tensor<?x4x1x1xf32> -> tensor<1x?x8x8xf32>
   return %a, %b, %c : tensor<1x6x8x8xf32>, tensor<1x6x8x8xf16>, tensor<1x?x8x8xf32>
 }
+
+// -----
+
+// A `?` channel count is checked against groups times the weight's
+// channels before the generic reads channel o / (O/G) * C/G + c.
+// CHECK-LABEL: func.func @dynamic_channels
+// CHECK: %[[C:.*]] = tensor.dim {{.*}}%arg0, %c1
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[C]], %c8
+// CHECK: cf.assert %[[OK]], "tgc.conv2d: the input channels are not groups times the weight's"
+// CHECK: tgc_gpu.conv = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 2>
+func.func @dynamic_channels(%x: tensor<1x?x8x8xf32>, %w: tensor<6x4x1x1xf32>) -> tensor<1x6x8x8xf32> {
+  %y = tgc.conv2d %x, %w stride [1, 1] padding [0, 0] dilation [1, 1] groups = 2 : tensor<1x?x8x8xf32>, tensor<6x4x1x1xf32> -> tensor<1x6x8x8xf32>
+  return %y : tensor<1x6x8x8xf32>
+}
