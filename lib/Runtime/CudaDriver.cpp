@@ -102,18 +102,10 @@ CublasState &cublasState() {
 }
 
 void loadCublasLt(CublasState &state) {
-  const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12",
-                               "libcublasLt.so"};
-  void *library = nullptr;
   std::string errors;
-  for (const char *name : names) {
-    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library) {
-      state.table.library = name;
-      break;
-    }
-    errors += std::string(errors.empty() ? "" : "; ") + dlopenError();
-  }
+  void *library = openFirstLibrary(
+      {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"},
+      state.table.library, errors);
   if (!library) {
     state.error =
         "cannot load cuBLASLt (libcublasLt.so.13, .12 or .so): " + errors;
@@ -136,6 +128,19 @@ void loadCublasLt(CublasState &state) {
 }
 
 } // namespace
+
+void *tgc::runtime::cuda::openFirstLibrary(
+    std::initializer_list<const char *> names, std::string &loaded,
+    std::string &errors) {
+  for (const char *name : names) {
+    if (void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL)) {
+      loaded = name;
+      return library;
+    }
+    errors += std::string(errors.empty() ? "" : "; ") + dlopenError();
+  }
+  return nullptr;
+}
 
 const Driver *tgc::runtime::cuda::driver(std::string &error) {
   DriverState &state = driverState();

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 namespace tgc::runtime::cuda {
@@ -278,6 +279,11 @@ struct CublasLt {
 #undef TGC_CUDA_FIELD
   std::string library; // the soname that was loaded
 };
+
+/// dlopen's the first of `names` that loads (RTLD_NOW | RTLD_LOCAL), its
+/// soname in `loaded`; else null and each attempt's dlerror in `errors`.
+void *openFirstLibrary(std::initializer_list<const char *> names,
+                       std::string &loaded, std::string &errors);
 
 /// Loads cuBLASLt (libcublasLt.so.13, then .12, then libcublasLt.so; once).
 /// Returns nullptr and a message otherwise. Thread-safe.

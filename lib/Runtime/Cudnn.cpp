@@ -28,19 +28,9 @@ CudnnState &cudnnState() {
 }
 
 void loadCudnn(CudnnState &state) {
-  const char *const names[] = {"libcudnn.so.9", "libcudnn.so"};
-  void *library = nullptr;
   std::string errors;
-  for (const char *name : names) {
-    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library) {
-      state.table.library = name;
-      break;
-    }
-    const char *message = dlerror();
-    errors += std::string(errors.empty() ? "" : "; ") +
-              (message ? message : "unknown error");
-  }
+  void *library = openFirstLibrary({"libcudnn.so.9", "libcudnn.so"},
+                                   state.table.library, errors);
   if (!library) {
     state.error = "cannot load cuDNN (libcudnn.so.9 or libcudnn.so) for the "
                   "plan's convolutions: " +

@@ -364,7 +364,10 @@ bool GpuFunction::Impl::prepareConv(size_t s, std::string &error) {
       dims[i][d] = size;
       if (i != 1)
         dims[i][4 + d] = stride;
-      elements[i] *= size;
+      if (__builtin_mul_overflow(elements[i], size, &elements[i])) {
+        error = where() + ": a tensor of more than 2^63 elements";
+        return false;
+      }
     }
     int64_t offset = p.offset >= 0 ? values[p.offset] : 0;
     *ptrs[i] = buffers[p.id] + uint64_t(offset) * 4;

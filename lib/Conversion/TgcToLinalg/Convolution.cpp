@@ -80,33 +80,19 @@ Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
               auto index = [&](int64_t d) {
                 return linalg::IndexOp::create(nb, nl, d).getResult();
               };
-              auto constant = [&](int64_t v) {
-                return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+              auto extent = [&](int64_t d) {
+                return arith::ConstantIndexOp::create(nb, nl,
+                                                      inType.getDimSize(d))
+                    .getResult();
               };
-              Value zero = constant(0), inside;
-              SmallVector<Value> at{index(0), index(1)};
-              for (int i = 0; i < 2; ++i) {
-                // oh * s + kh * d - pad, clamped into the input.
-                Value pos = arith::AddIOp::create(
-                    nb, nl,
-                    arith::MulIOp::create(nb, nl, index(4 + i),
-                                          constant(stride[i])),
-                    arith::MulIOp::create(nb, nl, index(2 + i),
-                                          constant(dilation[i])));
-                pos = arith::SubIOp::create(nb, nl, pos, constant(padding[i]));
-                Value ok = createIndexInBounds(
-                    nb, nl, pos, constant(inType.getDimSize(2 + i)));
-                inside = inside ? arith::AndIOp::create(nb, nl, inside, ok)
-                                      .getResult()
-                                : ok;
-                at.push_back(arith::SelectOp::create(nb, nl, ok, pos, zero));
-              }
-              Value v = tensor::ExtractOp::create(nb, nl, unpadded, at);
-              Value padValue = createScalarConstant(nb, nl, element, 0.0);
+              // (n, c, kh, kw, oh, ow): the window element, zero outside.
               linalg::YieldOp::create(
                   nb, nl,
-                  arith::SelectOp::create(nb, nl, inside, v, padValue)
-                      .getResult());
+                  readWindowElement(
+                      nb, nl, unpadded, index(0), index(1),
+                      {index(4), index(5)}, {index(2), index(3)}, stride,
+                      dilation, padding, {extent(2), extent(3)},
+                      createScalarConstant(nb, nl, element, 0.0)));
             })
             .getResult(0);
   } else {
@@ -212,28 +198,10 @@ Value buildLibraryConv(OpBuilder &b, Location loc, Operation *source,
                                          constant(perGroupOut)),
                   constant(perGroupIn)),
               channel);
-        Value zero = constant(0), inside;
-        SmallVector<Value> at{index(0), channel};
-        for (int i = 0; i < 2; ++i) {
-          Value pos = arith::AddIOp::create(
-              nb, nl,
-              arith::MulIOp::create(nb, nl, index(2 + i), constant(stride[i])),
-              arith::MulIOp::create(nb, nl, index(5 + i),
-                                    constant(dilation[i])));
-          if (padding[i] == 0) {
-            at.push_back(pos);
-            continue;
-          }
-          pos = arith::SubIOp::create(nb, nl, pos, constant(padding[i]));
-          Value ok = createIndexInBounds(nb, nl, pos, extents[i]);
-          inside = inside ? arith::AndIOp::create(nb, nl, inside, ok).getResult()
-                          : ok;
-          at.push_back(arith::SelectOp::create(nb, nl, ok, pos, zero));
-        }
-        Value v = tensor::ExtractOp::create(nb, nl, input, at);
-        if (inside)
-          v = arith::SelectOp::create(
-              nb, nl, inside, v, createScalarConstant(nb, nl, f32, 0.0));
+        Value v = readWindowElement(
+            nb, nl, input, index(0), channel, {index(2), index(3)},
+            {index(5), index(6)}, stride, dilation, padding, extents,
+            createScalarConstant(nb, nl, f32, 0.0), /*checkUnpadded=*/false);
         Value product = arith::MulFOp::create(nb, nl, v, args[0]);
         linalg::YieldOp::create(
             nb, nl, arith::AddFOp::create(nb, nl, args[1], product).getResult());

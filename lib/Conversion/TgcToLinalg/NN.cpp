@@ -515,29 +515,15 @@ Value buildInPlaceMaxPool(OpBuilder &b, Location loc, Value input,
                auto index = [&](int64_t d) {
                  return linalg::IndexOp::create(nb, nl, d).getResult();
                };
-               auto constant = [&](int64_t v) {
-                 return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+               auto extent = [&](int64_t d) {
+                 return arith::ConstantIndexOp::create(nb, nl,
+                                                       inType.getDimSize(d))
+                     .getResult();
                };
-               Value zero = constant(0), inside;
-               SmallVector<Value> at{index(0), index(1)};
-               for (int i = 0; i < 2; ++i) {
-                 Value pos = arith::AddIOp::create(
-                     nb, nl,
-                     arith::MulIOp::create(nb, nl, index(2 + i),
-                                           constant(stride[i])),
-                     arith::MulIOp::create(nb, nl, index(4 + i),
-                                           constant(dilation[i])));
-                 pos = arith::SubIOp::create(nb, nl, pos, constant(padding[i]));
-                 Value ok = createIndexInBounds(
-                     nb, nl, pos, constant(inType.getDimSize(2 + i)));
-                 inside = inside
-                              ? arith::AndIOp::create(nb, nl, inside, ok)
-                                    .getResult()
-                              : ok;
-                 at.push_back(arith::SelectOp::create(nb, nl, ok, pos, zero));
-               }
-               Value v = tensor::ExtractOp::create(nb, nl, input, at);
-               v = arith::SelectOp::create(nb, nl, inside, v, lowest);
+               Value v = readWindowElement(
+                   nb, nl, input, index(0), index(1), {index(2), index(3)},
+                   {index(4), index(5)}, stride, dilation, padding,
+                   {extent(2), extent(3)}, lowest);
                // As linalg.pooling_nchw_max: NaN-propagating for floats.
                Value max =
                    isa<FloatType>(element)

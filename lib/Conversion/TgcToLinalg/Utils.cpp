@@ -648,3 +648,34 @@ Value mlir::tgc::padSpatial(OpBuilder &b, Location loc, Value input,
 int64_t mlir::tgc::staticSize(OpFoldResult size) {
   return getConstantIntValue(size).value_or(ShapedType::kDynamic);
 }
+
+Value mlir::tgc::readWindowElement(OpBuilder &b, Location loc, Value input,
+                                   Value n, Value c, ArrayRef<Value> out,
+                                   ArrayRef<Value> k, ArrayRef<int64_t> stride,
+                                   ArrayRef<int64_t> dilation,
+                                   ArrayRef<int64_t> padding,
+                                   ArrayRef<Value> extents, Value outside,
+                                   bool checkUnpadded) {
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value zero = constant(0), inside;
+  SmallVector<Value> at{n, c};
+  for (int i = 0; i < 2; ++i) {
+    Value pos = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, out[i], constant(stride[i])),
+        arith::MulIOp::create(b, loc, k[i], constant(dilation[i])));
+    if (padding[i] == 0 && !checkUnpadded) {
+      at.push_back(pos);
+      continue;
+    }
+    pos = arith::SubIOp::create(b, loc, pos, constant(padding[i]));
+    Value ok = createIndexInBounds(b, loc, pos, extents[i]);
+    inside =
+        inside ? arith::AndIOp::create(b, loc, inside, ok).getResult() : ok;
+    at.push_back(arith::SelectOp::create(b, loc, ok, pos, zero));
+  }
+  Value v = tensor::ExtractOp::create(b, loc, input, at);
+  return inside ? arith::SelectOp::create(b, loc, inside, v, outside).getResult()
+                : v;
+}

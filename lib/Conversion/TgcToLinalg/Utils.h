@@ -206,6 +206,19 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
 /// Static shape of an OpFoldResult size.
 int64_t staticSize(OpFoldResult size);
 
+/// Inside a linalg body: `input` [N, C, H, W] at (n, c, out[i] * stride[i]
+/// + k[i] * dilation[i] - padding[i]) for i = 0, 1 (`out` and `k` are loop
+/// indices, `extents` H and W), the position clamped into the input and
+/// `outside` where it is not: a padded window's read without a padded
+/// copy (im2col-pads, library convolutions). Without `checkUnpadded` a dim
+/// of padding 0 is read unchecked (its windows stay inside the input, as
+/// a floor-mode output size guarantees).
+Value readWindowElement(OpBuilder &b, Location loc, Value input, Value n,
+                        Value c, ArrayRef<Value> out, ArrayRef<Value> k,
+                        ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation,
+                        ArrayRef<int64_t> padding, ArrayRef<Value> extents,
+                        Value outside, bool checkUnpadded = true);
+
 } // namespace mlir::tgc
 
 #endif // TGC_LIB_CONVERSION_TGCTOLINALG_UTILS_H

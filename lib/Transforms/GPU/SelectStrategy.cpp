@@ -483,23 +483,27 @@ struct TgcGpuSelectStrategyPass
       }
       return false;
     };
+    // A library call (cuBLASLt, cuDNN) overwrites its whole output: a
+    // zero fill of it right before the call is dead.
+    auto eraseFillBefore = [&](size_t i) {
+      linalg::GenericOp op = generics[i];
+      if (i == 0 || segments.empty() || segments.back().empty() ||
+          segments.back().back() != generics[i - 1])
+        return;
+      linalg::GenericOp prev = segments.back().back();
+      if (isZeroFill(prev) && prev.getDpsInitOperand(0)->get() ==
+                                  op.getDpsInitOperand(0)->get()) {
+        segments.back().pop_back();
+        prev->erase();
+      }
+    };
     for (size_t i = 0; i < generics.size(); ++i) {
       linalg::GenericOp op = generics[i];
       if (fusedEpilogues.contains(op))
         continue;
       if (op->hasAttr(TgcGpuDialect::kConvAttrName)) {
         if (convOnLibrary(op)) {
-          // cuDNN writes the whole output (beta 0): the fill before it is
-          // dead.
-          if (i > 0 && !segments.empty() && !segments.back().empty() &&
-              segments.back().back() == generics[i - 1]) {
-            linalg::GenericOp prev = segments.back().back();
-            if (isZeroFill(prev) && prev.getDpsInitOperand(0)->get() ==
-                                        op.getDpsInitOperand(0)->get()) {
-              segments.back().pop_back();
-              prev->erase();
-            }
-          }
+          eraseFillBefore(i);
           open = false;
           continue;
         }
@@ -510,17 +514,7 @@ struct TgcGpuSelectStrategyPass
       SmallVector<unsigned> batch, m;
       unsigned n = 0, k = 0;
       if (matchGemm(op, transA, transB, batch, m, n, k)) {
-        // The GEMM overwrites its output: a zero fill right before it is
-        // dead.
-        if (i > 0 && !segments.empty() && !segments.back().empty() &&
-            segments.back().back() == generics[i - 1]) {
-          linalg::GenericOp prev = segments.back().back();
-          if (isZeroFill(prev) && prev.getDpsInitOperand(0)->get() ==
-                                      op.getDpsInitOperand(0)->get()) {
-            segments.back().pop_back();
-            prev->erase();
-          }
-        }
+        eraseFillBefore(i);
         // The elementwise op after it as cuBLASLt's epilogue (bias,
         // ReLU, tanh GELU, the rounding to a 16-bit output): the GEMM then
         // writes that op's output, and the op is only read by the launch
