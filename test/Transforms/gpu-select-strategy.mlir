@@ -222,3 +222,70 @@ module {
     return %alloc : memref<?x32xf32>
   }
 }
+
+// -----
+
+// A #tgc_gpu.conv generic (tgc-to-linalg's library-convolutions) over
+// buffers cuDNN takes keeps its mark and no strategy (the launch plan
+// runs it as a cuDNN call), and the zero fill of its output before it is
+// gone; over a weight that is not packed (cuDNN's filters have no
+// strides) the mark is dropped and a kernel runs the generic.
+// CHECK-LABEL: func.func @convs
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: memref.alloc
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: tgc_gpu.conv = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1>
+// CHECK-NOT: tgc_gpu.strategy
+// CHECK: linalg.generic
+// CHECK-NOT: tgc_gpu.conv
+// CHECK-SAME: tgc_gpu.strategy = #tgc_gpu.strategy<
+#scalar = affine_map<(d0, d1, d2, d3) -> ()>
+#fill = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+module {
+  func.func @convs(%x: memref<1x2x5x5xf32>, %w: memref<3x2x3x3xf32>, %v: memref<3x2x3x3xf32, strided<[1, 3, 18, 54]>>) -> (memref<1x3x3x3xf32>, memref<1x3x3x3xf32>) {
+    %zero = arith.constant 0.000000e+00 : f32
+    %a = memref.alloc() {alignment = 64 : i64} : memref<1x3x3x3xf32>
+    linalg.generic {indexing_maps = [#scalar, #fill], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%zero : f32) outs(%a : memref<1x3x3x3xf32>) attrs = {tgc.group = 0 : i64, tgc.group_kind = "single"} {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }
+    linalg.generic {indexing_maps = [#w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%w : memref<3x2x3x3xf32>) outs(%a : memref<1x3x3x3xf32>) attrs = {tgc.group = 0 : i64, tgc.group_kind = "single", tgc_gpu.conv = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1>} {
+    ^bb0(%in: f32, %out: f32):
+      %n = linalg.index 0 : index
+      %c = linalg.index 4 : index
+      %oh = linalg.index 2 : index
+      %ow = linalg.index 3 : index
+      %kh = linalg.index 5 : index
+      %kw = linalg.index 6 : index
+      %h = arith.addi %oh, %kh : index
+      %ww = arith.addi %ow, %kw : index
+      %e = memref.load %x[%n, %c, %h, %ww] : memref<1x2x5x5xf32>
+      %p = arith.mulf %e, %in : f32
+      %s = arith.addf %out, %p : f32
+      linalg.yield %s : f32
+    }
+    %b = memref.alloc() {alignment = 64 : i64} : memref<1x3x3x3xf32>
+    linalg.generic {indexing_maps = [#scalar, #fill], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%zero : f32) outs(%b : memref<1x3x3x3xf32>) attrs = {tgc.group = 1 : i64, tgc.group_kind = "single"} {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }
+    linalg.generic {indexing_maps = [#w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%v : memref<3x2x3x3xf32, strided<[1, 3, 18, 54]>>) outs(%b : memref<1x3x3x3xf32>) attrs = {tgc.group = 1 : i64, tgc.group_kind = "single", tgc_gpu.conv = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1>} {
+    ^bb0(%in: f32, %out: f32):
+      %n = linalg.index 0 : index
+      %c = linalg.index 4 : index
+      %oh = linalg.index 2 : index
+      %ow = linalg.index 3 : index
+      %kh = linalg.index 5 : index
+      %kw = linalg.index 6 : index
+      %h = arith.addi %oh, %kh : index
+      %ww = arith.addi %ow, %kw : index
+      %e = memref.load %x[%n, %c, %h, %ww] : memref<1x2x5x5xf32>
+      %p = arith.mulf %e, %in : f32
+      %s = arith.addf %out, %p : f32
+      linalg.yield %s : f32
+    }
+    return %a, %b : memref<1x3x3x3xf32>, memref<1x3x3x3xf32>
+  }
+}
