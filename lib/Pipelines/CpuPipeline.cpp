@@ -38,6 +38,7 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   // sum and again for its result.
   TgcToLinalgOptions toLinalg;
   toLinalg.softmaxExpOnce = true;
+  toLinalg.im2colBatchColumns = true;
   pm.addPass(createTgcToLinalg(toLinalg));
   TgcFormKernelsOptions kernels;
   kernels.fuseElementwise = options.fuse;

@@ -72,6 +72,10 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
     Option<"im2colPads", "im2col-pads", "bool", "false",
            "An im2col convolution's patches read its input with bounds "
            "checks instead of a padded copy (static spatial sizes)">,
+    Option<"im2colBatchColumns", "im2col-batch-columns", "bool", "false",
+           "An im2col product whose images have fewer than 256 outputs "
+           "takes the batch into its columns (one wider product, then a "
+           "transpose)">,
     Option<"libraryConvolutions", "library-convolutions", "bool", "false",
            "f32 convolutions as one generic marked #tgc_gpu.conv, which "
            "the GPU's launch plan runs with cuDNN">,

@@ -27,6 +27,9 @@ using namespace mlir::tgc;
 
 namespace {
 
+/// `im2col-batch-columns` widens products whose images have fewer outputs.
+constexpr int64_t kBatchColumnsBelow = 256;
+
 /// An ungrouped convolution as a matrix product (im2col): the windows of
 /// the padded input [N, C, H, W] gathered into patches [N, C, kH, kW, H',
 /// W'] (an elementwise generic whose input map is the window's), viewed as
@@ -119,6 +122,73 @@ Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
   return tensor::ExpandShapeOp::create(
       b, loc, outType, flat,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}, outSizes);
+}
+
+/// The im2col product with the batch in the columns (`im2col-batch-columns`,
+/// the CPU): patches [C, kH, kW, N, H', W'] of the padded input viewed as
+/// [C kH kW, N H' W'], one product [O, C kH kW] x [C kH kW, N H' W'], and
+/// its [O, N, H', W'] transposed to [N, O, H', W']. Where H' W' is small
+/// (ResNet's later layers: 16 to 196 at 112x112) a product per image is a
+/// thin one that register tiles fill badly; the batch widens it. Static
+/// H' and W' only.
+Value buildBatchColumnsConv(OpBuilder &b, Location loc, Value padded,
+                            Value weight, OpFoldResult n, OpFoldResult o,
+                            ArrayRef<OpFoldResult> outSpatial,
+                            const int64_t (&kernel)[2],
+                            ArrayRef<int64_t> stride,
+                            ArrayRef<int64_t> dilation, Type accType) {
+  MLIRContext *ctx = b.getContext();
+  auto paddedType = cast<RankedTensorType>(padded.getType());
+  Type element = paddedType.getElementType();
+  OpFoldResult c = tensor::getMixedSize(b, loc, padded, 1);
+  SmallVector<OpFoldResult> patchSizes{c, b.getIndexAttr(kernel[0]),
+                                       b.getIndexAttr(kernel[1]), n,
+                                       outSpatial[0], outSpatial[1]};
+  auto patchType = RankedTensorType::get(
+      llvm::map_to_vector(patchSizes, staticSize), element);
+  Value empty = createEmpty(b, loc, patchType, patchSizes);
+  // (c, kh, kw, n, oh, ow) -> padded[n, c, oh * s0 + kh * d0, ow * s1 + kw * d1]
+  AffineExpr d[6];
+  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5]);
+  AffineMap window = AffineMap::get(
+      6, 0,
+      {d[3], d[0], d[4] * stride[0] + d[1] * dilation[0],
+       d[5] * stride[1] + d[2] * dilation[1]},
+      ctx);
+  SmallVector<utils::IteratorType> parallel(6, utils::IteratorType::parallel);
+  Value patches =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{patchType}, ValueRange{padded}, ValueRange{empty},
+          ArrayRef<AffineMap>{window, b.getMultiDimIdentityMap(6)}, parallel,
+          [](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(nb, nl, args[0]);
+          })
+          .getResult(0);
+  Value columns = tensor::CollapseShapeOp::create(
+      b, loc, patches, SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  Value matrix = tensor::CollapseShapeOp::create(
+      b, loc, weight, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value flat = buildBroadcastBatchMatmul(b, loc, matrix, columns,
+                                         /*transposeRhs=*/false, accType);
+  SmallVector<OpFoldResult> productSizes{o, n, outSpatial[0], outSpatial[1]};
+  Value product = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get(llvm::map_to_vector(productSizes, staticSize),
+                            accType),
+      flat, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}}, productSizes);
+  SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
+  auto outType =
+      RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), accType);
+  Value init = createEmpty(b, loc, outType, outSizes);
+  AffineMap swapped = AffineMap::get(4, 0, {d[1], d[0], d[2], d[3]}, ctx);
+  SmallVector<utils::IteratorType> four(4, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{outType}, ValueRange{product}, ValueRange{init},
+             ArrayRef<AffineMap>{swapped, b.getMultiDimIdentityMap(4)}, four,
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, args[0]);
+             })
+      .getResult(0);
 }
 
 /// Whether cuDNN can run the convolution (`library-convolutions`): f32
@@ -214,9 +284,11 @@ Value buildLibraryConv(OpBuilder &b, Location loc, Operation *source,
 }
 
 struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
-  Conv2dLowering(MLIRContext *ctx, bool im2colPads, bool library)
-      : OpRewritePattern(ctx), im2colPads(im2colPads), library(library) {}
-  bool im2colPads, library;
+  Conv2dLowering(MLIRContext *ctx, bool im2colPads, bool library,
+                 bool batchColumns)
+      : OpRewritePattern(ctx), im2colPads(im2colPads), library(library),
+        batchColumns(batchColumns) {}
+  bool im2colPads, library, batchColumns;
   LogicalResult matchAndRewrite(Conv2dOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -275,9 +347,18 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
     OpFoldResult n = inSizes[0];
     OpFoldResult o = tensor::getMixedSize(rewriter, loc, weight, 0);
     Value product;
+    // The batch in the product's columns where an image's outputs are few.
+    std::optional<int64_t> outH = getConstantIntValue(outSpatial[0]),
+                           outW = getConstantIntValue(outSpatial[1]);
+    bool wide = batchColumns && im2col && !foldPad && outH && outW &&
+                *outH * *outW < kBatchColumnsBelow;
     if (onLibrary) {
       product = buildLibraryConv(rewriter, loc, op, input, weight, inSizes,
                                  outSpatial, stride, padding, dilation, groups);
+    } else if (wide) {
+      product = buildBatchColumnsConv(rewriter, loc, padded, weight, n, o,
+                                      outSpatial, kernel, stride, dilation,
+                                      accType);
     } else if (im2col) {
       product = buildIm2colConv(rewriter, loc, op, padded,
                                 foldPad ? input : Value(), padding, weight, n,
@@ -387,6 +468,8 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
 } // namespace
 
 void mlir::tgc::populateTgcConvolutionToLinalgPatterns(
-    RewritePatternSet &patterns, bool im2colPads, bool library) {
-  patterns.add<Conv2dLowering>(patterns.getContext(), im2colPads, library);
+    RewritePatternSet &patterns, bool im2colPads, bool library,
+    bool batchColumns) {
+  patterns.add<Conv2dLowering>(patterns.getContext(), im2colPads, library,
+                               batchColumns);
 }

@@ -30,7 +30,8 @@ using namespace mlir::tgc;
 void mlir::tgc::populateTgcToLinalgPatterns(RewritePatternSet &patterns,
                                             bool softmaxExpOnce,
                                             bool im2colPads,
-                                            bool libraryConvolutions) {
+                                            bool libraryConvolutions,
+                                            bool batchColumns) {
   populateTgcElementwiseToLinalgPatterns(patterns);
   populateTgcShapeToLinalgPatterns(patterns);
   populateTgcIndexingToLinalgPatterns(patterns);
@@ -38,7 +39,7 @@ void mlir::tgc::populateTgcToLinalgPatterns(RewritePatternSet &patterns,
   populateTgcLinearAlgebraToLinalgPatterns(patterns);
   populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce, im2colPads);
   populateTgcConvolutionToLinalgPatterns(patterns, im2colPads,
-                                         libraryConvolutions);
+                                         libraryConvolutions, batchColumns);
 }
 
 namespace {
@@ -185,7 +186,7 @@ struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
     target.addLegalOp<FusionGroupOp, YieldOp>();
     RewritePatternSet patterns(&getContext());
     populateTgcToLinalgPatterns(patterns, softmaxExpOnce, im2colPads,
-                                libraryConvolutions);
+                                libraryConvolutions, im2colBatchColumns);
     patterns.add<WriteOutLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -59,10 +59,13 @@ void populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
 /// conv2d. With `im2colPads`, an im2col convolution's patches read its
 /// input with bounds checks instead of a padded copy (tgc-to-linalg's
 /// `im2col-pads`); with `library`, the f32 convolutions cuDNN can run are
-/// one generic marked #tgc_gpu.conv (`library-convolutions`).
+/// one generic marked #tgc_gpu.conv (`library-convolutions`); with
+/// `batchColumns`, an im2col product whose images have fewer than 256
+/// outputs takes the batch into its columns (`im2col-batch-columns`).
 void populateTgcConvolutionToLinalgPatterns(RewritePatternSet &patterns,
                                             bool im2colPads = false,
-                                            bool library = false);
+                                            bool library = false,
+                                            bool batchColumns = false);
 
 /// Whether `0 <= index < extent` (index values): the bounds check of a
 /// read at a computed position, which a select then clamps (an im2col's
@@ -74,7 +77,8 @@ Value createIndexInBounds(OpBuilder &b, Location loc, Value index,
 void populateTgcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool softmaxExpOnce = false,
                                  bool im2colPads = false,
-                                 bool libraryConvolutions = false);
+                                 bool libraryConvolutions = false,
+                                 bool batchColumns = false);
 
 } // namespace mlir::tgc
 
