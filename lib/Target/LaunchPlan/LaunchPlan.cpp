@@ -147,15 +147,8 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
 /// output its init.
 LogicalResult addConv(PlanBuilder &b, linalg::GenericOp op,
                       tgc_gpu::ConvAttr attr) {
-  Value input;
-  bool several = false;
-  op.getBody()->walk([&](memref::LoadOp load) {
-    if (op->isAncestor(load.getMemRef().getParentBlock()->getParentOp()))
-      return;
-    several |= input && input != load.getMemRef();
-    input = load.getMemRef();
-  });
-  if (!input || several)
+  Value input = tgc_gpu::getConvInput(op);
+  if (!input)
     return op.emitOpError()
            << "is a #tgc_gpu.conv without exactly one buffer its body reads";
   rt::ConvStep c;

@@ -374,21 +374,11 @@ gpu_kernels::treeEpilogues(Tree &t, ArrayRef<linalg::GenericOp> rest,
 // The pass
 //===----------------------------------------------------------------------===//
 
-/// A #tgc_gpu.conv generic's input: the one buffer its body loads from.
-Value gpu_kernels::convInput(linalg::GenericOp op) {
-  Value input;
-  op.getBody()->walk([&](memref::LoadOp load) {
-    if (!op->isAncestor(load.getMemRef().getParentBlock()->getParentOp()))
-      input = input && input != load.getMemRef() ? Value() : load.getMemRef();
-  });
-  return input;
-}
-
 /// Whether cuDNN can run a #tgc_gpu.conv generic on its buffers: f32, the
 /// weight packed (cuDNN's filter descriptor has no strides), the input and
 /// the output strided 4-d views with non-negative strides.
 static bool convOnLibrary(linalg::GenericOp op) {
-  Value input = gpu_kernels::convInput(op);
+  Value input = tgc_gpu::getConvInput(op);
   if (!input || op.getDpsInputs().size() != 1)
     return false;
   auto weight = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());

@@ -79,10 +79,6 @@ std::optional<Tree> matchTree(linalg::GenericOp op, const GpuTarget &target);
 /// Whether the tree of `op` writes every element `fill` fills.
 bool fillCovered(linalg::GenericOp fill, linalg::GenericOp op);
 
-/// A #tgc_gpu.conv generic's input, the one buffer its body loads from
-/// (null when there is not exactly one).
-Value convInput(linalg::GenericOp op);
-
 /// The ops at the front of `rest` that run in `t`'s final stage.
 SmallVector<linalg::GenericOp> treeEpilogues(Tree &t,
                                              ArrayRef<linalg::GenericOp> rest,

@@ -9,6 +9,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -95,6 +97,24 @@ LogicalResult GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     seen.set(d);
   }
   return success();
+}
+
+Value mlir::tgc::tgc_gpu::getConvInput(linalg::GenericOp op) {
+  Value input;
+  bool several = false;
+  auto note = [&](Value source) {
+    if (op->isAncestor(source.getParentBlock()->getParentOp()))
+      return;
+    several |= input && input != source;
+    input = source;
+  };
+  op.getBody()->walk([&](Operation *inner) {
+    if (auto load = dyn_cast<memref::LoadOp>(inner))
+      note(load.getMemRef());
+    else if (auto extract = dyn_cast<tensor::ExtractOp>(inner))
+      note(extract.getTensor());
+  });
+  return several ? Value() : input;
 }
 
 LogicalResult ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -15,4 +15,17 @@
 #define GET_ATTRDEF_CLASSES
 #include "tgc/Dialect/TgcGpu/IR/TgcGpuAttrs.h.inc"
 
+namespace mlir {
+class Value;
+namespace linalg {
+class GenericOp;
+} // namespace linalg
+namespace tgc::tgc_gpu {
+/// A #tgc_gpu.conv generic's input: the one value its body reads from
+/// outside (tensor.extract before bufferization, memref.load after); null
+/// when there is not exactly one.
+Value getConvInput(linalg::GenericOp op);
+} // namespace tgc::tgc_gpu
+} // namespace mlir
+
 #endif // TGC_DIALECT_TGCGPU_IR_TGCGPUDIALECT_H
