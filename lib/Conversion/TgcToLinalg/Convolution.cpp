@@ -42,34 +42,48 @@ constexpr int64_t kBatchColumnsBelow = 256;
 /// convolution (tgc-mark-tf32). With `unpadded` (the input before its
 /// `padding`, of static spatial sizes), the patches read it directly,
 /// zero outside it, instead of a padded copy that a kernel of its own
-/// would write first (`im2col-pads`).
+/// would write first (`im2col-pads`). With `batchColumns`
+/// (`im2col-batch-columns`, static H' and W'), the patches are [C, kH, kW,
+/// N, H', W'], viewed as [C kH kW, N H' W'], one product [O, N H' W']
+/// takes the batch into its columns, and its [O, N, H', W'] is transposed
+/// to [N, O, H', W']: where an image has few outputs (ResNet's later
+/// layers: 16 to 196 at 112x112) a product per image is thin, which
+/// register tiles fill badly.
 Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
-                             Value padded, Value unpadded,
-                             ArrayRef<int64_t> padding,
-                             Value weight, OpFoldResult n, OpFoldResult o,
-                             ArrayRef<OpFoldResult> outSpatial,
-                             const int64_t (&kernel)[2], ArrayRef<int64_t> stride,
-                             ArrayRef<int64_t> dilation, Type accType) {
+                      Value padded, Value unpadded, ArrayRef<int64_t> padding,
+                      Value weight, OpFoldResult n, OpFoldResult o,
+                      ArrayRef<OpFoldResult> outSpatial,
+                      const int64_t (&kernel)[2], ArrayRef<int64_t> stride,
+                      ArrayRef<int64_t> dilation, Type accType,
+                      bool batchColumns) {
   MLIRContext *ctx = b.getContext();
   auto paddedType = cast<RankedTensorType>(padded.getType());
   Type element = paddedType.getElementType();
   OpFoldResult c = tensor::getMixedSize(b, loc, padded, 1);
-  SmallVector<OpFoldResult> patchSizes{n,
-                                       c,
-                                       b.getIndexAttr(kernel[0]),
-                                       b.getIndexAttr(kernel[1]),
-                                       outSpatial[0],
-                                       outSpatial[1]};
+  // The patch dims' positions: (n, c, kh, kw, oh, ow), or (c, kh, kw, n,
+  // oh, ow) with the batch in the columns.
+  enum { N, C, KH, KW, OH, OW };
+  const int64_t perImage[6] = {0, 1, 2, 3, 4, 5};
+  const int64_t columns[6] = {3, 0, 1, 2, 4, 5};
+  const int64_t *pos = batchColumns ? columns : perImage;
+  OpFoldResult sizes[6] = {n,
+                           c,
+                           b.getIndexAttr(kernel[0]),
+                           b.getIndexAttr(kernel[1]),
+                           outSpatial[0],
+                           outSpatial[1]};
+  SmallVector<OpFoldResult> patchSizes(6);
+  for (int dim = 0; dim < 6; ++dim)
+    patchSizes[pos[dim]] = sizes[dim];
   auto patchType = RankedTensorType::get(
       llvm::map_to_vector(patchSizes, staticSize), element);
   Value empty = createEmpty(b, loc, patchType, patchSizes);
-  // (n, c, kh, kw, oh, ow) -> padded[n, c, oh * s0 + kh * d0, ow * s1 + kw * d1]
-  AffineExpr d[6];
-  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5]);
+  // -> padded[n, c, oh * s0 + kh * d0, ow * s1 + kw * d1]
+  auto d = [&](int dim) { return getAffineDimExpr(pos[dim], ctx); };
   AffineMap window = AffineMap::get(
       6, 0,
-      {d[0], d[1], d[4] * stride[0] + d[2] * dilation[0],
-       d[5] * stride[1] + d[3] * dilation[1]},
+      {d(N), d(C), d(OH) * stride[0] + d(KH) * dilation[0],
+       d(OW) * stride[1] + d(KW) * dilation[1]},
       ctx);
   SmallVector<utils::IteratorType> parallel(6, utils::IteratorType::parallel);
   Value patches;
@@ -80,20 +94,20 @@ Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
             b, loc, TypeRange{patchType}, ValueRange{}, ValueRange{empty},
             ArrayRef<AffineMap>{b.getMultiDimIdentityMap(6)}, parallel,
             [&](OpBuilder &nb, Location nl, ValueRange) {
-              auto index = [&](int64_t d) {
-                return linalg::IndexOp::create(nb, nl, d).getResult();
+              auto index = [&](int dim) {
+                return linalg::IndexOp::create(nb, nl, pos[dim]).getResult();
               };
-              auto extent = [&](int64_t d) {
+              auto extent = [&](int64_t dim) {
                 return arith::ConstantIndexOp::create(nb, nl,
-                                                      inType.getDimSize(d))
+                                                      inType.getDimSize(dim))
                     .getResult();
               };
-              // (n, c, kh, kw, oh, ow): the window element, zero outside.
+              // The window element, zero outside the input.
               linalg::YieldOp::create(
                   nb, nl,
                   readWindowElement(
-                      nb, nl, unpadded, index(0), index(1),
-                      {index(4), index(5)}, {index(2), index(3)}, stride,
+                      nb, nl, unpadded, index(N), index(C),
+                      {index(OH), index(OW)}, {index(KH), index(KW)}, stride,
                       dilation, padding, {extent(2), extent(3)},
                       createScalarConstant(nb, nl, element, 0.0)));
             })
@@ -108,82 +122,36 @@ Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
             })
             .getResult(0);
   }
-  Value columns = tensor::CollapseShapeOp::create(
+  Value columnsView = tensor::CollapseShapeOp::create(
       b, loc, patches,
-      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+      batchColumns
+          ? SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}}
+          : SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
   Value matrix = tensor::CollapseShapeOp::create(
       b, loc, weight, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  Value flat = buildBroadcastBatchMatmul(b, loc, matrix, columns,
+  Value flat = buildBroadcastBatchMatmul(b, loc, matrix, columnsView,
                                          /*transposeRhs=*/false, accType);
   copyTf32Mark(source, flat);
   SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
   auto outType =
       RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), accType);
-  return tensor::ExpandShapeOp::create(
-      b, loc, outType, flat,
-      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}, outSizes);
-}
-
-/// The im2col product with the batch in the columns (`im2col-batch-columns`,
-/// the CPU): patches [C, kH, kW, N, H', W'] of the padded input viewed as
-/// [C kH kW, N H' W'], one product [O, C kH kW] x [C kH kW, N H' W'], and
-/// its [O, N, H', W'] transposed to [N, O, H', W']. Where H' W' is small
-/// (ResNet's later layers: 16 to 196 at 112x112) a product per image is a
-/// thin one that register tiles fill badly; the batch widens it. Static
-/// H' and W' only.
-Value buildBatchColumnsConv(OpBuilder &b, Location loc, Value padded,
-                            Value weight, OpFoldResult n, OpFoldResult o,
-                            ArrayRef<OpFoldResult> outSpatial,
-                            const int64_t (&kernel)[2],
-                            ArrayRef<int64_t> stride,
-                            ArrayRef<int64_t> dilation, Type accType) {
-  MLIRContext *ctx = b.getContext();
-  auto paddedType = cast<RankedTensorType>(padded.getType());
-  Type element = paddedType.getElementType();
-  OpFoldResult c = tensor::getMixedSize(b, loc, padded, 1);
-  SmallVector<OpFoldResult> patchSizes{c, b.getIndexAttr(kernel[0]),
-                                       b.getIndexAttr(kernel[1]), n,
-                                       outSpatial[0], outSpatial[1]};
-  auto patchType = RankedTensorType::get(
-      llvm::map_to_vector(patchSizes, staticSize), element);
-  Value empty = createEmpty(b, loc, patchType, patchSizes);
-  // (c, kh, kw, n, oh, ow) -> padded[n, c, oh * s0 + kh * d0, ow * s1 + kw * d1]
-  AffineExpr d[6];
-  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5]);
-  AffineMap window = AffineMap::get(
-      6, 0,
-      {d[3], d[0], d[4] * stride[0] + d[1] * dilation[0],
-       d[5] * stride[1] + d[2] * dilation[1]},
-      ctx);
-  SmallVector<utils::IteratorType> parallel(6, utils::IteratorType::parallel);
-  Value patches =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{patchType}, ValueRange{padded}, ValueRange{empty},
-          ArrayRef<AffineMap>{window, b.getMultiDimIdentityMap(6)}, parallel,
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            linalg::YieldOp::create(nb, nl, args[0]);
-          })
-          .getResult(0);
-  Value columns = tensor::CollapseShapeOp::create(
-      b, loc, patches, SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
-  Value matrix = tensor::CollapseShapeOp::create(
-      b, loc, weight, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  Value flat = buildBroadcastBatchMatmul(b, loc, matrix, columns,
-                                         /*transposeRhs=*/false, accType);
+  if (!batchColumns)
+    return tensor::ExpandShapeOp::create(
+        b, loc, outType, flat,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}, outSizes);
+  // [O, N H' W'] -> [O, N, H', W'] -> [N, O, H', W'].
   SmallVector<OpFoldResult> productSizes{o, n, outSpatial[0], outSpatial[1]};
   Value product = tensor::ExpandShapeOp::create(
       b, loc,
       RankedTensorType::get(llvm::map_to_vector(productSizes, staticSize),
                             accType),
       flat, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}}, productSizes);
-  SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
-  auto outType =
-      RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), accType);
-  Value init = createEmpty(b, loc, outType, outSizes);
-  AffineMap swapped = AffineMap::get(4, 0, {d[1], d[0], d[2], d[3]}, ctx);
+  AffineMap swapped = AffineMap::getPermutationMap(
+      ArrayRef<unsigned>{1, 0, 2, 3}, ctx);
   SmallVector<utils::IteratorType> four(4, utils::IteratorType::parallel);
   return linalg::GenericOp::create(
-             b, loc, TypeRange{outType}, ValueRange{product}, ValueRange{init},
+             b, loc, TypeRange{outType}, ValueRange{product},
+             ValueRange{createEmpty(b, loc, outType, outSizes)},
              ArrayRef<AffineMap>{swapped, b.getMultiDimIdentityMap(4)}, four,
              [](OpBuilder &nb, Location nl, ValueRange args) {
                linalg::YieldOp::create(nb, nl, args[0]);
@@ -355,15 +323,11 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
     if (onLibrary) {
       product = buildLibraryConv(rewriter, loc, op, input, weight, inSizes,
                                  outSpatial, stride, padding, dilation, groups);
-    } else if (wide) {
-      product = buildBatchColumnsConv(rewriter, loc, padded, weight, n, o,
-                                      outSpatial, kernel, stride, dilation,
-                                      accType);
     } else if (im2col) {
       product = buildIm2colConv(rewriter, loc, op, padded,
                                 foldPad ? input : Value(), padding, weight, n,
                                 o, outSpatial, kernel, stride, dilation,
-                                accType);
+                                accType, wide);
     } else if (groups == 1) {
       SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
       SmallVector<int64_t> shape = llvm::map_to_vector(outSizes, staticSize);
