@@ -251,6 +251,15 @@ llvm::json::Array toJson(ArrayRef<std::string> strings) {
   return array;
 }
 
+/// A compile's phases (CompileReport.h) as [[name, ms], ...], in order.
+llvm::json::Array
+phasesToJson(ArrayRef<std::pair<std::string, double>> phases) {
+  llvm::json::Array array;
+  for (const auto &[name, ms] : phases)
+    array.push_back(llvm::json::Array{name, ms});
+  return array;
+}
+
 //===----------------------------------------------------------------------===//
 // --device cuda
 //===----------------------------------------------------------------------===//
@@ -630,6 +639,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
     out["compiles"] = static_cast<int64_t>(specs.size());
     out["calls"] = static_cast<int64_t>(calls.size());
     out["compile_ms"] = first.compileMs;
+    out["compile_phases"] = phasesToJson(first.phases);
     if (!compileOnly)
       run.addTotals(out);
     out["guards"] = toJson(guards);
@@ -898,6 +908,7 @@ int main(int argc, char **argv) {
     out["compiles"] = static_cast<int64_t>(dispatchStats.compiles);
     out["calls"] = static_cast<int64_t>(calls.size());
     out["compile_ms"] = compileMs.empty() ? 0.0 : compileMs.front();
+    out["compile_phases"] = phasesToJson(stats.phases);
     run.addTotals(out);
     out["guards"] = toJson(compiled.front()->guardDescriptions());
     out["arena_bytes"] = memory.arenaBytes;
