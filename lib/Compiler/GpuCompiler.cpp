@@ -139,6 +139,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
     ctx->appendDialectRegistry(registry);
     NVPTXOptions nvptx;
     nvptx.chip = options.chip;
+    nvptx.compileThreads = resolveCompileThreads(options.compileThreads);
     bool ptx = options.ptxOnly;
     if (!ptx) {
       llvm::Expected<std::string> ptxas = findPtxas();

@@ -48,6 +48,9 @@ struct GpuCompileOptions : FrontendCompileOptions {
   bool cudnnConvolutions = false;
   /// The SM architecture for PTX and the cubin.
   std::string chip = "sm_90";
+  /// Threads for the kernels' LLVM work (NVPTXOptions::compileThreads);
+  /// 0: `$TGC_COMPILE_THREADS`, else every hardware thread.
+  unsigned compileThreads = 0;
   /// PTX only (no ptxas), as when no CUDA toolkit is installed.
   bool ptxOnly = false;
 };

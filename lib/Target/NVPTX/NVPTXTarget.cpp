@@ -12,6 +12,8 @@
 
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
 
+#include "SplitKernels.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -48,13 +50,16 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 
+#include <cstdlib>
 #include <mutex>
+#include <thread>
 
 #ifndef TGC_DEFAULT_CUDA_PATH
 #define TGC_DEFAULT_CUDA_PATH "/usr/local/cuda"
@@ -373,9 +378,10 @@ struct LLVMDiagnosticCollector {
 /// Links the libdevice functions `module` calls (`__nv_expf`, ... as
 /// --convert-gpu-to-nvvm and --convert-math-to-nvvm emit them), and only
 /// those, into `module`, internalized so that the optimizer may inline and
-/// drop them. Does nothing when it calls none.
-static LogicalResult linkLibdevice(llvm::Module &module, StringRef moduleName,
-                                   const NVPTXOptions &options, Location loc) {
+/// drop them. Does nothing when it calls none. Returns an error message, or
+/// "" (it runs on the parallel path's threads, which emit no diagnostics).
+static std::string linkLibdevice(llvm::Module &module, StringRef moduleName,
+                                 const NVPTXOptions &options) {
   const llvm::Function *firstCall = nullptr;
   for (const llvm::Function &function : module.functions()) {
     if (function.isDeclaration() && function.getName().starts_with("__nv_")) {
@@ -384,21 +390,21 @@ static LogicalResult linkLibdevice(llvm::Module &module, StringRef moduleName,
     }
   }
   if (!firstCall)
-    return success();
+    return "";
 
   llvm::Expected<std::string> path = findLibdevice(options.libdevicePath);
   if (!path)
-    return emitError(loc) << "gpu.module @" << moduleName
-                          << " calls libdevice (" << firstCall->getName()
-                          << "), but " << llvm::toString(path.takeError());
+    return ("gpu.module @" + moduleName + " calls libdevice (" +
+            firstCall->getName() + "), but " + llvm::toString(path.takeError()))
+        .str();
   llvm::SMDiagnostic parseError;
   // Lazily: the linker materializes the functions the module calls, not
   // libdevice's few hundred others (a fifth of a small module's compile).
   std::unique_ptr<llvm::Module> libdevice =
       llvm::getLazyIRFileModule(*path, parseError, module.getContext());
   if (!libdevice)
-    return emitError(loc) << "cannot load libdevice from " << *path << ": "
-                          << parseError.getMessage();
+    return "cannot load libdevice from " + *path + ": " +
+           parseError.getMessage().str();
   // libdevice carries a generic NVPTX triple and layout; use the module's.
   libdevice->setTargetTriple(module.getTargetTriple());
   libdevice->setDataLayout(module.getDataLayout());
@@ -410,13 +416,14 @@ static LogicalResult linkLibdevice(llvm::Module &module, StringRef moduleName,
         });
       });
   if (failedToLink)
-    return emitError(loc) << "cannot link libdevice (" << *path
-                          << ") into gpu.module @" << moduleName;
+    return ("cannot link libdevice (" + *path + ") into gpu.module @" +
+            moduleName)
+        .str();
   // libdevice asks NVVMReflect whether to flush denormals; TGC does not.
   if (!module.getModuleFlag("nvvm-reflect-ftz"))
     module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
                          static_cast<uint32_t>(0));
-  return success();
+  return "";
 }
 
 /// Runs LLVM's default optimization pipeline at `optLevel`, with the NVPTX
@@ -445,6 +452,84 @@ static void optimizeLLVMModule(llvm::Module &module,
   passes.run(module, moduleAM);
 }
 
+namespace {
+/// One module's LLVM work, on whichever thread runs it: its own context,
+/// target machine and diagnostics.
+struct LLVMPart {
+  llvm::LLVMContext context;
+  LLVMDiagnosticCollector collector;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+  std::string ptx;
+  /// A step that failed, with why ("" when none did).
+  std::string error;
+
+  LLVMPart() {
+    context.setDiagnosticHandlerCallBack(&LLVMDiagnosticCollector::handle,
+                                         &collector);
+  }
+  bool llvmReportedError() const {
+    return llvm::any_of(collector.messages, [](const auto &message) {
+      return message.first == llvm::DS_Error;
+    });
+  }
+};
+} // namespace
+
+/// libdevice, LLVM's optimizations and the NVPTX back end for `part`, whose
+/// module is translated already; `stage` marks each step. Part `index` > 0
+/// of a split module renames its local symbols (SplitKernels.h).
+static void emitPTX(LLVMPart &part, StringRef moduleName,
+                    const NVPTXOptions &options, unsigned index,
+                    const llvm::TargetMachine &model,
+                    function_ref<void(const char *)> stage) {
+  // Each thread its own machine, as `model` (made and checked already).
+  if (!part.machine)
+    part.machine.reset(model.getTarget().createTargetMachine(
+        model.getTargetTriple(), model.getTargetCPU(),
+        model.getTargetFeatureString(), model.Options, std::nullopt,
+        std::nullopt, model.getOptLevel()));
+  if (!part.machine) {
+    part.error = "cannot create the NVPTX target machine for '" +
+                 model.getTargetCPU().str() + "'";
+    return;
+  }
+  stage("libdevice");
+  part.error = linkLibdevice(*part.module, moduleName, options);
+  if (!part.error.empty())
+    return;
+  stage("LLVM opt");
+  optimizeLLVMModule(*part.module, *part.machine, options.optLevel);
+  hideNegationsFromIntegerMinMax(*part.module);
+  if (part.llvmReportedError())
+    return;
+  renameLocalSymbols(*part.module, index);
+
+  stage("PTX codegen");
+  llvm::raw_string_ostream os(part.ptx);
+  llvm::buffer_ostream bufferedOS(os);
+  llvm::legacy::PassManager codegen;
+  if (part.machine->addPassesToEmitFile(codegen, bufferedOS, nullptr,
+                                        llvm::CodeGenFileType::AssemblyFile)) {
+    part.error =
+        ("the NVPTX target cannot emit assembly for gpu.module @" + moduleName)
+            .str();
+    return;
+  }
+  codegen.run(*part.module);
+}
+
+unsigned mlir::tgc::resolveCompileThreads(unsigned requested) {
+  if (requested != 0)
+    return requested;
+  if (const char *env = std::getenv("TGC_COMPILE_THREADS")) {
+    unsigned value = 0;
+    if (!StringRef(env).trim().getAsInteger(10, value) && value > 0)
+      return value;
+  }
+  return std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+}
+
 FailureOr<std::string>
 mlir::tgc::translateGPUModuleToPTX(gpu::GPUModuleOp module,
                                    const NVPTXOptions &options) {
@@ -461,45 +546,65 @@ mlir::tgc::translateGPUModuleToPTX(gpu::GPUModuleOp module,
       options.onStage(name);
   };
   stage("to LLVM IR");
-  llvm::LLVMContext llvmContext;
-  LLVMDiagnosticCollector collector;
-  llvmContext.setDiagnosticHandlerCallBack(&LLVMDiagnosticCollector::handle,
-                                           &collector);
-
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, module.getName());
-  if (!llvmModule)
-    return emitError(module.getLoc()) << "cannot translate gpu.module @"
-                                      << module.getName() << " to LLVM IR";
-  llvmModule->setTargetTriple((*machine)->getTargetTriple());
-  llvmModule->setDataLayout((*machine)->createDataLayout());
-  stage("libdevice");
-  if (failed(linkLibdevice(*llvmModule, module.getName(), options,
-                           module.getLoc())))
-    return failure();
-
-  stage("LLVM opt");
-  optimizeLLVMModule(*llvmModule, **machine, options.optLevel);
-  hideNegationsFromIntegerMinMax(*llvmModule);
-  if (failed(collector.flush(module.getLoc())))
-    return failure();
-
-  stage("PTX codegen");
-  std::string ptx;
-  {
-    llvm::raw_string_ostream os(ptx);
-    llvm::buffer_ostream bufferedOS(os);
-    llvm::legacy::PassManager codegen;
-    if ((*machine)->addPassesToEmitFile(codegen, bufferedOS, nullptr,
-                                        llvm::CodeGenFileType::AssemblyFile))
-      return emitError(module.getLoc())
-             << "the NVPTX target cannot emit assembly for gpu.module @"
-             << module.getName();
-    codegen.run(*llvmModule);
+  // Several threads: the kernels in parts, each translated into a context
+  // of its own here (MLIR is read on this thread only).
+  KernelModuleSplit split(module,
+                          resolveCompileThreads(options.compileThreads));
+  llvm::DataLayout layout = (*machine)->createDataLayout();
+  std::vector<std::unique_ptr<LLVMPart>> parts;
+  for (gpu::GPUModuleOp source : split.parts()) {
+    auto part = std::make_unique<LLVMPart>();
+    part->module =
+        translateModuleToLLVMIR(source, part->context, module.getName());
+    if (!part->module)
+      return emitError(module.getLoc()) << "cannot translate gpu.module @"
+                                        << module.getName() << " to LLVM IR";
+    part->module->setTargetTriple((*machine)->getTargetTriple());
+    part->module->setDataLayout(layout);
+    parts.push_back(std::move(part));
   }
-  if (failed(collector.flush(module.getLoc())))
+
+  // The checked machine: the one part's, or the model each thread copies
+  // (not one a thread generates code with: codegen resets its options).
+  const llvm::TargetMachine &model = **machine;
+  if (parts.size() == 1) {
+    parts[0]->machine = std::move(*machine);
+    emitPTX(*parts[0], module.getName(), options, 0, *parts[0]->machine, stage);
+  } else {
+    stage("LLVM opt and PTX codegen");
+    auto quiet = [](const char *) {};
+    std::vector<std::thread> workers;
+    for (unsigned i = 1; i < parts.size(); ++i)
+      workers.emplace_back([&, i] {
+        emitPTX(*parts[i], module.getName(), options, i, model, quiet);
+      });
+    emitPTX(*parts[0], module.getName(), options, 0, model, quiet);
+    for (std::thread &worker : workers)
+      worker.join();
+  }
+  bool failedPart = false;
+  for (std::unique_ptr<LLVMPart> &part : parts) {
+    if (failed(part->collector.flush(module.getLoc())))
+      failedPart = true;
+    if (!part->error.empty()) {
+      emitError(module.getLoc()) << part->error;
+      failedPart = true;
+    }
+  }
+  if (failedPart)
     return failure();
-  return ptx;
+  if (parts.size() == 1)
+    return std::move(parts[0]->ptx);
+  std::vector<std::string> ptx;
+  for (std::unique_ptr<LLVMPart> &part : parts)
+    ptx.push_back(std::move(part->ptx));
+  std::string error;
+  FailureOr<std::string> joined = joinPTX(ptx, error);
+  if (failed(joined))
+    return emitError(module.getLoc())
+           << "cannot join the PTX of gpu.module @" << module.getName()
+           << "'s parts: " << error;
+  return joined;
 }
 
 //===----------------------------------------------------------------------===//

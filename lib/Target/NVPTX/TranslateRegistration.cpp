@@ -44,6 +44,12 @@ struct NVPTXTranslationOptions {
       "tgc-gpu-opt-level",
       llvm::cl::desc("Optimization level of LLVM and ptxas (0-3)"),
       llvm::cl::init(3), llvm::cl::cat(category)};
+  llvm::cl::opt<unsigned> compileThreads{
+      "tgc-gpu-compile-threads",
+      llvm::cl::desc("Threads for LLVM's optimizer and code generator: the "
+                     "kernels in up to this many parts, their PTX joined "
+                     "(0: every hardware thread)"),
+      llvm::cl::init(1), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> ptxasPath{
       "tgc-ptxas-path",
       llvm::cl::desc("ptxas to run for --tgc-to-cubin (default: search "
@@ -66,6 +72,7 @@ struct NVPTXTranslationOptions {
     options.chip = chip;
     options.features = features;
     options.optLevel = optLevel;
+    options.compileThreads = compileThreads;
     options.ptxasPath = ptxasPath;
     options.libdevicePath = libdevicePath;
     return options;

@@ -43,8 +43,15 @@ struct NVPTXOptions {
   /// libdevice bitcode, linked when the module calls `__nv_*` functions.
   /// Empty: search for it (see findLibdevice).
   std::string libdevicePath;
+  /// Threads for LLVM's optimizer and NVPTX back end: with more than one,
+  /// the kernels are split into up to this many parts, each optimized and
+  /// emitted on its own thread, and their PTX joined into one module (the
+  /// parts' local symbols renamed). 1: the module whole, on the calling
+  /// thread. 0: resolveCompileThreads(0).
+  unsigned compileThreads = 1;
   /// Called as each stage starts ("to LLVM IR", "libdevice", "LLVM opt",
-  /// "PTX codegen", "ptxas"), for compile-time reports.
+  /// "PTX codegen", "ptxas"; with several threads "LLVM opt and PTX
+  /// codegen" replaces the middle three), for compile-time reports.
   std::function<void(const char *stage)> onStage;
 };
 
@@ -53,13 +60,11 @@ struct NVPTXOptions {
 /// interfaces.
 void registerNVPTXTranslationDialects(DialectRegistry &registry);
 
-/// Translates `module`, whose body must hold only LLVM- and NVVM-dialect ops
-/// (kernels are `llvm.func`s with the `nvvm.kernel` attribute), to PTX
-/// assembly for `options.chip`, linking in the libdevice functions it calls.
-/// The LLVM-IR translation interfaces must be registered in the module's
-/// context (registerNVPTXTranslationDialects). Emits diagnostics at the
-/// module's location and fails on an unknown chip or feature, a PTX version
-/// too old for the chip, an op that is not lowered, or an LLVM failure.
+/// The compile threads `requested` (NVPTXOptions::compileThreads) resolves
+/// to: itself when not 0, else `$TGC_COMPILE_THREADS` when set to a positive
+/// number, else the hardware threads this process may use.
+unsigned resolveCompileThreads(unsigned requested);
+
 /// Rewrites LLVM IR that ptxas is known to compile wrong into equivalent IR
 /// it compiles right (see PtxasWorkarounds.cpp): each integer negation that
 /// feeds an integer min or max or a signed integer comparison becomes opaque
@@ -68,6 +73,16 @@ void registerNVPTXTranslationDialects(DialectRegistry &registry);
 /// after LLVM's optimizations.
 unsigned hideNegationsFromIntegerMinMax(llvm::Module &module);
 
+/// Translates `module`, whose body must hold only LLVM- and NVVM-dialect ops
+/// (kernels are `llvm.func`s with the `nvvm.kernel` attribute), to PTX
+/// assembly for `options.chip`, linking in the libdevice functions it calls.
+/// With `options.compileThreads` other than 1 the kernels' LLVM work runs
+/// on several threads (lib/Target/NVPTX/SplitKernels.h); the PTX is one
+/// module either way.
+/// The LLVM-IR translation interfaces must be registered in the module's
+/// context (registerNVPTXTranslationDialects). Emits diagnostics at the
+/// module's location and fails on an unknown chip or feature, a PTX version
+/// too old for the chip, an op that is not lowered, or an LLVM failure.
 FailureOr<std::string> translateGPUModuleToPTX(gpu::GPUModuleOp module,
                                                const NVPTXOptions &options);
 
