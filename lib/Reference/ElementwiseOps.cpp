@@ -10,6 +10,8 @@
 
 #include "tgc/Dialect/Tgc/IR/TgcOps.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "llvm/ADT/STLForwardCompat.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -239,6 +241,36 @@ static std::optional<UnaryFns> unaryFns(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// A float pow: PyTorch's kernels for a constant scalar exponent
+/// (pow_tensor_scalar: 2, 3 and -2 as products, -1 as a reciprocal, 0.5 as
+/// sqrt, -0.5 as rsqrt, whose signed zeros and infinities differ from
+/// pow's), else std::pow. The compiled code does the same (tgc-to-linalg).
+static FloatBinary floatPow(PowOp op) {
+  DenseElementsAttr dense;
+  Value rhs = op.getRhs();
+  if (auto arg = dyn_cast<BlockArgument>(rhs))
+    if (auto group =
+            dyn_cast_or_null<FusionGroupOp>(arg.getOwner()->getParentOp()))
+      rhs = group.getInputs()[arg.getArgNumber()];
+  if (matchPattern(rhs, m_Constant(&dense)) && dense.isSplat() &&
+      isa<FloatType>(dense.getElementType())) {
+    double e = dense.getSplatValue<APFloat>().convertToDouble();
+    if (e == 2.0)
+      return [](double a, double) { return a * a; };
+    if (e == 3.0)
+      return [](double a, double) { return a * a * a; };
+    if (e == -2.0)
+      return [](double a, double) { return 1.0 / (a * a); };
+    if (e == -1.0)
+      return [](double a, double) { return 1.0 / a; };
+    if (e == 0.5)
+      return [](double a, double) { return std::sqrt(a); };
+    if (e == -0.5)
+      return [](double a, double) { return 1.0 / std::sqrt(a); };
+  }
+  return [](double a, double b) { return std::pow(a, b); };
+}
+
 static std::optional<BinaryFns> binaryFns(Operation *op) {
   using R = std::optional<BinaryFns>;
   using OptInt = std::optional<int64_t>;
@@ -258,10 +290,10 @@ static std::optional<BinaryFns> binaryFns(Operation *op) {
             [](double a, double b) { return a * b; },
             [](int64_t a, int64_t b) -> OptInt { return wrapMul(a, b); }};
       })
-      .Case([](PowOp) {
-        return BinaryFns{
-            [](double a, double b) { return std::pow(a, b); },
-            [](int64_t a, int64_t b) -> OptInt { return intPow(a, b); }};
+      .Case([](PowOp op) {
+        return BinaryFns{floatPow(op), [](int64_t a, int64_t b) -> OptInt {
+                           return intPow(a, b);
+                         }};
       })
       .Case([](MaximumOp) {
         return BinaryFns{

@@ -523,3 +523,24 @@ def test_results_of_successive_calls_are_separate_tensors():
     assert_same(a, a_copy)
     assert_same(sa, sa_copy)
     assert_same(b, (x + 1) * 2)
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs CUDA"))])
+@pytest.mark.parametrize("e", [2.0, 3.0, -2.0, -1.0, 0.5, -0.5, 1.0, 0.0, 4.0, 1.5, 2, 3])
+def test_pow_scalar_exponent_special_values(e, device):
+    # A scalar exponent takes PyTorch's kernels (x*x, x*x*x, 1/(x*x), 1/x,
+    # sqrt, rsqrt): the signed zeros, infinities and NaNs of eager's, also
+    # in the reference interpreter; other exponents are pow's.
+    x = torch.tensor([-0.0, 0.0, -1.5, 2.0, float("inf"), float("-inf"), float("nan"),
+                      1e-30, -3.0, 7.25, 1e20, -1e-20], device=device)
+    want = torch.pow(x, e)
+    for mode in ("", "reference"):
+        tgc.set_check(mode)
+        try:
+            got = check(lambda t: torch.pow(t, e), x, rtol=1e-6, atol=0)(x)
+        finally:
+            tgc.set_check("")
+        signs = ~torch.isnan(want)
+        assert torch.equal(torch.signbit(got[signs]), torch.signbit(want[signs])), (mode, got, want)
+        assert torch.equal(torch.isnan(got), torch.isnan(want)), (mode, got, want)

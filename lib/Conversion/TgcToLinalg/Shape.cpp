@@ -291,12 +291,7 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     int64_t inRank = inType.getRank(), outRank = outType.getRank();
     // Result sizes given as the input's own sizes pair those dims (seen
     // through the fusion group the op is in).
-    auto outside = [](Value v) -> Value {
-      auto arg = dyn_cast<BlockArgument>(v);
-      auto group = arg ? dyn_cast<FusionGroupOp>(arg.getOwner()->getParentOp())
-                       : FusionGroupOp();
-      return group ? group.getInputs()[arg.getArgNumber()] : v;
-    };
+    auto outside = outsideFusionGroup;
     SmallVector<std::pair<int64_t, int64_t>> anchors; // (in dim, out dim)
     if (!inferred) {
       unsigned next = 0;

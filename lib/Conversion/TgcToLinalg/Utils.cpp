@@ -1,9 +1,10 @@
 //===- Utils.cpp - shared helpers of the tgc-to-linalg patterns -----------===//
 
 #include "Utils.h"
-#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 #include "tgc/Dialect/Tgc/IR/ShapeRules.h"
+#include "tgc/Dialect/Tgc/IR/TgcOps.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -645,6 +646,14 @@ Value mlir::tgc::padSpatial(OpBuilder &b, Location loc, Value input,
 }
 
 /// Static shape of an OpFoldResult size.
+Value mlir::tgc::outsideFusionGroup(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto group =
+      arg ? dyn_cast_or_null<FusionGroupOp>(arg.getOwner()->getParentOp())
+          : FusionGroupOp();
+  return group ? group.getInputs()[arg.getArgNumber()] : v;
+}
+
 int64_t mlir::tgc::staticSize(OpFoldResult size) {
   return getConstantIntValue(size).value_or(ShapedType::kDynamic);
 }

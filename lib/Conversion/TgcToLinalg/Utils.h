@@ -206,6 +206,10 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
 /// Static shape of an OpFoldResult size.
 int64_t staticSize(OpFoldResult size);
 
+/// `v` seen through the tgc.fusion_group whose body it is an argument of:
+/// the group's input it stands for (else `v`).
+Value outsideFusionGroup(Value v);
+
 /// Inside a linalg body: `input` [N, C, H, W] at (n, c, out[i] * stride[i]
 /// + k[i] * dilation[i] - padding[i]) for i = 0, 1 (`out` and `k` are loop
 /// indices, `extents` H and W), the position clamped into the input and

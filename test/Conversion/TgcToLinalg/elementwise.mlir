@@ -244,6 +244,53 @@ func.func @pow(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4
 
 // -----
 
+// A constant scalar exponent takes PyTorch's special kernels (2 and 3 as
+// products, -2 and -1 as reciprocals, 0.5 as sqrt, -0.5 as rsqrt, 1 as the
+// base), seen through the fusion group that holds the constant; any other
+// exponent is a powf.
+// CHECK-LABEL: func.func @pow_scalar_exponents
+// CHECK:      ^bb0(%[[A:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:   %[[SQ:.*]] = arith.mulf %[[A]], %[[A]] : f32
+// CHECK-NEXT:   %[[CUBE:.*]] = arith.mulf %[[SQ]], %[[A]] : f32
+// CHECK-NEXT:   linalg.yield %[[CUBE]]
+// CHECK:      arith.mulf
+// CHECK-NEXT: linalg.yield
+// CHECK:      arith.mulf
+// CHECK-NEXT: arith.constant 1.0
+// CHECK-NEXT: arith.divf
+// CHECK:      arith.divf
+// CHECK:      math.sqrt
+// CHECK:      math.rsqrt
+// CHECK:      ^bb0(%[[B:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:   linalg.yield %[[B]]
+// CHECK:      math.powf
+// CHECK-NOT:  math.powf
+func.func @pow_scalar_exponents(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %c3 = tgc.constant dense<3.0> : tensor<f32>
+  %c2 = tgc.constant dense<2.0> : tensor<f32>
+  %cm2 = tgc.constant dense<-2.0> : tensor<f32>
+  %cm1 = tgc.constant dense<-1.0> : tensor<f32>
+  %ch = tgc.constant dense<0.5> : tensor<f32>
+  %cmh = tgc.constant dense<-0.5> : tensor<f32>
+  %c1 = tgc.constant dense<1.0> : tensor<f32>
+  %c4 = tgc.constant dense<4.0> : tensor<f32>
+  %0 = tgc.fusion_group "elementwise" ins(%x, %c3 : tensor<4xf32>, tensor<f32>) {
+  ^bb0(%a: tensor<4xf32>, %e: tensor<f32>):
+    %r = tgc.pow %a, %e : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+    tgc.yield %r : tensor<4xf32>
+  } -> tensor<4xf32>
+  %1 = tgc.pow %x, %c2 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %2 = tgc.pow %x, %cm2 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %3 = tgc.pow %x, %cm1 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %4 = tgc.pow %x, %ch : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %5 = tgc.pow %x, %cmh : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %6 = tgc.pow %x, %c1 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %7 = tgc.pow %x, %c4 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
 // Integer division asserts before the loop that no divisor is zero (unless
 // the result is empty), then divides safely: 0 and -1 divide by 1.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0) -> (d0)>
