@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a function below changes its signature or meaning. */
-#define TGC_CAPI_VERSION 5
+#define TGC_CAPI_VERSION 6
 
 int32_t tgc_capi_version(void);
 
@@ -194,8 +194,9 @@ const char *tgc_compiled_profile(tgc_compiled *compiled,
 /* CUDA runs: kernel launches, cuBLASLt calls, graph captures and replays,
  * patched graph nodes, replays of a graph patched to new sizes, GEMM shapes
  * whose algorithm was timed and those whose choice came from the tuning
- * cache (tgc_set_gemm_tuning_cache), and cuDNN convolutions so far; zeros
- * on the CPU. `out` holds 9 values. */
+ * cache (tgc_set_gemm_tuning_cache), cuDNN convolutions, and convolution
+ * shapes whose engine was timed and those whose choice came from the tuning
+ * cache, so far; zeros on the CPU. `out` holds 11 values. */
 void tgc_compiled_gpu_stats(const tgc_compiled *compiled, int64_t *out);
 
 /* Runs `entry` of the tgc module `module_text` (NULL or "": its only

@@ -764,7 +764,7 @@ const char *tgc_compiled_profile(tgc_compiled *c, const tgc_arg_desc *args,
 void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   if (!out)
     return;
-  for (int i = 0; i < 9; ++i)
+  for (int i = 0; i < 11; ++i)
     out[i] = 0;
   if (!c || !c->gpu)
     return;
@@ -778,6 +778,8 @@ void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   out[6] = s.gemmTunings;
   out[7] = s.gemmTuningsFromDisk;
   out[8] = s.convs;
+  out[9] = s.convTunings;
+  out[10] = s.convTuningsFromDisk;
 }
 
 } // extern "C"

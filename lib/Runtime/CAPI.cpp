@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmTuningCache.h"
+#include "TuningCache.h"
 #include "tgc/Runtime/DispatchCache.h"
 #include "tgc/Runtime/tgc_runtime.h"
 
@@ -274,7 +274,7 @@ uint32_t tgc_log_categories(void) { return logCategories(); }
 uint32_t tgc_reload_logs_from_env(void) { return reloadLogConfigFromEnv(); }
 
 void tgc_set_gemm_tuning_cache(const char *dir) {
-  tgc::runtime::setGemmTuningCacheDir(dir ? dir : "");
+  tgc::runtime::setTuningCacheDir(dir ? dir : "");
 }
 
 } // extern "C"

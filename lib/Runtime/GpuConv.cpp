@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuFunctionImpl.h"
+#include "TuningCache.h"
 
 #include <algorithm>
 #include <chrono>
@@ -170,6 +171,24 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
   // PyTorch's cuDNN path with torch.backends.cudnn.benchmark off.
   std::vector<std::pair<cudnnBackendDescriptor_t, size_t>> candidates;
   bool tune = convTuningEnabled();
+  // The candidate an earlier process timed for this shape (TuningCache.h):
+  // the candidates up to it are made, the choice is not timed again.
+  std::vector<int64_t> shape(a.x, a.x + 8);
+  shape.insert(shape.end(), a.w, a.w + 4);
+  shape.insert(shape.end(), a.y, a.y + 8);
+  for (uint64_t ptr : {a.px, a.pw, a.py})
+    shape.push_back(std::min<int64_t>(pointerAlignment(ptr), 16));
+  shape.insert(shape.end(), conv.stride, conv.stride + 2);
+  shape.insert(shape.end(), conv.padding, conv.padding + 2);
+  shape.insert(shape.end(), conv.dilation, conv.dilation + 2);
+  shape.push_back(conv.groups);
+  shape.push_back(conv.tf32);
+  std::string device =
+      deviceName() + "; cuDNN " + std::to_string(dnn->cudnnGetVersion());
+  int recorded = tune ? lookupTuning("cudnn", device, shape) : -1;
+  size_t wanted = recorded >= 0 ? size_t(recorded) + 1
+                  : tune        ? kConvCandidates
+                                : 1;
   for (int heurMode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
     cudnnBackendDescriptor_t heur =
         b.make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
@@ -237,7 +256,7 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
         continue;
       }
       candidates.push_back({candidate, size_t(workspace)});
-      if (candidates.size() >= (tune ? kConvCandidates : 1))
+      if (candidates.size() >= wanted)
         break;
     }
     // The fallback list only where mode A has no plan: timing its engines
@@ -255,7 +274,10 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
   // Several: each timed on a scratch output (the step's own may still be
   // read by earlier steps of the call), the fastest kept.
   size_t chosen = 0;
-  if (candidates.size() > 1) {
+  if (recorded >= 0 && candidates.size() == size_t(recorded) + 1) {
+    chosen = size_t(recorded);
+    ++stats.convTuningsFromDisk;
+  } else if (candidates.size() > 1) {
     int64_t extent = 1;
     for (int d = 0; d < 4; ++d)
       extent += (a.y[d] - 1) * a.y[4 + d];
@@ -286,6 +308,7 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
       }
       cu->cuMemFree(scratch);
       ++stats.convTunings;
+      recordTuning("cudnn", device, shape, int(chosen));
     }
   }
   for (size_t i = 0; i < candidates.size(); ++i)

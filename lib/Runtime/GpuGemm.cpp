@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmTuningCache.h"
+#include "TuningCache.h"
 #include "GpuFunctionImpl.h"
 
 #include <algorithm>
@@ -193,9 +193,9 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
     if (tuned != tunedAlgos.end()) {
       config.algo = tuned->second;
     } else if (tune && algorithms > 1 && gemmTuningEnabled()) {
-      // Chosen by an earlier process (GemmTuningCache.h), or timed now.
+      // Chosen by an earlier process (TuningCache.h), or timed now.
       std::string device = tuningDevice(*lt);
-      int chosen = lookupGemmTuning(device, shape);
+      int chosen = lookupTuning("gemm", device, shape);
       if (chosen >= 0 && chosen < algorithms &&
           heuristics[chosen].state == CUBLAS_STATUS_SUCCESS) {
         config.algo = heuristics[chosen].algo;
@@ -205,7 +205,7 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
           release();
           return nullptr;
         }
-        recordGemmTuning(device, shape, chosen);
+        recordTuning("gemm", device, shape, chosen);
       }
       tunedAlgos.emplace(std::move(shape), config.algo);
     }

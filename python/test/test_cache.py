@@ -241,13 +241,21 @@ CUDA_CHILD = textwrap.dedent("""
         got, want = f(x), m(x)
     torch.testing.assert_close(got, want, rtol=2e-3, atol=2e-3)
     spec = f.specs[0]
+    # Convolutions (cuDNN engines, timed per shape).
+    conv = torch.nn.Sequential(torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(),
+                               torch.nn.Conv2d(32, 8, 1)).cuda()
+    g = tgc.compile(conv)
+    y = torch.randn(8, 16, 32, 32, device="cuda")
+    with torch.no_grad():
+        torch.testing.assert_close(g(y), conv(y), rtol=2e-3, atol=2e-3)
     print("RESULT " + json.dumps({"status": spec.compiled.cache_status,
-                                  "stats": spec.compiled.gpu_stats()}))
+                                  "stats": spec.compiled.gpu_stats(),
+                                  "conv_stats": g.specs[0].compiled.gpu_stats()}))
 """)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-def test_cuda_entries_and_gemm_choices_are_reused(tmp_path):
+def test_cuda_entries_and_library_choices_are_reused(tmp_path):
     import json
 
     env = dict(os.environ, TGC_CACHE_DIR=str(tmp_path),
@@ -267,3 +275,9 @@ def test_cuda_entries_and_gemm_choices_are_reused(tmp_path):
     assert second["stats"]["gemm_tunings"] == 0
     assert second["stats"]["gemm_tunings_from_disk"] == first["stats"]["gemm_tunings"]
     assert glob.glob(os.path.join(str(tmp_path), "gemm-tuning", "*.txt"))
+    # The same for cuDNN's engine choices.
+    assert first["conv_stats"]["convs"] >= 2
+    assert first["conv_stats"]["conv_tunings"] >= 1
+    assert second["conv_stats"]["conv_tunings"] == 0
+    assert second["conv_stats"]["conv_tunings_from_disk"] == first["conv_stats"]["conv_tunings"]
+    assert glob.glob(os.path.join(str(tmp_path), "cudnn-tuning", "*.txt"))

@@ -19,7 +19,7 @@ import torch
 
 from ._graph import CODE_DTYPES, DTYPE_CODES
 
-CAPI_VERSION = 5
+CAPI_VERSION = 6
 
 
 class TgcError(RuntimeError):
@@ -300,10 +300,11 @@ class Compiled:
 
     def gpu_stats(self) -> dict:
         """CUDA runs so far (tgc_compiled_gpu_stats)."""
-        out = (ctypes.c_int64 * 9)()
+        out = (ctypes.c_int64 * 11)()
         _lib.tgc_compiled_gpu_stats(self.handle, out)
         names = ("launches", "gemms", "graph_captures", "graph_replays", "patched_nodes",
-                 "graph_resizes", "gemm_tunings", "gemm_tunings_from_disk", "convs")
+                 "graph_resizes", "gemm_tunings", "gemm_tunings_from_disk", "convs",
+                 "conv_tunings", "conv_tunings_from_disk")
         return dict(zip(names, list(out)))
 
     def code(self, what: str) -> str:

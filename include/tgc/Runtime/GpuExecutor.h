@@ -58,6 +58,7 @@ struct GpuRunStats {
   int64_t gemms = 0;          // cuBLASLt calls issued on a stream
   int64_t convs = 0;          // cuDNN convolutions issued on a stream
   int64_t convTunings = 0;    // convolution shapes whose algorithms were timed
+  int64_t convTuningsFromDisk = 0; // ... taken from the tuning cache instead
   int64_t graphCaptures = 0;  // graphs captured and instantiated
   int64_t graphReplays = 0;   // cuGraphLaunch calls
   int64_t patchedNodes = 0;   // kernel nodes whose parameters were patched

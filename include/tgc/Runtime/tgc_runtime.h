@@ -317,9 +317,10 @@ uint32_t tgc_log_categories(void);
  * enabled categories. */
 uint32_t tgc_reload_logs_from_env(void);
 
-/* The folder where the CUDA runtime keeps its cuBLASLt algorithm choices
- * (a file per device and cuBLASLt version under DIR/gemm-tuning): a GEMM
- * shape timed by an earlier process is not timed again. NULL or "" turns
+/* The folder where the CUDA runtime keeps its cuBLASLt algorithm and cuDNN
+ * engine choices (a file per device and library version under
+ * DIR/gemm-tuning and DIR/cudnn-tuning): a GEMM or convolution shape timed
+ * by an earlier process is not timed again. NULL or "" turns
  * it off (the default). See docs/compile-cache.md. */
 void tgc_set_gemm_tuning_cache(const char *dir);
 

@@ -1,6 +1,6 @@
-//===- GemmTuningCache.cpp - cuBLASLt choices kept on disk ----------------===//
+//===- TuningCache.cpp - library choices kept on disk ---------------------===//
 
-#include "GemmTuningCache.h"
+#include "TuningCache.h"
 
 #include "tgc/Runtime/Checksum.h"
 
@@ -17,8 +17,10 @@ namespace {
 
 std::mutex mutex;
 std::string folder;
-/// Per device: the choices read from its file (loaded once).
-std::map<std::string, std::map<std::vector<int64_t>, int>> loaded;
+/// Per (kind, device): the choices read from its file (loaded once).
+std::map<std::pair<std::string, std::string>,
+         std::map<std::vector<int64_t>, int>>
+    loaded;
 
 std::string hex(uint64_t v) {
   char buffer[17];
@@ -68,12 +70,13 @@ void makeDirectories(const std::string &path) {
       ::mkdir(path.substr(0, i).c_str(), 0755);
 }
 
-std::map<std::vector<int64_t>, int> &choices(const std::string &device) {
-  auto it = loaded.find(device);
+std::map<std::vector<int64_t>, int> &choices(const std::string &kind,
+                                             const std::string &device) {
+  auto it = loaded.find({kind, device});
   if (it != loaded.end())
     return it->second;
-  std::map<std::vector<int64_t>, int> &out = loaded[device];
-  if (FILE *f = std::fopen(gemmTuningFile(device).c_str(), "r")) {
+  std::map<std::vector<int64_t>, int> &out = loaded[{kind, device}];
+  if (FILE *f = std::fopen(tuningFile(kind, device).c_str(), "r")) {
     char buffer[4096];
     while (std::fgets(buffer, sizeof(buffer), f)) {
       std::string line(buffer);
@@ -91,37 +94,38 @@ std::map<std::vector<int64_t>, int> &choices(const std::string &device) {
 
 } // namespace
 
-void tgc::runtime::setGemmTuningCacheDir(const std::string &dir) {
+void tgc::runtime::setTuningCacheDir(const std::string &dir) {
   std::lock_guard<std::mutex> lock(mutex);
   if (dir != folder)
     loaded.clear();
   folder = dir;
 }
 
-
-std::string tgc::runtime::gemmTuningFile(const std::string &device) {
-  return folder + "/gemm-tuning/" + hex(fnv1a64(device.data(), device.size())) +
-         ".txt";
+std::string tgc::runtime::tuningFile(const std::string &kind,
+                                     const std::string &device) {
+  return folder + "/" + kind + "-tuning/" +
+         hex(fnv1a64(device.data(), device.size())) + ".txt";
 }
 
-int tgc::runtime::lookupGemmTuning(const std::string &device,
-                                   const std::vector<int64_t> &shape) {
+int tgc::runtime::lookupTuning(const std::string &kind,
+                               const std::string &device,
+                               const std::vector<int64_t> &shape) {
   std::lock_guard<std::mutex> lock(mutex);
   if (folder.empty())
     return -1;
-  auto &map = choices(device);
+  auto &map = choices(kind, device);
   auto it = map.find(shape);
   return it == map.end() ? -1 : it->second;
 }
 
-void tgc::runtime::recordGemmTuning(const std::string &device,
-                                    const std::vector<int64_t> &shape,
-                                    int index) {
+void tgc::runtime::recordTuning(const std::string &kind,
+                                const std::string &device,
+                                const std::vector<int64_t> &shape, int index) {
   std::lock_guard<std::mutex> lock(mutex);
   if (folder.empty())
     return;
-  choices(device)[shape] = index;
-  makeDirectories(folder + "/gemm-tuning");
+  choices(kind, device)[shape] = index;
+  makeDirectories(folder + "/" + kind + "-tuning");
   std::string body = shapeText(shape) + " " + std::to_string(index);
   // A leading newline too: a line an earlier writer left torn (no newline)
   // stays its own line, skipped, and does not make this one unreadable.
@@ -129,7 +133,7 @@ void tgc::runtime::recordGemmTuning(const std::string &device,
       "\n" + body + " " + hex(fnv1a64(body.data(), body.size())) + "\n";
   // One write of one short line in append mode: lines of concurrent
   // writers do not interleave.
-  if (FILE *f = std::fopen(gemmTuningFile(device).c_str(), "a")) {
+  if (FILE *f = std::fopen(tuningFile(kind, device).c_str(), "a")) {
     std::fwrite(line.data(), 1, line.size(), f);
     std::fclose(f);
   }
