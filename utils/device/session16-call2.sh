@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Sixteenth session, second GPU-machine call (2026-11-28): torch-mlir's e2e
+# suite with the kernels' LLVM work split over every core (moved kernels,
+# not copies), where ptxas' time goes per kernel, and ConvNeXt's first call
+# from the disk cache with and without cuDNN's timed engine choice.
+# Carry .python-bundle.tar.xz and .e2e.
+set -uo pipefail
+export PYTHONUNBUFFERED=1
+[[ -d .python-bundle ]] || tar xJf .python-bundle.tar.xz
+export PYTHONPATH=$PWD/.python-bundle
+start=$(date +%s)
+SHARD_S=230 OUT=/tmp/e2e .e2e/run.sh tgc > $OUT/e2e.txt 2>&1
+echo "e2e: $(( $(date +%s) - start )) s"; head -5 $OUT/e2e.txt
+for log in /tmp/e2e/e2e_*.log; do
+  grep -q "^Summary:" "$log" || echo "== shard $(basename $log) did not finish"
+done
+timeout 150 python3 utils/device/ptxas_probe.py 2>&1 | grep -v -i warn | tee $OUT/ptxas.txt
+for tune in 1 0; do
+  echo "== TGC_CUDNN_TUNE=$tune"
+  TGC_CUDNN_TUNE=$tune timeout 60 python3 utils/bench/compile_cache.py --models tv-convnext-tiny \
+    --no-torch-compile 2>&1 | grep -v -i warn | tail -3
+done
