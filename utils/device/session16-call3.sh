@@ -12,6 +12,6 @@ export PYTHONPATH=$PWD/.python-bundle
 tail -2 $OUT/pytest.txt; grep -E "^FAILED|^E  " $OUT/pytest.txt | head -20
 TGC_CACHE=0 timeout 120 python3 utils/zoo/zoo.py --models hf-gpt2,hf-bert,tv-convnext-tiny,tv-resnet18 \
   --modes default --device cuda 2>&1 | grep -v -i -E "warn|transformers" | tail -6
-timeout 150 python3 utils/bench/compile_cache.py --models hf-bert,tv-convnext-tiny,gpt2-2 \
-  --no-torch-compile 2>&1 | grep -v -i -E "warn|transformers" | tail -12
+timeout 200 python3 utils/bench/compile_cache.py --models hf-bert,tv-convnext-tiny,gpt2-2,gpt2-24 \
+  --no-torch-compile 2>&1 | grep -v -i -E "warn|transformers" | tail -16
 timeout 60 python3 utils/device/ptxas_probe.py --models hf-gpt2 2>&1 | grep -v -i -E "warn|transformers"
