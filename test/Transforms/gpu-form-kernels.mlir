@@ -48,6 +48,43 @@ func.func @pointwise(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32
 
 // -----
 
+// A light body takes four chunks per thread and iteration (their loads in
+// flight before the stores), then the chunks left one by one; a body with
+// a transcendental function (a libdevice call per lane) takes one.
+
+// CHECK-LABEL: gpu.func @light_elementwise_0
+// CHECK:       scf.for
+// CHECK-COUNT-4: vector.load
+// CHECK-COUNT-4: vector.store
+// CHECK:       scf.for
+// CHECK:       vector.load
+// CHECK:       vector.store
+// CHECK:       scf.for
+// CHECK:       memref.load
+func.func @light(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %r = tgc.relu %x : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: gpu.func @heavy_elementwise_0
+// CHECK:       scf.for
+// CHECK:       vector.load
+// CHECK-COUNT-4: math.erf
+// CHECK-NEXT:  vector.from_elements
+// CHECK-NEXT:  vector.store
+// CHECK-NOT:   vector.load
+// CHECK:       scf.for
+// CHECK:       memref.load
+// CHECK-NEXT:  math.erf
+func.func @heavy(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %r = tgc.erf %x : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
 // With a broadcast operand: one thread per element, indices recovered
 // from the linear index, no vector accesses.
 
