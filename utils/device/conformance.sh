@@ -12,18 +12,9 @@
 # does not show. Limits: E2E_SHARD_S (default 300), ZOO_S (default 330).
 set -uo pipefail
 export PYTHONUNBUFFERED=1
-[[ -d .python-bundle ]] || tar xJf .python-bundle.tar.xz
-export PYTHONPATH=$PWD/.python-bundle
 out=${OUT:-/tmp/conformance}; mkdir -p "$out"
-start=$(date +%s)
-SHARD_S=${E2E_SHARD_S:-300} OUT=/tmp/e2e .e2e/run.sh tgc > "$out/e2e.txt" 2>&1
-echo "e2e: $(( $(date +%s) - start )) s"
-head -12 "$out/e2e.txt"
-for log in /tmp/e2e/e2e_*.log; do
-  cp "$log" "$out/"
-  grep -q "^Summary:" "$log" ||
-    echo "e2e: shard $(basename "$log") did not finish; last result: $(grep '^R' "$log" | tail -1)"
-done
+OUT=$out bash utils/device/e2e.sh
+export PYTHONPATH=$PWD/.python-bundle
 for dev in "${@:-cpu}"; do
   timeout "${ZOO_S:-330}" python3 utils/zoo/zoo.py --models all --modes default \
     --device "$dev" > "$out/zoo-$dev.txt" 2>&1

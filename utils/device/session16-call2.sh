@@ -6,14 +6,8 @@
 # Carry .python-bundle.tar.xz and .e2e.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
-[[ -d .python-bundle ]] || tar xJf .python-bundle.tar.xz
+E2E_SHARD_S=230 bash utils/device/e2e.sh
 export PYTHONPATH=$PWD/.python-bundle
-start=$(date +%s)
-SHARD_S=230 OUT=/tmp/e2e .e2e/run.sh tgc > $OUT/e2e.txt 2>&1
-echo "e2e: $(( $(date +%s) - start )) s"; head -5 $OUT/e2e.txt
-for log in /tmp/e2e/e2e_*.log; do
-  grep -q "^Summary:" "$log" || echo "== shard $(basename $log) did not finish"
-done
 timeout 150 python3 utils/device/ptxas_probe.py 2>&1 | grep -v -i warn | tee $OUT/ptxas.txt
 for tune in 1 0; do
   echo "== TGC_CUDNN_TUNE=$tune"
