@@ -255,6 +255,32 @@ private:
     // Keep `b`'s id as the representative.
     parent[a] = b;
     groups[b] = merged;
+    spans.clear();
+  }
+
+  /// The last position a path into `to` can pass: every edge outside a
+  /// group goes forward in program order, so a path drops back only by
+  /// entering a group of several ops at a later member and leaving at an
+  /// earlier one. From the last op of `to`, extended by each such group
+  /// that starts at or before the limit, to a fixed point: an op after
+  /// the limit reaches only ops after it (a group it enters starts after
+  /// the limit too), never `to`.
+  int64_t reachLimit(const Group &to) {
+    if (spans.empty()) {
+      for (unsigned g = 0; g < groups.size(); ++g)
+        if (!parent.count(g) && groups[g].ops.size() > 1)
+          spans.push_back({position[groups[g].ops.front()],
+                           position[groups[g].ops.back()]});
+      llvm::sort(spans);
+      spans.push_back({INT64_MAX, INT64_MAX}); // not empty once computed
+    }
+    int64_t limit = position[to.ops.back()];
+    for (auto [first, last] : spans) {
+      if (first > limit)
+        break;
+      limit = std::max(limit, last);
+    }
+    return limit;
   }
 
   bool contains(const Group &g, Operation *op) {
@@ -269,6 +295,7 @@ private:
   /// earlier in program order: no walk can stop at the target's position).
   bool wouldCycle(const Group &a, const Group &b) {
     auto reachesThroughOutside = [&](const Group &from, const Group &to) {
+      int64_t limit = reachLimit(to);
       SmallVector<Operation *> work;
       DenseSet<Operation *> seen;
       DenseSet<unsigned> seenGroups;
@@ -281,7 +308,8 @@ private:
             continue;
           if (contains(to, user))
             return true;
-          if (!contains(a, user) && !contains(b, user))
+          if (position[user] <= limit && !contains(a, user) &&
+              !contains(b, user))
             work.push_back(user);
         }
         return false;
@@ -289,7 +317,8 @@ private:
       for (Operation *op : from.ops)
         for (Operation *user : op->getUsers()) {
           user = block.findAncestorOpInBlock(*user);
-          if (user && !contains(a, user) && !contains(b, user))
+          if (user && position[user] <= limit && !contains(a, user) &&
+              !contains(b, user))
             work.push_back(user);
         }
       while (!work.empty()) {
@@ -408,6 +437,9 @@ private:
   std::vector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;
   DenseMap<unsigned, unsigned> parent;
+  /// (first, last) positions of the groups of several ops, sorted, for
+  /// reachLimit; emptied by each merge.
+  std::vector<std::pair<int64_t, int64_t>> spans;
 };
 
 /// Wraps `ops` (program order, one block) into a tgc.fusion_group.
