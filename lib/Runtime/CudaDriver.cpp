@@ -1,16 +1,13 @@
 //===- CudaDriver.cpp - Load the CUDA driver and cuBLASLt at run time -----===//
 //
-// Each library is opened once per process and never closed (unloading the
-// driver while contexts or cuBLASLt handles may still exist is not safe);
-// the outcome, a table or the reason there is none, is kept, so a machine
-// without a GPU pays for one failed dlopen.
+// Each library is opened once per process and never closed, its table or
+// the reason there is none kept (loadOnce, CudaDriver.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
 
 #include <dlfcn.h>
-#include <mutex>
 
 using namespace tgc::runtime;
 using namespace tgc::runtime::cuda;
@@ -19,54 +16,30 @@ namespace {
 
 constexpr const char *kDriverLibrary = "libcuda.so.1";
 
-struct DriverState {
-  std::once_flag once;
-  Driver table;
-  bool ok = false;
-  std::string error;
-};
-
-DriverState &driverState() {
-  // Never destroyed: the runtime may be used from static destructors.
-  static DriverState *state = new DriverState();
-  return *state;
-}
-
 std::string dlopenError() {
   const char *message = dlerror();
   return message ? message : "unknown error";
 }
 
-void loadDriver(DriverState &state) {
-  Driver &table = state.table;
+std::string loadDriver(Driver &table) {
   void *library = dlopen(kDriverLibrary, RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    state.error = std::string("cannot load the CUDA driver (") +
-                  kDriverLibrary + "): " + dlopenError();
-    return;
-  }
+  if (!library)
+    return std::string("cannot load the CUDA driver (") + kDriverLibrary +
+           "): " + dlopenError();
   const char *missing = nullptr;
-#define TGC_CUDA_RESOLVE(field, symbol, ret, params)                           \
-  table.field =                                                                \
-      reinterpret_cast<decltype(table.field)>(dlsym(library, symbol));         \
-  if (!table.field && !missing)                                                \
-    missing = symbol;
   TGC_CUDA_DRIVER_CORE(TGC_CUDA_RESOLVE)
-  if (missing) {
-    state.error = std::string("the CUDA driver (") + kDriverLibrary +
-                  ") has no " + missing + ": it is too old";
-    return;
-  }
+  if (missing)
+    return std::string("the CUDA driver (") + kDriverLibrary + ") has no " +
+           missing + ": it is too old";
   TGC_CUDA_DRIVER_GRAPH(TGC_CUDA_RESOLVE)
-#undef TGC_CUDA_RESOLVE
   table.hasGraphs = missing == nullptr;
   if (missing)
     table.graphError = std::string("the CUDA driver has no ") + missing +
                        " (CUDA 12 or later is needed for graphs)";
 
   auto fail = [&](const char *call, CUresult result) {
-    state.error = std::string("CUDA driver (") + kDriverLibrary +
-                  "): " + errorMessage(table, call, result);
+    return std::string("CUDA driver (") + kDriverLibrary +
+           "): " + errorMessage(table, call, result);
   };
   CUresult result = table.cuInit(0);
   if (result != CUDA_SUCCESS)
@@ -75,56 +48,29 @@ void loadDriver(DriverState &state) {
   result = table.cuDeviceGetCount(&count);
   if (result != CUDA_SUCCESS)
     return fail("cuDeviceGetCount", result);
-  if (count < 1) {
-    state.error =
-        std::string("CUDA driver (") + kDriverLibrary + "): no CUDA device";
-    return;
-  }
+  if (count < 1)
+    return std::string("CUDA driver (") + kDriverLibrary + "): no CUDA device";
   result = table.cuDeviceGet(&table.device, 0);
   if (result != CUDA_SUCCESS)
     return fail("cuDeviceGet", result);
   result = table.cuDevicePrimaryCtxRetain(&table.context, table.device);
   if (result != CUDA_SUCCESS)
     return fail("cuDevicePrimaryCtxRetain", result);
-  state.ok = true;
+  return "";
 }
 
-struct CublasState {
-  std::once_flag once;
-  CublasLt table;
-  bool ok = false;
-  std::string error;
-};
-
-CublasState &cublasState() {
-  static CublasState *state = new CublasState();
-  return *state;
-}
-
-void loadCublasLt(CublasState &state) {
+std::string loadCublasLt(CublasLt &table) {
   std::string errors;
   void *library = openFirstLibrary(
       {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"},
-      state.table.library, errors);
-  if (!library) {
-    state.error =
-        "cannot load cuBLASLt (libcublasLt.so.13, .12 or .so): " + errors;
-    return;
-  }
-  CublasLt &table = state.table;
+      table.library, errors);
+  if (!library)
+    return "cannot load cuBLASLt (libcublasLt.so.13, .12 or .so): " + errors;
   const char *missing = nullptr;
-#define TGC_CUDA_RESOLVE(field, symbol, ret, params)                           \
-  table.field =                                                                \
-      reinterpret_cast<decltype(table.field)>(dlsym(library, symbol));         \
-  if (!table.field && !missing)                                                \
-    missing = symbol;
   TGC_CUBLASLT_SYMBOLS(TGC_CUDA_RESOLVE)
-#undef TGC_CUDA_RESOLVE
-  if (missing) {
-    state.error = "cuBLASLt (" + table.library + ") has no " + missing;
-    return;
-  }
-  state.ok = true;
+  if (missing)
+    return "cuBLASLt (" + table.library + ") has no " + missing;
+  return "";
 }
 
 } // namespace
@@ -143,24 +89,21 @@ void *tgc::runtime::cuda::openFirstLibrary(
 }
 
 const Driver *tgc::runtime::cuda::driver(std::string &error) {
-  DriverState &state = driverState();
-  std::call_once(state.once, [&] { loadDriver(state); });
-  if (!state.ok) {
-    error = state.error;
+  const Driver *table = loadOnce(loadDriver, error);
+  if (!table)
     return nullptr;
-  }
   // The primary context must be current on every thread that calls in.
   thread_local CUcontext current = nullptr;
-  if (current != state.table.context) {
-    CUresult result = state.table.cuCtxSetCurrent(state.table.context);
+  if (current != table->context) {
+    CUresult result = table->cuCtxSetCurrent(table->context);
     if (result != CUDA_SUCCESS) {
       error = std::string("CUDA driver (") + kDriverLibrary +
-              "): " + errorMessage(state.table, "cuCtxSetCurrent", result);
+              "): " + errorMessage(*table, "cuCtxSetCurrent", result);
       return nullptr;
     }
-    current = state.table.context;
+    current = table->context;
   }
-  return &state.table;
+  return table;
 }
 
 std::string tgc::runtime::cuda::errorMessage(const Driver &driver,
@@ -181,13 +124,7 @@ std::string tgc::runtime::cuda::errorMessage(const Driver &driver,
 }
 
 const CublasLt *tgc::runtime::cuda::cublasLt(std::string &error) {
-  CublasState &state = cublasState();
-  std::call_once(state.once, [&] { loadCublasLt(state); });
-  if (!state.ok) {
-    error = state.error;
-    return nullptr;
-  }
-  return &state.table;
+  return loadOnce(loadCublasLt, error);
 }
 
 std::string tgc::runtime::cuda::errorMessage(const CublasLt &lt,

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <mutex>
 #include <string>
 
 namespace tgc::runtime::cuda {
@@ -284,6 +285,37 @@ struct CublasLt {
 /// soname in `loaded`; else null and each attempt's dlerror in `errors`.
 void *openFirstLibrary(std::initializer_list<const char *> names,
                        std::string &loaded, std::string &errors);
+
+/// A library's table, filled by `load` (which returns "" or why it could
+/// not) the first time any thread asks, and kept: each library is opened
+/// once per process and never closed (unloading the driver while contexts
+/// or handles may still exist is not safe, and the runtime may be used from
+/// static destructors), so a machine without it pays for one failed dlopen.
+/// Null with the reason in `error` when loading failed. Thread-safe.
+template <typename Table>
+const Table *loadOnce(std::string (*load)(Table &), std::string &error) {
+  struct State {
+    std::once_flag once;
+    Table table;
+    std::string error;
+  };
+  static State *state = new State();
+  std::call_once(state->once, [&] { state->error = load(state->table); });
+  if (!state->error.empty()) {
+    error = state->error;
+    return nullptr;
+  }
+  return &state->table;
+}
+
+/// For a table's X-macro list of symbols, in a loader with `table`,
+/// `library` (a dlopen handle) and `const char *missing`: each field from
+/// dlsym, the first symbol that is not there in `missing`.
+#define TGC_CUDA_RESOLVE(field, symbol, ret, params)                           \
+  table.field =                                                                \
+      reinterpret_cast<decltype(table.field)>(dlsym(library, symbol));         \
+  if (!table.field && !missing)                                                \
+    missing = symbol;
 
 /// Loads cuBLASLt (libcublasLt.so.13, then .12, then libcublasLt.so; once).
 /// Returns nullptr and a message otherwise. Thread-safe.
