@@ -428,7 +428,6 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
   }
 };
 
-
 } // namespace
 
 void mlir::tgc::populateTgcConvolutionToLinalgPatterns(
