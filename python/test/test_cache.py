@@ -17,6 +17,14 @@ import torch
 import tgc
 from tgc import _cache, _capi
 
+
+@pytest.fixture(autouse=True)
+def _cache_on(monkeypatch):
+    """These tests are about the cache: on whatever the caller's TGC_CACHE
+    says (a device script turns it off for the other tests)."""
+    monkeypatch.delenv("TGC_CACHE", raising=False)
+
+
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 # A child process: compiles a small model (or the function `which` names),
