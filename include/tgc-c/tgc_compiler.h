@@ -35,9 +35,8 @@ int32_t tgc_cuda_available(char *why, size_t size);
 typedef struct tgc_compiled tgc_compiled;
 
 /* Compiles function `entry` (NULL or "": the module's only public function
- * with a body) of `module_text`. `options` is a space-separated list of key=value
- * (NULL or "" for the defaults):
- *   device=cpu|cuda        target (cpu)
+ * with a body) of `module_text`. `options` is a space-separated list of
+ * key=value (NULL or "" for the defaults): device=cpu|cuda        target (cpu)
  *   policy=dynamic|static|auto   what `?` sizes become (dynamic)
  *   zero-one=0|1           specialize sizes 0 and 1 (1)
  *   duck=0|1               equal example sizes share a symbol (1)
@@ -49,6 +48,8 @@ typedef struct tgc_compiled tgc_compiled;
  *   openmp=0|1, approximate-math=0|1, opt-level=0..3   CPU code generation
  *   vector-math=0|1        CPU: loops of expf, tanhf, erff, ... call glibc's
  *                          vector math library, libmvec (1)
+ *   direct-convolutions=0|1  CPU: ungrouped stride-1 convolutions as window
+ *                          contractions, not im2col and a product (1)
  *   shared-libs=A:B:...    libraries the CPU JIT resolves symbols from
  *                          (default: libomp and MLIR's C runner utils where
  *                          the build found them)

@@ -60,6 +60,7 @@ std::string canonicalOptions(const Options &o) {
     add("openmp", flag(o.openmp));
     add("approximate-math", flag(o.approximateMath));
     add("vector-math", flag(o.vectorMath));
+    add("direct-convolutions", flag(o.directConvolutions));
     add("opt-level", std::to_string(o.optLevel));
   }
   std::vector<std::pair<int64_t, std::vector<int64_t>>> examples = o.examples;

@@ -34,7 +34,7 @@ struct Options {
   bool zeroOne = true, duck = true, fuse = true, decompose = true,
        keepCode = false;
   bool openmp = true, approximateMath = false, cudaGraphs = false,
-       vectorMath = true;
+       vectorMath = true, directConvolutions = true;
   bool ptxOnly = false;
   // f32 GEMMs that may round to TF32 (tgc-mark-tf32).
   bool tf32Matmuls = false, tf32Convolutions = false;

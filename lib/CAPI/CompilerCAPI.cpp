@@ -83,6 +83,7 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       {"openmp", &o.openmp},
       {"approximate-math", &o.approximateMath},
       {"vector-math", &o.vectorMath},
+      {"direct-convolutions", &o.directConvolutions},
       {"cuda-graphs", &o.cudaGraphs},
       {"ptx-only", &o.ptxOnly},
       {"tf32-matmuls", &o.tf32Matmuls},
@@ -292,6 +293,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
     options.openmp = o.openmp;
     options.approximateMath = o.approximateMath;
     options.vectorMath = o.vectorMath;
+    options.directConvolutions = o.directConvolutions;
     options.optLevel = o.optLevel;
     options.sharedLibs = o.sharedLibs;
     options.keepLoopsIR = o.keepCode;

@@ -308,6 +308,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   pipeline.openmp = options.openmp;
   pipeline.approximateMath = options.approximateMath;
   pipeline.reassociate = options.reassociate;
+  pipeline.directConvolutions = options.directConvolutions;
   pipeline.lowerToLLVM = false;
 
   ErrorCollector diagnostics(ctx);

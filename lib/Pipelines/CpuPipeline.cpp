@@ -39,6 +39,7 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   TgcToLinalgOptions toLinalg;
   toLinalg.softmaxExpOnce = true;
   toLinalg.im2colBatchColumns = true;
+  toLinalg.directConvolutions = options.directConvolutions;
   pm.addPass(createTgcToLinalg(toLinalg));
   TgcFormKernelsOptions kernels;
   kernels.fuseElementwise = options.fuse;

@@ -3,6 +3,8 @@ and 2-d, groups, dilation, padding="same"/"valid", unbatched inputs, and
 transposed convolutions over stride, padding (cropping past the window
 too), output_padding, groups and dilation, static and dynamic sizes."""
 
+import re
+
 import pytest
 import torch
 import torch.nn as nn
@@ -100,3 +102,52 @@ def test_eval_batch_norm_folds_into_the_convolution():
         m[1].running_mean.add_(1.0)
         assert_same(c(x), m(x), **TOL)
         assert tgc.explain(c).compiles == 1
+
+
+@pytest.mark.parametrize("conv,shape", [
+    (nn.Conv2d(16, 32, 3, padding=1), (3, 16, 20, 40)),       # a tile and a masked one
+    (nn.Conv2d(3, 5, 3), (2, 3, 20, 37)),                      # no padding, 5 channels
+    (nn.Conv2d(4, 13, (3, 5), padding=(1, 2), dilation=(1, 2), bias=False), (3, 4, 19, 41)),
+    (nn.Conv2d(4, 6, 3, stride=(2, 1), padding=1), (1, 4, 40, 33)),
+    (nn.Conv2d(4, 9, 3, padding=1), (4, 30, 30)),              # unbatched
+    (nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), (2, 2, 17, 19)),
+    (nn.Conv2d(4, 6, 3, stride=(1, 2), padding=1), (2, 4, 33, 40)),  # im2col
+])
+def test_direct_convolutions_match_eager_and_im2col(conv, shape):
+    """The CPU's direct convolutions (tgc-to-linalg's direct-convolutions,
+    docs/cpu-pipeline.md) against eager and against the im2col product
+    they replace, with a ReLU epilogue; the loops are the register tiles."""
+    torch.manual_seed(1)
+    m = nn.Sequential(conv, nn.ReLU()).eval()
+    x = torch.randn(*shape)
+    direct = tgc.compile(m, fullgraph=True, options="keep-code=1")
+    im2col = tgc.compile(m, fullgraph=True, options="keep-code=1 direct-convolutions=0")
+    with torch.no_grad():
+        want = m(x)
+        assert_same(direct(x), want, **TOL)
+        assert_same(im2col(x), want, **TOL)
+    # Direct: vector multiply-adds over the windows, no patches (the 6-d
+    # buffer of im2col's [N, C, kH, kW, H', W']) where the width's stride
+    # is 1.
+    patches = re.compile(r"memref<(\d+x){6}f32>")
+    code = tgc.explain(direct).specializations[0].code
+    assert "vector.fma" in code
+    assert bool(patches.search(code)) == (conv.stride[1] != 1)
+    assert patches.search(tgc.explain(im2col).specializations[0].code)
+
+
+def test_direct_convolutions_over_varying_sizes():
+    """One compile for every image size (the output sizes `?`: im2col could
+    not take both), each against eager; f64 too."""
+    torch.manual_seed(2)
+    m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU()).eval()
+    c = tgc.compile(m, dynamic=True, fullgraph=True)
+    with torch.no_grad():
+        for h, w in [(17, 33), (40, 18), (5, 70)]:
+            x = torch.randn(2, 3, h, w)
+            assert_same(c(x), m(x), **TOL)
+    assert tgc.explain(c).compiles == 1
+    m64 = nn.Conv2d(3, 4, 3, padding=1).double().eval()
+    x64 = torch.randn(2, 3, 17, 17, dtype=torch.float64)
+    with torch.no_grad():
+        assert_same(tgc.compile(m64, fullgraph=True)(x64), m64(x64), rtol=1e-12, atol=1e-12)

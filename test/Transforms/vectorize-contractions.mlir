@@ -223,3 +223,89 @@ func.func @block(%a: memref<64x600xf32>, %b: memref<600x256xf32>, %c: memref<64x
   }
   return
 }
+
+// -----
+
+// A direct convolution (tgc-to-linalg's direct-convolutions, a tile of
+// tgc-form-kernels: one image and output row, 8 output channels): a window
+// contraction. Its tiles are 8 output channels (i, which the weight reads
+// and the input does not) by two vectors of output columns (j); the
+// accumulators are carried through loops over c, kh and kw (in that order:
+// the im2col product's order of k), which load two vectors of the input
+// row oh * 2 + kh at column ow + kw * 2 and broadcast one weight per
+// channel. Output channels left over run one at a time; outer loops (n,
+// oh) stay loops.
+
+// CHECK-LABEL: func.func @direct_conv
+// CHECK: scf.for %[[N:.*]] = %c0 to %c1 step %c1
+// CHECK: scf.for %[[OH:.*]] = %c0 to %c2 step %c1
+// CHECK: scf.for %[[O:.*]] = %c0 to %{{.*}} step %c8
+// CHECK: scf.for %[[OW:.*]] = %c0 to %{{.*}} step %c32
+// CHECK-COUNT-16: vector.load %arg2[{{.*}}] : memref<1x9x2x40xf32>, vector<16xf32>
+// CHECK: scf.for %[[C:.*]] = %c0 to %c4 step %c1 iter_args({{.*}}) -> (vector<16xf32>,
+// CHECK: scf.for %[[KH:.*]] = %c0 to %c3 step %c1 iter_args(
+// CHECK: scf.for %[[KW:.*]] = %c0 to %c3 step %c1 iter_args(
+// CHECK: %[[ROW:.*]] = arith.muli %[[OH]], %c2
+// CHECK: %[[Y:.*]] = arith.addi %[[ROW]], %[[KH]]
+// CHECK: %[[DW:.*]] = arith.muli %[[KW]], %c2
+// CHECK: %[[X:.*]] = arith.addi %[[OW]], %[[DW]]
+// CHECK: vector.load %arg0[%[[N]], %[[C]], %[[Y]], %[[X]]] : memref<1x4x7x44xf32>, vector<16xf32>
+// CHECK: vector.load %arg0
+// CHECK: memref.load %arg1[%[[O]], %[[C]], %[[KH]], %[[KW]]]
+// CHECK: vector.broadcast
+// CHECK-COUNT-2: vector.fma
+// CHECK-COUNT-16: vector.store
+// Output columns 32 to 39: the masked tile.
+// CHECK: vector.create_mask
+// The ninth output channel.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c9 step %c1
+// CHECK-NOT: linalg.generic
+#conv = [affine_map<(n, o, oh, ow, c, kh, kw) -> (n, c, oh * 2 + kh, ow + kw * 2)>,
+         affine_map<(n, o, oh, ow, c, kh, kw) -> (o, c, kh, kw)>,
+         affine_map<(n, o, oh, ow, c, kh, kw) -> (n, o, oh, ow)>]
+func.func @direct_conv(%x: memref<1x4x7x44xf32>, %w: memref<9x4x3x3xf32>, %y: memref<1x9x2x40xf32>) {
+  linalg.generic {indexing_maps = #conv, iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x4x7x44xf32>, memref<9x4x3x3xf32>) outs(%y : memref<1x9x2x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Windows that are left alone: stride 2 along the output's columns (a
+// vector would not read consecutive inputs), and a sum over a loop only
+// one operand reads.
+
+// CHECK-LABEL: func.func @window_left_alone
+// CHECK-NOT: vector.fma
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-NOT: vector.fma
+#strided = [affine_map<(n, o, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow * 2 + kw)>,
+            affine_map<(n, o, oh, ow, c, kh, kw) -> (o, c, kh, kw)>,
+            affine_map<(n, o, oh, ow, c, kh, kw) -> (n, o, oh, ow)>]
+#unread = [affine_map<(n, o, ow, c, k) -> (n, c, ow)>,
+           affine_map<(n, o, ow, c, k) -> (o, c, k)>,
+           affine_map<(n, o, ow, c, k) -> (n, o, ow)>]
+func.func @window_left_alone(%x: memref<1x4x7x44xf32>, %w: memref<9x4x3x3xf32>, %y: memref<1x9x5x20xf32>,
+                             %x1: memref<1x4x40xf32>, %w1: memref<9x4x3xf32>, %y1: memref<1x9x40xf32>) {
+  linalg.generic {indexing_maps = #strided, iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x4x7x44xf32>, memref<9x4x3x3xf32>) outs(%y : memref<1x9x5x20xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = #unread, iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x1, %w1 : memref<1x4x40xf32>, memref<9x4x3xf32>) outs(%y1 : memref<1x9x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -102,6 +102,11 @@ cl::opt<bool> tgc_run::vectorMath(
     cl::desc("Loops of expf, tanhf, erff, ... call glibc's vector math "
              "library (libmvec) on several lanes at a time"),
     withDefault(true), cl::cat(category));
+cl::opt<bool> tgc_run::directConvolutions(
+    "direct-convolutions",
+    cl::desc("CPU: ungrouped convolutions of stride 1 along the width as "
+             "window contractions instead of im2col and a matrix product"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> tgc_run::approxMath(
     "approximate-math",
     cl::desc("CPU: polynomial approximations of f32 exp/log/tanh/erf "

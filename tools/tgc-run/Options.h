@@ -58,6 +58,7 @@ extern cl::opt<bool> noFuse;
 extern cl::opt<bool> noDecompose;
 extern cl::opt<bool> openmp;
 extern cl::opt<bool> approxMath;
+extern cl::opt<bool> directConvolutions;
 extern cl::opt<bool> vectorMath;
 extern cl::opt<bool> strictReductions;
 extern cl::opt<bool> cudaGraphs;

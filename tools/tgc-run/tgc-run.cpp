@@ -813,6 +813,7 @@ int main(int argc, char **argv) {
   setFrontendOptions(options, passManagers);
   options.openmp = openmp;
   options.approximateMath = approxMath;
+  options.directConvolutions = directConvolutions;
   options.vectorMath = vectorMath;
   options.reassociate = !strictReductions;
   size_t currentCall = 0;

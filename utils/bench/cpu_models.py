@@ -14,6 +14,7 @@ FLOP/s of a large PyTorch matmul.
   utils/bench/cpu_models.py [--tgc-run build/bin/tgc-run] [--repeat 20]
                             [--only mlp,entropy] [--json out.json]
   utils/bench/cpu_models.py --python [--only resnet18,convs] [--repeat 10]
+                            [--options direct-convolutions=0]
 
 `--python` runs the rows of issue 25 from Python instead, where users call
 TGC: `tgc.compile` against eager and, where PyTorch has it, torch.compile
@@ -324,7 +325,7 @@ def _py_cases():
     }
 
 
-def python_rows(names, repeat):
+def python_rows(names, repeat, options=""):
     """tgc.compile from Python against eager and torch.compile (Inductor's
     C++ backend, where the installed PyTorch has it) on the CPU, in one
     process: the rows of issue 25. Median of `repeat` calls after one
@@ -356,7 +357,7 @@ def python_rows(names, repeat):
         eager = time_torch(fn, args, repeat)
         with torch.no_grad():
             start = time.perf_counter()
-            compiled = tgc.compile(fn)
+            compiled = tgc.compile(fn, options=options)
             expected = fn(*args)
             got = compiled(*args)
             compile_s = time.perf_counter() - start
@@ -403,11 +404,14 @@ def main():
     p.add_argument("--json", default="", help="also write the results here")
     p.add_argument("--python", action="store_true",
                    help="the Python rows instead: tgc.compile vs eager (and torch.compile)")
+    p.add_argument("--options", default="",
+                   help="--python: tgc.compile's compiler options, e.g. "
+                        "'direct-convolutions=0' (include/tgc-c/tgc_compiler.h)")
     a = p.parse_args()
     if a.python:
         if torch is None:
             sys.exit("--python needs torch")
-        rows = python_rows([n for n in a.only.split(",") if n], a.repeat)
+        rows = python_rows([n for n in a.only.split(",") if n], a.repeat, a.options)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump({"python_rows": rows}, f, indent=2)

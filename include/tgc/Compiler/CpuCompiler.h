@@ -41,6 +41,9 @@ struct CpuCompileOptions : FrontendCompileOptions {
   bool openmp = true;
   /// Polynomial approximations of f32 exp/log/tanh/erf (tgc-approximate-math).
   bool approximateMath = false;
+  /// Convolutions as window contractions, not im2col (tgc-to-linalg's
+  /// `direct-convolutions`).
+  bool directConvolutions = true;
   /// Reorderable float reductions (tgc-reassociate-reductions).
   bool reassociate = true;
   /// Loops of expf, tanhf, ... vectorize into glibc's libmvec

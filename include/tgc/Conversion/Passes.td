@@ -64,6 +64,16 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
     states the direct convolution, marked `#tgc_gpu.conv` with its window
     parameters: the launch plan runs it as a `cudnnConvolutionForward`,
     which never materializes im2col patches.
+
+    With `direct-convolutions` (the CPU pipeline), an ungrouped f32 or f64
+    convolution of stride 1 along the width whose images have at least 256
+    outputs (or a `?` size) is one contraction over loops (n, o, oh, ow,
+    c, kh, kw) that reads the padded input at (n, c, oh * s + kh * d, ow +
+    kw * d'), marked `tgc.direct_conv`: tgc-form-kernels gives each
+    iteration a register tile of output channels and
+    tgc-vectorize-contractions keeps the tile's sums in registers over c,
+    kh and kw. The input is read in place of kH x kW times its size in
+    im2col patches (docs/cpu-pipeline.md).
   }];
   let options = [
     Option<"softmaxExpOnce", "softmax-exp-once", "bool", "false",
@@ -76,6 +86,10 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
            "An im2col product whose images have fewer than 256 outputs "
            "takes the batch into its columns (one wider product, then a "
            "transpose)">,
+    Option<"directConvolutions", "direct-convolutions", "bool", "false",
+           "Ungrouped f32/f64 convolutions of stride 1 along the width whose "
+           "images have at least 256 outputs as one window contraction "
+           "over the padded input (no im2col patches)">,
     Option<"libraryConvolutions", "library-convolutions", "bool", "false",
            "f32 convolutions as one generic marked #tgc_gpu.conv, which "
            "the GPU's launch plan runs with cuDNN">,

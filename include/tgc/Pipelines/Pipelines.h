@@ -48,6 +48,12 @@ struct CpuPipelineOptions : public ShapePolicyOptions<CpuPipelineOptions> {
       llvm::cl::desc("Polynomial approximations of f32 exp, log, log2, tanh "
                      "and erf (tgc-approximate-math) instead of libm"),
       withDefault(false)};
+  Option<bool> directConvolutions{
+      *this, "direct-convolutions",
+      llvm::cl::desc("Ungrouped convolutions of stride 1 along the width as "
+                     "window contractions over the padded input instead of "
+                     "im2col patches and a matrix product (tgc-to-linalg)"),
+      withDefault(true)};
   Option<bool> reassociate{
       *this, "reassociate",
       llvm::cl::desc("Let float reductions be reordered, so that they "

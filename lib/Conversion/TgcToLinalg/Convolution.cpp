@@ -1,6 +1,10 @@
 //===- Convolution.cpp - tgc.conv2d to linalg -----------------------------===//
 //
-// Three forms, by back end and shape:
+// Four forms, by back end and shape:
+// - with `direct-convolutions` (the CPU), an ungrouped f32/f64 convolution
+//   of stride 1 along the width whose images have at least 256 outputs: one
+//   window contraction over the padded input, which
+//   tgc-vectorize-contractions runs in register tiles;
 // - im2col (ungrouped, not both output sizes `?`): the windows gathered
 //   into patches and one matrix product, the contraction both back ends
 //   run fastest;
@@ -159,6 +163,43 @@ Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
       .getResult(0);
 }
 
+/// A direct convolution (`direct-convolutions`): one contraction over
+/// loops (n, o, oh, ow, c, kh, kw) of the padded input [N, C, H, W] read
+/// at (n, c, oh * s0 + kh * d0, ow + kw * d1) and the weight [O, C, kH, kW]
+/// at (o, c, kh, kw) into a zero-filled [N, O, H', W'], marked
+/// `tgc.direct_conv`. Each output is summed over c, kh, kw in that order,
+/// the order of the im2col product's k. The CPU runs it in register
+/// tiles of output channels by two vectors of output columns
+/// (tgc-form-kernels, tgc-vectorize-contractions), reading each window
+/// from the input: im2col's patches wrote and read kH kW times the input.
+Value buildDirectConv(OpBuilder &b, Location loc, Value padded, Value weight,
+                      OpFoldResult n, OpFoldResult o,
+                      ArrayRef<OpFoldResult> outSpatial,
+                      ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation,
+                      Type accType) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d[7];
+  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
+  SmallVector<AffineMap> maps{
+      AffineMap::get(7, 0,
+                     {d[0], d[4], d[2] * stride[0] + d[5] * dilation[0],
+                      d[3] + d[6] * dilation[1]},
+                     ctx),
+      AffineMap::get(7, 0, {d[1], d[4], d[5], d[6]}, ctx),
+      AffineMap::get(7, 0, {d[0], d[1], d[2], d[3]}, ctx)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(3, utils::IteratorType::reduction);
+  SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
+  auto outType =
+      RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), accType);
+  Value init = createFilled(b, loc, outType, outSizes,
+                            createScalarConstant(b, loc, accType, 0.0));
+  Value result =
+      buildMulAddContraction(b, loc, padded, weight, init, maps, iterators);
+  result.getDefiningOp()->setAttr(kDirectConvAttrName, b.getUnitAttr());
+  return result;
+}
+
 /// Whether cuDNN can run the convolution (`library-convolutions`): f32
 /// [N, C, H, W] and [O, C / groups, kH, kW] with static, non-zero O,
 /// C / groups and kernel sizes (cuDNN's filter descriptor is static
@@ -252,11 +293,9 @@ Value buildLibraryConv(OpBuilder &b, Location loc, Operation *source,
 }
 
 struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
-  Conv2dLowering(MLIRContext *ctx, bool im2colPads, bool library,
-                 bool batchColumns)
-      : OpRewritePattern(ctx), im2colPads(im2colPads), library(library),
-        batchColumns(batchColumns) {}
-  bool im2colPads, library, batchColumns;
+  Conv2dLowering(MLIRContext *ctx, const ConvolutionLowering &options)
+      : OpRewritePattern(ctx), options(options) {}
+  ConvolutionLowering options;
   LogicalResult matchAndRewrite(Conv2dOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -292,14 +331,25 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
     bool bothDynamic =
         isa<Value>(outSpatial[0]) && isa<Value>(outSpatial[1]);
     bool im2col = groups == 1 && !bothDynamic;
+    bool onLibrary =
+        options.library && canRunOnLibrary(inType, weightType, groups);
+    // Direct where the vectors along an output row read consecutive
+    // inputs, unless an image has few outputs (the batch in an im2col
+    // product's columns fills register tiles better there).
+    std::optional<int64_t> outH = getConstantIntValue(outSpatial[0]),
+                           outW = getConstantIntValue(outSpatial[1]);
+    bool fewOutputs = outH && outW && *outH * *outW < kBatchColumnsBelow;
+    bool direct = options.direct && !onLibrary && groups == 1 &&
+                  stride[1] == 1 && (element.isF32() || element.isF64()) &&
+                  accType == element && !fewOutputs;
     // With im2col-pads, the patches read the input itself, zero outside
     // it, where its spatial sizes are static and not 0 (a clamped read is
     // then in bounds): no padded copy.
-    bool foldPad =
-        im2col && im2colPads && (padding[0] != 0 || padding[1] != 0) &&
-        llvm::all_of(inType.getShape().take_back(2),
-                     [](int64_t s) { return !ShapedType::isDynamic(s) && s > 0; });
-    bool onLibrary = library && canRunOnLibrary(inType, weightType, groups);
+    bool foldPad = im2col && !direct && options.im2colPads &&
+                   (padding[0] != 0 || padding[1] != 0) &&
+                   llvm::all_of(inType.getShape().take_back(2), [](int64_t s) {
+                     return !ShapedType::isDynamic(s) && s > 0;
+                   });
     Value zeroElement = createScalarConstant(rewriter, loc, element, 0.0);
     Value padded =
         foldPad || onLibrary
@@ -316,13 +366,13 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
     OpFoldResult o = tensor::getMixedSize(rewriter, loc, weight, 0);
     Value product;
     // The batch in the product's columns where an image's outputs are few.
-    std::optional<int64_t> outH = getConstantIntValue(outSpatial[0]),
-                           outW = getConstantIntValue(outSpatial[1]);
-    bool wide = batchColumns && im2col && !foldPad && outH && outW &&
-                *outH * *outW < kBatchColumnsBelow;
+    bool wide = options.batchColumns && im2col && !foldPad && fewOutputs;
     if (onLibrary) {
       product = buildLibraryConv(rewriter, loc, op, input, weight, inSizes,
                                  outSpatial, stride, padding, dilation, groups);
+    } else if (direct) {
+      product = buildDirectConv(rewriter, loc, padded, weight, n, o, outSpatial,
+                                stride, dilation, accType);
     } else if (im2col) {
       product = buildIm2colConv(rewriter, loc, op, padded,
                                 foldPad ? input : Value(), padding, weight, n,
@@ -431,8 +481,6 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
 } // namespace
 
 void mlir::tgc::populateTgcConvolutionToLinalgPatterns(
-    RewritePatternSet &patterns, bool im2colPads, bool library,
-    bool batchColumns) {
-  patterns.add<Conv2dLowering>(patterns.getContext(), im2colPads, library,
-                               batchColumns);
+    RewritePatternSet &patterns, const ConvolutionLowering &options) {
+  patterns.add<Conv2dLowering>(patterns.getContext(), options);
 }

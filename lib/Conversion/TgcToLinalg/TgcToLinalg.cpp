@@ -27,19 +27,17 @@ namespace mlir::tgc {
 using namespace mlir;
 using namespace mlir::tgc;
 
-void mlir::tgc::populateTgcToLinalgPatterns(RewritePatternSet &patterns,
-                                            bool softmaxExpOnce,
-                                            bool im2colPads,
-                                            bool libraryConvolutions,
-                                            bool batchColumns) {
+void mlir::tgc::populateTgcToLinalgPatterns(
+    RewritePatternSet &patterns, bool softmaxExpOnce,
+    const ConvolutionLowering &convolutions) {
   populateTgcElementwiseToLinalgPatterns(patterns);
   populateTgcShapeToLinalgPatterns(patterns);
   populateTgcIndexingToLinalgPatterns(patterns);
   populateTgcReductionToLinalgPatterns(patterns);
   populateTgcLinearAlgebraToLinalgPatterns(patterns);
-  populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce, im2colPads);
-  populateTgcConvolutionToLinalgPatterns(patterns, im2colPads,
-                                         libraryConvolutions, batchColumns);
+  populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce,
+                                convolutions.im2colPads);
+  populateTgcConvolutionToLinalgPatterns(patterns, convolutions);
 }
 
 namespace {
@@ -185,8 +183,12 @@ struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
     // Groups stay until their contents are converted.
     target.addLegalOp<FusionGroupOp, YieldOp>();
     RewritePatternSet patterns(&getContext());
-    populateTgcToLinalgPatterns(patterns, softmaxExpOnce, im2colPads,
-                                libraryConvolutions, im2colBatchColumns);
+    ConvolutionLowering convolutions;
+    convolutions.im2colPads = im2colPads;
+    convolutions.library = libraryConvolutions;
+    convolutions.batchColumns = im2colBatchColumns;
+    convolutions.direct = directConvolutions;
+    populateTgcToLinalgPatterns(patterns, softmaxExpOnce, convolutions);
     patterns.add<WriteOutLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -411,6 +411,29 @@ bool isMatrixProduct(Operation *root, StringAttr kind) {
          linalg::isaContractionOpInterface(linalgOp);
 }
 
+/// The direct convolution (`tgc.direct_conv`, loops (n, o, oh, ow, c, kh,
+/// kw)) that `root` is, or that `root`, an epilogue of its group over the
+/// convolution's [N, O, H', W'] (its bias, its activation), reads.
+linalg::GenericOp directConvolutionOf(Operation *root) {
+  std::optional<int64_t> group = getFusionGroup(root);
+  SmallVector<Operation *> work{root};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!seen.insert(op).second)
+      continue;
+    if (op->hasAttr(kDirectConvAttrName))
+      return dyn_cast<linalg::GenericOp>(op);
+    for (Value v : op->getOperands()) {
+      auto producer = v.getDefiningOp<linalg::LinalgOp>();
+      if (producer && getFusionGroup(producer) == group &&
+          !producer->hasAttr(kOwnKernel))
+        work.push_back(producer);
+    }
+  }
+  return {};
+}
+
 /// Whether `op` is a tileable op of a fusion group that computes something.
 bool isGroupOp(Operation *op) {
   return isa<TilingInterface>(op) && getFusionGroup(op) &&
@@ -593,6 +616,22 @@ struct TgcFormKernelsPass
           sizes[d] = rewriter.getIndexAttr(kBlockRows);
           sizes[jd] = rewriter.getIndexAttr(blockColumns);
         }
+      }
+      // A direct convolution or its epilogue over [N, O, H', W']: a
+      // register tile's output channels per iteration (with n and oh by
+      // 1), which tgc-vectorize-contractions keeps in registers over c, kh
+      // and kw; one channel per iteration read each window for one row of
+      // accumulators only.
+      linalg::GenericOp conv;
+      if (parallel.size() == 4 && tiled == 3 && contractionRows > 1 &&
+          (conv = directConvolutionOf(op)) &&
+          op->getResult(0).getType() == conv.getResult(0).getType()) {
+        int64_t channels =
+            cast<RankedTensorType>(conv.getResult(0).getType()).getDimSize(1);
+        int64_t rows = contractionRows;
+        if (!ShapedType::isDynamic(channels))
+          rows = std::max<int64_t>(1, std::min(rows, channels));
+        sizes[parallel[1]] = rewriter.getIndexAttr(rows);
       }
     }
     scf::SCFTilingOptions tiling;

@@ -25,11 +25,19 @@ using namespace mlir;
 namespace {
 
 /// A `C += A * B` contraction over memrefs with one reduction loop `k`,
-/// whose output's last dim `j` (and second-to-last `i`, if any) are loops.
+/// whose output's last dim `j` (and second-to-last `i`, if any) are loops;
+/// or a window contraction (a direct convolution): reduction loops `ks`,
+/// B read at sums of loops (`B[n, c, oh + kh, ow + kw]`), its last index
+/// `j` plus reduction loops, and `i` the output's loop that A reads and B
+/// does not (the output channel).
 struct Contraction {
   linalg::GenericOp op;
   unsigned k = 0, j = 0;
   std::optional<unsigned> i;
+  /// The reduction loops, outermost first (`{k}` for a matrix product).
+  SmallVector<unsigned> ks;
+  /// B's map has sums of loops (a window): tiles along j, no blocking.
+  bool window = false;
   OpOperand *a = nullptr; // the operand that does not depend on j
   OpOperand *b = nullptr; // the operand that depends on j
   /// `B[.., k, j]`: vectors along `j` of B and C (a broadcast element of A).
@@ -60,6 +68,89 @@ bool lastIs(AffineMap map, unsigned d) {
                                                                    d, map.getContext());
 }
 
+/// Whether `e` is built of loops, constants, sums and products by
+/// constants (what `Emitter::eval` computes).
+bool isLinear(AffineExpr e) {
+  if (isa<AffineDimExpr, AffineConstantExpr>(e))
+    return true;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin || (e.getKind() != AffineExprKind::Add &&
+               (e.getKind() != AffineExprKind::Mul ||
+                !isa<AffineConstantExpr>(bin.getRHS()))))
+    return false;
+  return isLinear(bin.getLHS()) && isLinear(bin.getRHS());
+}
+
+/// Whether `e` is `d + rest` (either order), `rest` free of `d`: a vector
+/// along `d` reads consecutive elements.
+bool isUnitStrideIn(AffineExpr e, unsigned d) {
+  if (e == getAffineDimExpr(d, e.getContext()))
+    return true;
+  if (e.getKind() != AffineExprKind::Add)
+    return false;
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  auto dim = getAffineDimExpr(d, e.getContext());
+  return (bin.getLHS() == dim && !bin.getRHS().isFunctionOfDim(d)) ||
+         (bin.getRHS() == dim && !bin.getLHS().isFunctionOfDim(d)) ||
+         (isUnitStrideIn(bin.getLHS(), d) && !bin.getRHS().isFunctionOfDim(d));
+}
+
+/// The window contraction's parts (see Contraction): `c` has its body
+/// checked and its maps are not all projected permutations, or it has
+/// several reduction loops.
+std::optional<Contraction> matchWindow(Contraction c) {
+  linalg::GenericOp op = c.op;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  AffineMap out = maps[2];
+  if (out.getNumResults() < 2 ||
+      !out.isProjectedPermutation(/*allowZeroInResults=*/false))
+    return std::nullopt;
+  for (AffineExpr e : out.getResults())
+    if (iterators[cast<AffineDimExpr>(e).getPosition()] !=
+        utils::IteratorType::parallel)
+      return std::nullopt;
+  c.j = cast<AffineDimExpr>(out.getResults().back()).getPosition();
+  // A reads no j; B reads j in its last index only, at unit stride.
+  int which = -1;
+  for (int x = 0; x < 2; ++x)
+    if (uses(maps[x], c.j))
+      which = which == -1 ? x : 2;
+  if (which < 0 || which > 1)
+    return std::nullopt;
+  c.b = &op->getOpOperand(which);
+  c.a = &op->getOpOperand(1 - which);
+  AffineMap aMap = maps[1 - which], bMap = maps[which];
+  if (!aMap.isProjectedPermutation(/*allowZeroInResults=*/false) ||
+      bMap.getNumResults() == 0 || !llvm::all_of(bMap.getResults(), isLinear) ||
+      !isUnitStrideIn(bMap.getResults().back(), c.j))
+    return std::nullopt;
+  for (AffineExpr e : bMap.getResults().drop_back())
+    if (e.isFunctionOfDim(c.j))
+      return std::nullopt;
+  // i: the output's innermost loop (but j) that A reads and B does not.
+  c.i.reset();
+  for (AffineExpr e : llvm::reverse(out.getResults().drop_back())) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    if (uses(aMap, d) && !uses(bMap, d)) {
+      c.i = d;
+      break;
+    }
+  }
+  // Every reduction loop is read by both (a sum over a loop one side
+  // does not read would be a product of sums).
+  for (unsigned k : c.ks)
+    if (!uses(aMap, k) || !uses(bMap, k))
+      return std::nullopt;
+  if (!c.i || !unitInnerStride(c.b->get()) ||
+      !unitInnerStride(op.getDpsInitOperand(0)->get()))
+    return std::nullopt;
+  c.k = c.ks.front();
+  c.window = true;
+  c.alongJ = true;
+  return c;
+}
+
 /// Matches `yield out + a * b` (either order of both), in f32 or f64.
 std::optional<Contraction> match(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
@@ -74,7 +165,7 @@ std::optional<Contraction> match(linalg::GenericOp op) {
       return std::nullopt;
   }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  if (llvm::count(iterators, utils::IteratorType::reduction) != 1)
+  if (llvm::count(iterators, utils::IteratorType::reduction) == 0)
     return std::nullopt;
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -96,12 +187,16 @@ std::optional<Contraction> match(linalg::GenericOp op) {
 
   Contraction c;
   c.op = op;
-  c.k = llvm::find(iterators, utils::IteratorType::reduction) -
-        iterators.begin();
+  for (auto [d, t] : llvm::enumerate(iterators))
+    if (t == utils::IteratorType::reduction)
+      c.ks.push_back(d);
+  c.k = c.ks.front();
+  c.fma = bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::contract);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  for (AffineMap map : maps)
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
-      return std::nullopt;
+  if (c.ks.size() > 1 || !llvm::all_of(maps, [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/false);
+      }))
+    return matchWindow(c);
   AffineMap out = maps[2];
   if (out.getNumResults() == 0)
     return std::nullopt;
@@ -118,7 +213,6 @@ std::optional<Contraction> match(linalg::GenericOp op) {
   AffineMap bMap = op.getMatchingIndexingMap(c.b);
   if (!uses(aMap, c.k) || !uses(bMap, c.k) || (c.i && uses(bMap, *c.i)))
     return std::nullopt;
-  c.fma = bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::contract);
   Value cOut = op.getDpsInitOperand(0)->get();
   if (lastIs(bMap, c.j) && unitInnerStride(c.b->get()) &&
       unitInnerStride(cOut)) {
@@ -168,7 +262,7 @@ public:
     one = cst(1);
     SmallVector<unsigned> outer;
     for (unsigned d = 0; d < ranges.size(); ++d)
-      if (d != c.k && d != c.j && d != c.i)
+      if (!llvm::is_contained(c.ks, d) && d != c.j && d != c.i)
         outer.push_back(d);
     emitOuter(outer);
   }
@@ -237,11 +331,54 @@ private:
     return arith::SubIOp::create(b, loc, extent, rem);
   }
 
+  /// An index of a map (loops, constants, sums, products by constants:
+  /// `isLinear`) at the current loop values.
+  Value eval(AffineExpr e) {
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      return dims[d.getPosition()];
+    if (auto k = dyn_cast<AffineConstantExpr>(e))
+      return cst(k.getValue());
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    Value lhs = eval(bin.getLHS());
+    if (auto k = dyn_cast<AffineConstantExpr>(bin.getRHS())) {
+      if (e.getKind() == AffineExprKind::Add)
+        return add(lhs, k.getValue());
+      if (k.getValue() == 1)
+        return lhs;
+    }
+    Value rhs = eval(bin.getRHS());
+    if (e.getKind() == AffineExprKind::Add)
+      return arith::AddIOp::create(b, loc, lhs, rhs);
+    return arith::MulIOp::create(b, loc, lhs, rhs);
+  }
+
   SmallVector<Value> indices(OpOperand *operand) {
     SmallVector<Value> idx;
     for (AffineExpr e : c.op.getMatchingIndexingMap(operand).getResults())
-      idx.push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
+      idx.push_back(eval(e));
     return idx;
+  }
+
+  /// Loops over the reduction dims `ks` (one loop over `k`'s tile range
+  /// for a matrix product) carrying `init`; `body` sees the iteration's
+  /// values and returns the next. Returns the loops' results.
+  SmallVector<Value>
+  reduce(ArrayRef<unsigned> ks, ValueRange init,
+         llvm::function_ref<SmallVector<Value>(ValueRange)> body) {
+    if (ks.empty())
+      return body(init);
+    bool blocked = ks.size() == c.ks.size() && c.ks.size() == 1;
+    Value lb = blocked && kLow ? kLow : zero;
+    Value ub = blocked && kHigh ? kHigh : extents[ks.front()];
+    auto forOp = scf::ForOp::create(b, loc, lb, ub, one, init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(forOp.getBody());
+      dims[ks.front()] = forOp.getInductionVar();
+      scf::YieldOp::create(
+          b, loc, reduce(ks.drop_front(), forOp.getRegionIterArgs(), body));
+    }
+    return forOp.getResults();
   }
 
   Value loadVector(OpOperand *operand, Value mask) {
@@ -418,17 +555,11 @@ private:
         setRowCol(i0, r, j0, v * lanes);
         acc.push_back(loadVector(out, mask(v)));
       }
-    auto forOp = scf::ForOp::create(b, loc, kLow ? kLow : zero,
-                                    kHigh ? kHigh : extents[c.k], one, acc);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(forOp.getBody());
-      dims[c.k] = forOp.getInductionVar();
+    SmallVector<Value> sums = reduce(c.ks, acc, [&](ValueRange iterArgs) {
       SmallVector<Value> bVec;
       Value panelRow;
       if (panel)
-        panelRow = arith::SubIOp::create(b, loc, forOp.getInductionVar(),
-                                         kLow ? kLow : zero);
+        panelRow = arith::SubIOp::create(b, loc, dims[c.k], kLow ? kLow : zero);
       for (int64_t v = 0; v < vectors; ++v) {
         if (panel) {
           bVec.push_back(vector::LoadOp::create(
@@ -444,15 +575,15 @@ private:
         Value scalar = memref::LoadOp::create(b, loc, c.a->get(), indices(c.a));
         Value splat = vector::BroadcastOp::create(b, loc, vecType, scalar);
         for (int64_t v = 0; v < vectors; ++v)
-          next.push_back(multiplyAdd(
-              splat, bVec[v], forOp.getRegionIterArg(r * vectors + v)));
+          next.push_back(
+              multiplyAdd(splat, bVec[v], iterArgs[r * vectors + v]));
       }
-      scf::YieldOp::create(b, loc, next);
-    }
+      return next;
+    });
     for (int64_t r = 0; r < count; ++r)
       for (int64_t v = 0; v < vectors; ++v) {
         setRowCol(i0, r, j0, v * lanes);
-        storeVector(out, forOp.getResult(r * vectors + v), mask(v));
+        storeVector(out, sums[r * vectors + v], mask(v));
       }
   }
 
@@ -569,7 +700,8 @@ struct TgcVectorizeContractionsPass
       // product): column tiles outside, and k in blocks where it is long.
       SmallVector<int64_t> ranges =
           cast<linalg::LinalgOp>(c.op.getOperation()).getStaticLoopRanges();
-      bool manyRows = c.i && maxRows(c) > rows;
+      // (A window's B is no matrix: its tiles sweep all columns, unblocked.)
+      bool manyRows = !c.window && c.i && maxRows(c) > rows;
       int64_t kBlock = 0, packRows = 0;
       if (manyRows && c.alongJ) {
         // A packed panel pays for its copy over 4 row tiles or more; it

@@ -56,16 +56,31 @@ void populateTgcLinearAlgebraToLinalgPatterns(RewritePatternSet &patterns);
 void populateTgcNNToLinalgPatterns(RewritePatternSet &patterns,
                                    bool softmaxExpOnce = false,
                                    bool padsInPlace = false);
-/// conv2d. With `im2colPads`, an im2col convolution's patches read its
-/// input with bounds checks instead of a padded copy (tgc-to-linalg's
-/// `im2col-pads`); with `library`, the f32 convolutions cuDNN can run are
-/// one generic marked #tgc_gpu.conv (`library-convolutions`); with
-/// `batchColumns`, an im2col product whose images have fewer than 256
-/// outputs takes the batch into its columns (`im2col-batch-columns`).
-void populateTgcConvolutionToLinalgPatterns(RewritePatternSet &patterns,
-                                            bool im2colPads = false,
-                                            bool library = false,
-                                            bool batchColumns = false);
+/// How conv2d is lowered (tgc-to-linalg's options).
+struct ConvolutionLowering {
+  /// An im2col convolution's patches read its input with bounds checks
+  /// instead of a padded copy (`im2col-pads`).
+  bool im2colPads = false;
+  /// The f32 convolutions cuDNN can run are one generic marked
+  /// #tgc_gpu.conv (`library-convolutions`).
+  bool library = false;
+  /// An im2col product whose images have fewer than 256 outputs takes the
+  /// batch into its columns (`im2col-batch-columns`).
+  bool batchColumns = false;
+  /// Ungrouped f32/f64 convolutions of stride 1 along the width whose
+  /// images have at least 256 outputs are one window contraction over the
+  /// padded input, marked `tgc.direct_conv` (`direct-convolutions`).
+  bool direct = false;
+};
+
+/// The mark of a direct convolution's contraction (loops (n, o, oh, ow,
+/// c, kh, kw)): tgc-form-kernels gives its iterations a register tile's
+/// output channels.
+constexpr llvm::StringLiteral kDirectConvAttrName = "tgc.direct_conv";
+
+/// conv2d, as `options` says.
+void populateTgcConvolutionToLinalgPatterns(
+    RewritePatternSet &patterns, const ConvolutionLowering &options = {});
 
 /// Whether `0 <= index < extent` (index values): the bounds check of a
 /// read at a computed position, which a select then clamps (an im2col's
@@ -76,9 +91,7 @@ Value createIndexInBounds(OpBuilder &b, Location loc, Value index,
 /// All of the above.
 void populateTgcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool softmaxExpOnce = false,
-                                 bool im2colPads = false,
-                                 bool libraryConvolutions = false,
-                                 bool batchColumns = false);
+                                 const ConvolutionLowering &convolutions = {});
 
 } // namespace mlir::tgc
 

@@ -29,7 +29,11 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
     blocks of 64 rows x 256 columns instead (128 columns for 8-byte
     elements, so that a block's temporary stays within the 64 KiB that go
     on the stack), so that an iteration reads a block of the right-hand
-    matrix rather than all of it.
+    matrix rather than all of it. A direct convolution (`tgc.direct_conv`,
+    tgc-to-linalg's `direct-convolutions`) or the epilogue of its group
+    over its [N, O, H', W'] takes one image, one output row and
+    `contraction-rows` output channels per iteration, a register tile's
+    rows for `tgc-vectorize-contractions`.
     Reduction dimensions are never tiled. Producers of other groups are
     never fused (that would recompute them per iteration). Tile-and-fuse
     clones a producer once per path from the root down to it: an op that
@@ -194,6 +198,17 @@ def TgcVectorizeContractions
     AVX-512). The scalar loop nest that LLVM vectorized before loaded and
     stored `C` on every step of `k`: a 512 x 512 x 512 matmul ran at a
     fifth of this.
+
+    A window contraction, the direct convolution of tgc-to-linalg's
+    `direct-convolutions` (`out[n, o, oh, ow] += in[n, c, oh * s + kh,
+    ow + kw * d] * w[o, c, kh, kw]`: several reduction loops; one operand,
+    B, read at sums of loops, its last index `j` plus reduction loops; the
+    other, A, a projected permutation that does not read `j`), gets the
+    same tiles along `j`: rows are the output's loop that A reads and B
+    does not (the output channel), and the accumulators are carried
+    through a loop per reduction dim (c, kh, kw, in order: each sum in the
+    order of the im2col product's k), each step loading two vectors of B
+    at the window's offset. Its tiles sweep all columns, unblocked.
 
     `vector-bits`: the width of the vector registers (0: the host's, 512
     with AVX-512, 256 with AVX, else 128).
