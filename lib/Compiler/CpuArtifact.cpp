@@ -1,7 +1,7 @@
 //===- CpuArtifact.cpp - a compiled CPU function as bytes, and back --------===//
 //
 // What the compile cache keeps of a CompiledCpuFunction (docs/compile-cache.md):
-// the object code the JIT produced (entry point, its packed wrapper and the
+// the object code the JIT produced (the entry's C interface, its packed wrapper and the
 // guard function), the entry's signature, the memory plan's maps and what
 // reports show. Loading links the object into a JIT of its own, resolving
 // libm, libomp and the runtime's callbacks as the ExecutionEngine does; no
@@ -216,7 +216,7 @@ CompiledCpuFunction::load(const CacheRecord &record, MLIRContext *context,
     }
     return address->toPtr<void *>();
   };
-  void *entryFn = lookup("_mlir_" + result->jitSymbol);
+  void *entryFn = lookup("_mlir__mlir_ciface_" + result->jitSymbol);
   void *guard = entryFn ? lookup("tgc_guard_" + result->jitSymbol) : nullptr;
   void *info = guard ? lookup("tgc_guard_info_" + result->jitSymbol) : nullptr;
   if (!info)

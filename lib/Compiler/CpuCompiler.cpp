@@ -56,6 +56,44 @@ CompiledCpuFunction::operator=(CompiledCpuFunction &&) noexcept = default;
 
 namespace {
 
+/// The packed wrapper TGC calls: `_mlir_` (ExecutionEngine's packed
+/// wrapper, `void(void **)`) of `_mlir_ciface_<symbol>` (the C interface,
+/// which takes each memref as a pointer to its descriptor).
+std::string packedEntryName(StringRef symbol) {
+  return ("_mlir__mlir_ciface_" + symbol).str();
+}
+
+/// ExecutionEngine gives every public function a packed wrapper, and the
+/// JIT compiles them all. The one of the entry itself unpacks every field
+/// of every memref descriptor (a model's hundreds of weights: a thousand
+/// scalar arguments passed on the stack), and LLVM's instruction selection
+/// is quadratic in such a call's stack stores: MobileNetV3-small's took 13
+/// of its 18 s of JIT time. Only the C interface's wrapper is called (its
+/// call passes a pointer per memref); the others are removed before LLVM
+/// optimizes the module, and the outlined kernels (`<symbol>__kernel*`),
+/// called from the entry only, become internal.
+void dropUnusedPackedWrappers(llvm::Module &module, StringRef symbol) {
+  std::string keep = packedEntryName(symbol);
+  std::string kernels = (symbol + "__kernel").str();
+  SmallVector<llvm::Function *> unused;
+  for (llvm::Function &f : module) {
+    StringRef name = f.getName();
+    if (f.isDeclaration())
+      continue;
+    if (name.starts_with(kernels))
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (name == symbol) {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+    if (name.starts_with("_mlir_") && name != keep && f.use_empty() &&
+        module.getFunction(name.drop_front(6)))
+      unused.push_back(&f);
+  }
+  for (llvm::Function *f : unused)
+    f->eraseFromParent();
+}
+
 /// Loop nests at the top level of a function: the kernels.
 int64_t countKernels(func::FuncOp func) {
   int64_t n = 0;
@@ -392,9 +430,13 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
             llvm::toString(optMachine.takeError());
     return nullptr;
   }
+  std::function<llvm::Error(llvm::Module *)> optimize = makeHostOptimizer(
+      options.optLevel, optMachine->get(), options.vectorMath);
   std::function<llvm::Error(llvm::Module *)> transformer =
-      makeHostOptimizer(options.optLevel, optMachine->get(),
-                        options.vectorMath);
+      [optimize, symbol](llvm::Module *m) {
+        dropUnusedPackedWrappers(*m, symbol);
+        return optimize(m);
+      };
   std::vector<std::string> libs = options.sharedLibs;
   if (libs.empty() && options.openmp && std::strlen(TGC_LIBOMP_PATH))
     libs.push_back(TGC_LIBOMP_PATH);
@@ -436,13 +478,13 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     return nullptr;
   }
   // The entry is resolved once here, not by name on every call.
-  auto entryFn = result->engine->lookupPacked(symbol);
+  auto entryFn = result->engine->lookup(packedEntryName(symbol));
   if (!entryFn) {
     error = "the compiled module has no entry point @" + entry.str() + ": " +
             llvm::toString(entryFn.takeError());
     return nullptr;
   }
-  result->entryFn = *entryFn;
+  result->entryFn = reinterpret_cast<void (*)(void **)>(*entryFn);
   result->guardFn = reinterpret_cast<tgc_guard_fn>(*guard);
   result->guardSetInfo = static_cast<const tgc_guard_set_info *>(*info);
   if (options.keepObject) {
@@ -516,10 +558,11 @@ LogicalResult CompiledCpuFunction::runDescriptors(
             " arguments, got " + std::to_string(args.size());
     return failure();
   }
-  // Storage for every field of every argument descriptor, then one pointer
-  // per field: the packed calling convention of ExecutionEngine.
+  // Storage for every field of every argument descriptor; the C
+  // interface's packed wrapper takes a pointer to the results' descriptors
+  // (if any), then one to each argument's descriptor, each through a
+  // pointer (ExecutionEngine's packed calling convention).
   std::vector<std::vector<int64_t>> fields(args.size());
-  std::vector<void *> packed;
   for (auto [i, t] : llvm::enumerate(args)) {
     int64_t rank = t.rank;
     if (rank != argTypes[i].getRank()) {
@@ -542,15 +585,18 @@ LogicalResult CompiledCpuFunction::runDescriptors(
       stride *= t.sizes[d];
     }
   }
-  for (std::vector<int64_t> &f : fields)
-    for (int64_t &field : f)
-      packed.push_back(&field);
   int64_t resultWords = 0;
   for (RankedTensorType t : resultTypes)
     resultWords += descriptorFields(t.getRank());
   std::vector<int64_t> resultStorage(std::max<int64_t>(resultWords, 1), 0);
+  std::vector<void *> descriptors;
   if (!resultTypes.empty())
-    packed.push_back(resultStorage.data());
+    descriptors.push_back(resultStorage.data());
+  for (std::vector<int64_t> &f : fields)
+    descriptors.push_back(f.data());
+  std::vector<void *> packed;
+  for (void *&descriptor : descriptors)
+    packed.push_back(&descriptor);
   // Results the code asks for (tgc_result_buffer) are written in place.
   ResultBuffers buffers{resultTypes, allocate, {}, {}, {}};
   buffers.given.assign(resultTypes.size(), nullptr);

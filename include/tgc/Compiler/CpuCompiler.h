@@ -164,7 +164,8 @@ private:
   /// The entry's symbol in the object (jitEntrySymbol()).
   std::string jitSymbol;
   std::vector<RankedTensorType> argTypes, resultTypes;
-  /// ExecutionEngine's packed wrapper of the entry point.
+  /// The packed wrapper (ExecutionEngine's `void(void **)`) of the entry
+  /// point's C interface (`_mlir__mlir_ciface_<symbol>`).
   void (*entryFn)(void **) = nullptr;
   tgc_guard_fn guardFn = nullptr;
   const tgc_guard_set_info *guardSetInfo = nullptr;
