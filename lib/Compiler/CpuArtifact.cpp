@@ -1,11 +1,11 @@
 //===- CpuArtifact.cpp - a compiled CPU function as bytes, and back --------===//
 //
-// What the compile cache keeps of a CompiledCpuFunction (docs/compile-cache.md):
-// the object code the JIT produced (the entry's C interface, its packed
-// wrapper and the guard function), the entry's signature, the memory plan's
-// maps and what reports show. Loading links the object into a JIT of its own, resolving
-// libm, libomp and the runtime's callbacks as the ExecutionEngine does; no
-// MLIR pass runs.
+// What the compile cache keeps of a CompiledCpuFunction
+// (docs/compile-cache.md): the object code the JIT produced (the entry's C
+// interface, its packed wrapper and the guard function), the entry's
+// signature, the memory plan's maps and what reports show. Loading links
+// the object into a JIT of its own, resolving libm, libomp and the
+// runtime's callbacks as the ExecutionEngine does; no MLIR pass runs.
 //
 //===----------------------------------------------------------------------===//
 
