@@ -14,7 +14,7 @@ FLOP/s of a large PyTorch matmul.
   utils/bench/cpu_models.py [--tgc-run build/bin/tgc-run] [--repeat 20]
                             [--only mlp,entropy] [--json out.json]
   utils/bench/cpu_models.py --python [--only resnet18,convs] [--repeat 10]
-                            [--options direct-convolutions=0]
+                            [--options direct-convolutions=0] [--no-torch-compile]
 
 `--python` runs the rows of issue 25 from Python instead, where users call
 TGC: `tgc.compile` against eager and, where PyTorch has it, torch.compile
@@ -325,7 +325,7 @@ def _py_cases():
     }
 
 
-def python_rows(names, repeat, options=""):
+def python_rows(names, repeat, options="", torch_compile=True):
     """tgc.compile from Python against eager and torch.compile (Inductor's
     C++ backend, where the installed PyTorch has it) on the CPU, in one
     process: the rows of issue 25. Median of `repeat` calls after one
@@ -337,7 +337,7 @@ def python_rows(names, repeat, options=""):
         import tgc
     cases = _py_cases()
     names = [n for n in names if n in cases] or list(cases)
-    has_compile = hasattr(torch, "compile")
+    has_compile = torch_compile and hasattr(torch, "compile")
     # Eager on every hardware thread, as TGC's OpenMP loops (Debian's
     # PyTorch starts with one).
     torch.set_num_threads(os.cpu_count())
@@ -404,6 +404,8 @@ def main():
     p.add_argument("--json", default="", help="also write the results here")
     p.add_argument("--python", action="store_true",
                    help="the Python rows instead: tgc.compile vs eager (and torch.compile)")
+    p.add_argument("--no-torch-compile", action="store_true",
+                   help="--python: leave out torch.compile's column")
     p.add_argument("--options", default="",
                    help="--python: tgc.compile's compiler options, e.g. "
                         "'direct-convolutions=0' (include/tgc-c/tgc_compiler.h)")
@@ -411,7 +413,8 @@ def main():
     if a.python:
         if torch is None:
             sys.exit("--python needs torch")
-        rows = python_rows([n for n in a.only.split(",") if n], a.repeat, a.options)
+        rows = python_rows([n for n in a.only.split(",") if n], a.repeat, a.options,
+                           not a.no_torch_compile)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump({"python_rows": rows}, f, indent=2)
