@@ -55,6 +55,22 @@ func.func @linear_gelu(%x: tensor<?x64xf32>, %w: tensor<128x64xf32>, %b: tensor<
 
 // -----
 
+// A linear layer alone (one op: a group of kind "single") whose bias is
+// the root: still 8 rows per iteration, the product fused in (one row per
+// iteration read all of W for each row).
+
+// CHECK-LABEL: func.func @linear_alone
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (8)
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.addf
+// CHECK: } {tgc.group = 0 : i64}
+func.func @linear_alone(%x: tensor<64x32xf32>, %w: tensor<48x32xf32>, %b: tensor<48xf32>) -> tensor<64x48xf32> {
+  %h = tgc.linear %x, %w, %b : tensor<64x32xf32>, tensor<48x32xf32>, tensor<48xf32> -> tensor<64x48xf32>
+  return %h : tensor<64x48xf32>
+}
+
+// -----
+
 // A 1-D elementwise chain is tiled in chunks of 4096 elements.
 
 // CHECK-LABEL: func.func @chain

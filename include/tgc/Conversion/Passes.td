@@ -40,6 +40,12 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
     f16/bf16 computed in f32, data-dependent checks) are listed in
     `include/tgc/Conversion/TgcToLinalg/TgcToLinalg.h`.
 
+    `tgc.linear` over an input whose last leading dim (the rows of a
+    register tile) is static and below 16 (attention's projections over a
+    sequence-first [T, B, C]) runs over its leading dims collapsed into one
+    (at most one of them `?`), the result expanded back: the product's rows
+    are T B, not B.
+
     With `softmax-exp-once` (the CPU pipeline), a softmax's `exp(x - max)`
     is an elementwise op of its own that both the sum and the normalization
     read: the CPU's row kernels compute it once per element into a row

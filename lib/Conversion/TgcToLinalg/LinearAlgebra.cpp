@@ -126,9 +126,29 @@ struct BmmLowering : OpRewritePattern<BmmOp> {
   }
 };
 
+/// Rows below which a linear's leading dims are collapsed into one.
+constexpr int64_t kCollapseRowsBelow = 16;
+
+/// Whether x W^T should run over x's leading dims collapsed into one: the
+/// last leading dim, the rows of a tile, is static and below
+/// kCollapseRowsBelow (attention's projections over a sequence-first [T,
+/// B, C] have B rows: 1 or 2 rows per tile reread all of W per row), and
+/// at most one leading dim is `?` (expanding one `?` into two is not
+/// lowered by MLIR 22's expand-strided-metadata).
+bool collapseLeadingDims(RankedTensorType inType) {
+  int64_t leading = inType.getRank() - 1;
+  if (leading < 2)
+    return false;
+  ArrayRef<int64_t> dims = inType.getShape().take_front(leading);
+  int64_t rows = dims.back();
+  return !ShapedType::isDynamic(rows) && rows < kCollapseRowsBelow &&
+         llvm::count_if(dims, ShapedType::isDynamic) <= 1;
+}
+
 /// x W^T + b as one contraction over [..., out, in] (the leading dims of x
-/// stay as they are) and an elementwise generic adding the bias in the
-/// accumulator type before the single rounding.
+/// stay as they are, or collapse into one: collapseLeadingDims) and an
+/// elementwise generic adding the bias in the accumulator type before the
+/// single rounding.
 struct LinearLowering : OpRewritePattern<LinearOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LinearOp op,
@@ -137,6 +157,19 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
     MLIRContext *ctx = rewriter.getContext();
     Value input = op.getInput(), weight = op.getWeight();
     auto inType = cast<RankedTensorType>(input.getType());
+    // The result's sizes before any collapse, for the expand after it.
+    SmallVector<OpFoldResult> resultSizes = getDims(rewriter, loc, input);
+    resultSizes.back() = tensor::getMixedSize(rewriter, loc, weight, 0);
+    bool collapsed = collapseLeadingDims(inType);
+    ReassociationIndices leadingDims =
+        llvm::to_vector(llvm::seq<int64_t>(0, inType.getRank() - 1));
+    SmallVector<ReassociationIndices> reassociation{leadingDims,
+                                                    {inType.getRank() - 1}};
+    if (collapsed) {
+      input =
+          tensor::CollapseShapeOp::create(rewriter, loc, input, reassociation);
+      inType = cast<RankedTensorType>(input.getType());
+    }
     auto weightType = cast<RankedTensorType>(weight.getType());
     Type element = inType.getElementType();
     Type accType = getAccumulatorType(element);
@@ -175,6 +208,12 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
     } else {
       result = convertTensor(rewriter, loc, product, element);
     }
+    if (collapsed)
+      result = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(llvm::map_to_vector(resultSizes, staticSize),
+                                element),
+          result, reassociation, resultSizes);
     rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
     return success();
   }

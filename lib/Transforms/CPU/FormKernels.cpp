@@ -401,14 +401,36 @@ void boundTileTemporaries(scf::ForallOp loop) {
 constexpr int64_t kBlockRows = 64;
 constexpr int64_t kBlockColumns = 256;
 
-/// Whether `root` is a matrix product or its epilogue: a root of a `matmul`
-/// group, or a contraction (a multiply-add body with a reduction loop).
-bool isMatrixProduct(Operation *root, StringAttr kind) {
-  if (kind && kind.getValue() == "matmul")
-    return true;
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(root);
+/// Whether `op` is a contraction (a multiply-add body with one reduction
+/// loop).
+bool isContraction(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && linalgOp.getNumReductionLoops() == 1 &&
          linalg::isaContractionOpInterface(linalgOp);
+}
+
+/// Whether `root` is a matrix product or its epilogue: a root of a `matmul`
+/// group, a contraction, or an elementwise op of its group over the
+/// product's space that reads one (a linear layer's bias: one tgc op, a
+/// group of kind "single"; its bias was the root, and tiled one row per
+/// iteration, each row read all of W).
+bool isMatrixProduct(Operation *root, StringAttr kind) {
+  if ((kind && kind.getValue() == "matmul") || isContraction(root))
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(root);
+  if (!linalgOp || linalgOp.getNumReductionLoops() != 0 ||
+      root->getNumResults() != 1)
+    return false;
+  std::optional<int64_t> group = getFusionGroup(root);
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    auto producer = input->get().getDefiningOp<linalg::LinalgOp>();
+    if (producer && getFusionGroup(producer) == group &&
+        isContraction(producer) &&
+        producer->getResult(0).getType() == input->get().getType() &&
+        linalgOp.getMatchingIndexingMap(input).isIdentity())
+      return true;
+  }
+  return false;
 }
 
 /// The direct convolution (`tgc.direct_conv`, loops (n, o, oh, ow, c, kh,

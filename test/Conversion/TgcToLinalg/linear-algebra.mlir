@@ -94,23 +94,55 @@ func.func @bmm(%a: tensor<?x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32
 
 // -----
 
-// x W^T over the leading dims as they are, then the bias added in f32
-// before the one rounding.
+// x W^T over the leading dims as they are (16 rows in the last), then the
+// bias added in f32 before the one rounding.
 // CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 // CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 // CHECK-DAG: #[[Y:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2) -> (d2)>
 // CHECK-LABEL: func.func @linear_bf16
 // CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[Y]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-// CHECK-SAME: outs(%{{.*}} : tensor<?x3x5xf32>)
+// CHECK-SAME: outs(%{{.*}} : tensor<?x16x5xf32>)
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BIAS]], #{{.*}}]
-// CHECK-SAME: ins(%[[P]], %{{.*}} : tensor<?x3x5xf32>, tensor<5xbf16>) outs(%{{.*}} : tensor<?x3x5xbf16>)
+// CHECK-SAME: ins(%[[P]], %{{.*}} : tensor<?x16x5xf32>, tensor<5xbf16>) outs(%{{.*}} : tensor<?x16x5xbf16>)
 // CHECK: arith.extf
 // CHECK: arith.addf
 // CHECK: arith.truncf
-func.func @linear_bf16(%x: tensor<?x3x8xbf16>, %w: tensor<5x8xbf16>, %b: tensor<5xbf16>) -> tensor<?x3x5xbf16> {
-  %r = tgc.linear %x, %w, %b : tensor<?x3x8xbf16>, tensor<5x8xbf16>, tensor<5xbf16> -> tensor<?x3x5xbf16>
-  return %r : tensor<?x3x5xbf16>
+func.func @linear_bf16(%x: tensor<?x16x8xbf16>, %w: tensor<5x8xbf16>, %b: tensor<5xbf16>) -> tensor<?x16x5xbf16> {
+  %r = tgc.linear %x, %w, %b : tensor<?x16x8xbf16>, tensor<5x8xbf16>, tensor<5xbf16> -> tensor<?x16x5xbf16>
+  return %r : tensor<?x16x5xbf16>
+}
+
+// -----
+
+// Fewer than 16 rows in the last leading dim (attention's projections over
+// a sequence-first [T, B, C]): the leading dims collapsed into one, the
+// product and its bias over [T B, out], expanded back.
+// CHECK-LABEL: func.func @linear_few_rows
+// CHECK: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] {{.*}} : tensor<?x3x8xf32> into tensor<?x8xf32>
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %arg1 : tensor<?x8xf32>, tensor<5x8xf32>) outs(%{{.*}} : tensor<?x5xf32>)
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[P]], %arg2 : tensor<?x5xf32>, tensor<5xf32>) outs(%{{.*}} : tensor<?x5xf32>)
+// CHECK: %[[Y:.*]] = tensor.expand_shape %[[B]] {{\[}}[0, 1], [2]] output_shape [%{{.*}}, 3, 5] {{.*}} : tensor<?x5xf32> into tensor<?x3x5xf32>
+// CHECK: return %[[Y]]
+func.func @linear_few_rows(%x: tensor<?x3x8xf32>, %w: tensor<5x8xf32>, %b: tensor<5xf32>) -> tensor<?x3x5xf32> {
+  %r = tgc.linear %x, %w, %b : tensor<?x3x8xf32>, tensor<5x8xf32>, tensor<5xf32> -> tensor<?x3x5xf32>
+  return %r : tensor<?x3x5xf32>
+}
+
+// -----
+
+// Two `?` leading dims (one `?` would expand into two) and a `?` row count:
+// as they are.
+// CHECK-LABEL: func.func @linear_not_collapsed
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: outs(%{{.*}} : tensor<?x?x2x5xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: outs(%{{.*}} : tensor<2x?x5xf32>)
+// CHECK-NOT: tensor.expand_shape
+func.func @linear_not_collapsed(%x: tensor<?x?x2x8xf32>, %w: tensor<5x8xf32>, %y: tensor<2x?x8xf32>) -> (tensor<?x?x2x5xf32>, tensor<2x?x5xf32>) {
+  %r = tgc.linear %x, %w : tensor<?x?x2x8xf32>, tensor<5x8xf32> -> tensor<?x?x2x5xf32>
+  %s = tgc.linear %y, %w : tensor<2x?x8xf32>, tensor<5x8xf32> -> tensor<2x?x5xf32>
+  return %r, %s : tensor<?x?x2x5xf32>, tensor<2x?x5xf32>
 }
 
 // -----

@@ -20,8 +20,10 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
     elements and its intermediate values stay per-iteration. Tile sizes:
     1 on every parallel dimension but the innermost (which stays whole, for
     vectorization); a 1-D elementwise root is tiled in chunks of
-    `chunk-size`. The root of a matrix product (a `matmul` group, or a
-    contraction root) takes `contraction-rows` rows per iteration instead
+    `chunk-size`. The root of a matrix product (a `matmul` group, a
+    contraction root, or an elementwise root over a contraction of its
+    group, as a linear layer's bias) takes `contraction-rows` rows per
+    iteration instead
     of 1 on its second-innermost parallel dimension, so that
     `tgc-vectorize-contractions` can keep a tile of rows in registers;
     fewer where a static extent would otherwise leave one thread idle. A
