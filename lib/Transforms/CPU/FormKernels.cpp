@@ -401,42 +401,14 @@ void boundTileTemporaries(scf::ForallOp loop) {
 constexpr int64_t kBlockRows = 64;
 constexpr int64_t kBlockColumns = 256;
 
-/// Whether `op` is a contraction (a multiply-add body with one reduction
-/// loop).
-bool isContraction(Operation *op) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  return linalgOp && linalgOp.getNumReductionLoops() == 1 &&
-         linalg::isaContractionOpInterface(linalgOp);
-}
-
-/// Whether `root` is a matrix product or its epilogue: a root of a `matmul`
-/// group, a contraction, or an elementwise op of its group over the
-/// product's space that reads one (a linear layer's bias: one tgc op, a
-/// group of kind "single"; its bias was the root, and tiled one row per
-/// iteration, each row read all of W).
-bool isMatrixProduct(Operation *root, StringAttr kind) {
-  if ((kind && kind.getValue() == "matmul") || isContraction(root))
-    return true;
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(root);
-  if (!linalgOp || linalgOp.getNumReductionLoops() != 0 ||
-      root->getNumResults() != 1)
-    return false;
-  std::optional<int64_t> group = getFusionGroup(root);
-  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
-    auto producer = input->get().getDefiningOp<linalg::LinalgOp>();
-    if (producer && getFusionGroup(producer) == group &&
-        isContraction(producer) &&
-        producer->getResult(0).getType() == input->get().getType() &&
-        linalgOp.getMatchingIndexingMap(input).isIdentity())
-      return true;
-  }
-  return false;
-}
-
-/// The direct convolution (`tgc.direct_conv`, loops (n, o, oh, ow, c, kh,
-/// kw)) that `root` is, or that `root`, an epilogue of its group over the
-/// convolution's [N, O, H', W'] (its bias, its activation), reads.
-linalg::GenericOp directConvolutionOf(Operation *root) {
+/// The op with reduction loops that `root` is, or that `root` reads
+/// through ops of its group that are not kernels of their own (an
+/// epilogue: a linear layer's bias, a convolution's bias and activation),
+/// if its result has `root`'s type: `root`'s loops are then its parallel
+/// loops. Null otherwise.
+linalg::LinalgOp groupReduction(Operation *root) {
+  if (root->getNumResults() != 1)
+    return {};
   std::optional<int64_t> group = getFusionGroup(root);
   SmallVector<Operation *> work{root};
   llvm::SmallPtrSet<Operation *, 8> seen;
@@ -444,8 +416,12 @@ linalg::GenericOp directConvolutionOf(Operation *root) {
     Operation *op = work.pop_back_val();
     if (!seen.insert(op).second)
       continue;
-    if (op->hasAttr(kDirectConvAttrName))
-      return dyn_cast<linalg::GenericOp>(op);
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (linalgOp && linalgOp.getNumReductionLoops() > 0) {
+      if (op->getResult(0).getType() != root->getResult(0).getType())
+        return {};
+      return linalgOp;
+    }
     for (Value v : op->getOperands()) {
       auto producer = v.getDefiningOp<linalg::LinalgOp>();
       if (producer && getFusionGroup(producer) == group &&
@@ -454,6 +430,19 @@ linalg::GenericOp directConvolutionOf(Operation *root) {
     }
   }
   return {};
+}
+
+/// Whether `root` is a matrix product or its epilogue: a root of a `matmul`
+/// group, or a contraction (a multiply-add body with one reduction loop)
+/// or its epilogue (groupReduction). A linear layer alone is one tgc op, a
+/// group of kind "single" whose root is its bias: taken one row per
+/// iteration, each row read all of W.
+bool isMatrixProduct(Operation *root, StringAttr kind) {
+  if (kind && kind.getValue() == "matmul")
+    return true;
+  linalg::LinalgOp product = groupReduction(root);
+  return product && product.getNumReductionLoops() == 1 &&
+         linalg::isaContractionOpInterface(product);
 }
 
 /// Whether `op` is a tileable op of a fusion group that computes something.
@@ -644,12 +633,11 @@ struct TgcFormKernelsPass
       // 1), which tgc-vectorize-contractions keeps in registers over c, kh
       // and kw; one channel per iteration read each window for one row of
       // accumulators only.
-      linalg::GenericOp conv;
+      linalg::LinalgOp conv;
       if (parallel.size() == 4 && tiled == 3 && contractionRows > 1 &&
-          (conv = directConvolutionOf(op)) &&
-          op->getResult(0).getType() == conv.getResult(0).getType()) {
+          (conv = groupReduction(op)) && conv->hasAttr(kDirectConvAttrName)) {
         int64_t channels =
-            cast<RankedTensorType>(conv.getResult(0).getType()).getDimSize(1);
+            cast<RankedTensorType>(conv->getResult(0).getType()).getDimSize(1);
         int64_t rows = contractionRows;
         if (!ShapedType::isDynamic(channels))
           rows = std::max<int64_t>(1, std::min(rows, channels));
