@@ -70,18 +70,15 @@ std::string packedEntryName(StringRef symbol) {
 /// is quadratic in such a call's stack stores: MobileNetV3-small's took 13
 /// of its 18 s of JIT time. Only the C interface's wrapper is called (its
 /// call passes a pointer per memref); the others are removed before LLVM
-/// optimizes the module, and the outlined kernels (`<symbol>__kernel*`),
-/// called from the entry only, become internal.
+/// optimizes the module. (The kernels tgc-outline-identical-kernels
+/// outlines are internal: they have none.)
 void dropUnusedPackedWrappers(llvm::Module &module, StringRef symbol) {
   std::string keep = packedEntryName(symbol);
-  std::string kernels = (symbol + "__kernel").str();
   SmallVector<llvm::Function *> unused;
   for (llvm::Function &f : module) {
     StringRef name = f.getName();
     if (f.isDeclaration())
       continue;
-    if (name.starts_with(kernels))
-      f.setLinkage(llvm::GlobalValue::InternalLinkage);
     if (name == symbol) {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
       f.addFnAttr(llvm::Attribute::AlwaysInline);

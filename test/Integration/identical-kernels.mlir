@@ -13,8 +13,8 @@
 // IR: llvm.call @layers__kernel1(
 // IR: llvm.call @layers__kernel0(
 // IR: llvm.call @layers__kernel1(
-// IR-DAG: llvm.func @layers__kernel0({{.*}}passthrough = ["noinline"]
-// IR-DAG: llvm.func @layers__kernel1({{.*}}passthrough = ["noinline"]
+// IR-DAG: llvm.func internal @layers__kernel0({{.*}}passthrough = ["noinline"]
+// IR-DAG: llvm.func internal @layers__kernel1({{.*}}passthrough = ["noinline"]
 
 func.func @layers(%x: tensor<?x64xf32>,
                   %w1: tensor<64x64xf32>, %b1: tensor<64xf32>, %g1: tensor<64xf32>, %h1: tensor<64xf32>,

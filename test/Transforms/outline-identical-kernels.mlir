@@ -1,8 +1,8 @@
 // RUN: tgc-opt %s -tgc-outline-identical-kernels -split-input-file | FileCheck %s
 
 // Two kernels that differ only in the buffers they read and write (two
-// layers): one private function (noinline, so that LLVM compiles it once)
-// called by both with their own buffers; constants are cloned into it. A
+// layers): one private function (noinline, so that LLVM compiles it once;
+// internal linkage in LLVM, so that it is not exported) called by both with their own buffers; constants are cloned into it. A
 // kernel without a twin stays.
 
 // CHECK-LABEL: func.func @layers
@@ -12,7 +12,7 @@
 // CHECK-NEXT:    scf.for
 // CHECK:           arith.mulf
 // CHECK:         return
-// CHECK:       func.func private @layers__kernel0(%[[X:.*]]: memref<8xf32>, %[[Y:.*]]: memref<8xf32>) attributes {passthrough = ["noinline"]}
+// CHECK:       func.func private @layers__kernel0(%[[X:.*]]: memref<8xf32>, %[[Y:.*]]: memref<8xf32>) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
 // CHECK-DAG:     %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[C8]]

@@ -6,6 +6,7 @@
 
 #include "tgc/Transforms/CPU/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
@@ -151,6 +152,11 @@ struct TgcOutlineIdenticalKernelsPass
                                        .str(),
                                    FunctionType::get(ctx, types, {}));
     fn.setPrivate();
+    // Internal in LLVM too (func-to-llvm keeps `llvm.linkage`): not
+    // exported from an object, no packed wrapper in the JIT, and LLVM may
+    // drop arguments the body does not use.
+    fn->setAttr("llvm.linkage",
+                LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
     // LLVM's inliner would copy the body back into every caller, and its
     // optimizer compile each copy again.
     // (`passthrough` reaches the LLVM function's attributes.)

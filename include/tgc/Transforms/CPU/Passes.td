@@ -493,12 +493,15 @@ def TgcOutlineIdenticalKernels
     `scf.parallel`, `omp.parallel`, without results) that are the same
     but for the values they capture (`OperationEquivalence`, locations
     ignored), outlines one of each such set into a private function
-    `@<function>__kernel<N>` whose arguments are the captured values in
+    `@<function>__kernel<N>` (internal linkage in LLVM: `llvm.linkage`,
+    kept by func-to-llvm; never exported, no ExecutionEngine wrapper)
+    whose arguments are the captured values in
     the order of their first use, and replaces every member of the set by
     a call with its own values. Constants are not arguments: they are
     cloned into the function, and two kernels are the same only when their
     constants are equal (so loop bounds stay static for LLVM). A kernel
     without a twin stays where it is.
   }];
-  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
