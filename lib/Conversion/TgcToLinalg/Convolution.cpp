@@ -163,6 +163,37 @@ Value buildIm2colConv(OpBuilder &b, Location loc, Operation *source,
       .getResult(0);
 }
 
+/// A convolution as one generic over loops (n, o, oh, ow, c, kh, kw): the
+/// weight's map (o, c, kh, kw), the output's (n, o, oh, ow), the
+/// iterators (four parallel, three reductions) and the zero-filled
+/// [N, O, H', W'] output in `accType`. The direct convolution and the
+/// library's share it.
+struct ConvolutionLoops {
+  AffineMap weight, out;
+  SmallVector<utils::IteratorType> iterators;
+  Value init;
+};
+
+ConvolutionLoops convolutionLoops(OpBuilder &b, Location loc, OpFoldResult n,
+                                  OpFoldResult o,
+                                  ArrayRef<OpFoldResult> outSpatial,
+                                  Type accType) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d[7];
+  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
+  ConvolutionLoops loops;
+  loops.weight = AffineMap::get(7, 0, {d[1], d[4], d[5], d[6]}, ctx);
+  loops.out = AffineMap::get(7, 0, {d[0], d[1], d[2], d[3]}, ctx);
+  loops.iterators.assign(4, utils::IteratorType::parallel);
+  loops.iterators.append(3, utils::IteratorType::reduction);
+  SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
+  auto outType =
+      RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), accType);
+  loops.init = createFilled(b, loc, outType, outSizes,
+                            createScalarConstant(b, loc, accType, 0.0));
+  return loops;
+}
+
 /// A direct convolution (`direct-convolutions`): one contraction over
 /// loops (n, o, oh, ow, c, kh, kw) of the padded input [N, C, H, W] read
 /// at (n, c, oh * s0 + kh * d0, ow + kw * d1) and the weight [O, C, kH, kW]
@@ -178,24 +209,17 @@ Value buildDirectConv(OpBuilder &b, Location loc, Value padded, Value weight,
                       ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation,
                       Type accType) {
   MLIRContext *ctx = b.getContext();
+  ConvolutionLoops loops = convolutionLoops(b, loc, n, o, outSpatial, accType);
   AffineExpr d[7];
   bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
-  SmallVector<AffineMap> maps{
+  AffineMap window =
       AffineMap::get(7, 0,
                      {d[0], d[4], d[2] * stride[0] + d[5] * dilation[0],
                       d[3] + d[6] * dilation[1]},
-                     ctx),
-      AffineMap::get(7, 0, {d[1], d[4], d[5], d[6]}, ctx),
-      AffineMap::get(7, 0, {d[0], d[1], d[2], d[3]}, ctx)};
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  iterators.append(3, utils::IteratorType::reduction);
-  SmallVector<OpFoldResult> outSizes{n, o, outSpatial[0], outSpatial[1]};
-  auto outType =
-      RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), accType);
-  Value init = createFilled(b, loc, outType, outSizes,
-                            createScalarConstant(b, loc, accType, 0.0));
-  Value result =
-      buildMulAddContraction(b, loc, padded, weight, init, maps, iterators);
+                     ctx);
+  Value result = buildMulAddContraction(b, loc, padded, weight, loops.init,
+                                        {window, loops.weight, loops.out},
+                                        loops.iterators);
   result.getDefiningOp()->setAttr(kDirectConvAttrName, b.getUnitAttr());
   return result;
 }
@@ -232,13 +256,9 @@ Value buildLibraryConv(OpBuilder &b, Location loc, Operation *source,
   Type f32 = b.getF32Type();
   int64_t perGroupOut = weightType.getDimSize(0) / groups;
   int64_t perGroupIn = weightType.getDimSize(1);
-  SmallVector<OpFoldResult> outSizes{
-      inSizes[0], b.getIndexAttr(weightType.getDimSize(0)), outSpatial[0],
-      outSpatial[1]};
-  auto outType =
-      RankedTensorType::get(llvm::map_to_vector(outSizes, staticSize), f32);
-  Value init = createFilled(b, loc, outType, outSizes,
-                            createScalarConstant(b, loc, f32, 0.0));
+  ConvolutionLoops loops = convolutionLoops(
+      b, loc, inSizes[0], b.getIndexAttr(weightType.getDimSize(0)), outSpatial,
+      f32);
   Value extents[2] = {
       getValueOrCreateConstantIndexOp(b, loc, inSizes[2]),
       getValueOrCreateConstantIndexOp(b, loc, inSizes[3])};
@@ -251,16 +271,10 @@ Value buildLibraryConv(OpBuilder &b, Location loc, Operation *source,
             b, loc, arith::CmpIPredicate::eq, cast<Value>(inSizes[1]),
             arith::ConstantIndexOp::create(b, loc, groups * perGroupIn)),
         "tgc.conv2d: the input channels are not groups times the weight's");
-  AffineExpr d[7];
-  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
-  AffineMap weightMap = AffineMap::get(7, 0, {d[1], d[4], d[5], d[6]}, ctx);
-  AffineMap outMap = AffineMap::get(7, 0, {d[0], d[1], d[2], d[3]}, ctx);
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  iterators.append(3, utils::IteratorType::reduction);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{outType}, ValueRange{weight}, ValueRange{init},
-      ArrayRef<AffineMap>{weightMap, outMap}, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
+      b, loc, TypeRange{loops.init.getType()}, ValueRange{weight},
+      ValueRange{loops.init}, ArrayRef<AffineMap>{loops.weight, loops.out},
+      loops.iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
         auto index = [&](int64_t dim) {
           return linalg::IndexOp::create(nb, nl, dim).getResult();
         };
