@@ -157,15 +157,16 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
     MLIRContext *ctx = rewriter.getContext();
     Value input = op.getInput(), weight = op.getWeight();
     auto inType = cast<RankedTensorType>(input.getType());
-    // The result's sizes before any collapse, for the expand after it.
-    SmallVector<OpFoldResult> resultSizes = getDims(rewriter, loc, input);
-    resultSizes.back() = tensor::getMixedSize(rewriter, loc, weight, 0);
     bool collapsed = collapseLeadingDims(inType);
     ReassociationIndices leadingDims =
         llvm::to_vector(llvm::seq<int64_t>(0, inType.getRank() - 1));
     SmallVector<ReassociationIndices> reassociation{leadingDims,
                                                     {inType.getRank() - 1}};
+    // The result's sizes before the collapse, for the expand after it.
+    SmallVector<OpFoldResult> resultSizes;
     if (collapsed) {
+      resultSizes = getDims(rewriter, loc, input);
+      resultSizes.back() = tensor::getMixedSize(rewriter, loc, weight, 0);
       input =
           tensor::CollapseShapeOp::create(rewriter, loc, input, reassociation);
       inType = cast<RankedTensorType>(input.getType());
