@@ -12,7 +12,6 @@
 #include "TuningCache.h"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -284,28 +283,18 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
     CUdeviceptr scratch = 0;
     if (cu->cuMemAlloc(&scratch, size_t(std::max<int64_t>(extent, 64)) * 4) ==
         CUDA_SUCCESS) {
-      double best = -1;
-      for (size_t i = 0; i < candidates.size(); ++i) {
-        auto run = [&] {
-          return executeConvPlan(candidates[i].first, a.px, a.pw,
-                                 uint64_t(scratch)) == nullptr;
-        };
-        if (!run() || cu->cuStreamSynchronize(stream) != CUDA_SUCCESS)
-          continue;
-        auto start = std::chrono::steady_clock::now();
-        bool ok = true;
-        for (int r = 0; r < kConvTimedRuns && ok; ++r)
-          ok = run();
-        if (cu->cuStreamSynchronize(stream) != CUDA_SUCCESS)
-          break;
-        double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-        if (ok && (best < 0 || seconds < best)) {
-          best = seconds;
-          chosen = i;
-        }
-      }
+      CUresult sync;
+      int fastest = fastestCandidate(
+          int(candidates.size()), kConvTimedRuns,
+          [&](int i) {
+            return executeConvPlan(candidates[i].first, a.px, a.pw,
+                                   uint64_t(scratch)) == nullptr;
+          },
+          sync);
+      // (A failed synchronization keeps the heuristic's first choice; the
+      // step's own run reports the device's error.)
+      if (fastest >= 0)
+        chosen = size_t(fastest);
       cu->cuMemFree(scratch);
       ++stats.convTunings;
       recordTuning("cudnn", device, shape, int(chosen));

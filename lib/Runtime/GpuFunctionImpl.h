@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -234,6 +235,13 @@ struct GpuFunction::Impl {
   /// One cuBLASLt call of the step's GEMM with `algo`, writing `c`.
   cublasStatus_t matmul(size_t step, const GemmConfig &config,
                         const cublasLtMatmulAlgo_t &algo, uint64_t c);
+  /// Times `count` candidates on the stream (a library's GEMM algorithms,
+  /// cuDNN's engine plans): each one warm-up run (`run(i)` false: the
+  /// candidate is refused and skipped), then `runs` runs between two
+  /// stream synchronizations. Returns the fastest's index, -1 if none ran;
+  /// a failed synchronization stops the timing and is left in `sync`.
+  int fastestCandidate(int count, int runs, const std::function<bool(int)> &run,
+                       CUresult &sync);
   /// Times the candidates; `chosen` is the fastest's index.
   bool tuneGemm(size_t step, GemmConfig &config,
                 const cublasLtMatmulHeuristicResult_t *candidates,

@@ -242,6 +242,34 @@ cublasStatus_t GpuFunction::Impl::matmul(size_t s, const GemmConfig &config,
       stream);
 }
 
+int GpuFunction::Impl::fastestCandidate(int count, int runs,
+                                        const std::function<bool(int)> &run,
+                                        CUresult &sync) {
+  int fastest = -1;
+  double best = -1;
+  sync = CUDA_SUCCESS;
+  for (int i = 0; i < count; ++i) {
+    if (!run(i))
+      continue;
+    if ((sync = cu->cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+      break;
+    auto start = std::chrono::steady_clock::now();
+    bool ok = true;
+    for (int r = 0; r < runs && ok; ++r)
+      ok = run(i);
+    if ((sync = cu->cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+      break;
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (ok && (best < 0 || seconds < best)) {
+      best = seconds;
+      fastest = i;
+    }
+  }
+  return fastest;
+}
+
 bool GpuFunction::Impl::tuneGemm(
     size_t s, GemmConfig &config,
     const cublasLtMatmulHeuristicResult_t *candidates, int count, int &chosen,
@@ -263,33 +291,18 @@ bool GpuFunction::Impl::tuneGemm(
              gemmWhere(s, gemm, args);
     return false;
   }
-  auto run = [&](const cublasLtMatmulAlgo_t &algo) {
-    return matmul(s, config, algo, scratch);
-  };
-  double best = -1;
-  for (int i = 0; i < count; ++i) {
-    if (candidates[i].state != CUBLAS_STATUS_SUCCESS ||
-        candidates[i].workspaceSize > kGemmWorkspaceBytes)
-      continue;
-    // A warm-up run; a candidate cuBLASLt refuses is skipped.
-    if (run(candidates[i].algo) != CUBLAS_STATUS_SUCCESS)
-      continue;
-    if ((result = cu->cuStreamSynchronize(stream)) != CUDA_SUCCESS)
-      break;
-    auto start = std::chrono::steady_clock::now();
-    bool ok = true;
-    for (int r = 0; r < kGemmTimedRuns && ok; ++r)
-      ok = run(candidates[i].algo) == CUBLAS_STATUS_SUCCESS;
-    if ((result = cu->cuStreamSynchronize(stream)) != CUDA_SUCCESS)
-      break;
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-    if (ok && (best < 0 || seconds < best)) {
-      best = seconds;
-      config.algo = candidates[i].algo;
-      chosen = i;
-    }
+  int fastest = fastestCandidate(
+      count, kGemmTimedRuns,
+      [&](int i) {
+        return candidates[i].state == CUBLAS_STATUS_SUCCESS &&
+               candidates[i].workspaceSize <= kGemmWorkspaceBytes &&
+               matmul(s, config, candidates[i].algo, scratch) ==
+                   CUBLAS_STATUS_SUCCESS;
+      },
+      result);
+  if (fastest >= 0) {
+    config.algo = candidates[fastest].algo;
+    chosen = fastest;
   }
   cu->cuMemFree(scratch);
   if (result != CUDA_SUCCESS) {
