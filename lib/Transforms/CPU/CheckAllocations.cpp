@@ -8,6 +8,7 @@
 #include "tgc/Transforms/Passes.h"
 #include "tgc/Transforms/RuntimeCalls.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Builders.h"
@@ -52,42 +53,124 @@ std::string describe(memref::AllocOp alloc) {
 class AllocationChecker {
 public:
   AllocationChecker(ModuleOp module, func::FuncOp func, int &counter)
-      : module(module), func(func), counter(counter) {}
+      : module(module), func(func),
+        successReturn(func.getBody().front().getTerminator()),
+        counter(counter) {}
 
-  /// Guards the allocations of `block` and of the blocks nested in it.
-  /// `topLevel`: a failure here ends the function (the block is the
-  /// function's body or the success branch of an earlier guard). `live`:
-  /// the buffers this block (and the blocks it continues) allocated and
-  /// has not freed yet: a failure frees them.
-  LogicalResult guardBlock(Block &block, bool topLevel,
-                           SmallVector<Value> live) {
-    for (auto it = block.begin(); it != block.end(); ++it) {
-      Operation *op = &*it;
+  /// Guards the allocations of `first` (and of the blocks it continues
+  /// into) and of the blocks nested in them. `topLevel`: a failure here
+  /// ends the function (the function's body).
+  LogicalResult guardBlock(Block &first, bool topLevel) {
+    // Buffers of this block that no guard covers (they escape a nested
+    // block): freed when the next guarded allocation fails.
+    SmallVector<Value> unguarded;
+    Block *block = &first;
+    Block::iterator it = block->begin();
+    while (it != block->end()) {
+      Operation *op = &*it++;
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        if (canGuard(alloc, topLevel))
-          return guardAllocation(alloc, topLevel, live);
-        live.push_back(alloc);
+        if (!canGuard(alloc, topLevel)) {
+          unguarded.push_back(alloc);
+          continue;
+        }
+        if (!topLevel)
+          return guardNested(alloc, unguarded);
+        FailureOr<Block *> rest = guardTopLevel(alloc);
+        if (failed(rest))
+          return failure();
+        block = *rest;
+        it = block->begin();
         continue;
       }
-      // A buffer freed here, even conditionally, is not freed again.
+      // A buffer freed here, even conditionally, is not freed again by a
+      // later allocation's failure.
       op->walk([&](memref::DeallocOp dealloc) {
-        llvm::erase(live, dealloc.getMemref());
+        freedBefore.try_emplace(dealloc.getMemref(), allocations + 1);
       });
       for (Region &region : op->getRegions())
         for (Block &nested : region)
-          if (failed(guardBlock(nested, /*topLevel=*/false, {})))
+          if (failed(guardBlock(nested, /*topLevel=*/false)))
             return failure();
     }
     return success();
+  }
+
+  /// After the body is guarded: the failure paths of the top level, which
+  /// free the buffers allocated before the failure (and not freed yet) and
+  /// return poison, which the caller does not read.
+  ///
+  /// Each buffer is freed in one place: failure k enters a chain of blocks
+  /// at the buffer allocated last before it, and each block of the chain
+  /// frees its buffer when it was still live at the failure (the failure's
+  /// number is the chain's argument), then goes on to the previous one.
+  /// Freeing every live buffer on every failure path made a model's entry
+  /// function quadratic in its buffers (3082 frees for the 79 results of a
+  /// 6-layer transformer), and LLVM's code generation with it.
+  void buildFailurePaths() {
+    if (failures.empty())
+      return;
+    Region &body = func.getBody();
+    Location loc = func.getLoc();
+    OpBuilder b(func.getContext());
+    Type i32 = b.getI32Type();
+    auto newBlock = [&]() {
+      Block *block = new Block();
+      body.push_back(block);
+      block->addArgument(i32, loc);
+      return block;
+    };
+    Block *ret = newBlock();
+    b.setInsertionPointToStart(ret);
+    SmallVector<Value> poison;
+    for (Type type : func.getResultTypes())
+      poison.push_back(ub::PoisonOp::create(b, loc, type));
+    func::ReturnOp::create(b, loc, poison);
+    // Top-level buffer j (from 1) is live at failure i > j when the
+    // failure's number comes before the buffer's free. entry[j]: where a
+    // failure after buffer j starts freeing.
+    int n = topBuffers.size();
+    int last = failures.back().second;
+    SmallVector<Block *> entry(n + 1, ret);
+    for (int j = 1; j <= n; ++j) {
+      Value buffer = topBuffers[j - 1];
+      auto freed = freedBefore.find(buffer);
+      int bound = freed == freedBefore.end() ? INT_MAX : freed->second;
+      if (j == n || failures[j].second >= bound) {
+        entry[j] = entry[j - 1];
+        continue;
+      }
+      Block *block = newBlock();
+      entry[j] = block;
+      b.setInsertionPointToStart(block);
+      Value code = block->getArgument(0);
+      if (bound > last) {
+        memref::DeallocOp::create(b, loc, buffer);
+      } else {
+        Value live = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::slt, code,
+            arith::ConstantIntOp::create(b, loc, i32, bound));
+        auto branch =
+            scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
+        OpBuilder tb = branch.getThenBodyBuilder();
+        memref::DeallocOp::create(tb, loc, buffer);
+      }
+      cf::BranchOp::create(b, loc, entry[j - 1], code);
+    }
+    for (auto [i, failure] : llvm::enumerate(failures)) {
+      auto [block, number] = failure;
+      b.setInsertionPointToEnd(block);
+      cf::BranchOp::create(
+          b, loc, entry[i],
+          ValueRange{arith::ConstantIntOp::create(b, loc, i32, number)});
+    }
   }
 
   /// After the body is guarded: reports a failure that a loop recorded.
   LogicalResult reportLoopFailures() {
     if (loopMessages.empty())
       return success();
-    Operation *ret = func.getBody().front().getTerminator();
-    OpBuilder b(ret);
-    Location loc = ret->getLoc();
+    OpBuilder b(successReturn);
+    Location loc = successReturn->getLoc();
     Value code = memref::LoadOp::create(b, loc, loopFlag, ValueRange{});
     for (auto [i, message] : llvm::enumerate(loopMessages)) {
       Value is = arith::CmpIOp::create(
@@ -118,9 +201,10 @@ private:
   }
 
   /// Whether the failure path has values to give the block's terminator:
-  /// poison at the top level (the caller reads no result); in a loop, the
-  /// loop's values so far (scf.for) or poison scalars. Elsewhere a buffer
-  /// that escapes stays unguarded: poison would be written through.
+  /// at the top level the failure returns poison (the caller reads no
+  /// result); in a loop, the loop's values so far (scf.for) or poison
+  /// scalars. Elsewhere a buffer that escapes stays unguarded: poison would
+  /// be written through.
   static bool canGuard(memref::AllocOp alloc, bool topLevel) {
     if (topLevel)
       return true;
@@ -132,8 +216,16 @@ private:
     });
   }
 
-  LogicalResult guardAllocation(memref::AllocOp alloc, bool topLevel,
-                                SmallVector<Value> live) {
+  /// The test after an allocation: whether it failed, and the byte count
+  /// to report (-1: it overflowed).
+  struct Check {
+    Value failed, reported;
+  };
+
+  /// Computes the byte count with overflow checks before `alloc` (and
+  /// makes it ask for 0 bytes on an overflow), and tests its pointer after
+  /// it.
+  FailureOr<Check> buildCheck(memref::AllocOp alloc) {
     Location loc = alloc.getLoc();
     MemRefType type = alloc.getType();
     OpBuilder b(alloc);
@@ -188,7 +280,53 @@ private:
     Value reported = arith::SelectOp::create(
         b, loc, overflow, arith::ConstantIntOp::create(b, loc, i64, -1),
         bytes);
-    Operation *lastCheck = reported.getDefiningOp();
+    return Check{failedAlloc, reported};
+  }
+
+  /// A top-level allocation: the block ends after its test with a branch
+  /// to a failure block (which reports; buildFailurePaths adds the rest)
+  /// or to the rest of the block, which is returned.
+  FailureOr<Block *> guardTopLevel(memref::AllocOp alloc) {
+    int number = ++allocations;
+    Location loc = alloc.getLoc();
+    FailureOr<Check> check = buildCheck(alloc);
+    if (failed(check))
+      return failure();
+    Block *block = alloc->getBlock();
+    Block *rest = block->splitBlock(
+        std::next(check->reported.getDefiningOp()->getIterator()));
+    Block *fail = new Block();
+    func.getBody().push_back(fail);
+    OpBuilder b = OpBuilder::atBlockEnd(block);
+    cf::CondBranchOp::create(b, loc, check->failed, fail, ValueRange{}, rest,
+                             ValueRange{});
+    OpBuilder fb = OpBuilder::atBlockBegin(fail);
+    if (failed(createRuntimeCall(
+            fb, loc, module, kAllocFailure,
+            {check->reported, stringConstant(fb, loc, describe(alloc))})))
+      return failure();
+    failures.push_back({fail, number});
+    topBuffers.push_back(alloc);
+    return rest;
+  }
+
+  /// An allocation inside a loop (a kernel's per-iteration temporary):
+  /// the rest of its block is wrapped in an `scf.if` on its failure, whose
+  /// failure branch sets the function's flag (the loop's other iterations
+  /// and threads go on). The if's last result is the failure's code: 0, or
+  /// the number of the guarded allocation that failed (this one, or one
+  /// nested in the rest). After the if, the buffers of this block are
+  /// freed when a failure came while they were live: each in one place.
+  LogicalResult guardNested(memref::AllocOp alloc,
+                            ArrayRef<Value> unguarded) {
+    int number = ++allocations;
+    Location loc = alloc.getLoc();
+    FailureOr<Check> check = buildCheck(alloc);
+    if (failed(check))
+      return failure();
+    Operation *lastCheck = check->reported.getDefiningOp();
+    OpBuilder b(lastCheck->getContext());
+    b.setInsertionPointAfter(lastCheck);
 
     // The rest of the block runs only when the allocation succeeded.
     Block *block = alloc->getBlock();
@@ -202,7 +340,10 @@ private:
     SmallVector<Type> types;
     for (Value v : escaping)
       types.push_back(v.getType());
-    auto branch = scf::IfOp::create(b, loc, types, failedAlloc,
+    Type i32 = b.getI32Type();
+    types.push_back(i32);
+    Value noFailure = arith::ConstantIntOp::create(b, loc, i32, 0);
+    auto branch = scf::IfOp::create(b, loc, types, check->failed,
                                     /*withElseRegion=*/true);
     // (Without results the builder adds empty yields: ours replace them.)
     for (Block *body : {branch.thenBlock(), branch.elseBlock()})
@@ -211,30 +352,20 @@ private:
     // Failure.
     {
       OpBuilder fb = OpBuilder::atBlockBegin(branch.thenBlock());
-      std::string what = describe(alloc);
-      if (topLevel) {
-        if (failed(createRuntimeCall(
-                fb, loc, module, kAllocFailure,
-                {reported, stringConstant(fb, loc, what)})))
-          return failure();
-      } else {
-        loopMessages.push_back(
-            "cannot allocate " + what +
-            " inside a kernel (out of memory, or its size in bytes does not "
-            "fit in a 64-bit integer)");
-        Value code = arith::ConstantIntOp::create(fb, loc, fb.getI32Type(),
-                                                  loopMessages.size());
-        // Threads of a parallel loop may fail at once: any code will do.
-        memref::AtomicRMWOp::create(fb, loc, arith::AtomicRMWKind::assign,
-                                    code, getLoopFlag(), ValueRange{});
-      }
-      for (Value buffer : live)
-        memref::DeallocOp::create(fb, loc, buffer);
+      loopMessages.push_back(
+          "cannot allocate " + describe(alloc) +
+          " inside a kernel (out of memory, or its size in bytes does not "
+          "fit in a 64-bit integer)");
+      Value flag = arith::ConstantIntOp::create(fb, loc, i32,
+                                                loopMessages.size());
+      // Threads of a parallel loop may fail at once: any code will do.
+      memref::AtomicRMWOp::create(fb, loc, arith::AtomicRMWKind::assign,
+                                  flag, getLoopFlag(), ValueRange{});
       SmallVector<Value> values;
       auto loop = dyn_cast<scf::ForOp>(alloc->getParentOp());
       for (auto [i, v] : llvm::enumerate(escaping)) {
         // A loop's iteration that fails passes its carried values on.
-        if (!topLevel && loop && isa<scf::YieldOp>(terminator)) {
+        if (loop && isa<scf::YieldOp>(terminator)) {
           unsigned pos = llvm::find(terminator->getOperands(), v) -
                          terminator->getOperands().begin();
           values.push_back(loop.getRegionIterArgs()[pos]);
@@ -242,6 +373,7 @@ private:
         }
         values.push_back(ub::PoisonOp::create(fb, loc, types[i]));
       }
+      values.push_back(arith::ConstantIntOp::create(fb, loc, i32, number));
       scf::YieldOp::create(fb, loc, values);
     }
     // Success: the rest of the block.
@@ -249,12 +381,53 @@ private:
     for (Operation *op : rest)
       op->moveBefore(success, success->end());
     OpBuilder sb = OpBuilder::atBlockEnd(success);
-    scf::YieldOp::create(sb, loc, escaping);
+    SmallVector<Value> yielded(escaping);
+    yielded.push_back(noFailure);
+    scf::YieldOp::create(sb, loc, yielded);
+    codeBlocks.insert(success);
     for (auto [v, r] : llvm::zip(escaping, branch.getResults()))
       terminator->replaceUsesOfWith(v, r);
+    // The failure code leaves this block too when it is an earlier
+    // guard's success branch.
+    Value code = branch.getResults().back();
+    if (codeBlocks.contains(block))
+      terminator->setOperand(terminator->getNumOperands() - 1, code);
 
-    live.push_back(alloc);
-    return guardBlock(*success, topLevel, live);
+    if (failed(guardBlock(*success, /*topLevel=*/false)))
+      return failure();
+    // Every later allocation and free of the chain is known now: free
+    // this block's buffers on the failures that find them live.
+    b.setInsertionPointAfter(branch);
+    for (Value buffer : unguarded)
+      freeOnFailure(b, loc, buffer, code, number);
+    // (When this allocation itself failed its buffer is null or empty.)
+    freeOnFailure(b, loc, alloc, code, number + 1);
+    return LogicalResult::success();
+  }
+
+  /// Frees `buffer` after a guard whose failure code is `code` when an
+  /// allocation numbered `first` or later failed before the buffer was
+  /// freed.
+  void freeOnFailure(OpBuilder &b, Location loc, Value buffer, Value code,
+                     int first) {
+    auto freed = freedBefore.find(buffer);
+    int bound = freed == freedBefore.end() ? INT_MAX : freed->second;
+    // (No allocation numbered `first` or later: none can fail.)
+    if (bound <= first || first > allocations)
+      return;
+    Type i32 = b.getI32Type();
+    Value live = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sge, code,
+        arith::ConstantIntOp::create(b, loc, i32, first));
+    if (bound != INT_MAX)
+      live = arith::AndIOp::create(
+          b, loc, live,
+          arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, code,
+              arith::ConstantIntOp::create(b, loc, i32, bound)));
+    auto branch = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
+    OpBuilder tb = branch.getThenBodyBuilder();
+    memref::DeallocOp::create(tb, loc, buffer);
   }
 
   /// A rank-0 i32 on the function's stack: 0, or the number of the first
@@ -281,6 +454,20 @@ private:
 
   ModuleOp module;
   func::FuncOp func;
+  /// The function's return when every allocation succeeded.
+  Operation *successReturn;
+  /// The top level's failure blocks with the number of their allocation
+  /// (among all guarded ones), and its buffers, in program order.
+  SmallVector<std::pair<Block *, int>> failures;
+  SmallVector<Value> topBuffers;
+  /// Guarded allocations so far, numbered from 1 in program order.
+  int allocations = 0;
+  /// A freed buffer -> the number of the first guarded allocation after
+  /// its free.
+  DenseMap<Value, int> freedBefore;
+  /// The success branches of guards: their yield's last value is the
+  /// failure code of the guard nested in them.
+  llvm::SmallPtrSet<Block *, 16> codeBlocks;
   Value loopFlag;
   std::vector<std::string> loopMessages;
   int &counter; // of the module's message globals
@@ -297,10 +484,11 @@ struct TgcCheckAllocationsPass
         continue;
       AllocationChecker checker(module, func, counter);
       if (failed(checker.guardBlock(func.getBody().front(),
-                                    /*topLevel=*/true, {})))
+                                    /*topLevel=*/true)))
         return signalPassFailure();
       if (failed(checker.reportLoopFailures()))
         return signalPassFailure();
+      checker.buildFailurePaths();
     }
   }
 };

@@ -364,19 +364,28 @@ def TgcCheckAllocations : Pass<"tgc-check-allocations", "ModuleOp"> {
       whose byte count overflows is an error at compile time;
     * allocates 0 bytes instead when the count overflowed, and tests the
       pointer after the allocation;
-    * wraps the rest of the block in `scf.if`: on failure it skips it.
+    * branches on the test: the rest of the block runs only when the
+      allocation succeeded.
 
-    At the function's top level the failure path calls the runtime's
-    `tgc_report_alloc_failure(bytes, what)` ("cannot allocate 4398046511104
-    bytes (4.0 TiB) for the arena of intermediate values of @f (out of
-    memory)"), frees the buffers allocated so far and returns poison
-    results, which the caller does not read. Inside a loop (a kernel's
-    per-iteration temporary) the failure sets a flag of the function
-    instead (the loop's other iterations and threads go on), and the
+    At the function's top level the block is split after the test, and the
+    failure block calls the runtime's `tgc_report_alloc_failure(bytes,
+    what)` ("cannot allocate 4398046511104 bytes (4.0 TiB) for the arena of
+    intermediate values of @f (out of memory)"), frees the buffers
+    allocated so far and returns poison results, which the caller does not
+    read. The frees are one chain of blocks, a block per buffer, that each
+    failure enters at the last buffer allocated before it: each buffer is
+    freed in one place (freeing every live buffer on every failure path
+    made an entry function quadratic in its buffers, and LLVM's code
+    generation with it: a 24-layer transformer's JIT took 100 s).
+
+    Inside a loop (a kernel's per-iteration temporary) the rest of the
+    block is wrapped in `scf.if`, and the failure sets a flag of the
+    function instead (the loop's other iterations and threads go on); the
     function reports it after its loops with `tgc_report_check_failure`:
     the call fails, its results are freed.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::func::FuncDialect",
@@ -500,8 +509,20 @@ def TgcOutlineIdenticalKernels
     a call with its own values. Constants are not arguments: they are
     cloned into the function, and two kernels are the same only when their
     constants are equal (so loop bounds stay static for LLVM). A kernel
-    without a twin stays where it is.
+    without a twin stays where it is, unless `every-kernel` is set.
+
+    With `every-kernel` (the CPU pipeline sets it) every kernel becomes a
+    function: the entry function is left with the glue between kernels
+    (allocations, views, calls), which the CPU JIT compiles with generic
+    instruction-scheduling tuning (`tune-cpu`): LLVM's scheduler for the
+    host's model spent most of a 24-layer transformer's code generation on
+    the glue of its entry function, while the kernels keep the host's
+    tuning.
   }];
+  let options = [
+    Option<"everyKernel", "every-kernel", "bool", /*default=*/"false",
+           "Outline kernels without a twin too (each its own function)">,
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];
 }
