@@ -63,34 +63,6 @@ std::string packedEntryName(StringRef symbol) {
   return ("_mlir__mlir_ciface_" + symbol).str();
 }
 
-/// ExecutionEngine gives every public function a packed wrapper, and the
-/// JIT compiles them all. The one of the entry itself unpacks every field
-/// of every memref descriptor (a model's hundreds of weights: a thousand
-/// scalar arguments passed on the stack), and LLVM's instruction selection
-/// is quadratic in such a call's stack stores: MobileNetV3-small's took 13
-/// of its 18 s of JIT time. Only the C interface's wrapper is called (its
-/// call passes a pointer per memref); the others are removed before LLVM
-/// optimizes the module. (The kernels tgc-outline-identical-kernels
-/// outlines are internal: they have none.)
-void dropUnusedPackedWrappers(llvm::Module &module, StringRef symbol) {
-  std::string keep = packedEntryName(symbol);
-  SmallVector<llvm::Function *> unused;
-  for (llvm::Function &f : module) {
-    StringRef name = f.getName();
-    if (f.isDeclaration())
-      continue;
-    if (name == symbol) {
-      f.setLinkage(llvm::GlobalValue::InternalLinkage);
-      f.addFnAttr(llvm::Attribute::AlwaysInline);
-    }
-    if (name.starts_with("_mlir_") && name != keep && f.use_empty() &&
-        module.getFunction(name.drop_front(6)))
-      unused.push_back(&f);
-  }
-  for (llvm::Function *f : unused)
-    f->eraseFromParent();
-}
-
 /// Loop nests at the top level of a function: the kernels.
 int64_t countKernels(func::FuncOp func) {
   int64_t n = 0;
@@ -130,6 +102,42 @@ private:
 };
 
 } // namespace
+
+/// ExecutionEngine gives every public function a packed wrapper, and the
+/// JIT compiles them all. The one of the entry itself unpacks every field
+/// of every memref descriptor (a model's hundreds of weights: a thousand
+/// scalar arguments passed on the stack), and LLVM's instruction selection
+/// is quadratic in such a call's stack stores: MobileNetV3-small's took 13
+/// of its 18 s of JIT time. Only the C interface's wrapper is called (its
+/// call passes a pointer per memref); the others are removed before LLVM
+/// optimizes the module. (The kernels tgc-outline-identical-kernels
+/// outlines are internal: they have none.)
+void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
+  std::string keep = packedEntryName(symbol);
+  SmallVector<llvm::Function *> unused;
+  for (llvm::Function &f : module) {
+    StringRef name = f.getName();
+    if (f.isDeclaration())
+      continue;
+    if (name == symbol) {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+    // The entry and its wrappers (into which it is inlined) are the glue
+    // between kernels (tgc-outline-identical-kernels' every-kernel): LLVM's
+    // post-RA scheduler for the host's model (Zen 4's) spent 0.7 of 1.1 s
+    // of a 6-layer transformer's entry on it, growing faster than the
+    // layers; generic tuning has no post-RA scheduler.
+    if (name == symbol || name == keep ||
+        name == ("_mlir_ciface_" + symbol).str())
+      f.addFnAttr("tune-cpu", "generic");
+    if (name.starts_with("_mlir_") && name != keep && f.use_empty() &&
+        module.getFunction(name.drop_front(6)))
+      unused.push_back(&f);
+  }
+  for (llvm::Function *f : unused)
+    f->eraseFromParent();
+}
 
 int32_t tgc_result_buffer(int32_t index, int64_t rank, const int64_t *sizes,
                           int64_t bytes, void **buffer) {
@@ -431,7 +439,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
       options.optLevel, optMachine->get(), options.vectorMath);
   std::function<llvm::Error(llvm::Module *)> transformer =
       [optimize, symbol](llvm::Module *m) {
-        dropUnusedPackedWrappers(*m, symbol);
+        prepareCpuJitModule(*m, symbol);
         return optimize(m);
       };
   std::vector<std::string> libs = options.sharedLibs;

@@ -102,7 +102,11 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   // A model's identical layers: each kernel lowered and compiled once, a
   // private function the layers call. (After the C wrappers are
   // requested: the outlined functions need none.)
-  pm.addPass(createTgcOutlineIdenticalKernels());
+  // Every kernel its own function: the entry keeps the glue, which the
+  // JIT compiles with generic scheduling (CpuCompiler.cpp).
+  TgcOutlineIdenticalKernelsOptions outline;
+  outline.everyKernel = true;
+  pm.addPass(createTgcOutlineIdenticalKernels(outline));
   // Failed data checks (a gather's indices, a zero divisor) report to the
   // runtime and the call fails, instead of an abort.
   pm.addPass(createTgcReportChecks());

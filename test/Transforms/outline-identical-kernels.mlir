@@ -1,4 +1,5 @@
 // RUN: tgc-opt %s -tgc-outline-identical-kernels -split-input-file | FileCheck %s
+// RUN: tgc-opt %s -tgc-outline-identical-kernels=every-kernel -split-input-file | FileCheck %s --check-prefix=EVERY
 
 // Two kernels that differ only in the buffers they read and write (two
 // layers): one private function (noinline, so that LLVM compiles it once;
@@ -20,6 +21,18 @@
 // CHECK:           %[[W:.*]] = arith.addf %[[V]], %[[TWO]]
 // CHECK:           memref.store %[[W]], %[[Y]][%[[I]]]
 // CHECK:         return
+
+// With every-kernel the kernel without a twin is a function too: the entry
+// keeps the calls.
+// EVERY-LABEL: func.func @layers
+// EVERY:         call @layers__kernel0(%{{.*}}, %{{.*}})
+// EVERY-NEXT:    call @layers__kernel0(%{{.*}}, %{{.*}})
+// EVERY-NEXT:    call @layers__kernel1(%{{.*}}, %{{.*}})
+// EVERY-NEXT:    return
+// EVERY:       func.func private @layers__kernel1({{.*}}) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
+// EVERY:         arith.mulf
+// EVERY:       func.func private @layers__kernel0(
+// EVERY:         arith.addf
 func.func @layers(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -21,8 +21,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include "gtest/gtest.h"
 
@@ -150,6 +154,53 @@ TEST(CpuJitEntry, SeveralResultsAndRankZeroArgumentsRun) {
                     3.0f * std::exp(-0.1f * i));
   }
   EXPECT_FLOAT_EQ(*static_cast<float *>((*results)[2].data()), 6.0f);
+}
+
+// What the JIT changes before LLVM optimizes: the unused packed wrappers
+// go, the entry is internal and always inlined, and the glue (the entry
+// and the wrappers it is inlined into) gets generic scheduling tuning,
+// while an outlined kernel keeps the host's.
+TEST(CpuJitEntry, PreparedModule) {
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(R"ll(
+define internal void @f__kernel0(ptr %p) noinline {
+  ret void
+}
+define void @f(ptr %p) {
+  call void @f__kernel0(ptr %p)
+  ret void
+}
+define void @_mlir_f(ptr %args) {
+  ret void
+}
+define void @_mlir_ciface_f(ptr %p) {
+  call void @f(ptr %p)
+  ret void
+}
+define void @_mlir__mlir_ciface_f(ptr %args) {
+  call void @_mlir_ciface_f(ptr null)
+  ret void
+}
+)ll",
+                                diagnostic, context);
+  ASSERT_TRUE(module) << diagnostic.getMessage().str();
+  prepareCpuJitModule(*module, "f");
+  EXPECT_EQ(module->getFunction("_mlir_f"), nullptr);
+  llvm::Function *entry = module->getFunction("f");
+  ASSERT_TRUE(entry);
+  EXPECT_TRUE(entry->hasInternalLinkage());
+  EXPECT_TRUE(entry->hasFnAttribute(llvm::Attribute::AlwaysInline));
+  for (const char *glue : {"f", "_mlir_ciface_f", "_mlir__mlir_ciface_f"}) {
+    llvm::Function *fn = module->getFunction(glue);
+    ASSERT_TRUE(fn) << glue;
+    EXPECT_EQ(fn->getFnAttribute("tune-cpu").getValueAsString(), "generic")
+        << glue;
+  }
+  llvm::Function *kernel = module->getFunction("f__kernel0");
+  ASSERT_TRUE(kernel);
+  EXPECT_FALSE(kernel->hasFnAttribute("tune-cpu"));
 }
 
 } // namespace

@@ -25,9 +25,12 @@
 #include <string>
 #include <vector>
 
-namespace llvm::orc {
+namespace llvm {
+class Module;
+namespace orc {
 class LLJIT;
-} // namespace llvm::orc
+} // namespace orc
+} // namespace llvm
 
 namespace mlir {
 class ExecutionEngine;
@@ -184,6 +187,13 @@ private:
 std::vector<tgc_arg_desc>
 describeArguments(MutableArrayRef<ref::HostTensor> args,
                   std::vector<std::vector<int64_t>> &strides);
+
+/// The JIT's changes to the LLVM module of entry `symbol` before LLVM
+/// optimizes it: packed wrappers nothing calls are dropped (only the C
+/// interface's is called), the entry becomes internal and always inlined
+/// into its C interface, and the entry and its wrappers (the glue between
+/// the outlined kernels) get generic instruction-scheduling tuning.
+void prepareCpuJitModule(llvm::Module &module, StringRef symbol);
 
 } // namespace mlir::tgc
 

@@ -81,6 +81,7 @@ bool sameKernel(Operation *a, ArrayRef<Value> capturedA, Operation *b,
 
 struct TgcOutlineIdenticalKernelsPass
     : impl::TgcOutlineIdenticalKernelsBase<TgcOutlineIdenticalKernelsPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -119,7 +120,7 @@ struct TgcOutlineIdenticalKernelsPass
               sameKernel(kernels[i].op, kernels[i].captured, kernels[j].op,
                          kernels[j].captured))
             twins.push_back(j);
-        if (twins.empty())
+        if (twins.empty() && !everyKernel)
           continue;
         func::FuncOp outlined =
             outline(func, kernels[i].op, kernels[i].constants,
