@@ -19,9 +19,11 @@ TGC's operator table included, which the first trace would import):
                                  [--no-torch-compile] [--json OUT]
 
 Every result is compared with eager PyTorch (max abs error printed). Models:
-the CPU 6-block Linear+LayerNorm+GELU stack; on the GPU the zoo's HF BERT
-(4 layers), HF ViT and torchvision ConvNeXt-tiny, and GPT-2 with 2 and 24
-layers of the same width (a transformer's layers are the same kernels).
+the CPU 6-block Linear+LayerNorm+GELU stack, and where transformers is
+installed GPT-2 with 2 and 24 layers on the CPU (cpu-gpt2-2, cpu-gpt2-24);
+on the GPU the zoo's HF BERT (4 layers), HF ViT and torchvision
+ConvNeXt-tiny, and GPT-2 with 2 and 24 layers of the same width (a
+transformer's layers are the same kernels).
 """
 
 from __future__ import annotations
@@ -53,9 +55,9 @@ def build():
         for _ in range(6):
             layers += [torch.nn.Linear(256, 256), torch.nn.LayerNorm(256), torch.nn.GELU()]
         return torch.nn.Sequential(*layers), (torch.randn(32, 256),), {}
-    if name.startswith("gpt2-"):
+    if name.startswith(("gpt2-", "cpu-gpt2-")):
         import transformers
-        cfg = transformers.GPT2Config(n_layer=int(name.split("-")[1]), n_embd=256, n_head=4,
+        cfg = transformers.GPT2Config(n_layer=int(name.split("-")[-1]), n_embd=256, n_head=4,
                                       vocab_size=1000, n_positions=256)
         return (transformers.GPT2Model(cfg), (torch.randint(0, 1000, (2, 64)),), {})
     import models
@@ -138,6 +140,11 @@ def main():
     import torch
 
     cpu = ["cpu-stack"]
+    try:
+        import transformers  # noqa: F401
+        cpu += ["cpu-gpt2-2", "cpu-gpt2-24"]
+    except ImportError:
+        pass
     gpu = ["hf-bert", "hf-vit", "tv-convnext-tiny", "gpt2-2", "gpt2-24"]
     names = {"cpu": cpu, "gpu": gpu, "all": cpu + gpu}.get(a.models, a.models.split(","))
     has_cuda = torch.cuda.is_available()
