@@ -1,6 +1,7 @@
 //===- CpuCompiler.cpp - compile a tgc function for the host CPU ----------===//
 
 #include "tgc/Compiler/CpuCompiler.h"
+#include "tgc/Target/Host/HostTarget.h"
 
 #include "RuntimeSymbols.h"
 
@@ -114,6 +115,8 @@ private:
 /// outlines are internal: they have none.)
 void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
   std::string keep = packedEntryName(symbol);
+  // (Before the entry becomes internal: it is glue too.)
+  tuneGlueGeneric(module);
   SmallVector<llvm::Function *> unused;
   for (llvm::Function &f : module) {
     StringRef name = f.getName();
@@ -123,14 +126,6 @@ void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
       f.addFnAttr(llvm::Attribute::AlwaysInline);
     }
-    // The entry and its wrappers (into which it is inlined) are the glue
-    // between kernels (tgc-outline-identical-kernels' every-kernel): LLVM's
-    // post-RA scheduler for the host's model (Zen 4's) spent 0.7 of 1.1 s
-    // of a 6-layer transformer's entry on it, growing faster than the
-    // layers; generic tuning has no post-RA scheduler.
-    if (name == symbol || name == keep ||
-        name == ("_mlir_ciface_" + symbol).str())
-      f.addFnAttr("tune-cpu", "generic");
     if (name.starts_with("_mlir_") && name != keep && f.use_empty() &&
         module.getFunction(name.drop_front(6)))
       unused.push_back(&f);

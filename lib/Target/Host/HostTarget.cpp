@@ -60,6 +60,12 @@ void mlir::tgc::registerHostTranslationDialects(DialectRegistry &registry) {
   registerOpenMPDialectTranslation(registry);
 }
 
+void mlir::tgc::tuneGlueGeneric(llvm::Module &module) {
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() && f.hasExternalLinkage())
+      f.addFnAttr("tune-cpu", "generic");
+}
+
 namespace {
 /// The host's target machine for `options` (diagnostics at `loc`).
 FailureOr<std::unique_ptr<llvm::TargetMachine>>
@@ -133,6 +139,7 @@ translateAndOptimize(Operation *op, llvm::LLVMContext &llvmCtx,
               "LLVM dialect? run tgc-cpu-pipeline first)";
   module->setTargetTriple(machine.getTargetTriple());
   module->setDataLayout(machine.createDataLayout());
+  tuneGlueGeneric(*module);
   auto optimize = makeOptimizingTransformer(options.optLevel,
                                             /*sizeLevel=*/0, &machine);
   if (llvm::Error err = optimize(module.get()))

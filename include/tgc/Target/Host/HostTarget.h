@@ -18,6 +18,10 @@
 #include <functional>
 #include <string>
 
+namespace llvm {
+class Module;
+} // namespace llvm
+
 namespace mlir {
 class DialectRegistry;
 
@@ -40,6 +44,15 @@ struct HostCodegenOptions {
 /// Adds the LLVM-IR translation interfaces of the dialects a lowered CPU
 /// module holds (builtin, LLVM, OpenMP).
 void registerHostTranslationDialects(DialectRegistry &registry);
+
+/// Gives the glue between kernels generic instruction-scheduling tuning
+/// (`"tune-cpu"="generic"`): every defined function with external linkage
+/// (the entries, their C-interface wrappers, the guard functions). The CPU
+/// pipeline outlines every kernel into an internal function, so what is
+/// left in an entry is allocations, views and calls; LLVM's post-RA
+/// scheduler for some hosts' models (Zen 4) spent most of a deep model's
+/// code generation on it. The kernels keep the host's tuning.
+void tuneGlueGeneric(llvm::Module &module);
 
 /// Translates `module` (LLVM and OpenMP dialects only) to LLVM IR optimized
 /// for the host at `options.optLevel`, as text.
