@@ -6,10 +6,7 @@
 # as when run.sh's per-shard timeout killed it), whose remaining tests were
 # not run, which the summary's "reachable" count does not show.
 #   bash utils/device/e2e.sh   (E2E_SHARD_S: seconds per shard, default 300)
-set -uo pipefail
-export PYTHONUNBUFFERED=1
-[[ -d .python-bundle ]] || tar xJf .python-bundle.tar.xz
-export PYTHONPATH=$PWD/.python-bundle
+source utils/device/bundle.sh
 out=${OUT:-/tmp/conformance}; mkdir -p "$out"
 start=$(date +%s)
 SHARD_S=${E2E_SHARD_S:-300} OUT=/tmp/e2e .e2e/run.sh tgc > "$out/e2e.txt" 2>&1

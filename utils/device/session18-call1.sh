@@ -7,10 +7,7 @@
 # stack on the 16-core CPU (where LLVM's host model is not the CI machine's
 # Zen 4); the zoo's transformers and two CNNs on the CPU. Carry
 # .python-bundle.tar.xz and .e2e.
-set -uo pipefail
-export PYTHONUNBUFFERED=1
-[[ -d .python-bundle ]] || tar xJf .python-bundle.tar.xz
-export PYTHONPATH=$PWD/.python-bundle
+source utils/device/bundle.sh
 E2E_SHARD_S=230 bash utils/device/e2e.sh > $OUT/e2e-summary.txt 2>&1 &
 e2e=$!
 lscpu | grep -E "Model name|^CPU\(s\)" > $OUT/cpu.txt
