@@ -116,16 +116,16 @@ private:
 void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
   std::string keep = packedEntryName(symbol);
   // (Before the entry becomes internal: it is glue too.)
-  tuneGlueGeneric(module);
+  prepareEntryFunctions(module);
   SmallVector<llvm::Function *> unused;
   for (llvm::Function &f : module) {
     StringRef name = f.getName();
     if (f.isDeclaration())
       continue;
-    if (name == symbol) {
+    // Inlined into its C interface (prepareEntryFunctions): no copy of
+    // its own.
+    if (name == symbol)
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
-      f.addFnAttr(llvm::Attribute::AlwaysInline);
-    }
     if (name.starts_with("_mlir_") && name != keep && f.use_empty() &&
         module.getFunction(name.drop_front(6)))
       unused.push_back(&f);

@@ -60,10 +60,16 @@ void mlir::tgc::registerHostTranslationDialects(DialectRegistry &registry) {
   registerOpenMPDialectTranslation(registry);
 }
 
-void mlir::tgc::tuneGlueGeneric(llvm::Module &module) {
-  for (llvm::Function &f : module)
-    if (!f.isDeclaration() && f.hasExternalLinkage())
-      f.addFnAttr("tune-cpu", "generic");
+void mlir::tgc::prepareEntryFunctions(llvm::Module &module) {
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration() || !f.hasExternalLinkage())
+      continue;
+    f.addFnAttr("tune-cpu", "generic");
+    llvm::Function *wrapper =
+        module.getFunction(("_mlir_ciface_" + f.getName()).str());
+    if (wrapper && !wrapper->isDeclaration())
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
 }
 
 namespace {
@@ -139,7 +145,7 @@ translateAndOptimize(Operation *op, llvm::LLVMContext &llvmCtx,
               "LLVM dialect? run tgc-cpu-pipeline first)";
   module->setTargetTriple(machine.getTargetTriple());
   module->setDataLayout(machine.createDataLayout());
-  tuneGlueGeneric(*module);
+  prepareEntryFunctions(*module);
   auto optimize = makeOptimizingTransformer(options.optLevel,
                                             /*sizeLevel=*/0, &machine);
   if (llvm::Error err = optimize(module.get()))

@@ -19,10 +19,12 @@
 // IR: define {{.*}} @scale_exp(
 // IR: <8 x float>
 // The entry (and its wrapper and guard) is the glue between the outlined
-// kernels: generic scheduling tuning; the kernel keeps the host's.
+// kernels: generic scheduling tuning; the kernel keeps the host's. The
+// entry is inlined into its C interface (whose call would pass every
+// descriptor field) and stays exported.
 // GLUE: define {{.*}} @scale_exp({{.*}}) {{.*}}#[[ENTRY:[0-9]+]] {
 // GLUE: define internal {{.*}} @scale_exp__kernel0({{.*}}) {{.*}}#[[KERNEL:[0-9]+]] {
-// GLUE: attributes #[[ENTRY]] = { {{.*}}"tune-cpu"="generic"
+// GLUE: attributes #[[ENTRY]] = { alwaysinline {{.*}}"tune-cpu"="generic"
 // GLUE: attributes #[[KERNEL]] = { {{[^"]*}} }
 func.func @scale_exp(%x: tensor<?x256xf32>, %s: tensor<256xf32>) -> tensor<?x256xf32> {
   %m = tgc.mul %x, %s : tensor<?x256xf32>, tensor<256xf32> -> tensor<?x256xf32>

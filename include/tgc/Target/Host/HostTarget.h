@@ -45,14 +45,23 @@ struct HostCodegenOptions {
 /// module holds (builtin, LLVM, OpenMP).
 void registerHostTranslationDialects(DialectRegistry &registry);
 
-/// Gives the glue between kernels generic instruction-scheduling tuning
-/// (`"tune-cpu"="generic"`): every defined function with external linkage
-/// (the entries, their C-interface wrappers, the guard functions). The CPU
-/// pipeline outlines every kernel into an internal function, so what is
-/// left in an entry is allocations, views and calls; LLVM's post-RA
-/// scheduler for some hosts' models (Zen 4) spent most of a deep model's
-/// code generation on it. The kernels keep the host's tuning.
-void tuneGlueGeneric(llvm::Module &module);
+/// Prepares the entry functions of a lowered CPU module, the glue between
+/// its kernels, before LLVM optimizes it:
+///
+/// - every defined function with external linkage (the entries, their
+///   C-interface wrappers, the guard functions) gets generic
+///   instruction-scheduling tuning (`"tune-cpu"="generic"`). The CPU
+///   pipeline outlines every kernel into an internal function, so what is
+///   left in an entry is allocations, views and calls; LLVM's post-RA
+///   scheduler for some hosts' models (Zen 4) spent most of a deep model's
+///   code generation on it. The kernels keep the host's tuning.
+/// - an entry `f` with a C interface `_mlir_ciface_f` is always inlined
+///   into it: the wrapper's call passes every field of every memref
+///   descriptor (thousands of scalars for a model's weights and
+///   activations), and LLVM's instruction selection is quadratic in such a
+///   call's stack stores (5.3 s for a 24-layer transformer's object). `f`
+///   itself stays defined and exported.
+void prepareEntryFunctions(llvm::Module &module);
 
 /// Translates `module` (LLVM and OpenMP dialects only) to LLVM IR optimized
 /// for the host at `options.optLevel`, as text.
