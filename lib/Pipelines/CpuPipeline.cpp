@@ -128,12 +128,9 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   // The register tiles of matrix products (tgc-vectorize-contractions):
   // masks of a known count, masked loads and stores, reductions.
   pm.addPass(createConvertVectorToLLVMPass());
-  // Math: rsqrt as 1/sqrt (glibc has no rsqrtf), integer powers as
-  // functions, the rest through libm (LLVM's expansions of expm1/log1p
-  // lose accuracy near 0).
-  math::MathExpandOpsPassOptions expand;
-  expand.opMnemonics = {"rsqrt"};
-  pm.addPass(math::createMathExpandOpsPass(expand));
+  // Math: integer powers as functions; rsqrt as 1/sqrt (glibc has no
+  // rsqrtf) and the exact ones as LLVM intrinsics; the rest through libm
+  // (LLVM's expansions of expm1/log1p lose accuracy near 0).
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createTgcMathToIntrinsics());
   pm.addPass(createConvertMathToLibmPass());

@@ -43,3 +43,15 @@ func.func @vector(%x: vector<8xf32>) -> vector<8xf32> {
   %0 = math.fma %x, %x, %x : vector<8xf32>
   return %0 : vector<8xf32>
 }
+
+// rsqrt as 1/sqrt (glibc has no rsqrtf; upstream's math-expand-ops did this
+// with a greedy rewrite of the whole module, 0.2 s for a 24-layer model).
+// CHECK-LABEL: func.func @rsqrt
+// CHECK:         %[[ONE:.*]] = llvm.mlir.constant(dense<1.000000e+00> : vector<8xf32>)
+// CHECK:         %[[ROOT:.*]] = llvm.intr.sqrt(%arg0) : (vector<8xf32>) -> vector<8xf32>
+// CHECK:         llvm.fdiv %[[ONE]], %[[ROOT]] : vector<8xf32>
+// CHECK-NOT:     math.rsqrt
+func.func @rsqrt(%x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.rsqrt %x : vector<8xf32>
+  return %0 : vector<8xf32>
+}

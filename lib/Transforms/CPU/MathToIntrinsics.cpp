@@ -33,7 +33,7 @@ struct TgcMathToIntrinsicsPass
                         math::AbsFOp, math::CopySignOp, math::SqrtOp,
                         math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
                         math::Log10Op, math::SinOp, math::CosOp,
-                        math::PowFOp>();
+                        math::PowFOp, math::RsqrtOp>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

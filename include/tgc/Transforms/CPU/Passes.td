@@ -119,7 +119,8 @@ def TgcMathToIntrinsics : Pass<"tgc-math-to-intrinsics"> {
   let description = [{
     `math.fma`, `floor`, `ceil`, `trunc`, `round`, `roundeven`, `absf`,
     `copysign`, `sqrt`, `exp`, `exp2`, `log`, `log2`, `log10`, `sin`, `cos`
-    and `powf` become the matching `llvm.intr.*` operations, which LLVM
+    and `powf` become the matching `llvm.intr.*` operations (and `rsqrt`
+    becomes `1 / llvm.intr.sqrt`: glibc has no `rsqrtf`), which LLVM
     turns into single instructions where the CPU has them (fma, rounding,
     sqrt, abs) and vectorizes; only then does `convert-math-to-libm` turn
     the remaining math ops (`expm1`, `log1p`, `tanh`, `erf`, `atan2`, ...)
