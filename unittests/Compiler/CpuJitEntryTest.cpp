@@ -22,6 +22,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Object/ObjectFile.h"
@@ -157,9 +158,9 @@ TEST(CpuJitEntry, SeveralResultsAndRankZeroArgumentsRun) {
 }
 
 // What the JIT changes before LLVM optimizes: the unused packed wrappers
-// go, the entry is internal and always inlined, and the glue (the entry
-// and the wrappers it is inlined into) gets generic scheduling tuning,
-// while an outlined kernel keeps the host's.
+// go, the entry is inlined into its C interface and internal, and the glue
+// (the entry and its wrappers) gets generic scheduling tuning, while an
+// outlined kernel keeps the host's.
 TEST(CpuJitEntry, PreparedModule) {
   llvm::LLVMContext context;
   llvm::SMDiagnostic diagnostic;
@@ -191,7 +192,15 @@ define void @_mlir__mlir_ciface_f(ptr %args) {
   llvm::Function *entry = module->getFunction("f");
   ASSERT_TRUE(entry);
   EXPECT_TRUE(entry->hasInternalLinkage());
-  EXPECT_TRUE(entry->hasFnAttribute(llvm::Attribute::AlwaysInline));
+  // Inlined into its C interface before LLVM optimizes: no call is left.
+  EXPECT_TRUE(entry->use_empty());
+  llvm::Function *kernel0 = module->getFunction("f__kernel0");
+  ASSERT_TRUE(kernel0);
+  bool wrapperCallsKernel = false;
+  for (llvm::User *user : kernel0->users())
+    if (auto *call = llvm::dyn_cast<llvm::CallBase>(user))
+      wrapperCallsKernel |= call->getFunction()->getName() == "_mlir_ciface_f";
+  EXPECT_TRUE(wrapperCallsKernel);
   for (const char *glue : {"f", "_mlir_ciface_f", "_mlir__mlir_ciface_f"}) {
     llvm::Function *fn = module->getFunction(glue);
     ASSERT_TRUE(fn) << glue;

@@ -190,9 +190,10 @@ describeArguments(MutableArrayRef<ref::HostTensor> args,
 
 /// The JIT's changes to the LLVM module of entry `symbol` before LLVM
 /// optimizes it: packed wrappers nothing calls are dropped (only the C
-/// interface's is called), the entry becomes internal and always inlined
-/// into its C interface, and the entry and its wrappers (the glue between
-/// the outlined kernels) get generic instruction-scheduling tuning.
+/// interface's is called), the entry is inlined into its C interface and
+/// becomes internal, and the entry and its wrappers (the glue between the
+/// outlined kernels) get generic instruction-scheduling tuning
+/// (prepareEntryFunctions).
 void prepareCpuJitModule(llvm::Module &module, StringRef symbol);
 
 } // namespace mlir::tgc
