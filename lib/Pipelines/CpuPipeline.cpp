@@ -99,11 +99,11 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   // `_mlir_ciface_<f>` wrappers (memref descriptors by pointer): the entry
   // points of objects and shared objects (tgc-translate --tgc-to-object).
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
-  // A model's identical layers: each kernel lowered and compiled once, a
-  // private function the layers call. (After the C wrappers are
+  // Every kernel its own private function, identical ones (a model's
+  // layers) one function that each calls: lowered and compiled once, and
+  // the entry keeps only the glue, which LLVM compiles with generic
+  // scheduling (prepareEntryFunctions). (After the C wrappers are
   // requested: the outlined functions need none.)
-  // Every kernel its own function: the entry keeps the glue, which the
-  // JIT compiles with generic scheduling (CpuCompiler.cpp).
   TgcOutlineIdenticalKernelsOptions outline;
   outline.everyKernel = true;
   pm.addPass(createTgcOutlineIdenticalKernels(outline));
