@@ -161,9 +161,12 @@ mlir::tgc::makeHostOptimizer(unsigned optLevel, llvm::TargetMachine *machine,
     builder.registerLoopAnalyses(loops);
     builder.crossRegisterProxies(loops, functions, cgscc, modules);
     if (optLevel > 0) {
-      // Identical kernels (a transformer's layers: the same parallel
-      // regions outlined once per layer) become one function before the
-      // optimizer runs, so that it optimizes and compiles each once.
+      // Identical functions become one before the optimizer runs, so that
+      // it optimizes and compiles each once. A backstop:
+      // tgc-outline-identical-kernels already makes a model's identical
+      // kernels one function (on the transformer stacks of
+      // docs/cpu-pipeline.md this finds nothing left to merge), and the
+      // pass only hashes each function.
       llvm::ModulePassManager merge;
       merge.addPass(llvm::MergeFunctionsPass());
       merge.run(*module, modules);
