@@ -457,7 +457,60 @@ static LogicalResult evalEmbedding(EmbeddingOp op, Frame &frame) {
   return success();
 }
 
+/// out = base, then out[position with dim replaced by the index] += src at
+/// each position of the index (or of src, in the slice form), in row-major
+/// order; floats add in the element type (each sum rounded), integers wrap.
+static LogicalResult evalScatterAdd(ScatterAddOp op, Frame &frame) {
+  const HostTensor &base = frame.tensor(op.getBase());
+  const HostTensor &index = frame.tensor(op.getIndex());
+  const HostTensor &src = frame.tensor(op.getSrc());
+  auto dim = static_cast<int64_t>(op.getDim());
+  bool sliceForm = op.isSliceForm();
+  int64_t rank = base.rank();
+  Dims domain(sliceForm ? src.shape() : index.shape());
+  for (int64_t d = 0; d < rank; ++d) {
+    bool fits = sliceForm
+                    ? (d == dim ? src.shape()[d] == index.shape()[0]
+                                : src.shape()[d] == base.shape()[d])
+                    : index.shape()[d] <= src.shape()[d] &&
+                          (d == dim || index.shape()[d] <= base.shape()[d]);
+    if (!fits)
+      return op.emitOpError()
+             << "index shape " << shapeStr(index.shape()) << ", src shape "
+             << shapeStr(src.shape()) << " and base shape "
+             << shapeStr(base.shape()) << " do not match in dimension " << d;
+  }
+  Dims baseStrides = stridesOf(base.shape()),
+       srcStrides = stridesOf(src.shape());
+  HostTensor r(base);
+  bool isFloat = isFloatDType(base.dtype());
+  SmallVector<int64_t> position;
+  for (int64_t i = 0, e = product(domain); i < e; ++i) {
+    unravel(i, domain, position);
+    int64_t at = sliceForm ? position[dim] : i;
+    int64_t v = index.getInt(at);
+    if (failed(checkIndex(op, v, base.shape()[dim], index, at,
+                          "dimension " + std::to_string(dim))))
+      return failure();
+    int64_t from = 0, to = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      from += position[d] * srcStrides[d];
+      to += (d == dim ? v : position[d]) * baseStrides[d];
+    }
+    if (isFloat)
+      r.setFloat(to, r.getFloat(to) + src.getFloat(from));
+    else
+      r.setInt(to,
+               static_cast<int64_t>(static_cast<uint64_t>(r.getInt(to)) +
+                                    static_cast<uint64_t>(src.getInt(from))));
+  }
+  frame.setTensor(op.getResult(), std::move(r));
+  return success();
+}
+
 EvalResult eval::evalIndexingOp(Operation *op, Frame &frame) {
+  if (auto scatter = dyn_cast<ScatterAddOp>(op))
+    return evalScatterAdd(scatter, frame);
   if (auto gather = dyn_cast<GatherOp>(op))
     return evalGather(gather, frame);
   if (auto select = dyn_cast<IndexSelectOp>(op))

@@ -84,7 +84,15 @@
 // process goes on; so does an integer division by zero and a cholesky of
 // a matrix that is not positive-definite.
 // RUN: not tgc-run %s --entry embed --inputs %t.w.npy,%t.ids.npy 2>&1 | FileCheck %s --check-prefix=DATA
-// DATA: tgc-run: error: @embed: tgc.embedding: index out of range at {{.*}}bad-input.mlir:[[#@LINE+26]]:8 (the call's results are not valid)
+// DATA: tgc-run: error: @embed: tgc.embedding: index out of range at {{.*}}bad-input.mlir:[[#@LINE+34]]:8 (the call's results are not valid)
+// A scatter_add index out of range (an embedding's backward with a
+// negative id) fails the same way, before anything is written.
+// RUN: %python %S/Inputs/npy.py %t.g.npy f4 3x2 1 2 3 4 5 6
+// RUN: %python %S/Inputs/npy.py %t.sids.npy i8 3 0 -1 2
+// RUN: not tgc-run %s --entry scatter --inputs %t.w.npy,%t.sids.npy,%t.g.npy --check reference 2>&1 | FileCheck %s --check-prefix=SINDEX
+// SINDEX: error: 'tgc.scatter_add' op index -1 at position [1] is out of range for dimension 0 of size 4
+// RUN: not tgc-run %s --entry scatter --inputs %t.w.npy,%t.sids.npy,%t.g.npy 2>&1 | FileCheck %s --check-prefix=SDATA
+// SDATA: tgc-run: error: @scatter: tgc.scatter_add: index out of range at {{.*}}bad-input.mlir:{{[0-9]+}}:8 (the call's results are not valid)
 // RUN: %python %S/Inputs/npy.py %t.num.npy i8 3 7 8 9
 // RUN: %python %S/Inputs/npy.py %t.den.npy i8 3 2 0 3
 // RUN: not tgc-run %s --entry divide --inputs %t.num.npy,%t.den.npy 2>&1 | FileCheck %s --check-prefix=ZERO
@@ -112,6 +120,11 @@ func.func @topk(%x: tensor<?xf32>) -> (tensor<10xf32>, tensor<10xi64>) {
 func.func @embed(%w: tensor<4x2xf32>, %ids: tensor<3xi64>) -> tensor<3x2xf32> {
   %e = tgc.embedding %w, %ids : tensor<4x2xf32>, tensor<3xi64> -> tensor<3x2xf32>
   return %e : tensor<3x2xf32>
+}
+
+func.func @scatter(%w: tensor<4x2xf32>, %ids: tensor<3xi64>, %g: tensor<3x2xf32>) -> tensor<4x2xf32> {
+  %s = tgc.scatter_add %w, %ids, %g dim = 0 : tensor<4x2xf32>, tensor<3xi64>, tensor<3x2xf32> -> tensor<4x2xf32>
+  return %s : tensor<4x2xf32>
 }
 
 func.func @divide(%x: tensor<3xi64>, %y: tensor<3xi64>) -> tensor<3xi64> {

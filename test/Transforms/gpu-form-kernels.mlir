@@ -677,6 +677,58 @@ func.func @topk_vector(%x: tensor<?xf32>) -> (tensor<4xf32>, tensor<4xi64>) {
 
 // -----
 
+// scatter_add's loop nest: its loops from `dim` on (tgc.parallel_atomic_add)
+// may hit one element twice. With f32 they become threads too, each update
+// a memref.atomic_rmw (an embedding's backward: a thread per (id, column)).
+// The zeros it starts from are a fill kernel into the result's buffer.
+
+// CHECK-LABEL: func.func @embedding_backward
+// CHECK:   cf.assert %{{.*}}, "tgc.scatter_add: index out of range"
+// CHECK:   %[[OUT:.*]] = memref.alloc() {{.*}}: memref<100x64xf32>
+// CHECK:   gpu.launch_func  @embedding_backward_kernels::@embedding_backward_elementwise_{{[0-9]+}} {{.*}} args(%[[OUT]] : memref<100x64xf32>)
+// CHECK:   gpu.launch_func  @embedding_backward_kernels::@embedding_backward_loop_{{[0-9]+}} blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1)  args(%[[N:.*]] : index, %arg1 : memref<?xi64>, %{{.*}} : index, %arg0 : memref<?x64xf32>, %[[OUT]] : memref<100x64xf32>)
+// CHECK-NEXT: return %[[OUT]]
+// CHECK-LABEL: gpu.func @embedding_backward_loop_
+// CHECK:   scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-DAG: %[[COL:.*]] = arith.remui %[[T]], %c64 : index
+// CHECK-DAG: %[[ROW:.*]] = arith.divui %[[T]], %c64 : index
+// CHECK:     %[[ID:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<?xi64>
+// CHECK:     %[[TO:.*]] = arith.index_cast %[[ID]] : i64 to index
+// CHECK:     scf.if
+// CHECK:       %[[V:.*]] = memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<?x64xf32>
+// CHECK-NEXT:  memref.atomic_rmw addf %[[V]], %{{.*}}[%[[TO]], %[[COL]]] : (f32, memref<100x64xf32>) -> f32
+// CHECK-NOT: memref.store
+// CHECK:   gpu.return
+func.func @embedding_backward(%g: tensor<?x64xf32>, %ids: tensor<?xi64>) -> tensor<100x64xf32> {
+  %z = tgc.full 0.0 : f32 : tensor<100x64xf32>
+  %s = tgc.scatter_add %z, %ids, %g dim = 0 : tensor<100x64xf32>, tensor<?xi64>, tensor<?x64xf32> -> tensor<100x64xf32>
+  return %s : tensor<100x64xf32>
+}
+
+// -----
+
+// f16 has no atomic add here: the rows before `dim` (tgc.parallel) are
+// threads, and each walks its index row in order with a plain
+// load-add-store. The base, an argument, is copied first.
+
+// CHECK-LABEL: func.func @scatter_rows_f16
+// CHECK:   gpu.launch_func  @scatter_rows_f16_kernels::@scatter_rows_f16_elementwise_{{[0-9]+}} {{.*}} args(%{{.*}} : index, %arg0 : memref<?x8xf16>, %[[OUT:.*]] : memref<?x8xf16>)
+// CHECK:   gpu.launch_func  @scatter_rows_f16_kernels::@scatter_rows_f16_loop_{{[0-9]+}} {{.*}} %[[OUT]] : memref<?x8xf16>)
+// CHECK-LABEL: gpu.func @scatter_rows_f16_loop_
+// CHECK:   scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:     scf.for %[[J:.*]] = %c0 to %c3 step %c1 {
+// CHECK:       %[[OLD:.*]] = memref.load %{{.*}}[%[[ROW]], %{{.*}}] : memref<?x8xf16>
+// CHECK:       %[[SUM:.*]] = arith.addf %[[OLD]], %{{.*}} : f16
+// CHECK:       memref.store %[[SUM]], %{{.*}}[%[[ROW]], %{{.*}}] : memref<?x8xf16>
+// CHECK-NOT: atomic_rmw
+// CHECK:   gpu.return
+func.func @scatter_rows_f16(%b: tensor<?x8xf16>, %i: tensor<?x3xi64>, %s: tensor<?x3xf16>) -> tensor<?x8xf16> {
+  %0 = tgc.scatter_add %b, %i, %s dim = 1 : tensor<?x8xf16>, tensor<?x3xi64>, tensor<?x3xf16> -> tensor<?x8xf16>
+  return %0 : tensor<?x8xf16>
+}
+
+// -----
+
 // A concat's copies sit between the fusion groups of its producers and of
 // its consumer: each is a copy kernel of its own, before the layer norm's
 // row kernel. (In the row kernel, whose stats buffers may reuse the copies'

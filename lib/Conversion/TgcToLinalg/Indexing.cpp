@@ -1,4 +1,4 @@
-//===- Indexing.cpp - tgc to linalg: gather, index_select, embedding ------===//
+//===- Indexing.cpp - tgc to linalg: gathers and scatter_add --------------===//
 //
 // Each op is a linalg.generic over the result that reads its source with
 // tensor.extract at data-dependent coordinates. PyTorch rejects an index
@@ -8,6 +8,9 @@
 // * inside the generic every data-dependent coordinate is clamped to
 //   [0, size - 1], and a source that may be empty is not read at all, so
 //   that nothing reads out of bounds even with the asserts compiled out.
+// scatter_add is a loop nest over its positions instead (a linalg.generic
+// cannot write at computed coordinates): the same assert, and an update
+// skipped where a coordinate is out of bounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +21,11 @@
 #include "tgc/Dialect/Tgc/IR/TgcOps.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -253,10 +259,172 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
   }
 };
 
+/// out = base; out[..., index(p), ...] += src[p] for every position p of
+/// the index (torch.scatter_add) or of src (the slice form, torch.index_add,
+/// where index(p) = index[p[dim]]). A loop nest over the positions in
+/// row-major order, carrying the result tensor: the loops before `dim`
+/// write disjoint elements (tgc.parallel); `dim`'s loop and those after it
+/// may hit one element twice (tgc.parallel_atomic_add).
+struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value base = adaptor.getBase(), index = adaptor.getIndex(),
+          src = adaptor.getSrc();
+    auto baseType = cast<RankedTensorType>(base.getType());
+    auto idxType = cast<RankedTensorType>(index.getType());
+    auto srcType = cast<RankedTensorType>(src.getType());
+    Type element = baseType.getElementType();
+    int64_t rank = baseType.getRank(), dim = op.getDim();
+    bool sliceForm = op.isSliceForm();
+    StringRef name = op->getName().getStringRef();
+    SmallVector<OpFoldResult> baseDims = getDims(rewriter, loc, base);
+    SmallVector<OpFoldResult> idxDims = getDims(rewriter, loc, index);
+    SmallVector<OpFoldResult> srcDims = getDims(rewriter, loc, src);
+    auto dimValue = [&](ArrayRef<OpFoldResult> dims, int64_t d) {
+      return indexValue(rewriter, loc, dims[d]);
+    };
+
+    // Sizes the types leave open: asserted (PyTorch's size checks), and
+    // the coordinates they bound checked again per update, so that nothing
+    // is read or written out of bounds with the asserts compiled out.
+    SmallVector<OpFoldResult> domain(sliceForm ? srcDims : idxDims);
+    SmallVector<int64_t> domainShape(sliceForm ? srcType.getShape()
+                                               : idxType.getShape());
+    if (sliceForm) {
+      // Along dim, the slice form visits the index's positions.
+      domain[dim] = idxDims[0];
+      domainShape[dim] = idxType.getDimSize(0);
+    }
+    SmallVector<bool> checkBase(rank, false), checkSrc(rank, false);
+    Value fits;
+    auto require = [&](arith::CmpIPredicate pred, Value a, Value b) {
+      Value holds = arith::CmpIOp::create(rewriter, loc, pred, a, b);
+      fits = fits
+                 ? arith::AndIOp::create(rewriter, loc, fits, holds).getResult()
+                 : holds;
+    };
+    auto requireLe = [&](Value a, Value b) {
+      require(arith::CmpIPredicate::sle, a, b);
+    };
+    auto unknownLe = [](int64_t a, int64_t b) {
+      return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a > b;
+    };
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t n = domainShape[d];
+      if (d != dim && unknownLe(n, baseType.getDimSize(d))) {
+        checkBase[d] = true;
+        // The slice form's src has base's sizes but along dim.
+        require(sliceForm ? arith::CmpIPredicate::eq
+                          : arith::CmpIPredicate::sle,
+                dimValue(domain, d), dimValue(baseDims, d));
+      }
+      if (!sliceForm && unknownLe(n, srcType.getDimSize(d))) {
+        checkSrc[d] = true;
+        requireLe(dimValue(domain, d), dimValue(srcDims, d));
+      }
+    }
+    if (sliceForm && (ShapedType::isDynamic(idxType.getDimSize(0)) ||
+                      ShapedType::isDynamic(srcType.getDimSize(dim)))) {
+      checkSrc[dim] = true;
+      require(arith::CmpIPredicate::eq, dimValue(srcDims, dim),
+              dimValue(idxDims, 0));
+    }
+    if (fits)
+      cf::AssertOp::create(
+          rewriter, loc, fits,
+          (name + ": index, src and base sizes do not match").str());
+    Value size = dimValue(baseDims, dim);
+    assertIndicesInRange(rewriter, loc, index, size, name);
+
+    // The loops update their result in place: a splat base (the zeros of
+    // an embedding's backward, a constant or a full) becomes a fill here;
+    // a base computed by another op is updated in place (bufferization
+    // copies it where it is still read later); a function's argument, or a
+    // view of one, is copied first (as tgc-to-linalg's write_out reads
+    // are), since bufferization takes arguments as writable.
+    Value outside = outsideFusionGroup(op.getBase());
+    Operation *def = outside.getDefiningOp();
+    TypedAttr splat;
+    if (auto full = dyn_cast_or_null<FullOp>(def))
+      splat = full.getValue();
+    DenseElementsAttr dense;
+    if (def && matchPattern(outside, m_Constant(&dense)) && dense.isSplat())
+      splat = dense.getSplatValue<TypedAttr>();
+    if (splat)
+      base = createFilled(rewriter, loc, baseType, baseDims,
+                          arith::ConstantOp::create(rewriter, loc, splat));
+    else if (!def || isa<ReshapeOp, PermuteOp, ExpandOp, SliceOp, SqueezeOp,
+                         UnsqueezeOp>(def))
+      base = bufferization::AllocTensorOp::create(rewriter, loc, baseType,
+                                                  /*dynamicSizes=*/ValueRange{},
+                                                  /*copy=*/base);
+    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    SmallVector<Value> lbs(rank, c0), steps(rank, c1), ubs;
+    for (int64_t d = 0; d < rank; ++d)
+      ubs.push_back(dimValue(domain, d));
+    bool isFloat = isa<FloatType>(element);
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, ValueRange{base},
+        [&](OpBuilder &b, Location l, ValueRange ivs,
+            ValueRange acc) -> scf::ValueVector {
+          SmallVector<Value> idxAt = sliceForm ? SmallVector<Value>{ivs[dim]}
+                                               : SmallVector<Value>(ivs);
+          Value target =
+              toIndex(b, l, tensor::ExtractOp::create(b, l, index, idxAt));
+          Value ok = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, target,
+                                    c0),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, target,
+                                    size));
+          auto andLess = [&](Value i, Value n) {
+            ok = arith::AndIOp::create(
+                b, l, ok,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, n));
+          };
+          for (int64_t d = 0; d < rank; ++d) {
+            if (checkBase[d])
+              andLess(ivs[d], indexValue(b, l, baseDims[d]));
+            if (checkSrc[d])
+              andLess(ivs[d], indexValue(b, l, srcDims[d]));
+          }
+          SmallVector<Value> outAt(ivs);
+          outAt[dim] = target;
+          auto update = scf::IfOp::create(
+              b, l, ok,
+              [&](OpBuilder &tb, Location tl) {
+                Value v = tensor::ExtractOp::create(tb, tl, src, ivs);
+                Value old = tensor::ExtractOp::create(tb, tl, acc[0], outAt);
+                Value sum =
+                    isFloat ? arith::AddFOp::create(tb, tl, old, v).getResult()
+                            : arith::AddIOp::create(tb, tl, old, v).getResult();
+                scf::YieldOp::create(
+                    tb, tl,
+                    tensor::InsertOp::create(tb, tl, sum, acc[0], outAt)
+                        .getResult());
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, acc[0]);
+              });
+          return {update.getResult(0)};
+        });
+    for (auto [d, loop] : llvm::enumerate(nest.loops))
+      loop->setAttr(static_cast<int64_t>(d) < dim ? kParallelLoopAttrName
+                                                  : kAtomicAddLoopAttrName,
+                    rewriter.getUnitAttr());
+    rewriter.replaceOp(op, nest.results[0]);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tgc::populateTgcIndexingToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<GatherLowering, IndexSelectLowering, EmbeddingLowering>(
-      patterns.getContext());
+  patterns.add<GatherLowering, IndexSelectLowering, EmbeddingLowering,
+               ScatterAddLowering>(patterns.getContext());
 }

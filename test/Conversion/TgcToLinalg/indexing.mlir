@@ -109,3 +109,52 @@ func.func @embedding(%w: tensor<?x64xbf16>, %i: tensor<?x16xi64>) -> tensor<?x16
   %r = tgc.embedding %w, %i : tensor<?x64xbf16>, tensor<?x16xi64> -> tensor<?x16x64xbf16>
   return %r : tensor<?x16x64xbf16>
 }
+
+// -----
+
+// scatter_add is a loop nest over the index carrying the result: the base
+// (an argument) copied first, the index range asserted, each update
+// skipped where the index is out of range. The loops before `dim` are
+// tgc.parallel; `dim`'s loop and those after it may hit one element twice.
+// CHECK-LABEL: func.func @scatter_add
+// CHECK-SAME: (%[[B:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4x3xi64>, %[[S:.*]]: tensor<4x5xf32>)
+// CHECK: cf.assert %{{.*}}, "tgc.scatter_add: index out of range"
+// CHECK: %[[COPY:.*]] = bufferization.alloc_tensor() copy(%[[B]]) {{.*}}: tensor<4x8xf32>
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %c4 step %{{.*}} iter_args(%{{.*}} = %[[COPY]])
+// CHECK:   scf.for %[[J:.*]] = %{{.*}} to %c3 step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK:     %[[X:.*]] = tensor.extract %[[I]][%[[R]], %[[J]]] : tensor<4x3xi64>
+// CHECK:     %[[T:.*]] = arith.index_cast %[[X]] : i64 to index
+// CHECK:     scf.if %{{.*}} -> (tensor<4x8xf32>)
+// CHECK:       %[[V:.*]] = tensor.extract %[[S]][%[[R]], %[[J]]] : tensor<4x5xf32>
+// CHECK:       %[[OLD:.*]] = tensor.extract %[[ACC]][%[[R]], %[[T]]] : tensor<4x8xf32>
+// CHECK:       %[[SUM:.*]] = arith.addf %[[OLD]], %[[V]] : f32
+// CHECK:       tensor.insert %[[SUM]] into %[[ACC]][%[[R]], %[[T]]]
+// CHECK:   } {tgc.parallel_atomic_add}
+// CHECK: } {{{.*}}tgc.parallel}
+func.func @scatter_add(%b: tensor<4x8xf32>, %i: tensor<4x3xi64>, %s: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  %0 = tgc.scatter_add %b, %i, %s dim = 1 : tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x5xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The index_add form over dynamic sizes: src's length along dim is
+// asserted equal to the index's, the positions visited are the index's,
+// and integers add with arith.addi. A splat base (the zeros of an
+// embedding's backward) is rebuilt in the group (a fill, or a small
+// constant) and updated without a copy of the caller's data.
+// CHECK-LABEL: func.func @index_add
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK: cf.assert %[[EQ]], "tgc.scatter_add: index, src and base sizes do not match"
+// CHECK: cf.assert %{{.*}}, "tgc.scatter_add: index out of range"
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK:     arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK:   } {tgc.parallel_atomic_add}
+// CHECK: } {{{.*}}tgc.parallel_atomic_add}
+func.func @index_add(%ids: tensor<?xi32>, %g: tensor<?x16xi64>) -> tensor<10x16xi64> {
+  %z = tgc.full 0 : i64 : tensor<10x16xi64>
+  %0 = tgc.scatter_add %z, %ids, %g dim = 0 : tensor<10x16xi64>, tensor<?xi32>, tensor<?x16xi64> -> tensor<10x16xi64>
+  return %0 : tensor<10x16xi64>
+}

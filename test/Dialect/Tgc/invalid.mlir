@@ -577,6 +577,86 @@ func.func @pad_value_type(%x: tensor<4x5xf32>) {
 // Indexing
 //===----------------------------------------------------------------------===//
 
+func.func @scatter_add_rank0(%b: tensor<f32>, %i: tensor<i64>, %s: tensor<f32>) {
+  // expected-error @+1 {{base must have rank >= 1}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 0 : tensor<f32>, tensor<i64>, tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_dim(%b: tensor<4x8xf32>, %i: tensor<4x2xi64>, %s: tensor<4x2xf32>) {
+  // expected-error @+1 {{dim 2 is out of range for rank 2}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 2 : tensor<4x8xf32>, tensor<4x2xi64>, tensor<4x2xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_element(%b: tensor<4x8xf32>, %i: tensor<4x2xi64>, %s: tensor<4x2xf64>) {
+  // expected-error @+1 {{src's element type 'f64' differs from base's 'f32'}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 1 : tensor<4x8xf32>, tensor<4x2xi64>, tensor<4x2xf64> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_src_rank(%b: tensor<4x8xf32>, %i: tensor<4x2xi64>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{src's rank (1) differs from base's (2)}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 1 : tensor<4x8xf32>, tensor<4x2xi64>, tensor<8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_index_rank(%b: tensor<4x8x2xf32>, %i: tensor<4x2xi64>, %s: tensor<4x2x2xf32>) {
+  // expected-error @+1 {{index rank (2) must be 1 or base's rank (3)}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 1 : tensor<4x8x2xf32>, tensor<4x2xi64>, tensor<4x2x2xf32> -> tensor<4x8x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_index_exceeds_src(%b: tensor<4x8xf32>, %i: tensor<4x3xi64>, %s: tensor<4x2xf32>) {
+  // expected-error @+1 {{index size 3 in dimension 1 exceeds src's size 2}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 1 : tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x2xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_index_exceeds_base(%b: tensor<4x8xf32>, %i: tensor<5x2xi64>, %s: tensor<5x2xf32>) {
+  // expected-error @+1 {{index size 5 in dimension 0 exceeds base's size 4}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 1 : tensor<4x8xf32>, tensor<5x2xi64>, tensor<5x2xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_slice_length(%b: tensor<10x8xf32>, %i: tensor<3xi64>, %s: tensor<4x8xf32>) {
+  // expected-error @+1 {{src's size 4 along dim 0 differs from the index's length 3}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 0 : tensor<10x8xf32>, tensor<3xi64>, tensor<4x8xf32> -> tensor<10x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_slice_size(%b: tensor<10x8xf32>, %i: tensor<3xi64>, %s: tensor<3x7xf32>) {
+  // expected-error @+1 {{src's size 7 in dimension 1 differs from base's 8}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 0 : tensor<10x8xf32>, tensor<3xi64>, tensor<3x7xf32> -> tensor<10x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_bool(%b: tensor<4xi1>, %i: tensor<2xi64>, %s: tensor<2xi1>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of numeric (non-bool) values}}
+  %0 = tgc.scatter_add %b, %i, %s dim = 0 : tensor<4xi1>, tensor<2xi64>, tensor<2xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
 func.func @gather_rank(%x: tensor<4x8xf32>, %i: tensor<4xi64>) {
   // expected-error @+1 {{index rank (1) differs from the input rank (2)}}
   %0 = tgc.gather %x, %i dim = 1 : tensor<4x8xf32>, tensor<4xi64> -> tensor<4xf32>

@@ -183,6 +183,17 @@ func.func @indexing(%x: tensor<4x8xf32>, %idx: tensor<4x2xi64>, %sel: tensor<3xi
   return
 }
 
+// CHECK-LABEL: func.func @scatter_add
+func.func @scatter_add(%base: tensor<8x4xf32>, %idx: tensor<6x4xi64>, %src: tensor<6x4xf32>, %w: tensor<1000x64xf32>, %ids: tensor<?xi32>, %g: tensor<?x64xf32>, %ib: tensor<5xi64>, %ii: tensor<3xi64>, %is: tensor<4xi64>) {
+  // CHECK: tgc.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<8x4xf32>, tensor<6x4xi64>, tensor<6x4xf32> -> tensor<8x4xf32>
+  %0 = tgc.scatter_add %base, %idx, %src dim = 0 : tensor<8x4xf32>, tensor<6x4xi64>, tensor<6x4xf32> -> tensor<8x4xf32>
+  // CHECK: tgc.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<1000x64xf32>, tensor<?xi32>, tensor<?x64xf32> -> tensor<1000x64xf32>
+  %1 = tgc.scatter_add %w, %ids, %g dim = 0 : tensor<1000x64xf32>, tensor<?xi32>, tensor<?x64xf32> -> tensor<1000x64xf32>
+  // CHECK: tgc.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<5xi64>, tensor<3xi64>, tensor<4xi64> -> tensor<5xi64>
+  %2 = tgc.scatter_add %ib, %ii, %is dim = 0 : tensor<5xi64>, tensor<3xi64>, tensor<4xi64> -> tensor<5xi64>
+  return
+}
+
 // CHECK-LABEL: func.func @linalg
 func.func @linalg(%a: tensor<?x64xf32>, %w: tensor<64x32xf32>, %b3: tensor<?x3x4xf32>, %c3: tensor<?x4x5xf32>, %lw: tensor<128x64xf32>, %lb: tensor<128xf32>, %spd: tensor<?x4x4xf64>) {
   // CHECK: tgc.matmul %{{.*}}, %{{.*}} : tensor<?x64xf32>, tensor<64x32xf32> -> tensor<?x32xf32>

@@ -34,12 +34,20 @@ namespace mlir::tgc {
 /// as one thread per iteration; without it, a loop runs on one thread.
 inline constexpr llvm::StringLiteral kParallelLoopAttrName = "tgc.parallel";
 
+/// A unit attribute on the scf.for loops of tgc.scatter_add's lowering whose
+/// iterations may write the same element: they may run at once only if
+/// each read-modify-write of the result (a load, an add and a store of the
+/// same element) is made atomic. tgc-gpu-form-kernels does that for the
+/// element types with atomic adds; elsewhere the loops run in order.
+inline constexpr llvm::StringLiteral kAtomicAddLoopAttrName =
+    "tgc.parallel_atomic_add";
+
 /// Unary and binary math, comparisons, where, convert, clamp, gelu, silu.
 void populateTgcElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 /// constant, full, iota, reshape, permute, expand, slice, concat, squeeze,
 /// unsqueeze, pad.
 void populateTgcShapeToLinalgPatterns(RewritePatternSet &patterns);
-/// gather, index_select, embedding.
+/// gather, index_select, embedding, scatter_add.
 void populateTgcIndexingToLinalgPatterns(RewritePatternSet &patterns);
 /// sum, mean, amax, amin, var, norm, argmax, argmin, max, min, topk.
 void populateTgcReductionToLinalgPatterns(RewritePatternSet &patterns);

@@ -588,6 +588,38 @@ LogicalResult EmbeddingOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
   return success();
 }
 
+LogicalResult ScatterAddOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
+  int64_t dim = static_cast<int64_t>(getDim());
+  SymShape base = shapeOf(ctx, getBase());
+  SymShape index = shapeOf(ctx, getIndex());
+  SymShape src = shapeOf(ctx, getSrc());
+  auto require = [&](ConstraintKind kind, AffineExpr lhs, AffineExpr rhs,
+                     const Twine &what) {
+    return ctx.require(kind, lhs, rhs, "tgc.scatter_add needs " + what);
+  };
+  for (int64_t d = 0, e = base.size(); d < e; ++d) {
+    std::string at = (" in dim " + Twine(d)).str();
+    if (isSliceForm()) {
+      LogicalResult ok =
+          d == dim ? require(ConstraintKind::eq, src[d], index[0],
+                             "src's size along dim == the index's length")
+                   : require(ConstraintKind::eq, src[d], base[d],
+                             "src's size == base's" + at);
+      if (failed(ok))
+        return failure();
+      continue;
+    }
+    if (failed(require(ConstraintKind::le, index[d], src[d],
+                       "the index's size <= src's" + at)))
+      return failure();
+    if (d != dim && failed(require(ConstraintKind::le, index[d], base[d],
+                                   "the index's size <= base's" + at)))
+      return failure();
+  }
+  ctx.setShape(getResult(), base);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//

@@ -714,6 +714,47 @@ def Tgc_EmbeddingOp : Tgc_Op<"embedding", [Pure, Tgc_InferTensorType]> {
   }];
 }
 
+def Tgc_ScatterAddOp : Tgc_Op<"scatter_add", [Pure, Tgc_InferTensorType]> {
+  let summary = "Accumulate into positions picked by an index "
+                "(torch.scatter_add, torch.index_add)";
+  let description = [{
+    The result is `base` with `src`'s elements added at the positions
+    `index` picks along `dim`; positions picked twice get both additions
+    (in an unspecified order, as PyTorch's CUDA kernels). Two forms:
+
+    * `index` has `src`'s rank (torch.scatter_add):
+      `out[i][index[i][j][k]][k] += src[i][j][k]` for `dim = 1`, over the
+      positions of `index`, whose sizes are at most `src`'s, and at most
+      `base`'s in the dims other than `dim`;
+    * `index` has rank 1 and `src` a higher rank (torch.index_add): slice
+      `j` of `src` along `dim` is added to slice `index[j]` of `base`;
+      `src` has `base`'s sizes but along `dim`, where it has the index's.
+
+    An index outside `[0, base.size(dim))` is a runtime error, as in
+    PyTorch: never a write out of bounds.
+
+    ```mlir
+    %s = tgc.scatter_add %base, %idx, %src dim = 0 : tensor<8x4xf32>, tensor<6x4xi64>, tensor<6x4xf32> -> tensor<8x4xf32>
+    %a = tgc.scatter_add %base, %ids, %grad dim = 0 : tensor<1000x64xf32>, tensor<?xi64>, tensor<?x64xf32> -> tensor<1000x64xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_NumericTensor:$base, Tgc_IndexTensor:$index,
+                       Tgc_NumericTensor:$src, I64Attr:$dim);
+  let results = (outs Tgc_NumericTensor:$result);
+  let assemblyFormat = [{
+    $base `,` $index `,` $src `dim` `=` $dim attr-dict `:` type($base) `,`
+      type($index) `,` type($src) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// True for the torch.index_add form: a rank-1 index picking whole
+    /// slices of a `src` of higher rank.
+    bool isSliceForm() {
+      return getIndex().getType().getRank() == 1 &&
+             getSrc().getType().getRank() > 1;
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
