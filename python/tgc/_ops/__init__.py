@@ -14,6 +14,8 @@ registers them in ``HANDLERS`` (``core.op``):
 - ``elementwise``, ``reductions``, ``shapes``, ``nn``, ``factories``;
 - ``convolution``: 1-d and 2-d, transposed, ``padding="same"``;
 - ``pooling``: ``max_pool2d`` with indices and its backward (training);
+- ``scatter``: ``scatter_add``, ``index_add``, ``index_put`` with
+  ``accumulate=True`` (an embedding's backward): ``tgc.scatter_add``;
 - ``composite``: operators written with the others' ops (masks, fills,
   nearest upsampling and padding as gathers, constant factories).
 - ``movement``: flip, rot90, roll, slice/select_scatter, diag_embed;
@@ -25,6 +27,6 @@ registers them in ``HANDLERS`` (``core.op``):
 A new operator goes into its family's module with ``@op("name", ...)``.
 """
 
-from . import core, elementwise, shapes, reductions, nn, convolution, factories, composite, rearrange, movement, formulas, einsum, pooling  # noqa: F401
+from . import core, elementwise, shapes, reductions, nn, convolution, factories, composite, rearrange, movement, formulas, einsum, pooling, scatter  # noqa: F401
 from .core import HANDLERS, dispatch, func_name, op  # noqa: F401
 from .factories import dense_constant  # noqa: F401
