@@ -72,6 +72,9 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   // OpenMP; the loops inside an iteration are sequential (and vectorized
   // by LLVM).
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  // The independent loops of sequential lowerings (topk's rows, a
+  // scatter's loops before its dim) in parallel too.
+  pm.addNestedPass<func::FuncOp>(createTgcParallelizeMarkedLoops());
   // Copies into or out of strided views (a stack's pieces, a crop) as
   // parallel loops, not the runtime's element-at-a-time memrefCopy.
   pm.addNestedPass<func::FuncOp>(createTgcLowerStridedCopies());

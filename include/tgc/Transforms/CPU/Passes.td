@@ -226,6 +226,24 @@ def TgcVectorizeContractions
                            "::mlir::vector::VectorDialect"];
 }
 
+def TgcParallelizeMarkedLoops
+    : Pass<"tgc-parallelize-marked-loops", "func::FuncOp"> {
+  let summary = "Sequential lowerings' independent loops as scf.parallel";
+  let description = [{
+    tgc-to-linalg marks the outer `scf.for` loops of its sequential
+    lowerings `tgc.parallel` when their iterations write disjoint elements:
+    topk's and max-pool backward's rows, scatter_add's loops before its
+    `dim`, cholesky's batch. On the GPU they become threads
+    (tgc-gpu-form-kernels); on the CPU this pass, after bufferization,
+    turns each outermost such loop without results, with the marked loops
+    perfectly nested in it, into one `scf.parallel`, so that they run on
+    OpenMP's threads (tgc-serialize-small-loops and tgc-parallel-if still
+    keep small ones serial). Loops marked `tgc.parallel_atomic_add` stay
+    sequential: the CPU path has no atomic updates.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def TgcSerializeSmallLoops : Pass<"tgc-serialize-small-loops", "func::FuncOp"> {
   let summary = "Small kernels run serially, not in an OpenMP parallel region";
   let description = [{
@@ -415,13 +433,19 @@ def TgcMarkResultBuffers : Pass<"tgc-mark-result-buffers", "ModuleOp"> {
     * it is a `memref.alloc` in the body of a public function that nothing
       in the module calls (an entry point: the index is the caller's result
       position);
-    * `func.return` returns it as it is (not a view), at that position
-      (the first, when it is returned twice), with the same type;
+    * `func.return` returns it at that position (the first, when it is
+      returned twice), as it is with the same type, or through one
+      `memref.expand_shape` or `memref.collapse_shape` (a model's
+      `logits.view(B, T, V)`). A reshaped one is replaced by an allocation
+      of the returned shape, which its other users see through the inverse
+      reshape (the same bytes: identity layouts; at most one dynamic size
+      per group of the expanded side);
     * it is not the arena of intermediate values and nothing frees it.
 
     Everything else stays a `malloc` whose contents the runtime copies out.
   }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::func::FuncDialect"];
 }
 
