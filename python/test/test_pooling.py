@@ -10,7 +10,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import tgc
-from conftest import check
+from conftest import check, requires_cuda
 
 GRID = [  # kernel, stride, padding, dilation, ceil_mode
     (3, 2, 1, 1, False),   # ResNet's stem
@@ -120,10 +120,10 @@ def test_training_step_compiles_the_max_pool():
     assert "max_pool2d" not in lines, lines
 
 
-def test_backward_of_indices_outside_their_windows_runs_eagerly():
+def _outside_windows(device):
     # torch-mlir's e2e tests pass random indices: PyTorch's CPU kernel adds
     # each gradient at its index wherever it is (its CUDA kernel drops those
-    # outside the window). The compiled gather would drop them: eager runs.
+    # outside the window).
     torch.manual_seed(0)
     grad, x = torch.rand(2, 4, 7, 6), torch.rand(2, 4, 6, 5)
     indices = torch.randint(0, 16, (2, 4, 7, 6))
@@ -132,6 +132,42 @@ def test_backward_of_indices_outside_their_windows_runs_eagerly():
         return torch.ops.aten.max_pool2d_with_indices_backward(
             g, x, [2, 2], [1, 1], [1, 1], [1, 1], False, i)
 
+    args = [t.to(device) for t in (grad, x, indices)]
     c = tgc.compile(f)
-    torch.testing.assert_close(c(grad, x, indices), f(grad, x, indices))
-    assert "outside their windows" in str(tgc.explain(c))
+    torch.testing.assert_close(c(*args), f(*args))
+    return str(tgc.explain(c))
+
+
+def test_backward_of_indices_outside_their_windows_compiles_on_the_cpu():
+    # The CPU's backward is a scatter-add, as PyTorch's CPU kernel: any
+    # index inside the input takes its gradient.
+    text = _outside_windows("cpu")
+    assert "0 graph break(s), 0 call(s) run eagerly" in text, text
+
+
+@requires_cuda
+def test_backward_of_indices_outside_their_windows_runs_eagerly_on_the_gpu():
+    # The GPU's compiled gather would drop them, as CUDA's kernel, but only
+    # for a window it knows: checked on the example, eager runs.
+    assert "outside their windows" in _outside_windows("cuda")
+
+
+def test_cpu_backward_is_a_scatter_add():
+    """ResNet's stem pool at a small size: the CPU backward is one
+    tgc.scatter_add over the flattened spatial dims (an index out of the
+    input is still an error, as in eager)."""
+    x = _image((2, 3, 12, 12))
+    x.view(-1)[3] = 0.5
+    values, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+    grad = torch.randn(values.shape)
+
+    def f(g, x, i):
+        return torch.ops.aten.max_pool2d_with_indices_backward(
+            g, x, [3, 3], [2, 2], [1, 1], [1, 1], False, i)
+
+    c = check(f, grad, x, indices)
+    assert "tgc.scatter_add" in tgc.explain(c).graphs[0]
+    bad = indices.clone()
+    bad.view(-1)[5] = 12 * 12
+    with pytest.raises(RuntimeError, match="index out of range"):
+        c(grad, x, bad)

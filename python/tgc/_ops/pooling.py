@@ -11,8 +11,10 @@ first inside the input, larger than the maximum so far, or NaN (ties keep
 the first; the last NaN wins). The backward adds, for each window element,
 the output gradients whose saved index is that element's, placed back at
 its input positions: shifted by whole strides into one of stride x stride
-phase planes, which interleave into the input's shape. Spatial sizes
-must be static; batch and channels may be symbolic."""
+phase planes, which interleave into the input's shape (on the GPU; on
+the CPU the backward is a ``tgc.scatter_add`` of each gradient to its
+saved index, as PyTorch's CPU kernel). Spatial sizes must be static;
+batch and channels may be symbolic."""
 
 from __future__ import annotations
 
@@ -179,6 +181,25 @@ def _indices_in_windows(indices: torch.Tensor, w: _Window) -> bool:
     return bool(ok.all())
 
 
+def _scatter_backward(tr, real, g: Value, saved: Value, w: _Window) -> Value:
+    """The CPU's backward, as PyTorch's CPU kernel computes it: each output
+    gradient added at the input element its saved index names (a
+    tgc.scatter_add along the flattened spatial dims, per image and
+    channel; any index inside the input is taken). The gather below reads
+    every window element per input element: 15-20x eager's time on the
+    CPU."""
+    from .factories import _full_value
+    from .scatter import scatter_add_value
+
+    lead = list(g.shape[:-2])
+    hw = w.size[0] * w.size[1]
+    grads = _reshape_to(tr, g, lead + [w.out[0] * w.out[1]])
+    index = _reshape_to(tr, saved, lead + [w.out[0] * w.out[1]])
+    zeros = _full_value(tr, real, 0, shape=lead + [hw])
+    total = scatter_add_value(tr, zeros, index, convert(tr, grads, real.dtype), len(lead))
+    return _reshape_to(tr, total, lead + list(w.size))
+
+
 @op("max_pool2d_with_indices_backward")
 def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, stride, padding,
                                       dilation, ceil_mode, indices):
@@ -189,6 +210,8 @@ def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, str
                 "max_pool2d_with_indices_backward")
     if any(isinstance(n, Dyn) for n in g.shape[-2:]):
         raise Unsupported("max_pool2d_with_indices_backward of a dynamic output size")
+    if real.device.type == "cpu":
+        return _scatter_backward(tr, real, g, saved, w)
     if not _indices_in_windows(indices, w):
         raise Unsupported("max_pool2d_with_indices_backward of indices outside their "
                           "windows (PyTorch's CPU kernel adds their gradients there, "
