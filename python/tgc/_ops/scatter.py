@@ -52,6 +52,8 @@ def _index_tensor(v: Value, what: str) -> None:
 
 @op("scatter_add")
 def _scatter_add(tr, real, x, dim, index, src):
+    """out[..., index[p], ...] += src[p] over the index's positions; on the
+    GPU with atomic adds (f32, f64, i32, i64)."""
     v, i, s = tval(tr, x), tval(tr, index), tval(tr, src)
     _index_tensor(i, "scatter_add")
     return _scatter_any_rank(tr, v, i, s, norm_dim(dim, v.rank))
@@ -59,6 +61,8 @@ def _scatter_add(tr, real, x, dim, index, src):
 
 @op("scatter_reduce")
 def _scatter_reduce(tr, real, x, dim, index, src, reduce, include_self=True):
+    """reduce="sum" with include_self only (the other reductions: a graph
+    break)."""
     if reduce != "sum" or not include_self:
         raise Unsupported(f"scatter_reduce(reduce={reduce!r}, include_self={include_self})")
     return _scatter_add(tr, real, x, dim, index, src)
@@ -66,6 +70,8 @@ def _scatter_reduce(tr, real, x, dim, index, src, reduce, include_self=True):
 
 @op("index_add")
 def _index_add(tr, real, x, dim, index, source, alpha=1):
+    """Whole slices of source added at the index's positions along dim
+    (int32 or int64 indices), scaled by alpha."""
     v, i, s = tval(tr, x), tval(tr, index), tval(tr, source)
     _index_tensor(i, "index_add")
     d = norm_dim(dim, v.rank)
@@ -99,8 +105,9 @@ def _broadcast_to(tr, v: Value, shape: List[Any]) -> Value:
 
 @op("index_put", "_unsafe_index_put")
 def _index_put(tr, real, x, indices, values, accumulate=False):
-    """x[indices] += values: the index tensors (on x's leading dims) pick
-    rows of x viewed as [indexed dims flattened, rest...]."""
+    """With accumulate=True: x[indices] += values, the index tensors on x's
+    leading dims (negative ones wrap; several of one shape are linearized);
+    without, a graph break."""
     if not accumulate:
         raise Unsupported("index_put without accumulate (a scatter whose repeated "
                           "indices PyTorch leaves undefined)")
