@@ -419,6 +419,15 @@ def test_bool_fills_and_pads():
         check(f, torch.randn(4), dynamic=dynamic)
 
 
+def test_aten_constant_pad_nd_takes_its_value():
+    # aten.constant_pad_nd(x, pad, value): the third argument is the value
+    # (it reached F.pad's `mode` and was a graph break: GPT-2's training
+    # graph pads its labels with -100).
+    x = torch.arange(6).view(2, 3)
+    check(lambda x: torch.ops.aten.constant_pad_nd(x, [0, 1], -100) * 2, x)
+    check(lambda x: torch.ops.aten.constant_pad_nd(x, [1, 1, 0, 1]), torch.randn(2, 3))
+
+
 def test_linear_one_dimensional_forms():
     # A vector input, a vector weight (a dot product), with and without a
     # bias (the e2e suite's AtenLinear1D: the traced graph did not verify).

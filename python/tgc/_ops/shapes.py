@@ -740,7 +740,15 @@ def _embedding(tr, real, a, b, *rest, **kw):
     )[0]
 
 
-@op("pad", "constant_pad_nd")
+@op("constant_pad_nd")
+def _constant_pad_nd(tr, real, x, pad, value=0):
+    """aten.constant_pad_nd(x, pad, value): F.pad's constant mode, whose
+    third argument is the value, not a mode (a training graph's label
+    padding, `F.pad(labels, (0, 1), value=-100)`, was a graph break)."""
+    return _pad(tr, real, x, pad, "constant", value)
+
+
+@op("pad")
 def _pad(tr, real, x, pad, mode="constant", value=None):
     if mode in ("reflect", "replicate", "circular"):
         from .composite import padded
