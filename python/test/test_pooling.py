@@ -147,13 +147,13 @@ def test_backward_of_indices_outside_their_windows_compiles_on_the_cpu():
 
 @requires_cuda
 def test_backward_of_indices_outside_their_windows_runs_eagerly_on_the_gpu():
-    # The GPU's compiled gather would drop them, as CUDA's kernel, but only
-    # for a window it knows: checked on the example, eager runs.
+    # CUDA's kernel drops them; the compiled scatter would add them where
+    # they point: checked on the example, eager runs.
     assert "outside their windows" in _outside_windows("cuda")
 
 
 def test_cpu_backward_is_a_scatter_add():
-    """ResNet's stem pool at a small size: the CPU backward is one
+    """ResNet's stem pool at a small size: the backward is one
     tgc.scatter_add over the flattened spatial dims (an index out of the
     input is still an error, as in eager)."""
     x = _image((2, 3, 12, 12))

@@ -51,6 +51,10 @@ class MLP(nn.Module):
         return F.cross_entropy(self.net(x), y)
 
 
+# --breaks: print each graph break of a tgc.compile training graph.
+SHOW_BREAKS = False
+
+
 def _model(name, device, batch):
     g = torch.Generator().manual_seed(0)
     if name == "mlp":
@@ -93,6 +97,10 @@ def _compiled(mode, model):
 def _breaks(mode, compiled) -> str:
     if mode == "tgc":
         lines = tgc.explain(compiled).training
+        if SHOW_BREAKS:
+            for line in lines:
+                if "graph break" in line:
+                    print(f"#   {line.strip()}")
         return str(sum("graph break" in line for line in lines))
     if mode == "tgc-backend":
         from tgc import backend
@@ -184,6 +192,8 @@ def main():
     p.add_argument("--models", default="gpt2,resnet18")
     p.add_argument("--modes", default="eager,inductor,tgc,tgc-backend")
     p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--breaks", action="store_true",
+                   help="print each graph break of tgc.compile's training graphs")
     p.add_argument("--batch", type=int, default=0, help="batch size (0: the model's default)")
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="also print the step's split and the N operators and kernels with "
@@ -192,6 +202,8 @@ def main():
                    help="PyTorch's TF32 flags for every mode: as they are (convolutions "
                         "on, matmuls off), both on, or both off")
     a = p.parse_args()
+    global SHOW_BREAKS
+    SHOW_BREAKS = a.breaks
     if a.tf32 != "default":
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = a.tf32 == "on"
     modes = [m for m in a.modes.split(",") if m]

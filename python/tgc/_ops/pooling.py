@@ -8,13 +8,10 @@ columns) over strided slices of the padded input, keeping the running
 maximum and its flat index ``h * W + w`` into the unpadded input, with the
 CPU and CUDA kernels' rule: an element is taken when it is the window's
 first inside the input, larger than the maximum so far, or NaN (ties keep
-the first; the last NaN wins). The backward adds, for each window element,
-the output gradients whose saved index is that element's, placed back at
-its input positions: shifted by whole strides into one of stride x stride
-phase planes, which interleave into the input's shape (on the GPU; on
-the CPU the backward is a ``tgc.scatter_add`` of each gradient to its
-saved index, as PyTorch's CPU kernel). Spatial sizes must be static;
-batch and channels may be symbolic."""
+the first; the last NaN wins). The backward is a ``tgc.scatter_add`` of
+each output gradient to the input element its saved index names, per
+image and channel. Spatial sizes must be static; batch and channels may
+be symbolic."""
 
 from __future__ import annotations
 
@@ -23,12 +20,11 @@ from typing import List, Tuple
 import torch
 
 from .._graph import Dyn, Unsupported, Value
-from .convolution import _pad_or_crop
 from .core import constant, convert, op, tval
 from .elementwise import _binary_value, _where_values
 from .factories import dense_constant
 from .nn import _pair
-from .shapes import _concat_values, _reshape_to, _slice, _unsqueeze, pad_value
+from .shapes import _reshape_to, _slice, pad_value
 
 
 def _flat_map(tr, rows, cols, width: int) -> Value:
@@ -160,11 +156,12 @@ def _max_pool2d_with_indices(tr, real, x, kernel_size, stride=None, padding=0, d
 def _indices_in_windows(indices: torch.Tensor, w: _Window) -> bool:
     """Whether every saved index (of the example, when it has data) is an
     element of its output position's window inside the input, as
-    max_pool2d_with_indices makes them. The compiled backward gathers per
-    window element, as PyTorch's CUDA kernel does; PyTorch's CPU kernel
-    scatters any index, so indices from elsewhere would differ there.
-    (Checked on the example; a later call's indices are assumed to come
-    from a max pool with the same window.)"""
+    max_pool2d_with_indices makes them. PyTorch's CUDA kernel gathers per
+    window element, so it drops the gradient of an index from elsewhere,
+    which its CPU kernel and the compiled scatter add where it points: on
+    the GPU such indices are a graph break. (Checked on the example; a
+    later call's indices are assumed to come from a max pool with the same
+    window.)"""
     try:
         idx = indices.detach().to("cpu", torch.int64)
     except Exception:  # a fake or meta tensor: no data to check
@@ -182,12 +179,11 @@ def _indices_in_windows(indices: torch.Tensor, w: _Window) -> bool:
 
 
 def _scatter_backward(tr, real, g: Value, saved: Value, w: _Window) -> Value:
-    """The CPU's backward, as PyTorch's CPU kernel computes it: each output
-    gradient added at the input element its saved index names (a
-    tgc.scatter_add along the flattened spatial dims, per image and
-    channel; any index inside the input is taken). The gather below reads
-    every window element per input element: 15-20x eager's time on the
-    CPU."""
+    """Each output gradient added at the input element its saved index
+    names: one tgc.scatter_add along the flattened spatial dims, per image
+    and channel (in parallel; on the GPU atomic adds over every output).
+    Until 2026-11-28 this was a gather per window element over stride x
+    stride phase planes: 10x eager's time on the CPU, 1.8x on the GPU."""
     from .factories import _full_value
     from .scatter import scatter_add_value
 
@@ -210,63 +206,8 @@ def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, str
                 "max_pool2d_with_indices_backward")
     if any(isinstance(n, Dyn) for n in g.shape[-2:]):
         raise Unsupported("max_pool2d_with_indices_backward of a dynamic output size")
-    if real.device.type == "cpu":
-        return _scatter_backward(tr, real, g, saved, w)
-    if not _indices_in_windows(indices, w):
+    if real.device.type != "cpu" and not _indices_in_windows(indices, w):
         raise Unsupported("max_pool2d_with_indices_backward of indices outside their "
-                          "windows (PyTorch's CPU kernel adds their gradients there, "
-                          "its CUDA kernel drops them)")
-    dt = g.dtype
-    zero = constant(tr, 0, dt)
-    # Padded position h = o * s + i * d is phase r = (i d) mod s of row
-    # q = o + m, m = (i d) div s. Every position of phase plane (r, r')
-    # ([Q, Q'], Q = ceil(padded / s)) is one input element, whose flat
-    # index depends on the plane alone; it gathers, for each window element
-    # (i, j) of its phase, the gradient of output (q - m, q' - m') when
-    # that output saved its index: slices of the gradient and the indices
-    # padded once (with 0 and -1), compared with the plane's index map. The
-    # planes, elementwise ops each, interleave into the padded input
-    # through one concatenation; the padding is cropped.
-    q = [-(-w.padded[a] // w.s[a]) for a in range(2)]
-    terms = {}
-    for i in range(w.k[0]):
-        for j in range(w.k[1]):
-            (m0, r0), (m1, r1) = divmod(i * w.d[0], w.s[0]), divmod(j * w.d[1], w.s[1])
-            terms.setdefault((r0, r1), []).append((m0, m1))
-    top = [max(m for t in terms.values() for m in (e[a] for e in t)) for a in range(2)]
-    lead = [0] * (v.rank - 2)
-    high = lead + [q[a] - w.out[a] for a in range(2)]
-    g_pad = pad_value(tr, g, lead + top, high)
-    s_pad = pad_value(tr, saved, lead + top, high, value=-1)
-
-    def shifted(x: Value, m) -> Value:
-        for a in range(2):
-            x = _slice(tr, x, w.dim(a), top[a] - m[a], top[a] - m[a] + q[a], 1)
-        return x
-
-    planes = {}
-    for (r0, r1), shifts in terms.items():
-        flat = _flat_map(tr, torch.arange(q[0]) * w.s[0] + (r0 - w.p[0]),
-                         torch.arange(q[1]) * w.s[1] + (r1 - w.p[1]), w.size[1])
-        plane = None
-        for m in shifts:
-            hit = _binary_value(tr, "cmp eq,", shifted(s_pad, m), flat, torch.bool)
-            part = _where_values(tr, hit, shifted(g_pad, m), zero, dt)
-            plane = part if plane is None else _binary_value(tr, "add", plane, part, dt)
-        planes[(r0, r1)] = plane
-    like = next(iter(planes.values()))
-    no = constant(tr, False, torch.bool)
-    rank = like.rank
-    phase_rows = []
-    for r0 in range(w.s[0]):
-        row = [_unsqueeze(tr, planes[(r0, r1)] if (r0, r1) in planes else
-                          _where_values(tr, no, like, zero, dt), rank)
-               for r1 in range(w.s[1])]
-        phase_rows.append(_unsqueeze(tr, _concat_values(tr, row, rank), rank - 1))
-    stacked = _concat_values(tr, phase_rows, rank - 1)  # [..., Q, s, Q', s]
-    total = _reshape_to(tr, stacked, list(like.shape[:rank - 2])
-                        + [q[0] * w.s[0], q[1] * w.s[1]])
-    for a in range(2):
-        total = _pad_or_crop(tr, total, w.dim(a), -w.p[a],
-                             w.size[a] + w.p[a] - q[a] * w.s[a])
-    return convert(tr, total, real.dtype)
+                          "windows on the GPU (PyTorch's CUDA kernel drops their "
+                          "gradients, its CPU kernel adds them where they point)")
+    return _scatter_backward(tr, real, g, saved, w)
