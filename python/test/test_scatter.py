@@ -131,7 +131,8 @@ def test_embedding_backward_compiles(padding_idx):
 
 @requires_cuda
 def test_scatters_on_the_gpu():
-    # f32 and i64 scatter with atomic adds, f16 in order per row.
+    # Atomic adds: f32 along dim 0 (an embedding's gradient), i64 and f16
+    # along dim 1, bf16 along dim 0.
     d = "cuda"
     g = torch.Generator().manual_seed(0)
     ids = torch.randint(0, 100, (4096,), generator=g)
@@ -147,6 +148,9 @@ def test_scatters_on_the_gpu():
     idx = torch.randint(0, 5, (3, 40), generator=g)
     src = torch.randint(-9, 9, (3, 40), generator=g)
     check(lambda b, i, s: b.scatter_add(1, i, s), b.to(d), idx.to(d), src.to(d))
+    bf = torch.zeros(100, 64, dtype=torch.bfloat16)
+    check(lambda b, i, s: b.index_add(0, i, s), bf.to(d), ids[:256].to(d),
+          grad[:256].bfloat16().to(d), rtol=2e-2, atol=6e-2)
     h = torch.randn(3, 8, dtype=torch.float16)
     hs = torch.randn(3, 40, dtype=torch.float16)
     check(lambda b, i, s: b.scatter_add(1, i, s), h.to(d), idx.clamp(max=7).to(d), hs.to(d),

@@ -707,20 +707,22 @@ func.func @embedding_backward(%g: tensor<?x64xf32>, %ids: tensor<?xi64>) -> tens
 
 // -----
 
-// f16 has no atomic add here: the rows before `dim` (tgc.parallel) are
-// threads, and each walks its index row in order with a plain
-// load-add-store. The base, an argument, is copied first.
+// f16 (like bf16 and i8) has an atomic add too (PTX's atom.add.noftz.f16;
+// i8 through a compare-and-swap loop): along dim 1 the rows (tgc.parallel)
+// and the index columns (tgc.parallel_atomic_add) are all threads. The
+// base, an argument, is copied first.
 
 // CHECK-LABEL: func.func @scatter_rows_f16
 // CHECK:   gpu.launch_func  @scatter_rows_f16_kernels::@scatter_rows_f16_elementwise_{{[0-9]+}} {{.*}} args(%{{.*}} : index, %arg0 : memref<?x8xf16>, %[[OUT:.*]] : memref<?x8xf16>)
 // CHECK:   gpu.launch_func  @scatter_rows_f16_kernels::@scatter_rows_f16_loop_{{[0-9]+}} {{.*}} %[[OUT]] : memref<?x8xf16>)
 // CHECK-LABEL: gpu.func @scatter_rows_f16_loop_
-// CHECK:   scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:     scf.for %[[J:.*]] = %c0 to %c3 step %c1 {
-// CHECK:       %[[OLD:.*]] = memref.load %{{.*}}[%[[ROW]], %{{.*}}] : memref<?x8xf16>
-// CHECK:       %[[SUM:.*]] = arith.addf %[[OLD]], %{{.*}} : f16
-// CHECK:       memref.store %[[SUM]], %{{.*}}[%[[ROW]], %{{.*}}] : memref<?x8xf16>
-// CHECK-NOT: atomic_rmw
+// CHECK:   scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-DAG: %[[J:.*]] = arith.remui %[[T]], %c3 : index
+// CHECK-DAG: %[[ROW:.*]] = arith.divui %[[T]], %c3 : index
+// CHECK:     scf.if
+// CHECK:       %[[V:.*]] = memref.load %{{.*}}[%[[ROW]], %[[J]]] : memref<?x3xf16>
+// CHECK-NEXT:  memref.atomic_rmw addf %[[V]], %{{.*}}[%[[ROW]], %{{.*}}] : (f16, memref<?x8xf16>) -> f16
+// CHECK-NOT: memref.store
 // CHECK:   gpu.return
 func.func @scatter_rows_f16(%b: tensor<?x8xf16>, %i: tensor<?x3xi64>, %s: tensor<?x3xf16>) -> tensor<?x8xf16> {
   %0 = tgc.scatter_add %b, %i, %s dim = 1 : tensor<?x8xf16>, tensor<?x3xi64>, tensor<?x3xf16> -> tensor<?x8xf16>

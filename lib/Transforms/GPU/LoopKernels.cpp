@@ -46,7 +46,9 @@ Value updateOf(memref::StoreOp store) {
 
 /// True when every store in `loop` (marked tgc.parallel_atomic_add) is a
 /// read-modify-write add of an element type with an atomic add on the GPU
-/// (f32, f64, i32, i64), so that its iterations may run at once.
+/// (every tgc numeric type: PTX has f16 and bf16 atomic adds on sm_90, and
+/// LLVM makes i8's a compare-and-swap loop on its 32-bit word), so that its
+/// iterations may run at once.
 bool hasAtomicAdds(scf::ForOp loop) {
   WalkResult walk = loop.walk([](Operation *op) {
     auto store = dyn_cast<memref::StoreOp>(op);
@@ -54,8 +56,10 @@ bool hasAtomicAdds(scf::ForOp loop) {
       return isa<memref::AtomicRMWOp>(op) ? WalkResult::interrupt()
                                           : WalkResult::advance();
     Type element = store.getMemRefType().getElementType();
-    if (!updateOf(store) || !(element.isF32() || element.isF64() ||
-                              element.isInteger(32) || element.isInteger(64)))
+    if (!updateOf(store) ||
+        !(element.isF16() || element.isBF16() || element.isF32() ||
+          element.isF64() || element.isInteger(8) || element.isInteger(32) ||
+          element.isInteger(64)))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });

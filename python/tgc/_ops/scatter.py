@@ -53,7 +53,7 @@ def _index_tensor(v: Value, what: str) -> None:
 @op("scatter_add")
 def _scatter_add(tr, real, x, dim, index, src):
     """out[..., index[p], ...] += src[p] over the index's positions; on the
-    GPU with atomic adds (f32, f64, i32, i64)."""
+    GPU with atomic adds (every dtype but bool)."""
     v, i, s = tval(tr, x), tval(tr, index), tval(tr, src)
     _index_tensor(i, "scatter_add")
     return _scatter_any_rank(tr, v, i, s, norm_dim(dim, v.rank))
