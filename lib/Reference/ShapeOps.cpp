@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <array>
 #include <cstring>
 
 using namespace mlir;
@@ -114,7 +115,50 @@ static LogicalResult evalIota(IotaOp op, Frame &frame) {
   return success();
 }
 
+/// Philox4x32-10's first word (Random123's constants), as the lowering
+/// computes it in the kernels.
+static uint32_t philoxFirstWord(std::array<uint32_t, 4> c,
+                                std::array<uint32_t, 2> k) {
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k[0] += 0x9E3779B9u;
+      k[1] += 0xBB67AE85u;
+    }
+    uint64_t p0 = uint64_t{0xD2511F53u} * c[0];
+    uint64_t p1 = uint64_t{0xCD9E8D57u} * c[2];
+    c = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k[0],
+         static_cast<uint32_t>(p1),
+         static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k[1],
+         static_cast<uint32_t>(p0)};
+  }
+  return c[0];
+}
+
+static LogicalResult evalPhiloxUniform(PhiloxUniformOp op, Frame &frame) {
+  FailureOr<Dims> shape =
+      shapeWithDynamicSizes(op, op.getResult(), op.getDynamicSizes(), frame);
+  if (failed(shape))
+    return failure();
+  auto seed = static_cast<uint64_t>(frame.tensor(op.getSeed()).getInt(0));
+  uint64_t stream = op.getStream();
+  HostTensor r(dtypeOfValue(op.getResult()), *shape);
+  for (int64_t i = 0; i < r.numel(); ++i) {
+    auto at = static_cast<uint64_t>(i);
+    uint32_t word = philoxFirstWord(
+        {static_cast<uint32_t>(at), static_cast<uint32_t>(at >> 32),
+         static_cast<uint32_t>(stream), static_cast<uint32_t>(stream >> 32)},
+        {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
+    // Rounded to f32 first, as the kernels do, then to the element type.
+    float u = static_cast<float>(word >> 8) * (1.0f / 16777216.0f);
+    r.setFloat(i, static_cast<double>(u));
+  }
+  frame.setTensor(op.getResult(), std::move(r));
+  return success();
+}
+
 EvalResult eval::evalCreationOp(Operation *op, Frame &frame) {
+  if (auto philox = dyn_cast<PhiloxUniformOp>(op))
+    return evalPhiloxUniform(philox, frame);
   if (auto constant = dyn_cast<ConstantOp>(op)) {
     FailureOr<HostTensor> t = tensorFromElements(op, constant.getValue());
     if (failed(t))

@@ -33,6 +33,7 @@ void mlir::tgc::populateTgcToLinalgPatterns(
   populateTgcElementwiseToLinalgPatterns(patterns);
   populateTgcShapeToLinalgPatterns(patterns);
   populateTgcIndexingToLinalgPatterns(patterns);
+  populateTgcRandomToLinalgPatterns(patterns);
   populateTgcReductionToLinalgPatterns(patterns);
   populateTgcLinearAlgebraToLinalgPatterns(patterns);
   populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce,

@@ -57,9 +57,9 @@ bool isElementwise(Operation *op) {
   return isa<NegOp, AbsOp, ReluOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op,
              Log1pOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp,
              SiluOp, ReciprocalOp, FloorOp, CeilOp, RoundOp, LogicalNotOp,
-             GeluOp, ClampOp, AddOp, SubOp, MulOp, PowOp, MaximumOp,
-             MinimumOp, RemainderOp, Atan2Op, LogicalAndOp, LogicalOrOp,
-             DivOp, CmpOp, WhereOp, ConvertOp, ExpandOp>(op);
+             GeluOp, ClampOp, AddOp, SubOp, MulOp, PowOp, MaximumOp, MinimumOp,
+             RemainderOp, Atan2Op, LogicalAndOp, LogicalOrOp, DivOp, CmpOp,
+             WhereOp, ConvertOp, ExpandOp, PhiloxUniformOp>(op);
 }
 
 /// The dims a reduction reduces, if `op` is one.

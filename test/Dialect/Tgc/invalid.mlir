@@ -577,6 +577,30 @@ func.func @pad_value_type(%x: tensor<4x5xf32>) {
 // Indexing
 //===----------------------------------------------------------------------===//
 
+func.func @philox_sizes(%seed: tensor<i64>, %n: index) {
+  // expected-error @+1 {{expected 1 size operands for the `?` sizes of 'tensor<?x64xf32>', got 0}}
+  %0 = tgc.philox_uniform %seed stream = 0 : tensor<i64> -> tensor<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @philox_seed(%seed: tensor<1xi64>) {
+  // expected-error @+1 {{operand #0 must be 0D tensor of 64-bit signless integer values}}
+  %0 = tgc.philox_uniform %seed stream = 0 : tensor<1xi64> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @philox_integer(%seed: tensor<i64>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of floating-point values}}
+  %0 = tgc.philox_uniform %seed stream = 0 : tensor<i64> -> tensor<4xi32>
+  return
+}
+
+// -----
+
 func.func @scatter_add_rank0(%b: tensor<f32>, %i: tensor<i64>, %s: tensor<f32>) {
   // expected-error @+1 {{base must have rank >= 1}}
   %0 = tgc.scatter_add %b, %i, %s dim = 0 : tensor<f32>, tensor<i64>, tensor<f32> -> tensor<f32>

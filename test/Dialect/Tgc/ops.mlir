@@ -183,6 +183,15 @@ func.func @indexing(%x: tensor<4x8xf32>, %idx: tensor<4x2xi64>, %sel: tensor<3xi
   return
 }
 
+// CHECK-LABEL: func.func @philox_uniform
+func.func @philox_uniform(%seed: tensor<i64>, %n: index) {
+  // CHECK: tgc.philox_uniform %{{.*}} stream = 0 : tensor<i64> -> tensor<8x64xf32>
+  %0 = tgc.philox_uniform %seed stream = 0 : tensor<i64> -> tensor<8x64xf32>
+  // CHECK: tgc.philox_uniform %{{.*}} stream = 3 [%{{.*}}] : tensor<i64> -> tensor<?x64xbf16>
+  %1 = tgc.philox_uniform %seed stream = 3 [%n] : tensor<i64> -> tensor<?x64xbf16>
+  return
+}
+
 // CHECK-LABEL: func.func @scatter_add
 func.func @scatter_add(%base: tensor<8x4xf32>, %idx: tensor<6x4xi64>, %src: tensor<6x4xf32>, %w: tensor<1000x64xf32>, %ids: tensor<?xi32>, %g: tensor<?x64xf32>, %ib: tensor<5xi64>, %ii: tensor<3xi64>, %is: tensor<4xi64>) {
   // CHECK: tgc.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<8x4xf32>, tensor<6x4xi64>, tensor<6x4xf32> -> tensor<8x4xf32>

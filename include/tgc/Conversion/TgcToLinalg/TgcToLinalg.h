@@ -49,6 +49,8 @@ void populateTgcElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateTgcShapeToLinalgPatterns(RewritePatternSet &patterns);
 /// gather, index_select, embedding, scatter_add.
 void populateTgcIndexingToLinalgPatterns(RewritePatternSet &patterns);
+/// philox_uniform.
+void populateTgcRandomToLinalgPatterns(RewritePatternSet &patterns);
 /// sum, mean, amax, amin, var, norm, argmax, argmin, max, min, topk.
 void populateTgcReductionToLinalgPatterns(RewritePatternSet &patterns);
 /// matmul, bmm, linear, cholesky.

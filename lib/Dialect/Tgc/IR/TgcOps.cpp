@@ -124,6 +124,15 @@ LogicalResult FullOp::verify() {
   return success();
 }
 
+LogicalResult PhiloxUniformOp::verify() {
+  auto type = getResult().getType();
+  if (static_cast<int64_t>(getDynamicSizes().size()) != numDynamicDims(type))
+    return emitOpError("expected ")
+           << numDynamicDims(type) << " size operands for the `?` sizes of "
+           << type << ", got " << getDynamicSizes().size();
+  return success();
+}
+
 LogicalResult IotaOp::verify() {
   auto type = getResult().getType();
   if (type.getRank() != 1)

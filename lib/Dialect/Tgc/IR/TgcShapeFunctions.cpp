@@ -235,6 +235,11 @@ LogicalResult FullOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
   return success();
 }
 
+LogicalResult PhiloxUniformOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
+  ctx.setShape(getResult(), shapeFromType(ctx, getType(), getDynamicSizes()));
+  return success();
+}
+
 LogicalResult IotaOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
   SmallVector<Value, 1> sizes;
   if (Value size = getSize())

@@ -81,6 +81,36 @@ def Tgc_IotaOp : Tgc_Op<"iota", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tgc_PhiloxUniformOp : Tgc_Op<"philox_uniform", [Pure]> {
+  let summary = "Counter-based uniform random numbers in [0, 1) (dropout)";
+  let description = [{
+    A float tensor of the result type whose element at row-major position
+    `i` is the first word `w` of Philox4x32-10 (Salmon et al., SC'11: ten
+    rounds, PyTorch's and Random123's constants) with the key
+    `(seed mod 2^32, seed div 2^32)` and the counter `(i mod 2^32,
+    i div 2^32, stream mod 2^32, stream div 2^32)`, as `(w >> 8) * 2^-24`
+    rounded to the element type: 2^24 equally likely values in [0, 1).
+    A function of the seed, the stream and the position alone, so every
+    kernel and device computes the same numbers; graphs draw a fresh seed
+    per call (`torch.randint` of PyTorch's generator), and each random op
+    of a graph has its own `stream`. Sizes that are `?` in the result type
+    come from the index operands, in order.
+
+    ```mlir
+    %u = tgc.philox_uniform %seed stream = 0 : tensor<i64> -> tensor<8x64xf32>
+    %v = tgc.philox_uniform %seed stream = 1 [%n] : tensor<i64> -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$seed, I64Attr:$stream,
+                       Variadic<Index>:$dynamic_sizes);
+  let results = (outs Tgc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $seed `stream` `=` $stream (` ` `[` $dynamic_sizes^ `]`)? attr-dict `:`
+      type($seed) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise unary
 //===----------------------------------------------------------------------===//
