@@ -318,6 +318,16 @@ class TrainingSpec:
     grad_deps: Optional[List[Set[int]]] = None
     hits: int = 0
     function: Any = None  # the autograd.Function subclass
+    # Where the forward's random ops (dropout) take their seed from: the
+    # device of a 0-d int64 tensor drawn per call from PyTorch's generator
+    # and passed after the flat inputs (fx.SEED_INPUT); None without them.
+    seed_device: Optional[torch.device] = None
+
+    def forward_inputs(self, flat) -> List[torch.Tensor]:
+        if self.seed_device is None:
+            return list(flat)
+        seed = torch.randint(0, 2**62, (), dtype=torch.int64, device=self.seed_device)
+        return list(flat) + [seed]
 
     def holds(self) -> Optional[str]:
         return next((m for m in (g.check() for g in self.value_guards) if m), None)
@@ -357,7 +367,7 @@ def _make_function(spec: TrainingSpec, name: str = "the compiled function"):
         def forward(ctx, *flat):
             # Unused outputs' gradients arrive as None (see grad_deps).
             ctx.set_materialize_grads(False)
-            outs = spec.forward(*flat)
+            outs = spec.forward(*spec.forward_inputs(flat))
             outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
             n = len(spec.differentiable)
             m = len(spec.mutated)
@@ -608,6 +618,7 @@ class Training:
             _set_rng_state(rng)
         _check_constants(gm)
         fw, bw, mutated, num_saved = partition(gm, n_out, len(flat), len(tangents))
+        seed_device = _add_seed_input(fw, flat)
         grad_deps = _tangent_dependencies(bw, num_saved, len(tangents))
         for i in mutated:
             if flat[i].requires_grad:
@@ -627,7 +638,8 @@ class Training:
             key=key, value_guards=guards, forward=compile_graph(fw, "forward"),
             backward_graph=bw, make_backward=lambda g: compile_graph(g, "backward"),
             out_key=out_key, differentiable=grad_out, mutated=mutated,
-            num_saved=num_saved, trace_ms=trace_ms, grad_deps=grad_deps)
+            num_saved=num_saved, trace_ms=trace_ms, grad_deps=grad_deps,
+            seed_device=seed_device)
         spec.function = _make_function(spec, owner.name)
         return spec
 
@@ -654,6 +666,32 @@ class Training:
                 lines += [f"  {what} graph break: {b}" for b in e.graph_breaks]
                 lines += [f"  {what} eager fallback: {r}" for r in e.fallback_reasons]
         return lines
+
+
+# Random ops the forward graph computes from its seed (tgc/_ops/random.py).
+_RANDOM_OPS = {"aten::native_dropout", "aten::bernoulli", "aten::bernoulli_"}
+
+
+def _add_seed_input(fw: torch.fx.GraphModule, flat) -> Optional[torch.device]:
+    """With random ops in the forward, a last placeholder for their seed
+    (fx.SEED_INPUT): each call draws one (TrainingSpec.forward_inputs), so
+    the masks change per step, follow torch.manual_seed, and the backward
+    reads the mask the forward saved. Returns the seed's device."""
+    from .fx import SEED_INPUT
+
+    nodes = list(fw.graph.nodes)
+    if not any(n.op == "call_function" and
+               getattr(getattr(n.target, "_schema", None), "name", None) in _RANDOM_OPS
+               for n in nodes):
+        return None
+    devices = [t.device for t in flat if isinstance(t, torch.Tensor)]
+    device = next((d for d in devices if d.type != "cpu"), devices[0] if devices
+                  else torch.device("cpu"))
+    last = [n for n in nodes if n.op == "placeholder"][-1]
+    with fw.graph.inserting_after(last):
+        fw.graph.placeholder(SEED_INPUT)
+    fw.recompile()
+    return device
 
 
 def _check_constants(gm: torch.fx.GraphModule) -> None:

@@ -24,6 +24,11 @@ from ._compile import CompiledFunction
 from ._scalars import has_data
 
 
+# The placeholder of a training forward graph that takes the random ops'
+# seed (a 0-d int64 tensor the caller draws per call).
+SEED_INPUT = "tgc_rng_seed"
+
+
 class _Recorder(torch.fx.Interpreter):
     """Interprets a GraphModule node by node under the active tracer: every
     torch function, tensor method, submodule call and ``torch.ops.aten``
@@ -143,11 +148,17 @@ def graph_module_runner(gm: torch.fx.GraphModule, sym_inputs=None):
     dim) of the tensor size it equals: the caller passes None there and the
     size is read from the tensor (a SymInt while tracing)."""
     sym_inputs = sym_inputs or {}
+    # A training forward's random ops read the seed its caller passes
+    # (tgc._autograd.SEED_INPUT): the tracer's seed while tracing.
+    placeholders = [n.target for n in gm.graph.nodes if n.op == "placeholder"]
+    seed_pos = placeholders.index(SEED_INPUT) if SEED_INPUT in placeholders else None
 
     def run(*args):
         from ._trace import current_tracer
 
         tracer = current_tracer()
+        if tracer is not None and seed_pos is not None:
+            tracer.rng_seed = tracer.value_of(args[seed_pos])
         if sym_inputs:
             args = list(args)
             for pos, (tpos, dim) in sym_inputs.items():

@@ -16,6 +16,8 @@ registers them in ``HANDLERS`` (``core.op``):
 - ``pooling``: ``max_pool2d`` with indices and its backward (training);
 - ``scatter``: ``scatter_add``, ``index_add``, ``index_put`` with
   ``accumulate=True`` (an embedding's backward): ``tgc.scatter_add``;
+- ``random``: training dropout (``native_dropout``, ``bernoulli``) from
+  ``tgc.philox_uniform`` and the graph's per-call seed;
 - ``composite``: operators written with the others' ops (masks, fills,
   nearest upsampling and padding as gathers, constant factories).
 - ``movement``: flip, rot90, roll, slice/select_scatter, diag_embed;
@@ -27,6 +29,6 @@ registers them in ``HANDLERS`` (``core.op``):
 A new operator goes into its family's module with ``@op("name", ...)``.
 """
 
-from . import core, elementwise, shapes, reductions, nn, convolution, factories, composite, rearrange, movement, formulas, einsum, pooling, scatter  # noqa: F401
+from . import core, elementwise, shapes, reductions, nn, convolution, factories, composite, rearrange, movement, formulas, einsum, pooling, scatter, random  # noqa: F401
 from .core import HANDLERS, dispatch, func_name, op  # noqa: F401
 from .factories import dense_constant  # noqa: F401
