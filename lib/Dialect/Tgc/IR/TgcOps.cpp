@@ -112,25 +112,26 @@ static LogicalResult checkScalarOfElementType(Operation *op, StringRef what,
   return success();
 }
 
+/// A creation op's index operands: one per `?` size of its result type.
+static LogicalResult checkDynamicSizes(Operation *op, RankedTensorType type,
+                                       ValueRange sizes) {
+  if (static_cast<int64_t>(sizes.size()) != numDynamicDims(type))
+    return op->emitOpError("expected ")
+           << numDynamicDims(type) << " size operands for the `?` sizes of "
+           << type << ", got " << sizes.size();
+  return success();
+}
+
 LogicalResult FullOp::verify() {
   auto type = getResult().getType();
   if (failed(checkScalarOfElementType(*this, "value", getValue(),
                                       type.getElementType())))
     return failure();
-  if (static_cast<int64_t>(getDynamicSizes().size()) != numDynamicDims(type))
-    return emitOpError("expected ")
-           << numDynamicDims(type) << " size operands for the `?` sizes of "
-           << type << ", got " << getDynamicSizes().size();
-  return success();
+  return checkDynamicSizes(*this, type, getDynamicSizes());
 }
 
 LogicalResult PhiloxUniformOp::verify() {
-  auto type = getResult().getType();
-  if (static_cast<int64_t>(getDynamicSizes().size()) != numDynamicDims(type))
-    return emitOpError("expected ")
-           << numDynamicDims(type) << " size operands for the `?` sizes of "
-           << type << ", got " << getDynamicSizes().size();
-  return success();
+  return checkDynamicSizes(*this, getResult().getType(), getDynamicSizes());
 }
 
 LogicalResult IotaOp::verify() {
