@@ -14,102 +14,10 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 //===----------------------------------------------------------------------===//
-// Creation
+// Creation (constant, full, iota, philox_uniform)
 //===----------------------------------------------------------------------===//
 
-def Tgc_ConstantOp : Tgc_Op<"constant",
-    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
-  let summary = "A tensor constant";
-  let description = [{
-    A tensor whose elements are given by a dense (or splat) elements
-    attribute. Scalars in PyTorch expressions (`x + 1`) become rank-0
-    constants.
-
-    ```mlir
-    %c = tgc.constant dense<1.0> : tensor<f32>
-    %w = tgc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
-    ```
-  }];
-  let arguments = (ins ElementsAttr:$value);
-  let results = (outs Tgc_Tensor:$result);
-  let assemblyFormat = "attr-dict $value";
-  let hasFolder = 1;
-  let hasVerifier = 1;
-}
-
-def Tgc_FullOp : Tgc_Op<"full", [Pure]> {
-  let summary = "A tensor filled with one value (torch.full)";
-  let description = [{
-    A tensor of the result type with every element equal to `value`. Sizes
-    that are `?` in the result type are given, in order, by the index
-    operands.
-
-    ```mlir
-    %z = tgc.full 0.0 : f32 : tensor<4x8xf32>
-    %o = tgc.full 1 : i64 [%n] : tensor<?x3xi64>
-    ```
-  }];
-  let arguments = (ins TypedAttrInterface:$value,
-                       Variadic<Index>:$dynamic_sizes);
-  let results = (outs Tgc_Tensor:$result);
-  let assemblyFormat = [{
-    $value (` ` `[` $dynamic_sizes^ `]`)? attr-dict `:` type($result)
-  }];
-  let hasVerifier = 1;
-  let hasFolder = 1;
-}
-
-def Tgc_IotaOp : Tgc_Op<"iota", [Pure]> {
-  let summary = "An arithmetic sequence (torch.arange)";
-  let description = [{
-    A rank-1 tensor whose element `i` is `start + i * step`. The length is
-    the result type's size, or the index operand when the size is `?`
-    (`torch.arange(start, end, step)` has `ceil((end - start) / step)`
-    elements; the importer computes it).
-
-    ```mlir
-    %i = tgc.iota 0 : i64, 1 : i64 : tensor<8xi64>
-    %f = tgc.iota 0.5 : f32, 0.25 : f32 [%n] : tensor<?xf32>
-    ```
-  }];
-  let arguments = (ins TypedAttrInterface:$start, TypedAttrInterface:$step,
-                       Optional<Index>:$size);
-  let results = (outs Tgc_NumericTensor:$result);
-  let assemblyFormat = [{
-    $start `,` $step (` ` `[` $size^ `]`)? attr-dict `:` type($result)
-  }];
-  let hasVerifier = 1;
-}
-
-def Tgc_PhiloxUniformOp : Tgc_Op<"philox_uniform", [Pure]> {
-  let summary = "Counter-based uniform random numbers in [0, 1) (dropout)";
-  let description = [{
-    A float tensor of the result type whose element at row-major position
-    `i` is the first word `w` of Philox4x32-10 (Salmon et al., SC'11: ten
-    rounds, PyTorch's and Random123's constants) with the key
-    `(seed mod 2^32, seed div 2^32)` and the counter `(i mod 2^32,
-    i div 2^32, stream mod 2^32, stream div 2^32)`, as `(w >> 8) * 2^-24`
-    rounded to the element type: 2^24 equally likely values in [0, 1).
-    A function of the seed, the stream and the position alone, so every
-    kernel and device computes the same numbers; graphs draw a fresh seed
-    per call (`torch.randint` of PyTorch's generator), and each random op
-    of a graph has its own `stream`. Sizes that are `?` in the result type
-    come from the index operands, in order.
-
-    ```mlir
-    %u = tgc.philox_uniform %seed stream = 0 : tensor<i64> -> tensor<8x64xf32>
-    %v = tgc.philox_uniform %seed stream = 1 [%n] : tensor<i64> -> tensor<?x64xf32>
-    ```
-  }];
-  let arguments = (ins 0DTensorOf<[I64]>:$seed, I64Attr:$stream,
-                       Variadic<Index>:$dynamic_sizes);
-  let results = (outs Tgc_FloatTensor:$result);
-  let assemblyFormat = [{
-    $seed `stream` `=` $stream (` ` `[` $dynamic_sizes^ `]`)? attr-dict `:`
-      type($seed) `->` type($result)
-  }];
-  let hasVerifier = 1;
-}
+include "tgc/Dialect/Tgc/IR/TgcCreationOps.td"
 
 //===----------------------------------------------------------------------===//
 // Elementwise unary
@@ -683,107 +591,10 @@ def Tgc_PadOp : Tgc_Op<"pad", [Pure, Tgc_InferTensorType]> {
 }
 
 //===----------------------------------------------------------------------===//
-// Indexing
+// Indexing (gather, index_select, embedding, scatter_add)
 //===----------------------------------------------------------------------===//
 
-def Tgc_GatherOp : Tgc_Op<"gather", [Pure, Tgc_InferTensorType]> {
-  let summary = "Gather along a dimension (torch.gather)";
-  let description = [{
-    `out[i][j][k] = input[index[i][j][k]][j][k]` for `dim = 0` (and so on):
-    `index` has the input's rank, its sizes are the result's, and each of
-    its sizes other than `dim` is at most the input's. Indices out of range
-    are a runtime error, never a silent read.
-
-    ```mlir
-    %g = tgc.gather %x, %idx dim = 1 : tensor<4x8xf32>, tensor<4x2xi64> -> tensor<4x2xf32>
-    ```
-  }];
-  let arguments = (ins Tgc_Tensor:$input, Tgc_IndexTensor:$index,
-                       I64Attr:$dim);
-  let results = (outs Tgc_Tensor:$result);
-  let assemblyFormat = [{
-    $input `,` $index `dim` `=` $dim attr-dict `:` type($input) `,`
-      type($index) `->` type($result)
-  }];
-}
-
-def Tgc_IndexSelectOp : Tgc_Op<"index_select", [Pure, Tgc_InferTensorType]> {
-  let summary = "Select slices by index (torch.index_select)";
-  let description = [{
-    Picks the slices `index[0], index[1], ...` of dimension `dim`; `index`
-    is rank 0 or 1.
-
-    ```mlir
-    %s = tgc.index_select %x, %idx dim = 0 : tensor<?x8xf32>, tensor<3xi64> -> tensor<3x8xf32>
-    ```
-  }];
-  let arguments = (ins Tgc_Tensor:$input, Tgc_IndexTensor:$index,
-                       I64Attr:$dim);
-  let results = (outs Tgc_Tensor:$result);
-  let assemblyFormat = [{
-    $input `,` $index `dim` `=` $dim attr-dict `:` type($input) `,`
-      type($index) `->` type($result)
-  }];
-}
-
-def Tgc_EmbeddingOp : Tgc_Op<"embedding", [Pure, Tgc_InferTensorType]> {
-  let summary = "Embedding lookup (torch.nn.functional.embedding)";
-  let description = [{
-    Rows of the rank-2 `weight` picked by `indices`; the result shape is
-    the indices' shape followed by the embedding size.
-
-    ```mlir
-    %e = tgc.embedding %w, %ids : tensor<1000x64xf32>, tensor<?x16xi64> -> tensor<?x16x64xf32>
-    ```
-  }];
-  let arguments = (ins Tgc_Tensor:$weight, Tgc_IndexTensor:$indices);
-  let results = (outs Tgc_Tensor:$result);
-  let assemblyFormat = [{
-    $weight `,` $indices attr-dict `:` type($weight) `,` type($indices) `->`
-      type($result)
-  }];
-}
-
-def Tgc_ScatterAddOp : Tgc_Op<"scatter_add", [Pure, Tgc_InferTensorType]> {
-  let summary = "Accumulate into positions picked by an index "
-                "(torch.scatter_add, torch.index_add)";
-  let description = [{
-    The result is `base` with `src`'s elements added at the positions
-    `index` picks along `dim`; positions picked twice get both additions
-    (in an unspecified order, as PyTorch's CUDA kernels). Two forms:
-
-    * `index` has `src`'s rank (torch.scatter_add):
-      `out[i][index[i][j][k]][k] += src[i][j][k]` for `dim = 1`, over the
-      positions of `index`, whose sizes are at most `src`'s, and at most
-      `base`'s in the dims other than `dim`;
-    * `index` has rank 1 and `src` a higher rank (torch.index_add): slice
-      `j` of `src` along `dim` is added to slice `index[j]` of `base`;
-      `src` has `base`'s sizes but along `dim`, where it has the index's.
-
-    An index outside `[0, base.size(dim))` is a runtime error, as in
-    PyTorch: never a write out of bounds.
-
-    ```mlir
-    %s = tgc.scatter_add %base, %idx, %src dim = 0 : tensor<8x4xf32>, tensor<6x4xi64>, tensor<6x4xf32> -> tensor<8x4xf32>
-    %a = tgc.scatter_add %base, %ids, %grad dim = 0 : tensor<1000x64xf32>, tensor<?xi64>, tensor<?x64xf32> -> tensor<1000x64xf32>
-    ```
-  }];
-  let arguments = (ins Tgc_NumericTensor:$base, Tgc_IndexTensor:$index,
-                       Tgc_NumericTensor:$src, I64Attr:$dim);
-  let results = (outs Tgc_NumericTensor:$result);
-  let assemblyFormat = [{
-    $base `,` $index `,` $src `dim` `=` $dim attr-dict `:` type($base) `,`
-      type($index) `,` type($src) `->` type($result)
-  }];
-  let extraClassDeclaration = [{
-    /// True for the torch.index_add form: a rank-1 index picking whole
-    /// slices of a `src` of higher rank.
-    bool isSliceForm() {
-      return getIndex().getType().getRank() == 1 &&
-             getSrc().getType().getRank() > 1;
-    }
-  }];
-}
+include "tgc/Dialect/Tgc/IR/TgcIndexingOps.td"
 
 //===----------------------------------------------------------------------===//
 // Linear algebra
