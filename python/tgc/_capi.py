@@ -156,13 +156,16 @@ def cuda_available() -> tuple:
 
 
 class Args:
-    """Descriptors of a call's tensors (kept alive with their size arrays)."""
+    """Descriptors of a call's tensors, kept alive with their size arrays
+    (a tensor made for the call alone, such as a random seed, lives as long
+    as its descriptor)."""
 
-    __slots__ = ("descs", "keep", "count")
+    __slots__ = ("descs", "keep", "count", "tensors")
 
     def __init__(self, tensors: Sequence[torch.Tensor]):
         n = len(tensors)
         self.descs = (ArgDesc * max(n, 1))()
+        self.tensors = tensors
         self.keep = []
         self.count = n
         for i, t in enumerate(tensors):

@@ -771,7 +771,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             trace=tr,
             keys=keys,
             example_shapes=[list(t.shape) for t in tensors],
-            captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module),
+            captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module,
+                                            seed_index=tr.seed_index),
             compile_ms=compile_ms,
             trace_ms=trace_ms,
             default_dtype=torch.get_default_dtype(),
@@ -827,6 +828,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             return self._run_program(spec, originals, tensors, call)
         # The guards checked contiguity; inputs are used in place.
         device = torch.device(spec.compiled.device)
+        if spec.captured.seed_index is not None:
+            # A new seed for this call's random operators (the guards
+            # checked the descriptors of the trace's).
+            call = _capi.Args(list(tensors) + spec.captured.for_call(spec.captured.current()[0]))
         if _check.enabled():
             inputs = list(tensors) + spec.captured.current()[0]
             before = _check.host_copies(inputs)
@@ -845,7 +850,14 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         call."""
         program = spec.trace.program
         device = torch.device(spec.compiled.device)
-        env = spec.environment(tensors, spec.captured.current()[0])
+        captured = spec.captured.current()[0]
+        if spec.captured.seed_index is not None:
+            # A new seed for this call's random operators, for every region
+            # (the guards checked the first region's with the trace's).
+            captured = spec.captured.for_call(captured)
+        env = spec.environment(tensors, captured)
+        if spec.captured.seed_index is not None and hasattr(program.steps[0], "compiled"):
+            call = _capi.Args([env[n] for n in program.steps[0].args])
         for step in program.steps:
             if not hasattr(step, "compiled"):
                 run_island(step, env, device)

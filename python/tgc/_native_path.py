@@ -13,7 +13,8 @@ path, which compiles on a miss and lists the specializations again.
 
 What a specialization needs to be listed (else only the Python path runs
 it): no graph break, no input read as a number, no size relation checked in
-Python, no input that stays eager. Results that are compiled results or
+Python, no input that stays eager, no random operator (its seed is drawn
+per call in Python). Results that are compiled results or
 inputs returned as they are, in one value, a tuple or a list, are returned
 by the extension; any other structure (Hugging Face's ModelOutput, sizes,
 numbers read from results) is built by `_finish` in Python.
@@ -169,7 +170,8 @@ def entry(spec) -> Optional[tuple]:
         return None  # a module hook changed since its trace
     trace = spec.trace
     if trace.program is not None or trace.eager_inputs or trace.value_specs \
-            or trace.size_guards:
+            or trace.size_guards or trace.seed_index is not None:
+        # (random operators: their seed is drawn per call in Python)
         return None
     out = None if trace.unsigned_results else _outputs(trace)
     if out is None:

@@ -310,6 +310,9 @@ class CapturedTensors:
     names: List[Optional[str]]  # parameter/buffer name, or None (a global)
     root: Optional[torch.nn.Module] = None
     links: List[Tuple[dict, str, Any]] = field(default_factory=list)
+    # The random operators' seed (tgc._trace.Tracer.seed): its index, drawn
+    # anew for every call by for_call.
+    seed_index: Optional[int] = None
 
     def __post_init__(self):
         self.links = self._links()
@@ -327,6 +330,19 @@ class CapturedTensors:
         """The tensors and the links that find them, as one consistent pair
         (another thread may be refreshing them: tgc._native_path)."""
         return self._state
+
+    def for_call(self, tensors: List[torch.Tensor]) -> List[torch.Tensor]:
+        """`tensors` (current()'s) with a new seed for this call's random
+        operators: drawn from PyTorch's generator of the seed's device, so
+        each call gets new random numbers and a run is reproducible under
+        torch.manual_seed (as tgc._autograd's training forward seed)."""
+        if self.seed_index is None:
+            return tensors
+        fresh = list(tensors)
+        old = fresh[self.seed_index]
+        fresh[self.seed_index] = torch.randint(0, 2**62, (), dtype=torch.int64,
+                                               device=old.device)
+        return fresh
 
     def current(self) -> Tuple[List[torch.Tensor], bool]:
         """The tensors to pass now, and whether they changed (re-resolved by

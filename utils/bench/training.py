@@ -145,12 +145,52 @@ def _profile(name, mode, c, opt, loss_of, data, device, steps, top):
             opt.step()
             opt.zero_grad(set_to_none=True)
         _sync(device)
+    if device == "cuda":
+        _busy(name, mode, prof, steps)
     events = prof.key_averages()
     key = "self_cpu_time_total"
     if device == "cuda":
         key = "self_device_time_total" if hasattr(events[0], "self_device_time_total") \
             else "self_cuda_time_total"
     print(events.table(sort_by=key, row_limit=top, max_name_column_width=70), flush=True)
+
+
+def _busy(name, mode, prof, steps):
+    """How much of the profiled steps' span the GPU ran kernels, copies or
+    memsets (the union of their intervals): the rest is the host's time
+    between them (launches, Python, synchronizations)."""
+    spans = []
+    for e in prof.events():
+        if "cuda" in str(getattr(e, "device_type", "")).lower():
+            spans.append((e.time_range.start, e.time_range.end, e.name))
+    if not spans:
+        return
+    spans.sort()
+    busy, (lo, hi, last) = 0.0, spans[0]
+    first = lo
+    gaps = {}  # (kernel before, kernel after) -> [total µs, count]
+    for a, b, n in spans[1:]:
+        if a > hi:
+            busy += hi - lo
+            if a - hi > 20:
+                g = gaps.setdefault((last[:50], n[:50]), [0.0, 0])
+                g[0] += a - hi
+                g[1] += 1
+            lo, hi = a, b
+        else:
+            hi = max(hi, b)
+        if b >= hi:
+            last = n
+    busy += hi - lo
+    span = hi - first
+    print(f"{name:9s} {mode:12s} device busy {busy / 1000 / steps:.2f} ms of "
+          f"{span / 1000 / steps:.2f} ms per step ({100 * (1 - busy / span):.1f}% idle, "
+          f"{len(spans) / steps:.0f} device events per step)", flush=True)
+    # Where the device waited longest (gaps over 20 µs), by the kernels
+    # around them: the host's work between those launches.
+    for (before, after), (total, count) in sorted(gaps.items(), key=lambda kv: -kv[1][0])[:12]:
+        print(f"  idle {total / 1000 / steps:7.2f} ms/step in {count // steps or count:4d} gap(s) "
+              f"after {before} before {after}", flush=True)
 
 
 def run(name, modes, device, steps, batch, top=0):

@@ -48,6 +48,10 @@ SYMBOLIC: set = set()
 # scalar operands (through as_value); a call of any other handler with
 # one is a graph break.
 DATA_SCALARS: set = set()
+# Operators traced through a Python composition for some arguments: name ->
+# a function of the call's arguments returning the function whose body is
+# traced instead of the operator (None: the operator's handler).
+COMPOSITIONS: Dict[str, Callable] = {}
 
 
 def op(*names: str, symbolic: bool = False):
@@ -283,6 +287,10 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             specialize_syms(tr, (args, kwargs), f"size passed to {name}")
         return func(*args, **kwargs)
     name = _ALIASES.get(name, name)
+    composition = COMPOSITIONS.get(name)
+    body = composition(*args, **kwargs) if composition is not None else None
+    if body is not None:
+        return _inline(tr, body, args, kwargs)
     if name.startswith("aten."):
         handler = HANDLERS.get(name) or HANDLERS.get(_ALIASES.get(name[5:], name[5:]))
     else:
@@ -380,7 +388,10 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
 # A list, not every Python function of torch.nn.functional: a body with a
 # data-dependent check (`if (x < 0).any(): raise`) would stop the whole
 # trace where a graph break keeps it going.
-_INLINE = {("torch.nn.functional", "multi_head_attention_forward")}
+_INLINE = {("torch.nn.functional", "multi_head_attention_forward"),
+           # (their rank checks and unbatched inputs, then feature_dropout)
+           ("torch.nn.functional", "dropout1d"), ("torch.nn.functional", "dropout2d"),
+           ("torch.nn.functional", "dropout3d")}
 _NO_CHECK = {}  # function -> its copy whose torch-function check is off
 
 

@@ -401,13 +401,6 @@ def _rrelu_backward(tr, real, grad, x, noise, lower, upper, training, self_is_re
     return _leaky_relu_backward(tr, real, grad, x, slope, self_is_result)
 
 
-@op("dropout", "feature_dropout", "alpha_dropout")
-def _dropout(tr, real, x, p=0.5, training=False, inplace=False):
-    if training and p > 0:
-        raise Unsupported("dropout in training mode (random)")
-    return tval(tr, x)
-
-
 # A device transfer inside the function (x.cpu(), t.to(x.device)) is the
 # same value in the graph, which runs on one device: each result keeps the
 # device eager PyTorch gives it (the tracer moves a returned result there,

@@ -8,6 +8,7 @@ from typing import Any, List
 
 from .._graph import Dyn, Unsupported, Value, attr_float, format_type
 from .core import (
+    COMPOSITIONS,
     as_value,
     broadcast,
     convert,
@@ -172,9 +173,49 @@ def _repeat_heads(tr, v: Value, groups: int) -> Value:
                        {v.rank - 3: [v.rank - 3, v.rank - 2]})
 
 
+def _sdpa_math(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+               enable_gqa=False):
+    """PyTorch's math attention (_scaled_dot_product_attention_math), traced
+    for attention with dropout: q and k scaled by sqrt(scale) each, the
+    causal or boolean mask as -inf, the softmax (0 for a row masked
+    whole, as _safe_softmax), training dropout of the weights
+    (tgc/_ops/random.py), then the product with v."""
+    import math
+
+    s = 1.0 / math.sqrt(q.size(-1)) if scale is None else float(scale)
+    factor = math.sqrt(abs(s))
+    q = q * (-factor if s < 0 else factor)
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should "
+                               "not be set when is_causal=True")
+        attn_mask = torch.ones(q.size(-2), k.size(-2), dtype=torch.bool,
+                               device=q.device).tril()
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        attn_mask = torch.zeros(attn_mask.shape, dtype=q.dtype, device=q.device).masked_fill(
+            attn_mask.logical_not(), float("-inf"))
+    if enable_gqa and k.size(-3) != q.size(-3):
+        k = k.repeat_interleave(q.size(-3) // k.size(-3), -3)
+        v = v.repeat_interleave(q.size(-3) // v.size(-3), -3)
+    attn = torch.matmul(q, k.transpose(-2, -1) * factor)
+    if attn_mask is not None:
+        attn = attn + attn_mask
+        whole = (attn == float("-inf")).all(-1, keepdim=True)
+        attn = torch.softmax(attn, -1).masked_fill(whole, 0.0)
+    else:
+        attn = torch.softmax(attn, -1)
+    attn = torch.dropout(attn, dropout_p, True)
+    return torch.matmul(attn, v)
+
+
+COMPOSITIONS["scaled_dot_product_attention"] = (
+    lambda q, k, v, attn_mask=None, dropout_p=0.0, *a, **kw:
+    _sdpa_math if dropout_p else None)
+
+
 @op("scaled_dot_product_attention")
 def _sdpa(tr, real, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, **kw):
-    if dropout_p:
+    if dropout_p:  # (traced through _sdpa_math instead)
         raise Unsupported("attention dropout")
     qv, kv, vv = tval(tr, q), tval(tr, k), tval(tr, v)
     if kw.get("enable_gqa") and qv.rank >= 3 and kv.shape[-3] != qv.shape[-3]:
