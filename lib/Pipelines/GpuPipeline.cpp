@@ -44,6 +44,10 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Checks of the inputs first: the launch plan waits for a call's checks
+  // after the last one, then issues the rest without waiting.
+  if (options.hoistChecks)
+    pm.addNestedPass<func::FuncOp>(createTgcHoistChecks());
 
   // Bufferization and the arena, as on the CPU.
   // The launch plan evaluates sizes with overflow checks itself.

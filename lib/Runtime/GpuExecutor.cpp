@@ -342,8 +342,11 @@ std::unique_ptr<GpuFunction> GpuFunction::load(const GpuArtifact &artifact,
   // Pinned bytes for the device-side checks (a copy into pageable memory
   // would not run in stream order, nor be captured in a graph).
   int32_t checks = 0;
-  for (const PlanStep &step : impl.plan.steps)
+  for (const PlanStep &step : impl.plan.steps) {
+    if (step.kind == PlanStep::Check)
+      impl.lastCheckStep = impl.checkSlot.size();
     impl.checkSlot.push_back(step.kind == PlanStep::Check ? checks++ : -1);
+  }
   if (checks > 0) {
     void *host = nullptr;
     CUresult result = cu->cuMemAllocHost(&host, size_t(checks));
@@ -870,10 +873,13 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
     state.stats.graphFallback = state.cu->graphError;
     useGraph = false;
   }
-  // A call with device-side checks is only done once they are read.
-  // Its bytes start as "not run" (or passed, where the sizes skip it).
+  // A call with device-side checks is only done once they are read: right
+  // after its last check step is issued (the compiler puts checks of the
+  // inputs first: tgc-hoist-checks), before the steps after it, which then
+  // run without a wait (a graph's checks are read after its replay).
+  // Their bytes start as "not run" (or passed, where the sizes skip it).
+  bool checksPending = state.checkBytes != nullptr;
   if (state.checkBytes) {
-    wait = true;
     for (size_t s = 0; s < state.plan.steps.size(); ++s)
       if (state.checkSlot[s] >= 0)
         state.checkBytes[state.checkSlot[s]] =
@@ -905,9 +911,18 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
   }
   if (ok && useGraph) {
     ok = state.runGraph(error);
+    if (ok && checksPending) {
+      checksPending = false;
+      ok = state.readChecks(error);
+    }
   } else {
-    for (size_t s = 0; s < state.plan.steps.size() && ok; ++s)
+    for (size_t s = 0; s < state.plan.steps.size() && ok; ++s) {
       ok = state.issue(s, /*capturing=*/false, error);
+      if (ok && checksPending && s == state.lastCheckStep) {
+        checksPending = false;
+        ok = state.readChecks(error);
+      }
+    }
   }
   if (ok && timed) {
     if (state.cu->cuEventRecord(events.second, state.stream) != CUDA_SUCCESS) {
@@ -929,18 +944,6 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
             errorMessage(*state.cu, "cuStreamSynchronize", result);
     return failRun();
   }
-  // Device-side checks, in step order: the first that failed.
-  for (size_t s = 0; s < state.plan.steps.size(); ++s) {
-    int32_t slot = state.checkSlot[s];
-    if (slot < 0 || state.checkBytes[slot] == 1)
-      continue;
-    error = state.plan.function + ": " + state.plan.steps[s].check.message +
-            (state.checkBytes[slot] == 0
-                 ? " (checked on the device; the call's results are not "
-                   "valid)"
-                 : " (its device-side check did not run)");
-    return failRun();
-  }
   // Every timed call so far is finished: their times are known.
   for (auto [start, end] : state.pendingTimings) {
     float ms = 0;
@@ -950,6 +953,28 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
   }
   state.pendingTimings.clear();
   results = std::move(outputs);
+  return true;
+}
+
+bool GpuFunction::Impl::readChecks(std::string &error) {
+  CUresult result = cu->cuStreamSynchronize(stream);
+  if (result != CUDA_SUCCESS) {
+    error = errorMessage(*cu, "cuStreamSynchronize", result) +
+            " (reading the device-side checks)";
+    return false;
+  }
+  // In step order: the first that failed.
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    int32_t slot = checkSlot[s];
+    if (slot < 0 || checkBytes[slot] == 1)
+      continue;
+    error = plan.steps[s].check.message +
+            (checkBytes[slot] == 0
+                 ? " (checked on the device; the call's results are not "
+                   "valid)"
+                 : " (its device-side check did not run)");
+    return false;
+  }
   return true;
 }
 

@@ -166,6 +166,9 @@ struct GpuFunction::Impl {
   /// check step (`checkSlot[step]`, -1 for other steps).
   uint8_t *checkBytes = nullptr;
   std::vector<int32_t> checkSlot;
+  /// The last check step: a call waits for its checks right after issuing
+  /// it, then issues the rest without waiting (`readChecks`).
+  size_t lastCheckStep = 0;
   std::vector<int64_t> sharedConfigured; // per kernel
   /// The stream of the call being issued: `ownStream`, or the caller's
   /// (RunTarget). Graphs are captured on `ownStream` (the legacy default
@@ -226,6 +229,9 @@ struct GpuFunction::Impl {
   /// Makes `stream` the call's stream, ordered after the previous call's.
   bool selectStream(const RunTarget *target, std::string &error);
   bool ensureArena(uint64_t bytes, std::string &error);
+  /// Waits for the stream (the check steps issued so far) and reports the
+  /// first device-side check that failed or did not run.
+  bool readChecks(std::string &error);
   bool issue(size_t step, bool capturing, std::string &error);
   bool issueGemm(size_t step, bool capturing, std::string &error);
   /// The step's cuBLASLt configuration, made on first use; with `tune`,

@@ -364,3 +364,28 @@ def test_cudnn_convolution_edge_cases(saved_tf32_flags):
         x = big[:, :, :, 2:18]  # not contiguous
         assert_same(c(x), model(x), rtol=1e-4, atol=1e-4)
 
+
+
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+def test_index_checks_before_the_computation(mode):
+    # The indices' range check runs first (tgc-hoist-checks) and the call
+    # waits for it there, then issues the rest without waiting: results as
+    # eager's, a bad index still an error naming the op, and the function
+    # usable afterwards (no sticky device error, as a device assert leaves).
+    w = torch.randn(50, 16, device="cuda")
+
+    def f(x, i):
+        h = torch.tanh(x @ w.t())  # a GEMM and a kernel before the gather
+        return F.embedding(i, h) * 2, h.sum()
+
+    c = tgc.compile(f, mode=mode)
+    x = torch.randn(40, 16, device="cuda")
+    for _ in range(3):
+        i = torch.randint(0, 40, (4, 7), device="cuda")
+        assert_same(c(x, i), f(x, i), rtol=1e-5, atol=1e-5)
+    bad = torch.full((4, 7), 40, device="cuda")
+    with pytest.raises(tgc.TgcError, match="index out of range"):
+        c(x, bad)
+    i = torch.randint(0, 40, (4, 7), device="cuda")
+    assert_same(c(x, i), f(x, i), rtol=1e-5, atol=1e-5)
+    assert tgc.explain(c).compiles == 1

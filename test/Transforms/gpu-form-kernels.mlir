@@ -1,6 +1,7 @@
 // RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0" -split-input-file | FileCheck %s
 // RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 block-size=128" -split-input-file | FileCheck %s --check-prefix=B128
 // RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 gemm-epilogues=0" -split-input-file | FileCheck %s --check-prefix=NOEPI
+// RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 hoist-checks=0" -split-input-file | FileCheck %s --check-prefix=NOHOIST
 // RUN: tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 exact-division=1" -split-input-file | FileCheck %s --check-prefix=EXACT
 // RUN: not tgc-opt %s --tgc-gpu-pipeline="lower-kernels=0 block-size=100" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -750,14 +751,22 @@ func.func @concat_norm(%a: tensor<2x1x64xf32>, %b: tensor<2x64x7xf32>, %w: tenso
 
 // -----
 
-// The gather's index check (a flag the kernels compute, read by the launch
-// plan) shares its kernel with the gather: the plan reads the flag after
-// that kernel, not where the flag's generic was (before the kernel, it
-// read whatever the arena held: "index out of range" for valid indices).
+// Without tgc-hoist-checks, the gather's index check (a flag the kernels
+// compute, read by the launch plan) shares its kernel with the gather: the
+// plan reads the flag after that kernel, not where the flag's generic was
+// (before the kernel, it read whatever the arena held: "index out of
+// range" for valid indices).
+// NOHOIST-LABEL: func.func @gather_check
+// NOHOIST: gpu.launch_func @gather_check_kernels::@gather_check_warp_rows_1 {{.*}} args(%[[F:[a-z_0-9]+]] : memref<i1>,
+// NOHOIST-NEXT: %[[OK:.*]] = memref.load %[[F]][] : memref<i1>
+// NOHOIST-NEXT: cf.assert %[[OK]], "tgc.gather: index out of range"
+// With it (the default), the check of the input indices is a kernel of its
+// own before the sum's: the launch plan waits for it, then issues the rest.
 // CHECK-LABEL: func.func @gather_check
-// CHECK: gpu.launch_func @gather_check_kernels::@gather_check_warp_rows_1 {{.*}} args(%[[F:[a-z_0-9]+]] : memref<i1>,
+// CHECK: gpu.launch_func @gather_check_kernels::@gather_check_warp_rows_0 {{.*}} args(%[[F:[a-z_0-9]+]] : memref<i1>, %arg1 : memref<2xi64>)
 // CHECK-NEXT: %[[OK:.*]] = memref.load %[[F]][] : memref<i1>
 // CHECK-NEXT: cf.assert %[[OK]], "tgc.gather: index out of range"
+// CHECK: gpu.launch_func @gather_check_kernels::@gather_check_warp_rows_1 {{.*}} %arg0 : memref<4xf32>
 func.func @gather_check(%x: tensor<4xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
   %n = tgc.sum %x dims [0] keepdim : tensor<4xf32> -> tensor<1xf32>
   %g = tgc.gather %n, %i dim = 0 : tensor<1xf32>, tensor<2xi64> -> tensor<2xf32>
@@ -891,13 +900,21 @@ func.func @check_flag_reused(%a: tensor<?xi32>, %b: tensor<?xi32>, %x: tensor<f3
 // comparison in the function. Fused into the tree's final stage it would
 // overwrite the flag before the check read it (a false "division by
 // zero": GPU fuzzing, seed 928076, reduced): tgc-gpu-select-strategy
-// starts a new kernel at it, after the check.
+// starts a new kernel at it, after the check (without tgc-hoist-checks;
+// with it, the divisor's check comes first, before the amin's kernels).
+// NOHOIST-LABEL: func.func @check_flag_overwritten
+// NOHOIST: gpu.launch_func @check_flag_overwritten_kernels::@check_flag_overwritten_tree_final_1
+// NOHOIST-SAME: %[[FLAG:alloc_[0-9]+]] : memref<i1>
+// NOHOIST-NEXT: memref.load %[[FLAG]][] : memref<i1>
+// NOHOIST-NEXT: cf.assert %{{.*}}, "tgc.div: integer division by zero"
+// NOHOIST-NEXT: gpu.launch_func @check_flag_overwritten_kernels::@check_flag_overwritten_elementwise_2 {{.*}}%[[FLAG]] : memref<i1>)
+// NOHOIST-NEXT: return %[[FLAG]]
 // CHECK-LABEL: func.func @check_flag_overwritten
-// CHECK: gpu.launch_func @check_flag_overwritten_kernels::@check_flag_overwritten_tree_final_1
-// CHECK-SAME: %[[FLAG:alloc_[0-9]+]] : memref<i1>
+// CHECK: gpu.launch_func @check_flag_overwritten_kernels::@check_flag_overwritten_elementwise_1 {{.*}} args(%arg2 : memref<i64>, %[[FLAG:alloc_[0-9]+]] : memref<i1>)
 // CHECK-NEXT: memref.load %[[FLAG]][] : memref<i1>
 // CHECK-NEXT: cf.assert %{{.*}}, "tgc.div: integer division by zero"
-// CHECK-NEXT: gpu.launch_func @check_flag_overwritten_kernels::@check_flag_overwritten_elementwise_2 {{.*}}%[[FLAG]] : memref<i1>)
+// CHECK: gpu.launch_func @check_flag_overwritten_kernels::@check_flag_overwritten_tree_2
+// CHECK: gpu.launch_func @check_flag_overwritten_kernels::@check_flag_overwritten_elementwise_4 {{.*}}%[[FLAG]] : memref<i1>)
 // CHECK-NEXT: return %[[FLAG]]
 func.func @check_flag_overwritten(%a: tensor<?xi64>, %t: tensor<f32>, %c: tensor<i64>) -> tensor<i1> {
   %m = tgc.amin %a dims [0] : tensor<?xi64> -> tensor<i64>
@@ -915,11 +932,17 @@ func.func @check_flag_overwritten(%a: tensor<?xi64>, %t: tensor<f32>, %c: tensor
 // The same with the flag in the arena: the comparison's buffer is the
 // flag's view itself, and a view overlaps itself (an i1 is one byte, which
 // the overlap test once counted as 1/8 of one, so as no bytes at all).
+// NOHOIST-LABEL: func.func @check_flag_view
+// NOHOIST: gpu.launch_func @check_flag_view_kernels::@check_flag_view_tree_final_1
+// NOHOIST-NEXT: %[[F:.*]] = memref.load %[[FLAG:view_[0-9]+]][] : memref<i1>
+// NOHOIST-NEXT: cf.assert %[[F]], "tgc.div: integer division by zero"
+// NOHOIST-NEXT: gpu.launch_func @check_flag_view_kernels::@check_flag_view_elementwise_2 {{.*}}%[[FLAG]] : memref<i1>)
 // CHECK-LABEL: func.func @check_flag_view
-// CHECK: gpu.launch_func @check_flag_view_kernels::@check_flag_view_tree_final_1
-// CHECK-NEXT: %[[F:.*]] = memref.load %[[FLAG:view_[0-9]+]][] : memref<i1>
+// CHECK: gpu.launch_func @check_flag_view_kernels::@check_flag_view_elementwise_1 {{.*}}args(%arg1 : memref<i64>, %[[FLAG:view_[0-9]+]] : memref<i1>)
+// CHECK-NEXT: %[[F:.*]] = memref.load %[[FLAG]][] : memref<i1>
 // CHECK-NEXT: cf.assert %[[F]], "tgc.div: integer division by zero"
-// CHECK-NEXT: gpu.launch_func @check_flag_view_kernels::@check_flag_view_elementwise_2 {{.*}}%[[FLAG]] : memref<i1>)
+// CHECK: gpu.launch_func @check_flag_view_kernels::@check_flag_view_tree_final_3
+// CHECK-NEXT: gpu.launch_func @check_flag_view_kernels::@check_flag_view_elementwise_4 {{.*}}%[[FLAG]] : memref<i1>)
 func.func @check_flag_view(%a: tensor<?xi64>, %c: tensor<i64>, %t: tensor<f32>, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %m = tgc.amin %a dims [0] : tensor<?xi64> -> tensor<i64>
   %abs = tgc.abs %c : tensor<i64>

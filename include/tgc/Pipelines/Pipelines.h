@@ -145,6 +145,12 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
       llvm::cl::desc("Keep every f32 division (off: divisions of a kernel "
                      "by one value multiply by its reciprocal)"),
       withDefault(kGpuKernelDefaults.exactDivision)};
+  Option<bool> hoistChecks{
+      *this, "hoist-checks",
+      llvm::cl::desc("Checks of the inputs first (tgc-hoist-checks): a call "
+                     "waits for its device-side checks before its other "
+                     "kernels, not after them"),
+      withDefault(true)};
   Option<bool> dedupKernels{
       *this, "dedup-kernels",
       llvm::cl::desc("One kernel for identical ones (tgc-gpu-dedup-kernels)"),

@@ -89,6 +89,19 @@
 // GATHER: launch k1
 // GATHER-NEXT: check flag b{{[0-9]+}} when none "tgc.gather: index out of range at {{.*}}compile-only.mlir:{{[0-9]+}}:8"
 // GATHER-NEXT: launch k2
+// Checks of the inputs come first (tgc-hoist-checks): the plan's check
+// step, after which a call waits for its flags, precedes the kernels of
+// the computation before the gather, which then run without a wait.
+// RUN: tgc-run %s --entry late_gather --device cuda --compile-only --ptx-only --calls 0=5x8,1=5x3 \
+// RUN:   --emit-plan - | FileCheck %s --check-prefix=LATE
+// LATE:      kernel late_gather_tree_0
+// LATE:      kernel late_gather_tree_final_1
+// LATE:      kernel late_gather_elementwise_2
+// LATE:      launch k0
+// LATE-NEXT: launch k1
+// LATE-NEXT: check flag b{{[0-9]+}} when none "tgc.gather: index out of range at
+// LATE-NEXT: launch k2
+// LATE-NEXT: launch k3
 // An integer division's check is skipped for empty results.
 // RUN: tgc-run %s --entry divide --device cuda --compile-only --ptx-only --calls 0=7x9,1=9 \
 // RUN:   --emit-plan - | FileCheck %s --check-prefix=DIVIDE
@@ -178,6 +191,12 @@ func.func @dense_weight(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
 
 func.func @gather(%x: tensor<?x8xf32>, %i: tensor<?x3xi64>) -> tensor<?x3xf32> {
   %0 = tgc.gather %x, %i dim = 1 : tensor<?x8xf32>, tensor<?x3xi64> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+func.func @late_gather(%x: tensor<?x8xf32>, %i: tensor<?x3xi64>) -> tensor<?x3xf32> {
+  %e = tgc.exp %x : tensor<?x8xf32>
+  %0 = tgc.gather %e, %i dim = 1 : tensor<?x8xf32>, tensor<?x3xi64> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
 

@@ -131,4 +131,29 @@ def TgcFuseGroupElementwise : Pass<"tgc-fuse-group-elementwise", "func::FuncOp">
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TgcHoistChecks : Pass<"tgc-hoist-checks", "func::FuncOp"> {
+  let summary = "Move checks that read only the inputs to the start of the "
+                "function";
+  let description = [{
+    Runs on linalg on tensors (after tgc-to-linalg). Each `cf.assert` whose
+    condition is computed from the function's arguments alone (an index
+    tensor's range check: a fill, an `all of` reduction and its read; a
+    size check), moves with that computation to the start of the
+    function, in their order. The GPU launch plan waits for a call's
+    device-side checks right after its last check step: checks of the
+    inputs first means one wait at the start of the call and none at its
+    end, so the kernels after them run without the host waiting (an
+    embedding's indices, a loss's labels, the embedding backward's
+    scatter), and a failed check stops the call before it computes
+    anything.
+
+    A check stays where it is when its computation has more than 32 ops,
+    or when an op of it that other ops use too is not elementwise, a fill,
+    a view or arithmetic (an index an `argmax` computes, which the function
+    uses as well): moving it would move a computation, and lengthen its
+    result's life, for the check's sake.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // TGC_TRANSFORMS_GRAPH_PASSES_TD
