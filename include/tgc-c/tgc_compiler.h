@@ -56,8 +56,8 @@ typedef struct tgc_compiled tgc_compiled;
  *   chip=sm_90, ptx-only=0|1, vectorize=0|1, cuda-graphs=0|1   CUDA
  *   exact-division=0|1     CUDA: IEEE f32 divisions, not one reciprocal
  *                          and products per shared divisor (0)
- *   block-size=N, max-blocks=N, row-block-size=N, row-registers=0|1,
- *   gemm-epilogues=0|1, dedup-kernels=0|1
+ *   block-size=N, max-blocks=N, row-block-size=N, long-row-block-size=N,
+ *   row-registers=0|1, gemm-epilogues=0|1, dedup-kernels=0|1
  *                          CUDA kernel shapes, as tgc-run's --gpu-* options
  *                          (defaults: tgc-gpu-form-kernels' options)
  *   tf32-matmuls=0|1, tf32-convolutions=0|1

@@ -48,6 +48,7 @@ std::string canonicalOptions(const Options &o) {
     add("block-size", maybe(o.blockSize));
     add("max-blocks", maybe(o.maxBlocks));
     add("row-block-size", maybe(o.rowBlockSize));
+    add("long-row-block-size", maybe(o.longRowBlockSize));
     add("row-registers", maybe(o.rowRegisters));
     add("gemm-epilogues", maybe(o.gemmEpilogues));
     add("vectorize", maybe(o.vectorize));

@@ -41,7 +41,7 @@ struct Options {
   bool cudnnConvolutions = false;
   // GPU kernel options; unset ones keep GpuCompileOptions' defaults
   // (tgc-gpu-form-kernels').
-  std::optional<int64_t> blockSize, maxBlocks, rowBlockSize;
+  std::optional<int64_t> blockSize, maxBlocks, rowBlockSize, longRowBlockSize;
   std::optional<bool> rowRegisters, gemmEpilogues, vectorize, exactDivision,
       dedupKernels;
   unsigned optLevel = 3;

@@ -126,6 +126,15 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       (key == "block-size"  ? o.blockSize
        : key == "max-blocks" ? o.maxBlocks
                              : o.rowBlockSize) = n;
+    } else if (key == "long-row-block-size") {
+      int64_t n;
+      if (value.getAsInteger(10, n) || n < 0) {
+        error = ("option " + key + "=" + value +
+                 ": expected 0 or a positive integer")
+                    .str();
+        return false;
+      }
+      o.longRowBlockSize = n;
     } else if (key == "row-registers" || key == "gemm-epilogues" ||
                key == "vectorize" || key == "exact-division" ||
                key == "dedup-kernels") {
@@ -337,6 +346,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
   given(options.blockSize, o.blockSize);
   given(options.maxBlocks, o.maxBlocks);
   given(options.rowBlockSize, o.rowBlockSize);
+  given(options.longRowBlockSize, o.longRowBlockSize);
   given(options.rowRegisters, o.rowRegisters);
   given(options.gemmEpilogues, o.gemmEpilogues);
   FailureOr<GpuCompileResult> compiled =

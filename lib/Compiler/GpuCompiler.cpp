@@ -59,6 +59,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.vectorize = options.vectorize;
   pipeline.maxBlocks = options.maxBlocks;
   pipeline.rowBlockSize = options.rowBlockSize;
+  pipeline.longRowBlockSize = options.longRowBlockSize;
   pipeline.rowRegisters = options.rowRegisters;
   pipeline.gemmEpilogues = options.gemmEpilogues;
   pipeline.exactDivision = options.exactDivision;

@@ -62,6 +62,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   strategies.blockSize = options.blockSize;
   strategies.vectorize = options.vectorize;
   strategies.rowBlockSize = options.rowBlockSize;
+  strategies.longRowBlockSize = options.longRowBlockSize;
   strategies.rowRegisters = options.rowRegisters;
   strategies.gemmEpilogues = options.gemmEpilogues;
   pm.addPass(createTgcGpuSelectStrategy(strategies));

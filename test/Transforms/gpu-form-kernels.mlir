@@ -975,3 +975,36 @@ func.func @sum_broadcast(%x: tensor<4096x768xf32>, %g: tensor<4096x768xf32>) -> 
   %r = tgc.sub %x, %s : tensor<4096x768xf32>, tensor<4096x1xf32> -> tensor<4096x768xf32>
   return %r : tensor<4096x768xf32>
 }
+
+// -----
+
+// Rows of 20000 run 1024 threads each (long-row-block-size). Past 256
+// threads the buffers read along the row share 32 register slots: a
+// softmax's one input (20 slots) stays in registers, no loop re-reads it;
+// a softmax with its backward reads two (40 slots) and loops over the row
+// (kept in registers, they made the launch fail: too many resources).
+// CHECK-LABEL: func.func @long_row_softmax
+// CHECK: gpu.launch_func @long_row_softmax_kernels::@long_row_softmax_rows_0 {{.*}} threads in (%c1024, %c1, %c1)
+// CHECK: gpu.func @long_row_softmax_rows_0
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+func.func @long_row_softmax(%x: tensor<4x20000xf32>) -> tensor<4x20000xf32> {
+  %y = tgc.softmax %x dim = 1 : tensor<4x20000xf32>
+  return %y : tensor<4x20000xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @long_row_softmax_backward
+// CHECK: gpu.launch_func @long_row_softmax_backward_kernels::@long_row_softmax_backward_rows_0 {{.*}} threads in (%c1024, %c1, %c1)
+// CHECK: gpu.func @long_row_softmax_backward_rows_0
+// CHECK: scf.for
+// CHECK: gpu.return
+func.func @long_row_softmax_backward(%x: tensor<4x20000xf32>, %g: tensor<4x20000xf32>) -> (tensor<4x20000xf32>, tensor<4x20000xf32>) {
+  %y = tgc.softmax %x dim = 1 : tensor<4x20000xf32>
+  %p = tgc.mul %g, %y : tensor<4x20000xf32>, tensor<4x20000xf32> -> tensor<4x20000xf32>
+  %s = tgc.sum %p dims [1] keepdim : tensor<4x20000xf32> -> tensor<4x1xf32>
+  %d = tgc.sub %g, %s : tensor<4x20000xf32>, tensor<4x1xf32> -> tensor<4x20000xf32>
+  %r = tgc.mul %y, %d : tensor<4x20000xf32>, tensor<4x20000xf32> -> tensor<4x20000xf32>
+  return %y, %r : tensor<4x20000xf32>, tensor<4x20000xf32>
+}

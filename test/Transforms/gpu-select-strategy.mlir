@@ -1,6 +1,9 @@
 // RUN: tgc-opt %s --tgc-gpu-select-strategy -split-input-file | FileCheck %s
 // RUN: tgc-opt %s --tgc-gpu-select-strategy="vectorize=0 gemm-epilogues=0 row-block-size=256 block-size=64" -split-input-file | FileCheck %s --check-prefix=OPTS
 // RUN: not tgc-opt %s --tgc-gpu-select-strategy="block-size=100" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tgc-opt %s --tgc-gpu-select-strategy="long-row-block-size=0" -split-input-file | FileCheck %s --check-prefix=LONG0
+// RUN: not tgc-opt %s --tgc-gpu-select-strategy="long-row-block-size=100" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADLONG
+// BADLONG: long-row-block-size must be 0 or a multiple of 32 in [32, 1024], got 100
 
 // tgc-gpu-select-strategy alone: what each segment of a fusion group runs
 // as, and which contractions cuBLASLt runs. The inputs are the bufferized
@@ -288,4 +291,34 @@ module {
     }
     return %a, %b : memref<1x3x3x3xf32>, memref<1x3x3x3xf32>
   }
+}
+
+// -----
+
+// A static row of at least 16384 elements (a vocabulary) takes
+// long-row-block-size threads: fewer rows in flight, each kept in L2
+// between its passes.
+// CHECK-LABEL: func.func @long_row_sum
+// CHECK-COUNT-2: tgc_gpu.strategy = #tgc_gpu.strategy<row, kernel = 0, threads = 1024, vectors = true, registers = true>
+// OPTS-LABEL: func.func @long_row_sum
+// OPTS-COUNT-2: tgc_gpu.strategy = #tgc_gpu.strategy<row, kernel = 0, threads = 1024, registers = true>
+// LONG0-LABEL: func.func @long_row_sum
+// LONG0-COUNT-2: tgc_gpu.strategy = #tgc_gpu.strategy<row, kernel = 0, threads = 128, vectors = true, registers = true>
+#fill = affine_map<(d0) -> ()>
+#id1 = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @long_row_sum(%x: memref<4x20000xf32>) -> memref<4xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %out = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+  linalg.generic {indexing_maps = [#fill, #id1], iterator_types = ["parallel"]} ins(%zero : f32) outs(%out : memref<4xf32>) attrs = {tgc.group = 0 : i64, tgc.group_kind = "single"} {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x20000xf32>) outs(%out : memref<4xf32>) attrs = {tgc.group = 0 : i64, tgc.group_kind = "single"} {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.addf %in, %o : f32
+    linalg.yield %s : f32
+  }
+  return %out : memref<4xf32>
 }

@@ -165,6 +165,12 @@ cl::opt<int64_t> tgc_run::gpuRowBlockSize(
     "gpu-row-block-size",
     cl::desc("With --device cuda: threads per block of row kernels"),
     withDefault(kGpuStrategyDefaults.rowBlockSize), cl::cat(category));
+cl::opt<int64_t> tgc_run::gpuLongRowBlockSize(
+    "gpu-long-row-block-size",
+    cl::desc("With --device cuda: threads per block of row kernels over "
+             "static rows of at least 16384 elements (0: "
+             "--gpu-row-block-size)"),
+    withDefault(kGpuStrategyDefaults.longRowBlockSize), cl::cat(category));
 cl::opt<bool> tgc_run::gpuRowRegisters(
     "gpu-row-registers",
     cl::desc("With --device cuda: row kernels keep static rows in registers"),

@@ -71,6 +71,7 @@ extern cl::opt<std::string> saveCase;
 extern cl::opt<int64_t> gpuBlockSize;
 extern cl::opt<int64_t> gpuMaxBlocks;
 extern cl::opt<int64_t> gpuRowBlockSize;
+extern cl::opt<int64_t> gpuLongRowBlockSize;
 extern cl::opt<bool> gpuRowRegisters;
 extern cl::opt<bool> gpuVectorize;
 extern cl::opt<bool> gpuGemmEpilogues;

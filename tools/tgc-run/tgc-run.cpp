@@ -383,6 +383,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.blockSize = gpuBlockSize;
   options.maxBlocks = gpuMaxBlocks;
   options.rowBlockSize = gpuRowBlockSize;
+  options.longRowBlockSize = gpuLongRowBlockSize;
   options.rowRegisters = gpuRowRegisters;
   options.gemmEpilogues = gpuGemmEpilogues;
   options.tf32Matmuls = gpuTf32Matmuls;

@@ -30,6 +30,9 @@ struct GpuCompileOptions : FrontendCompileOptions {
   /// Row kernels keep static rows in registers.
   bool rowRegisters = kGpuStrategyDefaults.rowRegisters;
   int64_t rowBlockSize = kGpuStrategyDefaults.rowBlockSize;
+  /// Threads of row kernels over static rows of at least 16384 elements
+  /// (0: rowBlockSize).
+  int64_t longRowBlockSize = kGpuStrategyDefaults.longRowBlockSize;
   /// Most blocks of a grid-stride kernel.
   int64_t maxBlocks = kGpuKernelDefaults.maxBlocks;
   /// 16-byte vector accesses (argument buffers then get alignment guards).

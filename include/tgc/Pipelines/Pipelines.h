@@ -106,6 +106,11 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
       *this, "row-block-size",
       llvm::cl::desc("Threads per block of row kernels"),
       withDefault(kGpuStrategyDefaults.rowBlockSize)};
+  Option<int64_t> longRowBlockSize{
+      *this, "long-row-block-size",
+      llvm::cl::desc("Threads per block of row kernels over static rows of "
+                     "at least 16384 elements (0: row-block-size)"),
+      withDefault(kGpuStrategyDefaults.longRowBlockSize)};
   Option<int64_t> maxBlocks{
       *this, "max-blocks",
       llvm::cl::desc("Most blocks of a grid-stride kernel"),

@@ -143,6 +143,22 @@ public:
     if (slots &&
         (!rowRegisters || *slots < 1 || *slots > target.registerRowSlots))
       slots.reset();
+    // Past 256 threads a thread has at most 65536 / threads registers (64
+    // at 1024): every buffer a stage reads along the row must fit its slots
+    // in target.registerRowSlots together, or the launch fails
+    // (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: a softmax backward's two inputs
+    // of 32 slots each at 1024 threads).
+    if (slots && blockSize > 256) {
+      SmallPtrSet<Value, 4> read;
+      for (linalg::GenericOp op : ops)
+        if (op.getNumLoops() == loops)
+          for (OpOperand *in : op.getDpsInputOperands())
+            if (isa<MemRefType>(in->get().getType()) &&
+                op.getMatchingIndexingMap(in).isFunctionOfDim(loops - 1))
+              read.insert(in->get()); // (per-row values hold no slots)
+      if (*slots * int64_t(read.size()) > target.registerRowSlots)
+        slots.reset();
+    }
     // With slots and a row length that is a multiple of the threads of a
     // row times `vecWidth` ("full rows"): no position is past the row end,
     // so loads need no bounds check, and each thread's positions are

@@ -36,6 +36,28 @@ namespace mlir::tgc {
 #include "tgc/Transforms/GPU/Passes.h.inc"
 } // namespace mlir::tgc
 
+namespace {
+/// Rows at least this long take `long-row-block-size` threads.
+constexpr int64_t kLongRow = 16384;
+
+/// The longest static row among a row group's full-row stages (0 when
+/// every row length is dynamic).
+int64_t longestStaticRow(ArrayRef<linalg::GenericOp> ops) {
+  unsigned loops = 0;
+  for (linalg::GenericOp op : ops)
+    loops = std::max(loops, op.getNumLoops());
+  int64_t longest = 0;
+  for (linalg::GenericOp op : ops) {
+    if (op.getNumLoops() != loops)
+      continue;
+    int64_t length = op.getStaticLoopRanges().back();
+    if (!ShapedType::isDynamic(length))
+      longest = std::max(longest, length);
+  }
+  return longest;
+}
+} // namespace
+
 /// Row stages: every op has R or R+1 loops, the first R parallel, and the
 /// last loop of an R+1-loop op is parallel or a reduction with one
 /// combiner; at least one op reduces its row.
@@ -421,6 +443,15 @@ struct TgcGpuSelectStrategyPass
                            << size;
         return signalPassFailure();
       }
+    if (longRowBlockSize != 0 &&
+        (longRowBlockSize < 0 || longRowBlockSize % target.warpSize != 0 ||
+         longRowBlockSize > target.maxThreadsPerBlock)) {
+      module.emitError() << "long-row-block-size must be 0 or a multiple of "
+                         << target.warpSize << " in [" << target.warpSize
+                         << ", " << target.maxThreadsPerBlock << "], got "
+                         << int64_t(longRowBlockSize);
+      return signalPassFailure();
+    }
     for (func::FuncOp func : module.getOps<func::FuncOp>())
       if (!func.isExternal() && failed(runOnFunction(func, target)))
         return signalPassFailure();
@@ -574,8 +605,11 @@ struct TgcGpuSelectStrategyPass
       if (ops.empty())
         continue;
       if (isRowGroup(ops, sizeClasses) && !isLongVectorGroup(ops, target)) {
+        int64_t threads = rowBlockSize;
+        if (longRowBlockSize > 0 && longestStaticRow(ops) >= kLongRow)
+          threads = longRowBlockSize;
         for (linalg::GenericOp op : ops)
-          set(op, StrategyKind::row, rowBlockSize, 0, vectorize, rowRegisters);
+          set(op, StrategyKind::row, threads, 0, vectorize, rowRegisters);
         ++kernel;
         continue;
       }
