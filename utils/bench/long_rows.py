@@ -21,19 +21,11 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 import torch  # noqa: E402
 
 import tgc  # noqa: E402
+from gpu_bench import device_time  # noqa: E402 (this folder's)
 
 
-def timeit(f, *a, n=20):
-    for _ in range(3):
-        f(*a)
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(n):
-        f(*a)
-    e.record()
-    torch.cuda.synchronize()
-    return s.elapsed_time(e) / n
+def timeit(f, *a):
+    return device_time(torch, f, a, 20)
 
 
 CASES = [("log_softmax", lambda x: torch.log_softmax(x, -1)),
