@@ -828,9 +828,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             return self._run_program(spec, originals, tensors, call)
         # The guards checked contiguity; inputs are used in place.
         device = torch.device(spec.compiled.device)
-        if spec.captured.seed_index is not None:
-            # A new seed for this call's random operators (the guards
-            # checked the descriptors of the trace's).
+        if spec.captured.seed_index is not None:  # this call's seed (CapturedTensors.for_call)
             call = _capi.Args(list(tensors) + spec.captured.for_call(spec.captured.current()[0]))
         if _check.enabled():
             inputs = list(tensors) + spec.captured.current()[0]
@@ -850,12 +848,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         call."""
         program = spec.trace.program
         device = torch.device(spec.compiled.device)
-        captured = spec.captured.current()[0]
-        if spec.captured.seed_index is not None:
-            # A new seed for this call's random operators, for every region
-            # (the guards checked the first region's with the trace's).
-            captured = spec.captured.for_call(captured)
-        env = spec.environment(tensors, captured)
+        # This call's seed for random operators in every region (for_call).
+        env = spec.environment(tensors, spec.captured.for_call(spec.captured.current()[0]))
         if spec.captured.seed_index is not None and hasattr(program.steps[0], "compiled"):
             call = _capi.Args([env[n] for n in program.steps[0].args])
         for step in program.steps:

@@ -310,7 +310,7 @@ class CapturedTensors:
     names: List[Optional[str]]  # parameter/buffer name, or None (a global)
     root: Optional[torch.nn.Module] = None
     links: List[Tuple[dict, str, Any]] = field(default_factory=list)
-    # The random operators' seed (tgc._trace.Tracer.seed): its index, drawn
+    # The random operators' seed (tgc._ops.random._seed): its index, drawn
     # anew for every call by for_call.
     seed_index: Optional[int] = None
 

@@ -188,8 +188,7 @@ class TraceResult:
     # Results (of the whole-graph function) that are uint8 tensors, which
     # the function returns as their i8 storage.
     unsigned_results: List[int] = field(default_factory=list)
-    # Random operators drew from a seed the call path draws per call: the
-    # index of that 0-d int64 tensor among the captured ones (Tracer.seed).
+    # The captured 0-d int64 seed of random operators (tgc/_ops/random.py).
     seed_index: Optional[int] = None
 
 
@@ -390,20 +389,6 @@ class Tracer(TorchFunctionMode):
         w = self.graph.widen(v)
         self.bind(t, w)
         return w
-
-    def seed(self) -> Value:
-        """The seed of the graph's random operators (tgc/_ops/random.py).
-        A training forward passes one as an input (fx.SEED_INPUT, set as
-        `rng_seed` by its runner); any other trace gets a captured 0-d int64
-        tensor here, which the call path replaces with a fresh draw from
-        PyTorch's generator on every call (CapturedTensors.for_call)."""
-        seed = getattr(self, "rng_seed", None)
-        if seed is None:
-            t = torch.zeros((), dtype=torch.int64, device=self.device)
-            self.labels[id(t)] = "rng_seed"
-            seed = self.rng_seed = self.value_of(t)
-            self.seed_index = len(self.captured) - 1
-        return seed
 
     @property
     def device(self) -> torch.device:

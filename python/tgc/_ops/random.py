@@ -21,11 +21,26 @@ from .elementwise import _binary_value, _where_values
 from .shapes import _index_value
 
 
+def _seed(tr) -> Value:
+    """The seed of the graph's random operators. A training forward passes
+    one as an input (fx.SEED_INPUT, set as `rng_seed` by its runner); any
+    other trace gets a captured 0-d int64 tensor here, which the call path
+    replaces with a fresh draw from PyTorch's generator on every call
+    (CapturedTensors.for_call; TraceResult.seed_index)."""
+    seed = getattr(tr, "rng_seed", None)
+    if seed is None:
+        t = torch.zeros((), dtype=torch.int64, device=tr.device)
+        tr.labels[id(t)] = "rng_seed"
+        seed = tr.rng_seed = tr.value_of(t)
+        tr.seed_index = len(tr.captured) - 1
+    return seed
+
+
 def uniform(tr, like: Value, dtype: torch.dtype, dims=None) -> Value:
     """Uniform numbers in [0, 1) of `like`'s shape (its dims `dims` only,
     the others of size 1, when given), from the graph's seed and the next
     stream."""
-    seed = tr.seed()
+    seed = _seed(tr)
     stream = tr.__dict__.get("rng_streams", 0)
     tr.rng_streams = stream + 1
     shape = [s if dims is None or d in dims else 1 for d, s in enumerate(like.shape)]
