@@ -225,6 +225,20 @@ def test_dropout_after_a_graph_break():
     assert len(tgc.explain(c).graph_breaks) == 1
 
 
+def test_reference_check_sees_the_calls_seed():
+    # TGC_CHECK=reference reruns the graph on the interpreter with the
+    # tensors the call used: the seed drawn for it, not the trace's (a
+    # false "differs from the reference" before).
+    f = tgc.compile(lambda x: F.dropout(x * 2, 0.5, training=True))
+    x = torch.rand(256) + 0.5
+    tgc.set_check("reference")
+    try:
+        masks = [f(x) != 0 for _ in range(3)]
+    finally:
+        tgc.set_check("")
+    assert not torch.equal(masks[0], masks[1])
+
+
 def test_rand_in_a_model_is_still_a_graph_break():
     # torch.rand has no TGC handler: eager numbers, from eager's generator.
     def f(x):

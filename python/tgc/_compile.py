@@ -831,7 +831,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         if spec.captured.seed_index is not None:  # this call's seed (CapturedTensors.for_call)
             call = _capi.Args(list(tensors) + spec.captured.for_call(spec.captured.current()[0]))
         if _check.enabled():
-            inputs = list(tensors) + spec.captured.current()[0]
+            inputs = list(call.tensors)  # (this call's seed, if any)
             before = _check.host_copies(inputs)
         results = spec.compiled.run(call, device)
         if _check.enabled():
