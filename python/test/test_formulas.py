@@ -1,4 +1,4 @@
-"""lerp, cross, kl_div (python/tgc/_ops/formulas.py) and einsum
+"""lerp, cross, kl_div, addcmul, addcdiv (python/tgc/_ops/formulas.py) and einsum
 (python/tgc/_ops/einsum.py) against eager PyTorch."""
 
 import pytest
@@ -31,6 +31,41 @@ TG[0, 0] = 0  # xlogy: 0 * log 0 is 0
 ])
 def test_formulas_match_eager(fn, args):
     check(fn, *args, rtol=1e-6, atol=1e-6)
+
+
+D = torch.rand(4, 3) + 0.5
+
+
+@pytest.mark.parametrize("fn,args", [
+    (torch.addcmul, (A, B, W)),
+    (lambda a, b, w: torch.addcmul(a, b, w, value=-0.25), (A, B, W)),
+    (lambda a, b, w: torch.addcmul(a, b[:1], w[:, :1], value=3), (A, B, W)),  # broadcast
+    (lambda a, b, d: torch.addcdiv(a, b, d, value=0.001), (A, B, D)),
+    (lambda a, b, d: torch.addcdiv(a[0], b, d), (A, B, D)),
+    (lambda a, b, w: torch.addcmul(a.bfloat16(), b.bfloat16(), w.bfloat16(), value=0.1),
+     (A, B, W)),
+    (lambda a, b, w: torch.addcmul(a.long(), (b * 4).long(), (w * 4).long(), value=2),
+     (A, B, W)),
+])
+def test_addcmul_addcdiv_match_eager(fn, args):
+    # ATen contracts the multiply-add of addcmul into one rounding (fma);
+    # TGC rounds the product first: the last bit may differ.
+    check(fn, *args, rtol=2e-6, atol=1e-6)
+
+
+def test_addcmul_addcdiv_in_place_write_back():
+    def f(v, g, m, d):
+        v.mul_(0.999).addcmul_(g, g, value=0.001)
+        m.addcdiv_(g, d, value=-0.5)
+        return v + m
+
+    args = [A.clone(), B, W.clone(), D]
+    expected_args = [a.clone() for a in args]
+    expected = f(*expected_args)
+    got = tgc.compile(f, fullgraph=True)(*args)
+    assert_same(got, expected, 2e-6, 1e-6)
+    for a, e in zip(args, expected_args):
+        assert_same(a, e, 2e-6, 1e-6)
 
 
 X3, Y3, C2 = torch.randn(2, 3, 4), torch.randn(2, 4, 5), torch.randn(5, 6)

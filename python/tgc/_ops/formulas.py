@@ -3,7 +3,9 @@ PyTorch's kernels compute them: ``lerp`` (two forms chosen by the weight,
 as ATen does, for exact end points), ``cross``/``linalg_cross`` (three
 differences of products, broadcast), ``kl_div`` (``xlogy`` with 0 where
 the target is 0, each reduction), ``cumsum`` (a log-step scan), ``prod``
-(log-step halvings), ``sign``/``sgn`` ((0 < x) - (x < 0), as ATen)."""
+(log-step halvings), ``sign``/``sgn`` ((0 < x) - (x < 0), as ATen),
+``addcmul``/``addcdiv`` (the association of ATen's CPU and CUDA kernels,
+in the op-math type: float for half precision)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,42 @@ def _lerp(tr, real, start, end, weight):
     aw = tr.graph.emit(f"tgc.abs {w.name} : {w.type}", [(dt, w.shape)], tr.loc())[0]
     small = _b(tr, "cmp lt,", aw, constant(tr, 0.5, dt), torch.bool)
     return _where_values(tr, small, lo, hi, dt)
+
+
+def _addc(tr, real, mnemonic: str, x, t1, t2, value):
+    """x + value * t1 * t2 (addcmul) or x + value * t1 / t2 (addcdiv),
+    computed as ATen computes it: in float for f16/bf16 (one rounding at
+    the end), addcmul as (value * t1) * t2 on every device, addcdiv as
+    (value * t1) / t2 on the CPU and value * (t1 / t2) on CUDA."""
+    dt = real.dtype
+    if dt.is_complex:
+        raise Unsupported(f"{'addcmul' if mnemonic == 'mul' else 'addcdiv'} of {dt} tensors")
+    acc = torch.float32 if dt in (torch.float16, torch.bfloat16) else dt
+    a, b, c = as_value(tr, x, acc), as_value(tr, t1, acc), as_value(tr, t2, acc)
+    if isinstance(value, torch.Tensor):
+        raise Unsupported("a tensor value of addcmul / addcdiv")
+    v = constant(tr, value, acc)
+    if mnemonic == "div" and real.device.type == "cuda":
+        term = _b(tr, "mul", v, _b(tr, "div", b, c, acc), acc)
+    else:
+        term = _b(tr, mnemonic, _b(tr, "mul", v, b, acc), c, acc)
+    out = _b(tr, "add", a, term, acc)
+    return out if acc == dt else convert(tr, out, dt)
+
+
+@op("addcmul")
+def _addcmul(tr, real, x, tensor1, tensor2, *, value=1):
+    """x + (value * t1) * t2 in the op-math type (float for f16/bf16),
+    broadcast; ATen contracts the final multiply-add (one rounding), TGC
+    rounds the product first."""
+    return _addc(tr, real, "mul", x, tensor1, tensor2, value)
+
+
+@op("addcdiv")
+def _addcdiv(tr, real, x, tensor1, tensor2, *, value=1):
+    """x + (value * t1) / t2 on the CPU, x + value * (t1 / t2) on CUDA, as
+    ATen's kernels associate it; float op-math for f16/bf16."""
+    return _addc(tr, real, "div", x, tensor1, tensor2, value)
 
 
 @op("sign", "sgn")
