@@ -194,8 +194,13 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
     case GuardKind::NoAlias:
       text += "no_alias " + num(guard.arg) + " " + num(guard.value);
       break;
+    case GuardKind::NoAliasOuts:
+      text += "no_alias_outs " + num(int64_t(guard.args.size()));
+      for (int32_t a : guard.args)
+        text += " " + num(int64_t(a));
+      break;
     }
-    if (guard.kind > GuardKind::NoAlias) // invalid: the parser rejects it
+    if (guard.kind > GuardKind::NoAliasOuts) // invalid: the parser rejects it
       text += num(int64_t(guard.kind));
     line(text + " " + quote(guard.text) + " " + quote(guard.reason));
   }
@@ -535,7 +540,7 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
   for (size_t g = 0; g < plan.guards.size(); ++g) {
     const PlanGuard &guard = plan.guards[g];
     int32_t index = int32_t(g);
-    if (guard.kind > GuardKind::NoAlias) {
+    if (guard.kind > GuardKind::NoAliasOuts) {
       message = "guard " + num(index) + " failed: unknown guard kind " +
                 num(int64_t(guard.kind));
       return index;
@@ -568,16 +573,20 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
       }
       break;
     case GuardKind::Contiguous: {
-      std::string generated = "contiguous(" + argLabel(guard.arg) + ")";
+      // (Messages are built on failure only: a call checks every
+      // argument's guards, and a step over 593 arguments has thousands.)
+      auto generated = [&] {
+        return "contiguous(" + argLabel(guard.arg) + ")";
+      };
       if (!argOk(guard)) {
-        message = describe(index, guard, generated, "no such argument");
+        message = describe(index, guard, generated(), "no such argument");
         return index;
       }
       const tgc_arg_desc &arg = args[guard.arg];
       if (arg.rank <= 0)
         break; // a scalar or a rank-0 tensor is contiguous
       if (!arg.sizes || !arg.strides) {
-        message = describe(index, guard, generated, "no sizes or strides");
+        message = describe(index, guard, generated(), "no sizes or strides");
         return index;
       }
       bool empty = false;
@@ -600,31 +609,35 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
           strides += (d ? ", " : "") + num(arg.strides[d]);
         }
         message =
-            describe(index, guard, generated, sizes + "], " + strides + "]");
+            describe(index, guard, generated(), sizes + "], " + strides + "]");
         return index;
       }
       break;
     }
     case GuardKind::Aligned: {
-      std::string generated =
-          "aligned(" + argLabel(guard.arg) + ", " + num(guard.value) + ")";
+      auto generated = [&] {
+        return "aligned(" + argLabel(guard.arg) + ", " + num(guard.value) + ")";
+      };
       if (!argOk(guard) || guard.value <= 0) {
-        message = describe(index, guard, generated,
+        message = describe(index, guard, generated(),
                            argOk(guard) ? "bad alignment" : "no such argument");
         return index;
       }
       uint64_t address = uint64_t(uintptr_t(args[guard.arg].data));
       if (address % uint64_t(guard.value) != 0) {
-        message = describe(index, guard, generated, "data = " + hex64(address));
+        message =
+            describe(index, guard, generated(), "data = " + hex64(address));
         return index;
       }
       break;
     }
     case GuardKind::NoAlias: {
-      std::string generated = "no_alias(" + argLabel(guard.arg) + ", " +
-                              argLabel(int32_t(guard.value)) + ")";
+      auto generated = [&] {
+        return "no_alias(" + argLabel(guard.arg) + ", " +
+               argLabel(int32_t(guard.value)) + ")";
+      };
       if (!argOk(guard) || guard.value < 0 || guard.value >= numArgs) {
-        message = describe(index, guard, generated, "no such argument");
+        message = describe(index, guard, generated(), "no such argument");
         return index;
       }
       auto a = argExtent(args[guard.arg]);
@@ -634,11 +647,63 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
         auto span = [](std::pair<uint64_t, uint64_t> e) {
           return "[" + hex64(e.first) + ", " + hex64(e.second) + ")";
         };
-        message = describe(index, guard, generated,
-                           argLabel(guard.arg) + " spans " + span(a) + ", " +
-                               argLabel(int32_t(guard.value)) + " spans " +
-                               span(b));
+        message =
+            describe(index, guard, generated(),
+                     argLabel(guard.arg) + " spans " + span(a) + ", " +
+                         argLabel(int32_t(guard.value)) + " spans " + span(b));
         return index;
+      }
+      break;
+    }
+    case GuardKind::NoAliasOuts: {
+      // The non-empty ranges sorted by start, swept once: a range overlaps
+      // an earlier one exactly when it starts before the largest end so
+      // far (of any range, for an out buffer; of the out buffers', for
+      // another argument).
+      auto generated = [&] {
+        std::string text = "no_alias_outs(";
+        for (int32_t a : guard.args)
+          text += (text.back() == '(' ? "" : ", ") + argLabel(a);
+        return text + ")";
+      };
+      std::vector<char> out(size_t(std::max(numArgs, 0)), 0);
+      for (int32_t a : guard.args) {
+        if (a < 0 || a >= numArgs) {
+          message = describe(index, guard, generated(), "no such argument");
+          return index;
+        }
+        out[size_t(a)] = 1;
+      }
+      struct Span {
+        uint64_t start, end;
+        int32_t arg;
+      };
+      std::vector<Span> spans;
+      spans.reserve(size_t(std::max(numArgs, 0)));
+      for (int32_t a = 0; a < numArgs; ++a) {
+        auto e = argExtent(args[a]);
+        if (e.first < e.second)
+          spans.push_back({e.first, e.second, a});
+      }
+      std::sort(spans.begin(), spans.end(), [](const Span &l, const Span &r) {
+        return l.start < r.start || (l.start == r.start && l.arg < r.arg);
+      });
+      const Span *widest = nullptr, *widestOut = nullptr;
+      for (const Span &s : spans) {
+        const Span *hit = out[size_t(s.arg)] ? widest : widestOut;
+        if (hit && s.start < hit->end) {
+          auto span = [](const Span &e) {
+            return "[" + hex64(e.start) + ", " + hex64(e.end) + ")";
+          };
+          message = describe(index, guard, generated(),
+                             argLabel(hit->arg) + " spans " + span(*hit) +
+                                 ", " + argLabel(s.arg) + " spans " + span(s));
+          return index;
+        }
+        if (!widest || s.end > widest->end)
+          widest = &s;
+        if (out[size_t(s.arg)] && (!widestOut || s.end > widestOut->end))
+          widestOut = &s;
       }
       break;
     }
@@ -657,27 +722,27 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
         return index;
       }
       int64_t lhs = values[guard.lhs];
-      std::string lhsName = nodeLabel(plan, guard.lhs);
+      auto lhsName = [&] { return nodeLabel(plan, guard.lhs); };
       if (guard.kind == GuardKind::Range) {
         if (lhs < guard.lo || (guard.hi >= 0 && lhs > guard.hi)) {
           std::string generated =
               guard.hi >= 0
-                  ? num(guard.lo) + " <= " + lhsName + " <= " + num(guard.hi)
-                  : lhsName + " >= " + num(guard.lo);
+                  ? num(guard.lo) + " <= " + lhsName() + " <= " + num(guard.hi)
+                  : lhsName() + " >= " + num(guard.lo);
           message = describe(index, guard, generated, nodeValue(guard.lhs));
           return index;
         }
       } else if (guard.kind == GuardKind::Equal) {
         if (lhs != values[guard.rhs]) {
           message = describe(
-              index, guard, lhsName + " == " + nodeLabel(plan, guard.rhs),
+              index, guard, lhsName() + " == " + nodeLabel(plan, guard.rhs),
               nodeValue(guard.lhs) + ", " + nodeValue(guard.rhs));
           return index;
         }
       } else {
         if (guard.value <= 0 || floorMod(lhs, guard.value) != 0) {
           message = describe(index, guard,
-                             lhsName + " % " + num(guard.value) + " == 0",
+                             lhsName() + " % " + num(guard.value) + " == 0",
                              nodeValue(guard.lhs));
           return index;
         }

@@ -556,10 +556,28 @@ bool PlanParser::parseGuard() {
       return fail("no_alias needs two different arguments, got " +
                   num(other) + " twice");
     guard.value = other;
+  } else if (kind == "no_alias_outs") {
+    guard.kind = GuardKind::NoAliasOuts;
+    int64_t count = 0;
+    if (!integer("a count of out arguments", count))
+      return false;
+    if (count <= 0 || count > int64_t(plan.args.size()))
+      return fail("no_alias_outs needs 1 to " + num(int64_t(plan.args.size())) +
+                  " arguments, got " + num(count));
+    for (int64_t k = 0; k < count; ++k) {
+      int32_t arg = -1;
+      if (!argIndex(arg))
+        return false;
+      if (std::find(guard.args.begin(), guard.args.end(), arg) !=
+          guard.args.end())
+        return fail("no_alias_outs lists argument " + num(int64_t(arg)) +
+                    " twice");
+      guard.args.push_back(arg);
+    }
   } else {
     return fail("unknown guard kind '" + kindToken.text +
                 "' (rank, dtype, device, contiguous, range, equal, "
-                "divisible, aligned, no_alias)");
+                "divisible, aligned, no_alias, no_alias_outs)");
   }
   if (!guardStrings(guard) || !expectEnd())
     return false;

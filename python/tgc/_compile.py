@@ -727,12 +727,12 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             why = compiled.describe(failed, call)
             # A buffer the code writes (an out= tensor, an input updated
             # in place) that overlaps another input (tgc_guard.no_alias,
-            # described "argI does not alias argJ"): no specialization
-            # accepts these arguments. PyTorch runs such a call on the
-            # shared memory in program order (f(x, x) with x.add_(1)), or
-            # raises for an out= tensor that overlaps an input: eager
-            # decides, this call.
-            if " does not alias " in why:
+            # "argI does not alias argJ", or no_alias_outs, "... alias no
+            # other tensor argument"): no specialization accepts these
+            # arguments. PyTorch runs such a call on the shared memory in
+            # program order (f(x, x) with x.add_(1)), or raises for an out=
+            # tensor that overlaps an input: eager decides, this call.
+            if " does not alias " in why or " alias no other tensor argument" in why:
                 e = BreakMiss(f"arguments that overlap a buffer it writes: {why}")
                 e.overlap = why
                 raise e
@@ -991,6 +991,8 @@ def _set_rng_state(state) -> None:
 
 def explain(compiled: CompiledFunction) -> Explanation:
     """Compiles, graphs, guards and recompile reasons of a compiled function."""
+    if hasattr(compiled, "_tgc_explain"):  # tgc.compile(opt.step)
+        return compiled._tgc_explain()
     if not isinstance(compiled, CompiledFunction):
         compiled = getattr(compiled, "_tgc_compiled", compiled)
     if not isinstance(compiled, CompiledFunction):

@@ -88,3 +88,44 @@ func.func @unsigned_storage(%x: tensor<4xi8> {tgc.unsigned}, %y: tensor<4xi8>) -
 // CHECK-LABEL: tgc_guard.guard_set for @unsigned_storage
 // CHECK: tgc_guard.dtype arg 0 is ui8 reason "compiled for ui8 at arg 0"
 // CHECK: tgc_guard.dtype arg 1 is i8 reason "compiled for i8 at arg 1"
+
+// -----
+
+// Nine arguments updated in place: 9 x 10 argument pairs (more than 64),
+// so one no_alias_outs guard instead of a no_alias per pair.
+func.func @many_outs(%a0: tensor<4xf32>, %a1: tensor<4xf32>, %a2: tensor<4xf32>, %a3: tensor<4xf32>, %a4: tensor<4xf32>, %a5: tensor<4xf32>, %a6: tensor<4xf32>, %a7: tensor<4xf32>, %a8: tensor<4xf32>, %g: tensor<4xf32>) {
+  tgc_sym.bind %a0 [4] : tensor<4xf32>
+  tgc_sym.bind %a1 [4] : tensor<4xf32>
+  tgc_sym.bind %a2 [4] : tensor<4xf32>
+  tgc_sym.bind %a3 [4] : tensor<4xf32>
+  tgc_sym.bind %a4 [4] : tensor<4xf32>
+  tgc_sym.bind %a5 [4] : tensor<4xf32>
+  tgc_sym.bind %a6 [4] : tensor<4xf32>
+  tgc_sym.bind %a7 [4] : tensor<4xf32>
+  tgc_sym.bind %a8 [4] : tensor<4xf32>
+  tgc_sym.bind %g [4] : tensor<4xf32>
+  %x0 = tgc.add %a0, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  tgc.write_out %x0 into %a0 : tensor<4xf32> into tensor<4xf32> loc("opt.py":7:5)
+  %x1 = tgc.add %a1, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  tgc.write_out %x1 into %a1 : tensor<4xf32> into tensor<4xf32> loc("opt.py":8:5)
+  %x2 = tgc.add %a2, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  tgc.write_out %x2 into %a2 : tensor<4xf32> into tensor<4xf32> loc("opt.py":9:5)
+  %x3 = tgc.add %a3, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  tgc.write_out %x3 into %a3 : tensor<4xf32> into tensor<4xf32> loc("opt.py":10:5)
+  %x4 = tgc.add %a4, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  tgc.write_out %x4 into %a4 : tensor<4xf32> into tensor<4xf32> loc("opt.py":11:5)
+  %x5 = tgc.add %a5, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  tgc.write_out %x5 into %a5 : tensor<4xf32> into tensor<4xf32> loc("opt.py":12:5)
+  %x6 = tgc.add %a6, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  tgc.write_out %x6 into %a6 : tensor<4xf32> into tensor<4xf32> loc("opt.py":13:5)
+  %x7 = tgc.add %a7, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  tgc.write_out %x7 into %a7 : tensor<4xf32> into tensor<4xf32> loc("opt.py":14:5)
+  %x8 = tgc.add %a8, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  tgc.write_out %x8 into %a8 : tensor<4xf32> into tensor<4xf32> loc("opt.py":15:5)
+  return
+}
+
+// CHECK-LABEL: tgc_guard.guard_set for @many_outs
+// CHECK-NOT: tgc_guard.no_alias arg
+// CHECK: tgc_guard.no_alias_outs outs [0, 1, 2, 3, 4, 5, 6, 7, 8] reason "9 arguments are out buffers (tgc.write_out, the first at opt.py:7:5): none may overlap another tensor argument"
+// CHECK-NEXT: }

@@ -696,6 +696,65 @@ TEST(GpuPlanGuards, NoAliasComparesElementExtents) {
             std::string::npos);
 }
 
+TEST(GpuPlanGuards, NoAliasOutsSweepsSortedExtents) {
+  // Args 0 and 2 are out buffers; 1 and 3 are read only.
+  Plan plan = parseOrDie("function f\n"
+                         "arg 0 f32 1\n"
+                         "arg 1 f32 1\n"
+                         "arg 2 f32 1\n"
+                         "arg 3 f32 1\n"
+                         "guard no_alias_outs 2 0 2 \"\" \"\"\n");
+  std::string message;
+  Arg a = Arg::dense({4}), b = Arg::dense({4}), c = Arg::dense({4}),
+      d = Arg::dense({4});
+  a.data = 0x1000;
+  b.data = 0x2000;
+  c.data = 0x3000;
+  d.data = 0x4000;
+  EXPECT_EQ(check(plan, {a, b, c, d}, message), -1) << message;
+  // Two read-only arguments may share memory.
+  d.data = b.data + 4;
+  EXPECT_EQ(check(plan, {a, b, c, d}, message), -1) << message;
+  // A read-only argument inside an out buffer (it starts after it).
+  d.data = c.data + 8;
+  EXPECT_EQ(check(plan, {a, b, c, d}, message), 0);
+  EXPECT_NE(message.find(
+                "guard 0 failed: no_alias_outs(arg 0, arg 2) (arg 2 "
+                "spans [0x0000000000003000, 0x0000000000003010), arg 3 spans"),
+            std::string::npos)
+      << message;
+  // An out buffer that starts inside a wide read-only argument whose range
+  // covers a third, unrelated one in between (the sweep keeps the widest).
+  Arg wide = Arg::dense({1024}); // [0x2000, 0x3000)
+  wide.data = 0x2000;
+  b.data = 0x2100;
+  d.data = 0x5000;
+  a.data = 0x2800;
+  EXPECT_EQ(check(plan, {a, wide, c, d}, message), 0);
+  EXPECT_EQ(check(plan, {a, b, c, d}, message), -1) << message;
+  // Two out buffers that overlap each other.
+  a.data = c.data + 12;
+  EXPECT_EQ(check(plan, {a, b, c, d}, message), 0);
+  // Empty tensors overlap nothing.
+  Arg empty = Arg::dense({0});
+  empty.data = c.data;
+  EXPECT_EQ(check(plan, {empty, b, c, d}, message), -1) << message;
+
+  EXPECT_NE(parseError("function f\narg 0 f32 1\narg 1 f32 1\n"
+                       "guard no_alias_outs 2 1 1 \"\" \"\"\n")
+                .find("lists argument 1 twice"),
+            std::string::npos);
+  EXPECT_NE(parseError("function f\narg 0 f32 1\n"
+                       "guard no_alias_outs 0 \"\" \"\"\n")
+                .find("no_alias_outs needs 1 to 1 arguments, got 0"),
+            std::string::npos);
+  // The printed plan parses back to the same guard.
+  Plan again = parseOrDie(serializePlan(plan));
+  ASSERT_EQ(again.guards.size(), 1u);
+  EXPECT_EQ(again.guards[0].kind, GuardKind::NoAliasOuts);
+  EXPECT_EQ(again.guards[0].args, (std::vector<int32_t>{0, 2}));
+}
+
 TEST(GpuPlanGuards, EmptyAndScalarTensorsAreContiguous) {
   Plan plan = parseOrDie("function f\n"
                          "arg 0 f32 2\n"

@@ -63,15 +63,16 @@ struct PlanTensor {
 /// A declarative guard, evaluated by the runtime before a call (the GPU
 /// artifact carries no host code).
 enum class GuardKind : uint8_t {
-  Rank,       // arg: rank must be `value`
-  Dtype,      // arg: dtype must be `value` (tgc_dtype)
-  Device,     // arg: device type must be `value` (tgc_device_type)
-  Contiguous, // arg: dense row-major strides
-  Range,      // node `lhs` in [lo, hi] (hi < 0: unbounded)
-  Equal,      // node `lhs` == node `rhs`
-  Divisible,  // node `lhs` mod `value` == 0
-  Aligned,    // arg: data pointer aligned to `value` bytes
-  NoAlias,    // arg and arg `value`: their element byte ranges are disjoint
+  Rank,        // arg: rank must be `value`
+  Dtype,       // arg: dtype must be `value` (tgc_dtype)
+  Device,      // arg: device type must be `value` (tgc_device_type)
+  Contiguous,  // arg: dense row-major strides
+  Range,       // node `lhs` in [lo, hi] (hi < 0: unbounded)
+  Equal,       // node `lhs` == node `rhs`
+  Divisible,   // node `lhs` mod `value` == 0
+  Aligned,     // arg: data pointer aligned to `value` bytes
+  NoAlias,     // arg and arg `value`: their element byte ranges are disjoint
+  NoAliasOuts, // each arg of `args` is disjoint from every other argument
 };
 
 struct PlanGuard {
@@ -80,6 +81,7 @@ struct PlanGuard {
   int64_t value = 0;
   int64_t lhs = -1, rhs = -1;
   int64_t lo = 0, hi = -1;
+  std::vector<int32_t> args; // NoAliasOuts: the out buffers
   std::string text;   // "s0 >= 2"
   std::string reason; // why the compiler needs it, with its origin
 };

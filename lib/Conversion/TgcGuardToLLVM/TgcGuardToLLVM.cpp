@@ -143,6 +143,7 @@ public:
               return cmp(LLVM::ICmpPredicate::eq, low, cst(0));
             })
             .Case([&](guard::NoAliasOp g) { return noAlias(g); })
+            .Case([&](guard::NoAliasOutsOp g) { return noAliasOuts(g); })
             .Case([&](guard::RangeOp g) -> FailureOr<Value> {
               FailureOr<Value> v = valueOf(g.getSize());
               if (failed(v))
@@ -280,7 +281,21 @@ private:
   }
 
   /// Byte extent [start, end) of a tensor argument; end == start when empty.
+  /// Computed once per argument and function (the guards form one chain of
+  /// blocks, so the first computation dominates every later guard): an out
+  /// buffer is checked against every other argument, and recomputing both
+  /// extents per pair made the guard function quadratic in the arguments
+  /// (an optimizer step over 16 parameters: 280k lines of LLVM dialect).
   FailureOr<std::pair<Value, Value>> extent(int64_t arg) {
+    if (auto it = extents.find(arg); it != extents.end())
+      return it->second;
+    FailureOr<std::pair<Value, Value>> computed = computeExtent(arg);
+    if (succeeded(computed))
+      extents[arg] = *computed;
+    return computed;
+  }
+
+  FailureOr<std::pair<Value, Value>> computeExtent(int64_t arg) {
     FailureOr<RankedTensorType> type = tensorArg(currentOp(), arg);
     if (failed(type))
       return failure();
@@ -321,6 +336,95 @@ private:
     Value ok = LLVM::OrOp::create(b, loc, aEmpty, cEmpty);
     ok = LLVM::OrOp::create(b, loc, ok, before);
     return static_cast<Value>(LLVM::OrOp::create(b, loc, ok, after));
+  }
+
+  /// Every listed out buffer is disjoint from every other tensor argument:
+  /// the extents of the tensor arguments go to stack arrays (code linear in
+  /// the arguments), then a loop over the pairs compares those with an out
+  /// buffer in them.
+  FailureOr<Value> noAliasOuts(guard::NoAliasOutsOp g) {
+    currentGuard = g;
+    llvm::SmallDenseSet<int64_t> outs(g.getOuts().begin(), g.getOuts().end());
+    SmallVector<int64_t> tensors;
+    for (auto [i, type] : llvm::enumerate(target.getArgumentTypes()))
+      if (isa<RankedTensorType>(type))
+        tensors.push_back(int64_t(i));
+    int64_t n = int64_t(tensors.size());
+    Value count = cst(n);
+    Value starts = LLVM::AllocaOp::create(b, loc, ptrTy, i64, count);
+    Value ends = LLVM::AllocaOp::create(b, loc, ptrTy, i64, count);
+    Value flags = LLVM::AllocaOp::create(b, loc, ptrTy, i8, count);
+    auto at = [&](Value base, Type type, Value index) {
+      return LLVM::GEPOp::create(b, loc, ptrTy, type, base,
+                                 ArrayRef<LLVM::GEPArg>{index});
+    };
+    for (int64_t k = 0; k < n; ++k) {
+      auto e = extent(tensors[size_t(k)]);
+      if (failed(e))
+        return failure();
+      Value index = cst(k);
+      LLVM::StoreOp::create(b, loc, e->first, at(starts, i64, index));
+      LLVM::StoreOp::create(b, loc, e->second, at(ends, i64, index));
+      Value flag = LLVM::ConstantOp::create(
+          b, loc, i8, int64_t(outs.contains(tensors[size_t(k)])));
+      LLVM::StoreOp::create(b, loc, flag, at(flags, i8, index));
+    }
+    // for i in [0, n): for j in [i + 1, n): a pair with an out buffer in
+    // it whose ranges are both non-empty and overlap fails.
+    Block *before = b.getInsertionBlock();
+    Region *region = before->getParent();
+    auto block = [&](Block *after, ArrayRef<Type> types) {
+      SmallVector<Location> locs(types.size(), loc);
+      return b.createBlock(region, std::next(after->getIterator()), types,
+                           locs);
+    };
+    Block *outer = block(before, {i64});
+    Block *innerInit = block(outer, {});
+    Block *inner = block(innerInit, {i64});
+    Block *body = block(inner, {});
+    Block *innerLatch = block(body, {});
+    Block *outerLatch = block(innerLatch, {});
+    Block *exit = block(outerLatch, {});
+    b.setInsertionPointToEnd(before);
+    LLVM::BrOp::create(b, loc, ValueRange{cst(0)}, outer);
+
+    b.setInsertionPointToEnd(outer);
+    Value i = outer->getArgument(0);
+    LLVM::CondBrOp::create(b, loc, cmp(LLVM::ICmpPredicate::slt, i, count),
+                           innerInit, ValueRange{}, exit, ValueRange{});
+    b.setInsertionPointToEnd(innerInit);
+    LLVM::BrOp::create(
+        b, loc, ValueRange{LLVM::AddOp::create(b, loc, i, cst(1))}, inner);
+    b.setInsertionPointToEnd(inner);
+    Value j = inner->getArgument(0);
+    LLVM::CondBrOp::create(b, loc, cmp(LLVM::ICmpPredicate::slt, j, count),
+                           body, ValueRange{}, outerLatch, ValueRange{});
+
+    b.setInsertionPointToEnd(body);
+    auto load = [&](Value base, Type type, Value index) -> Value {
+      return LLVM::LoadOp::create(b, loc, type, at(base, type, index));
+    };
+    Value si = load(starts, i64, i), ei = load(ends, i64, i);
+    Value sj = load(starts, i64, j), ej = load(ends, i64, j);
+    Value anyOut =
+        LLVM::OrOp::create(b, loc, load(flags, i8, i), load(flags, i8, j));
+    Value bad = cmp(LLVM::ICmpPredicate::ne, anyOut,
+                    LLVM::ConstantOp::create(b, loc, i8, int64_t(0)));
+    for (auto [l, r] : {std::pair{si, ei}, std::pair{sj, ej}, std::pair{si, ej},
+                        std::pair{sj, ei}})
+      bad =
+          LLVM::AndOp::create(b, loc, bad, cmp(LLVM::ICmpPredicate::ult, l, r));
+    LLVM::CondBrOp::create(b, loc, bad, failBlock,
+                           ValueRange{cst32(guardIndex)}, innerLatch,
+                           ValueRange{});
+    b.setInsertionPointToEnd(innerLatch);
+    LLVM::BrOp::create(
+        b, loc, ValueRange{LLVM::AddOp::create(b, loc, j, cst(1))}, inner);
+    b.setInsertionPointToEnd(outerLatch);
+    LLVM::BrOp::create(
+        b, loc, ValueRange{LLVM::AddOp::create(b, loc, i, cst(1))}, outer);
+    b.setInsertionPointToEnd(exit);
+    return constBool(true);
   }
 
   /// `l op r` through an overflow intrinsic; overflow fails the guard.
@@ -492,6 +596,7 @@ private:
   DenseSet<int64_t> checkedArgs;
   std::map<std::pair<int64_t, int64_t>, Value> sizes;
   DenseMap<Value, Value> sizeValues;
+  DenseMap<int64_t, std::pair<Value, Value>> extents;
 };
 
 Value insertAt(OpBuilder &b, Location loc, Value aggregate, Value value,

@@ -93,6 +93,10 @@ LogicalResult addGuards(PlanBuilder &b, ModuleOp module, func::FuncOp func) {
       pg.kind = rt::GuardKind::NoAlias;
       pg.arg = n.getLhs();
       pg.value = n.getRhs();
+    } else if (auto n = dyn_cast<guard::NoAliasOutsOp>(op)) {
+      pg.kind = rt::GuardKind::NoAliasOuts;
+      for (int64_t o : n.getOuts())
+        pg.args.push_back(int32_t(o));
     } else if (isa<guard::RangeOp, guard::RelationOp>(op)) {
       for (const SizeConstraint &c : constraintsOfGuard(&op, ir)) {
         FailureOr<int64_t> l = b.expr(c.lhs, {}, symbols, &op);

@@ -22,6 +22,10 @@ using namespace mlir::tgc;
 
 namespace {
 
+/// Out buffers times tensor arguments up to which each out buffer gets a
+/// `no_alias` guard per other argument; past it, one `no_alias_outs`.
+constexpr size_t kMaxNoAliasPairs = 64;
+
 bool containsUnbacked(const ShapeEnv &env, AffineExpr e) {
   bool found = false;
   e.walk([&](AffineExpr sub) {
@@ -210,7 +214,26 @@ struct TgcGenerateGuardsPass
     if (!ok)
       return failure();
 
-    // 4. Out buffers must not overlap other tensor arguments.
+    // 4. Out buffers must not overlap other tensor arguments: a guard per
+    // pair where there are few (its message names both), else one guard
+    // over all of them (a pair per out buffer and argument is quadratic:
+    // an optimizer step over 148 parameters writes 444 of its 593
+    // arguments).
+    unsigned tensorArgs = llvm::count_if(entry.getArguments(), [](Value a) {
+      return isa<RankedTensorType>(a.getType());
+    });
+    if (outBuffers.size() * tensorArgs > kMaxNoAliasPairs) {
+      SmallVector<int64_t> outs;
+      for (auto [o, writeLoc] : outBuffers)
+        outs.push_back(o);
+      guard::NoAliasOutsOp::create(
+          builder, outBuffers.begin()->second, outs,
+          std::to_string(outs.size()) +
+              " arguments are out buffers (tgc.write_out, the first at " +
+              formatLocation(outBuffers.begin()->second) +
+              "): none may overlap another tensor argument");
+      outBuffers.clear();
+    }
     for (auto [o, writeLoc] : outBuffers) {
       for (BlockArgument arg : entry.getArguments()) {
         unsigned j = arg.getArgNumber();

@@ -39,6 +39,7 @@ int category(Operation *op) {
       .Case([](guard::ContiguousOp) { return 6; })
       .Case([](guard::AlignedOp) { return 7; })
       .Case([](guard::NoAliasOp) { return 8; })
+      .Case([](guard::NoAliasOutsOp) { return 9; })
       .Default([](Operation *) { return -1; }); // symbols
 }
 

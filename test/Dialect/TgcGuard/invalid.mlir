@@ -247,6 +247,46 @@ tgc_guard.guard_set for @f {
 
 // -----
 
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  // expected-error @below {{'tgc_guard.no_alias_outs' op needs at least one out argument}}
+  tgc_guard.no_alias_outs outs [] reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>, %y: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  // expected-error @below {{'tgc_guard.no_alias_outs' op lists arg 1 twice}}
+  tgc_guard.no_alias_outs outs [1, 0, 1] reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  // expected-error @below {{'tgc_guard.no_alias_outs' op has a negative argument index -1}}
+  tgc_guard.no_alias_outs outs [-1] reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>, %k: i64)
+tgc_guard.guard_set for @f {
+  // expected-error @below {{'tgc_guard.no_alias_outs' op arg 1 must be a tensor, got 'i64'}}
+  tgc_guard.no_alias_outs outs [0, 1] reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  // expected-error @below {{'tgc_guard.no_alias_outs' op arg 2 is out of range: @f has 1 arguments}}
+  tgc_guard.no_alias_outs outs [2] reason "r"
+}
+
+// -----
+
 func.func private @f(%k: i64)
 tgc_guard.guard_set for @f {
   // expected-error @below {{'tgc_guard.scalar' op upper bound 2 is less than lower bound 3}}

@@ -35,6 +35,8 @@ tgc_guard.guard_set for @f {
   tgc_guard.aligned arg 0 to 16 reason "vectorized loads of 4 x f32"
   // CHECK-NEXT: tgc_guard.no_alias arg 0, arg 2 reason "out= buffer written in place"
   tgc_guard.no_alias arg 0, arg 2 reason "out= buffer written in place"
+  // CHECK-NEXT: tgc_guard.no_alias_outs outs [0, 2] reason "arguments written in place"
+  tgc_guard.no_alias_outs outs [0, 2] reason "arguments written in place"
   // CHECK-NEXT: tgc_guard.range %s0 in [10, inf] reason "tgc.topk k = 10 needs 10 rows"
   tgc_guard.range %s0 in [10, inf] reason "tgc.topk k = 10 needs 10 rows"
   // CHECK-NEXT: tgc_guard.range %s1 in [7, 7] reason "specialized"

@@ -317,6 +317,39 @@ std::string NoAliasOp::describe() {
 }
 
 //===----------------------------------------------------------------------===//
+// NoAliasOutsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult NoAliasOutsOp::verify() {
+  ArrayRef<int64_t> outs = getOuts();
+  if (outs.empty())
+    return emitOpError() << "needs at least one out argument";
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t o : outs) {
+    if (o < 0)
+      return emitOpError() << "has a negative argument index " << o;
+    if (!seen.insert(o).second)
+      return emitOpError() << "lists arg " << o << " twice";
+  }
+  return success();
+}
+
+LogicalResult
+NoAliasOutsOp::verifyAgainstFunction(FunctionOpInterface function) {
+  for (int64_t o : getOuts())
+    if (failed(getTensorArgument(*this, function, o)))
+      return failure();
+  return success();
+}
+
+std::string NoAliasOutsOp::describe() {
+  std::string list;
+  for (int64_t o : getOuts())
+    list += (list.empty() ? "" : ", ") + argName(o);
+  return list + " alias no other tensor argument";
+}
+
+//===----------------------------------------------------------------------===//
 // ScalarOp
 //===----------------------------------------------------------------------===//
 

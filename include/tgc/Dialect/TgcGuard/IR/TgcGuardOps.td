@@ -178,6 +178,32 @@ def TgcGuard_NoAliasOp : TgcGuard_ArgCheckOp<"no_alias"> {
   let hasVerifier = 1;
 }
 
+def TgcGuard_NoAliasOutsOp : TgcGuard_ArgCheckOp<"no_alias_outs"> {
+  let summary = "Out buffers share memory with no other tensor argument";
+  let description = [{
+    The memory of each tensor argument listed in `outs` (distinct,
+    non-negative indices) overlaps no other tensor argument's: the byte
+    ranges from the lowest to the highest element address are disjoint
+    (an empty tensor overlaps nothing). Tensors not listed may share
+    memory with each other.
+
+    `no_alias` pairs say the same, one pair at a time; a function that
+    writes many of its arguments in place (an optimizer's step writes a
+    parameter and two moments per parameter) would need a pair per out
+    buffer and argument, quadratic in the arguments. This one guard is
+    checked in one pass over the arguments (the GPU runtime sorts their
+    ranges; the CPU guard function compares each out buffer with every
+    other argument in a loop, not in code per pair).
+
+    ```mlir
+    tgc_guard.no_alias_outs outs [0, 2, 3] reason "arguments written in place"
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$outs, StrAttr:$reason);
+  let assemblyFormat = "`outs` $outs `reason` $reason attr-dict";
+  let hasVerifier = 1;
+}
+
 def TgcGuard_ScalarOp : TgcGuard_ArgCheckOp<"scalar"> {
   let summary = "Bounds on the value of a scalar integer argument";
   let description = [{
