@@ -153,7 +153,8 @@ void mlir::tgc::buildGraphPasses(OpPassManager &pm, bool decompose,
 }
 
 void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm,
-                                             bool checkedArenaSize) {
+                                            bool checkedArenaSize,
+                                            bool readOutsInPlace) {
   // Empty-tensor elimination turns the init chain of a write_out value into
   // the out buffer; sound only when no other kernel shares that chain (CSE
   // merges the identical inits of sibling kernels).
@@ -165,6 +166,8 @@ void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  if (readOutsInPlace)
+    pm.addNestedPass<func::FuncOp>(createTgcReadOutsInPlace());
   TgcPlanMemoryOptions plan;
   plan.checkedSize = checkedArenaSize;
   pm.addNestedPass<func::FuncOp>(createTgcPlanMemory(plan));

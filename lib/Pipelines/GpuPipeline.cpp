@@ -51,7 +51,10 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
 
   // Bufferization and the arena, as on the CPU.
   // The launch plan evaluates sizes with overflow checks itself.
-  buildBufferizeAndPlanMemory(pm, /*checkedArenaSize=*/false);
+  // An argument updated in place by one elementwise kernel (p.add_(g))
+  // is read there, not from a copy taken on entry.
+  buildBufferizeAndPlanMemory(pm, /*checkedArenaSize=*/false,
+                              /*readOutsInPlace=*/options.fuse);
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Bufferization writes tensor.generate and tensor.pad as linalg.map.
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());

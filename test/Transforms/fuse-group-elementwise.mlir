@@ -55,3 +55,21 @@ func.func @other_group(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf
   %1 = tgc.matmul %0, %b : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
   return %1 : tensor<8x8xf32>
 }
+
+// -----
+
+// An elementwise producer also returned, read by an elementwise consumer
+// of its group: one generic computes both results (two outputs), not the
+// producer's generic plus a recomputation in the consumer.
+
+// CHECK-LABEL: func.func @shared_producer
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel"]{{.*}} ins(%arg0, %arg1
+// CHECK: arith.addf
+// CHECK: math.exp
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]#{{[01]}}, %[[R]]#{{[01]}}
+func.func @shared_producer(%x: tensor<16xf32>, %y: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %a = tgc.add %x, %y : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+  %b = tgc.exp %a : tensor<16xf32>
+  return %a, %b : tensor<16xf32>, tensor<16xf32>
+}

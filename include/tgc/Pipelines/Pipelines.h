@@ -79,7 +79,8 @@ void buildCpuLoopsToLLVMPipeline(OpPassManager &pm);
 /// buffers in place) and the arena plan: shared by the CPU and GPU
 /// pipelines. `checkedArenaSize`: the arena's byte count is -1 when it
 /// overflows (for tgc-check-allocations on the CPU).
-void buildBufferizeAndPlanMemory(OpPassManager &pm, bool checkedArenaSize);
+void buildBufferizeAndPlanMemory(OpPassManager &pm, bool checkedArenaSize,
+                                 bool readOutsInPlace = false);
 
 /// The graph passes both pipelines run on `tgc` after the frontend:
 /// canonicalization, tgc-decompose and tgc-fuse (each when asked for).

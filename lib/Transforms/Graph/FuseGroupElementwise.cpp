@@ -96,12 +96,37 @@ struct TgcFuseGroupElementwisePass
         continue;
       for (NamedAttribute a : tags)
         fused->fusedOp->setAttr(a.getName(), a.getValue());
-      // Only the consumer's results move to the fused op (as upstream's
-      // pattern does): the producer stays for its other users, some of
-      // which may come before the fused op.
-      for (auto [from, to] : fused->replacements)
-        if (from.getDefiningOp() != producer)
+      // The consumer's results move to the fused op (as upstream's pattern
+      // does). Where the fused op is elementwise (only parallel loops), the
+      // producer's results move too for the users after the fused op (the
+      // fused op keeps them as results when the producer has other users):
+      // one multi-output kernel instead of the producer's kernel plus a
+      // recomputation (an optimizer step writes a parameter and both
+      // moments from one chain). The producer stays for users before the
+      // fused op, and for reductions, whose kernels write only the reduced
+      // results and their epilogues.
+      auto fusedOp = cast<linalg::GenericOp>(fused->fusedOp);
+      // (Every output through the identity map too: the flat and element
+      // kernels' shape, each point writing its own element of each.)
+      bool elementwise =
+          fusedOp.getNumParallelLoops() == fusedOp.getNumLoops() &&
+          llvm::all_of(fusedOp.getDpsInitsMutable(), [&](OpOperand &init) {
+            return fusedOp.getMatchingIndexingMap(&init).isIdentity();
+          });
+      for (auto [from, to] : fused->replacements) {
+        if (from.getDefiningOp() != producer) {
           rewriter.replaceAllUsesWith(from, to);
+          continue;
+        }
+        if (!elementwise)
+          continue;
+        rewriter.replaceUsesWithIf(from, to, [&](OpOperand &u) {
+          Operation *user = u.getOwner();
+          while (user && user->getBlock() != fusedOp->getBlock())
+            user = user->getParentOp();
+          return user && user != fusedOp && fusedOp->isBeforeInBlock(user);
+        });
+      }
       if (consumer->use_empty())
         rewriter.eraseOp(consumer);
       if (producer->use_empty())

@@ -156,4 +156,35 @@ def TgcHoistChecks : Pass<"tgc-hoist-checks", "func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TgcReadOutsInPlace : Pass<"tgc-read-outs-in-place", "func::FuncOp"> {
+  let summary = "Update an out argument in place where one elementwise "
+                "kernel reads and writes it";
+  let description = [{
+    Runs on buffers, after one-shot bufferization and before memory
+    planning (the GPU pipeline). tgc-to-linalg reads an argument that the
+    function also writes (`tgc.write_out`: `p.add_(g)`, an optimizer's
+    step) from a copy taken on entry, so that no kernel reads an element
+    an earlier kernel already overwrote: after bufferization a
+    `memref.alloc` and a `memref.copy %arg, %alloc`. The copy and its
+    buffer go, and the reader reads the argument itself, when:
+
+    - the buffer's only other uses are inputs of one `linalg.generic` with
+      only parallel loops, read through the identity map (deallocations
+      aside);
+    - nothing between the copy and that generic may write the argument;
+    - the generic writes the argument only as an output with the identity
+      map (the argument itself, not a view of it).
+
+    Each point of the generic then reads the argument's element before it
+    writes the same element, in the same thread: the update is correct in
+    place. For AdamW over a parameter (the parameter and both moments read
+    and written by one fused kernel) that is one kernel and no copies
+    instead of three copy kernels and a kernel. Guards already require out
+    arguments not to overlap other arguments. (On the CPU, kernels are
+    tiled before bufferization and read views of the copy: the pass leaves
+    them.)
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // TGC_TRANSFORMS_GRAPH_PASSES_TD
