@@ -56,7 +56,7 @@ def compile(
     fn_or_module: Optional[Callable] = None,
     *,
     dynamic: Optional[bool] = None,
-    mode: str = "default",
+    mode: Optional[str] = None,
     device: Optional[str] = None,
     fullgraph: Optional[bool] = None,
     fallback: bool = False,
@@ -69,7 +69,8 @@ def compile(
     dynamic: None (PyTorch's automatic mode: static first, sizes that
       change become dynamic on the first recompile), True (every size
       dynamic), False (every size static).
-    mode: "default" or "reduce-overhead" (CUDA graphs on the GPU).
+    mode: "default" or "reduce-overhead" (CUDA graphs on the GPU); None is
+      "default".
     device: None (the inputs' device), "cpu" or "cuda".
     fullgraph: False (as torch.compile): a call TGC cannot compile is a
       graph break, run eagerly between compiled regions (tgc.explain lists
@@ -93,6 +94,19 @@ def compile(
     import torch.fx
 
     from .fx import compile_exported, compile_graph_module, is_exported_program
+    from ._optim import CompiledOptimizerStep, optimizer_of
+
+    opt = optimizer_of(fn_or_module)
+    if opt is not None:
+        # opt.step of a torch.optim optimizer: its arithmetic over the
+        # parameter lists, compiled per group (tgc._optim). Parameters keep
+        # their sizes, so the inner functions are static; a break there
+        # would write the parameters eagerly, so it is an error instead.
+        return CompiledOptimizerStep(
+            opt, dynamic=False, mode=mode or "default", device=device,
+            fullgraph=True, fallback=fallback, recompile_limit=recompile_limit,
+            options=options)
+    mode = mode or "default"
 
     if isinstance(fn_or_module, torch.fx.GraphModule):
         return compile_graph_module(

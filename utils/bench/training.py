@@ -6,6 +6,7 @@ torch.compile (Inductor), in one process (docs/training.md).
     python3 utils/bench/training.py [--device cuda] [--models gpt2,resnet18,mlp]
                                     [--steps 20] [--modes eager,inductor,tgc,tgc-backend]
                                     [--tf32 default|on|off]
+                                    [--optimizer eager|compiled|fused]
 
 For each model and mode it prints:
   first   the first step, forward and backward compiles included (ms)
@@ -18,6 +19,9 @@ With --profile N, each mode's steps after the first also run under
 torch.profiler, and the N kernels and operators with the most device time
 are printed per mode, after the forward / backward / optimizer split of a
 step (each part timed alone, with a synchronization after it).
+--optimizer compiled has the compiled modes compile AdamW's step too
+(torch.compile(opt.step) for Inductor, tgc.compile(opt.step) for TGC);
+fused runs PyTorch's AdamW(fused=True) everywhere, for reference.
 --tf32 sets PyTorch's two TF32 flags for every mode (TGC's f32 GEMMs
 follow them as eager's cuBLAS and cuDNN calls do; docs/python.md, "TF32").
 Models: a GPT-2-size causal LM (Hugging Face GPT-2 from its config with
@@ -109,12 +113,28 @@ def _breaks(mode, compiled) -> str:
     return "-"
 
 
+# --optimizer: how each mode runs AdamW's step.
+OPTIMIZER = "eager"
+
+
+def _optimizer_step(mode, opt):
+    """eager: opt.step in every mode (PyTorch's foreach step on CUDA);
+    compiled: the compiled modes compile it too (Inductor: torch.compile of
+    opt.step; tgc and tgc-backend: tgc.compile(opt.step)); fused:
+    AdamW(fused=True), PyTorch's one fused kernel, in every mode."""
+    if OPTIMIZER != "compiled" or mode == "eager":
+        return opt.step
+    if mode == "inductor":
+        return torch.compile(opt.step)
+    return tgc.compile(opt.step)
+
+
 def _sync(device):
     if device == "cuda":
         torch.cuda.synchronize()
 
 
-def _profile(name, mode, c, opt, loss_of, data, device, steps, top):
+def _profile(name, mode, c, opt, opt_step, loss_of, data, device, steps, top):
     """The forward / backward / optimizer split of a step, then the
     operators and kernels with the most device time over `steps` steps."""
     parts = {"forward": [], "backward": [], "optimizer": []}
@@ -127,7 +147,7 @@ def _profile(name, mode, c, opt, loss_of, data, device, steps, top):
         loss.backward()
         _sync(device)
         t2 = time.perf_counter()
-        opt.step()
+        opt_step()
         opt.zero_grad(set_to_none=True)
         _sync(device)
         t3 = time.perf_counter()
@@ -142,7 +162,7 @@ def _profile(name, mode, c, opt, loss_of, data, device, steps, top):
         for _ in range(steps):
             loss = loss_of(c, *data)
             loss.backward()
-            opt.step()
+            opt_step()
             opt.zero_grad(set_to_none=True)
         _sync(device)
     if device == "cuda":
@@ -202,7 +222,9 @@ def run(name, modes, device, steps, batch, top=0):
             torch._dynamo.reset()
         m = copy.deepcopy(model).to(device).train()
         c = _compiled(mode, m)
-        opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
+        fused = {"fused": True} if OPTIMIZER == "fused" else {}
+        opt = torch.optim.AdamW(m.parameters(), lr=1e-4, **fused)
+        opt_step = _optimizer_step(mode, opt)
         times = []
         loss = None
         for step in range(steps):
@@ -210,7 +232,7 @@ def run(name, modes, device, steps, batch, top=0):
             start = time.perf_counter()
             loss = loss_of(c, *data)
             loss.backward()
-            opt.step()
+            opt_step()
             opt.zero_grad(set_to_none=True)
             _sync(device)
             times.append((time.perf_counter() - start) * 1000)
@@ -218,7 +240,8 @@ def run(name, modes, device, steps, batch, top=0):
         print(f"{name:9s} {mode:12s} first {times[0]:9.1f} ms  step {rows[mode][1]:8.2f} ms  "
               f"loss {rows[mode][2]:.5f}  breaks {rows[mode][3]}", flush=True)
         if top:
-            _profile(name, mode, c, opt, loss_of, data, device, max(steps - 1, 1), top)
+            _profile(name, mode, c, opt, opt_step, loss_of, data, device, max(steps - 1, 1),
+                     top)
     if "eager" in rows:
         base = rows["eager"][1]
         print(f"{name:9s} step time vs eager: " + ", ".join(
@@ -241,16 +264,21 @@ def main():
     p.add_argument("--tf32", choices=("default", "on", "off"), default="default",
                    help="PyTorch's TF32 flags for every mode: as they are (convolutions "
                         "on, matmuls off), both on, or both off")
+    p.add_argument("--optimizer", choices=("eager", "compiled", "fused"), default="eager",
+                   help="AdamW's step: eager in every mode, compiled by the compiled "
+                        "modes (torch.compile / tgc.compile of opt.step), or PyTorch's "
+                        "fused kernel in every mode")
     a = p.parse_args()
-    global SHOW_BREAKS
+    global SHOW_BREAKS, OPTIMIZER
     SHOW_BREAKS = a.breaks
+    OPTIMIZER = a.optimizer
     if a.tf32 != "default":
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = a.tf32 == "on"
     modes = [m for m in a.modes.split(",") if m]
     if not hasattr(torch, "compile"):
         modes = [m for m in modes if m not in ("inductor", "tgc-backend")]
     print(f"# {torch.cuda.get_device_name() if a.device == 'cuda' else 'cpu'}, "
-          f"PyTorch {torch.__version__}, {a.steps} steps, AdamW, TF32 matmul "
+          f"PyTorch {torch.__version__}, {a.steps} steps, AdamW ({a.optimizer}), TF32 matmul "
           f"{torch.backends.cuda.matmul.allow_tf32} conv {torch.backends.cudnn.allow_tf32}",
           flush=True)
     for name in a.models.split(","):
