@@ -319,16 +319,14 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             return self.fn(*args, **kwargs)
         if torch.is_grad_enabled() and self._wants_grad(originals):
             # Gradients flow through the call: compiled forward and backward
-            # graphs under autograd (tgc._autograd). The specializations
-            # below never serve such a call.
+            # graphs under autograd (tgc._autograd), never the ones below.
             return self._training_path()(args, kwargs)
         if self.eager_reason is not None:
             self.fallbacks += 1
             return self.fn(*args, **kwargs)
         if _state.autocast_enabled() and not self.casts_traced:
             # The tracer sees F.linear, not the casts autocast puts around
-            # it below: no inference specialization models them (a graph
-            # traced under autocast did not even verify). Eager, correct.
+            # it below: no inference specialization models them. Eager.
             self.fallbacks += 1
             reason = (f"{self.name}: calls under torch.autocast run eagerly (inference "
                       f"specializations do not model its casts; training calls compile)")
@@ -373,10 +371,14 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
 
     def _wants_grad(self, tensors) -> bool:
         """Whether an argument, a reachable parameter or a tensor a
-        specialization captured requires grad (grad mode is on)."""
+        specialization captured requires grad (grad mode is on); the state
+        checked here is the call's (`fresh_state`)."""
+        training = self._training_path()
+        training.fresh_state = None
         if any(t.requires_grad for t in tensors):
             return True
-        if self._training_path().state().requires_grad():
+        if training.state().requires_grad():
+            training.fresh_state = training._state
             return True
         with self._lock:
             specs = list(self.specs)
@@ -726,12 +728,11 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         if failed != -1:
             why = compiled.describe(failed, call)
             # A buffer the code writes (an out= tensor, an input updated
-            # in place) that overlaps another input (tgc_guard.no_alias,
-            # "argI does not alias argJ", or no_alias_outs, "... alias no
-            # other tensor argument"): no specialization accepts these
-            # arguments. PyTorch runs such a call on the shared memory in
-            # program order (f(x, x) with x.add_(1)), or raises for an out=
-            # tensor that overlaps an input: eager decides, this call.
+            # in place) overlaps another input (no_alias: "argI does not
+            # alias argJ"; no_alias_outs: "... alias no other tensor
+            # argument"): no specialization accepts these arguments. Eager
+            # decides, this call (f(x, x) with x.add_(1) runs in program
+            # order; an out= tensor overlapping an input raises).
             if " does not alias " in why or " alias no other tensor argument" in why:
                 e = BreakMiss(f"arguments that overlap a buffer it writes: {why}")
                 e.overlap = why
@@ -993,8 +994,7 @@ def explain(compiled: CompiledFunction) -> Explanation:
     """Compiles, graphs, guards and recompile reasons of a compiled function."""
     if hasattr(compiled, "_tgc_explain"):  # tgc.compile(opt.step)
         return compiled._tgc_explain()
-    if not isinstance(compiled, CompiledFunction):
-        compiled = getattr(compiled, "_tgc_compiled", compiled)
+    compiled = getattr(compiled, "_tgc_compiled", compiled)
     if not isinstance(compiled, CompiledFunction):
         raise TypeError("tgc.explain expects what tgc.compile returned")
     return compiled.explain()
