@@ -17,8 +17,37 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace tgc::runtime::plan_text {
+
+//===----------------------------------------------------------------------===//
+// Tokens (PlanTextLexer.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A word, or a "..." string with its escapes resolved.
+struct Token {
+  std::string text;
+  bool quoted = false;
+};
+
+/// The value of a hexadecimal digit, or -1.
+inline int hexDigit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/// Splits a line at blanks; "..." is one token with C-like escapes.
+bool tokenize(const std::string &line, std::vector<Token> &tokens,
+              std::string &error);
+
+/// A decimal integer, optionally negative, that fits in int64.
+bool parseDecimal(const std::string &text, int64_t &value);
 
 //===----------------------------------------------------------------------===//
 // Names
