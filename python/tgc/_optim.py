@@ -137,6 +137,10 @@ class CompiledOptimizerStep:
         for hooks in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks"):
             if getattr(self.opt, hooks, None):
                 return "step hooks are registered"
+        module = getattr(torch.optim, "optimizer", None)
+        for hooks in ("_global_optimizer_pre_hooks", "_global_optimizer_post_hooks"):
+            if getattr(module, hooks, None):
+                return "global optimizer step hooks are registered"
         for group in self.opt.param_groups:
             for flag in ("capturable", "differentiable", "fused"):
                 if group.get(flag):
