@@ -159,6 +159,25 @@ def test_unsupported_configurations():
     e = tgc.explain(step)
     assert e.fallbacks == 1 and "RMSprop" in str(e)
 
+    # An unsupported tensor in a later group: found before the first group
+    # is stepped, so PyTorch's step runs once on untouched state.
+    a, b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4).bfloat16()
+    a2, b2 = copy.deepcopy(a), copy.deepcopy(b)
+    x = torch.randn(2, 4)
+    for m in (a, a2):
+        m(x).sum().backward()
+    for m in (b, b2):
+        m(x.bfloat16()).sum().backward()
+    opt = torch.optim.AdamW([{"params": a.parameters()}, {"params": b.parameters()}], lr=0.1)
+    eager = torch.optim.AdamW([{"params": a2.parameters()}, {"params": b2.parameters()}], lr=0.1)
+    with pytest.warns(UserWarning, match="bfloat16 parameter"):
+        tgc.compile(opt.step, fallback=True)()
+    eager.step()
+    for p, q in zip(list(a.parameters()) + list(b.parameters()),
+                    list(a2.parameters()) + list(b2.parameters())):
+        assert torch.equal(p, q)
+        assert float(opt.state[p]["step"]) == 1.0
+
     half = torch.nn.Linear(4, 4).bfloat16()
     half(torch.randn(2, 4).bfloat16()).sum().backward()
     step = tgc.compile(torch.optim.SGD(half.parameters(), lr=0.1).step)

@@ -104,25 +104,22 @@ class CompiledOptimizerStep:
             with torch.enable_grad():
                 loss = closure()
         if self.eager_reason is None:
-            try:
-                why = self._unsupported()
-                if why:
-                    raise Unsupported(f"{self.__name__}: {why}")
-                with torch.no_grad():
-                    for index, group in enumerate(self.opt.param_groups):
-                        self._group_step(index, group)
-            except Unsupported as e:
+            # Everything that makes a step unsupported is found before any
+            # tensor changes: PyTorch's step then runs on untouched state.
+            why = self._unsupported()
+            if why:
+                e = Unsupported(f"{self.__name__}: {why}")
                 if not self.fallback:
-                    raise
+                    raise e
                 self.eager_reason = str(e)
                 warnings.warn(f"tgc: {self.__name__} runs eagerly: {e}")
-                self.eager_calls += 1
-                self.opt.step()
-                return loss
-        else:
+        if self.eager_reason is not None:
             self.eager_calls += 1
             self.opt.step()
             return loss
+        with torch.no_grad():
+            for index, group in enumerate(self.opt.param_groups):
+                self._group_step(index, group)
         # What torch.optim.lr_scheduler's wrapper of opt.step counts.
         if hasattr(self.opt, "_step_count"):
             self.opt._step_count += 1
@@ -147,21 +144,28 @@ class CompiledOptimizerStep:
                     return f"{flag}=True"
             if isinstance(group.get("lr"), torch.Tensor):
                 return "a tensor learning rate"
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if p.grad.is_sparse:
+                    return "a sparse gradient"
+                if p.is_complex():
+                    return "a complex parameter"
+                if p.dtype not in (torch.float32, torch.float64):
+                    return f"a {p.dtype} parameter (f32 and f64 are compiled)"
+                step = self.opt.state[p].get("step") if p in self.opt.state else None
+                if step is not None and (not isinstance(step, torch.Tensor) or
+                                         step.device.type != "cpu"):
+                    return "a step count that is not a CPU tensor (capturable or fused state)"
         return None
 
     # -- one parameter group ---------------------------------------------------
 
     def _group_step(self, index: int, group: Dict[str, Any]) -> None:
-        params = [p for p in group["params"] if p.grad is not None]
         buckets: Dict[Tuple[torch.device, torch.dtype], List[torch.Tensor]] = {}
-        for p in params:
-            if p.grad.is_sparse:
-                raise Unsupported("a sparse gradient")
-            if p.is_complex():
-                raise Unsupported("a complex parameter")
-            if p.dtype not in (torch.float32, torch.float64):
-                raise Unsupported(f"a {p.dtype} parameter (f32 and f64 are compiled)")
-            buckets.setdefault((p.device, p.dtype), []).append(p)
+        for p in group["params"]:
+            if p.grad is not None:
+                buckets.setdefault((p.device, p.dtype), []).append(p)
         for (device, dtype), ps in buckets.items():
             if self.kind == "SGD":
                 self._sgd(index, group, device, dtype, ps)
@@ -242,11 +246,7 @@ class CompiledOptimizerStep:
                 if amsgrad:
                     state["max_exp_avg_sq"] = torch.zeros_like(
                         p, memory_format=torch.preserve_format)
-            step = state["step"]
-            if not isinstance(step, torch.Tensor) or step.device.type != "cpu":
-                raise Unsupported("a step count that is not a CPU tensor (capturable or "
-                                  "fused state)")
-            steps.append(step)
+            steps.append(state["step"])
         base = steps[0]._base
         if base is not None and base.numel() == len(steps) and \
                 all(step._base is base for step in steps):
