@@ -29,7 +29,9 @@ Every PyTorch operator the tracer and the FX importer compile, by family
 functions, `Tensor` methods and `torch.ops.aten` overloads a call or an FX
 node uses (an `aten.` prefix and the overload suffix are dropped; an
 in-place form `name_` of a listed `name` is compiled too, as a
-`tgc.write_out`). Each handler records `tgc` dialect ops, all of which have
+`tgc.write_out`; so are the multi-tensor forms `_foreach_name` and
+`_foreach_name_`, per element of their tensor lists). Each handler records
+`tgc` dialect ops, all of which have
 a CPU and a GPU lowering and a reference-interpreter implementation, so
 every operator here runs on both devices; what a handler rejects (named in
 its `Unsupported` message, for example batch norm in training mode) is a

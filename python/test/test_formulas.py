@@ -68,6 +68,27 @@ def test_addcmul_addcdiv_in_place_write_back():
         assert_same(a, e, 2e-6, 1e-6)
 
 
+def test_foreach_ops_compile_per_element():
+    """torch._foreach_<op>[_] (optimizers' multi-tensor calls): the op per
+    element of the lists, lists of numbers per element, in place written
+    back; no graph break."""
+    def f(a, b, c):
+        torch._foreach_mul_([a, b], 0.5)
+        r = torch._foreach_add([a, b], [c, c], alpha=2)
+        torch._foreach_addcmul_([a, b], [c, c], [c, c], value=0.1)
+        torch._foreach_add_([a, b], [1.0, -2.0])
+        return r[0] + r[1] + torch._foreach_sqrt([a.abs(), b.abs()])[1]
+
+    args = [A[0].clone(), A[1].clone(), B[0].clone()]
+    expected_args = [t.clone() for t in args]
+    expected = f(*expected_args)
+    compiled = tgc.compile(f)
+    assert_same(compiled(*args), expected, 2e-6, 1e-6)
+    for a, e in zip(args, expected_args):
+        assert_same(a, e, 2e-6, 1e-6)
+    assert not tgc.explain(compiled).graph_breaks
+
+
 X3, Y3, C2 = torch.randn(2, 3, 4), torch.randn(2, 4, 5), torch.randn(5, 6)
 V = torch.randn(4)
 Q, K = torch.randn(2, 7, 3, 8), torch.randn(2, 9, 3, 8)

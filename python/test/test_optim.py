@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import tgc
-from conftest import cuda_ready, requires_cuda
+from conftest import cuda_ready, requires_cuda, requires_torch2
 from tgc._graph import Unsupported
 
 DEVICES = ["cpu"] + (["cuda"] if cuda_ready() else [])
@@ -287,3 +287,24 @@ def test_step_counts_follow_the_parameters_stepped():
         assert float(opt.state[p]["step"]) == float(eager_opt.state[q]["step"])
         torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
     assert [float(opt.state[p]["step"]) for p in params] == [3.0, 4.0, 4.0]
+
+
+@requires_torch2
+@pytest.mark.parametrize("device", DEVICES)
+def test_backend_compiles_the_step(device):
+    """torch.compile(opt.step, backend="tgc"): Dynamo's graph of the step
+    (its _foreach_ operators, per element) compiled by TGC, against eager."""
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    eager_model = _model(device)
+    model = copy.deepcopy(eager_model)
+    eager_opt = torch.optim.AdamW(eager_model.parameters(), lr=1e-2, foreach=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2, foreach=True)
+    step = torch.compile(opt.step, backend="tgc")
+    x = torch.randn(8, 16, device=device)
+    expected = _train(eager_model, eager_opt.step, eager_opt, x, 3)
+    got = _train(model, step, opt, x, 3)
+    torch.testing.assert_close(torch.tensor(got), torch.tensor(expected), rtol=1e-5, atol=1e-6)
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)

@@ -296,6 +296,8 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
     else:
         handler = HANDLERS.get(name)
     inplace = False
+    if handler is None and name.split(".")[-1].startswith("_foreach_"):
+        handler, inplace = _foreach_handler(name.split(".")[-1])
     if handler is None and name.endswith("_") and not name.startswith("_"):
         base = name[:-1]
         handler = HANDLERS.get(_ALIASES.get(base, base))
@@ -352,6 +354,10 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         result = handler(tr, real, *args, **kwargs)
         if isinstance(result, Value) and not inplace and out_arg is None:
             _record_alias(tr, real, handler, args, kwargs)
+        if inplace and isinstance(args[0], (list, tuple)):  # _foreach_op_
+            for t, v in zip(args[0], result):
+                _assign(tr, t, v)
+            return real
         if inplace:
             _assign(tr, args[0], _single(result))
             return args[0]
@@ -534,6 +540,36 @@ def refresh_aliases(tr: Tracer, t: torch.Tensor) -> None:
             del tr.values[id(a)]
             tr.poison(a)
             tr.stale[id(a)] = a
+
+
+def _foreach_handler(name: str):
+    """(handler, in place) of `_foreach_<op>[_]`: the op's handler applied
+    per element of the tensor lists (a list argument, tensors or numbers,
+    gives each element its own item; anything else is shared), or
+    (None, False) where the op has no handler. An in-place form's results
+    are assigned to the first list's tensors by the caller; every element
+    is computed from the values before the call, as CUDA's multi-tensor
+    kernels read them."""
+    inplace = name.endswith("_")
+    base = HANDLERS.get(_ALIASES.get(name[len("_foreach_"):].rstrip("_"),
+                                     name[len("_foreach_"):].rstrip("_")))
+    if base is None:
+        return None, False
+
+    def handler(tr, real, *args, **kwargs):
+        if not args or not isinstance(args[0], (list, tuple)):
+            raise Unsupported(f"{name} without a list of tensors first")
+        firsts = args[0]
+        out = []
+        for i in range(len(firsts)):
+            pick = (lambda a: a[i] if isinstance(a, (list, tuple)) else a)  # noqa: E731
+            # The eager result of element i (in place: the updated tensor).
+            r = firsts[i] if real is None else real[i]
+            out.append(base(tr, r, *[pick(a) for a in args],
+                            **{k: pick(v) for k, v in kwargs.items()}))
+        return out
+
+    return handler, inplace
 
 
 def _bind_result(tr: Tracer, real, result):
