@@ -56,7 +56,7 @@ def compile(
     fn_or_module: Optional[Callable] = None,
     *,
     dynamic: Optional[bool] = None,
-    mode: Optional[str] = None,
+    mode: str = "default",
     device: Optional[str] = None,
     fullgraph: Optional[bool] = None,
     fallback: bool = False,
@@ -69,8 +69,7 @@ def compile(
     dynamic: None (PyTorch's automatic mode: static first, sizes that
       change become dynamic on the first recompile), True (every size
       dynamic), False (every size static).
-    mode: "default" or "reduce-overhead" (CUDA graphs on the GPU); None is
-      "default".
+    mode: "default" or "reduce-overhead" (CUDA graphs on the GPU).
     device: None (the inputs' device), "cpu" or "cuda".
     fullgraph: False (as torch.compile): a call TGC cannot compile is a
       graph break, run eagerly between compiled regions (tgc.explain lists
@@ -103,10 +102,9 @@ def compile(
         # their sizes, so the inner functions are static; a break there
         # would write the parameters eagerly, so it is an error instead.
         return CompiledOptimizerStep(
-            opt, dynamic=False, mode=mode or "default", device=device,
+            opt, dynamic=False, mode=mode, device=device,
             fullgraph=True, fallback=fallback, recompile_limit=recompile_limit,
             options=options)
-    mode = mode or "default"
 
     if isinstance(fn_or_module, torch.fx.GraphModule):
         return compile_graph_module(

@@ -41,7 +41,7 @@ Value viewSource(Value v) {
 bool mayWrite(Operation *op, Value arg) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
-    return op->getNumRegions() > 0 || !isPure(op) || !isMemoryEffectFree(op);
+    return op->getNumRegions() > 0 || !isMemoryEffectFree(op);
   SmallVector<MemoryEffects::EffectInstance> list;
   effects.getEffects(list);
   for (const MemoryEffects::EffectInstance &e : list) {
