@@ -494,7 +494,7 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
             " arguments, got " + num(int64_t(args.size()));
     return false;
   }
-  std::vector<std::vector<int64_t>> argSizes(args.size());
+  argSizes.resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const PlanTensor &expected = plan.args[i];
     if (storageDtype(args[i].dtype) != expected.dtype) {
@@ -509,10 +509,11 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
               num(expected.rank);
       return false;
     }
-    argSizes[i] = args[i].sizes;
+    argSizes[i] = {args[i].sizes.data(), int64_t(args[i].sizes.size())};
   }
   std::string evalError;
-  if (!evaluatePlan(plan, argSizes, values, evalError)) {
+  if (!evaluatePlan(plan, argSizes.data(), argSizes.size(), values,
+                    evalError)) {
     error = name + ": " + evalError;
     return false;
   }
@@ -608,10 +609,19 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
   }
 
   // Step arguments.
-  launches.assign(plan.steps.size(), LaunchArgs());
+  // (Reset in place: the vectors keep their capacity from call to call.)
+  launches.resize(plan.steps.size());
+  for (LaunchArgs &launch : launches) {
+    std::vector<uint64_t> kept = std::move(launch.values);
+    kept.clear();
+    launch = LaunchArgs();
+    launch.values = std::move(kept);
+  }
   gemms.assign(plan.steps.size(), GemmArgs());
   convs.assign(plan.steps.size(), ConvArgs());
-  pointers.assign(plan.steps.size(), {});
+  pointers.resize(plan.steps.size());
+  for (std::vector<uint64_t> &p : pointers)
+    p.clear();
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const PlanStep &step = plan.steps[s];
     // Only built for a message.
@@ -783,8 +793,7 @@ bool GpuFunction::Impl::issue(size_t s, bool capturing, std::string &error) {
     int32_t kernel = step.launch.kernel;
     if (!configureShared(s, error))
       return false;
-    std::vector<void *> storage;
-    KernelNodeParams p = nodeParams(s, storage);
+    KernelNodeParams p = nodeParams(s, launchStorage);
     CUresult result = cu->cuLaunchKernel(
         p.func, p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, p.blockDimY,
         p.blockDimZ, p.sharedMemBytes, stream, p.kernelParams, nullptr);

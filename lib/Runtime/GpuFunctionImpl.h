@@ -215,6 +215,8 @@ struct GpuFunction::Impl {
   std::vector<GemmArgs> gemms;                 // per step (GEMM steps only)
   std::vector<ConvArgs> convs;                 // per step (conv steps only)
   std::vector<std::vector<uint64_t>> pointers; // per step (non-launch)
+  std::vector<SizesRef> argSizes;              // the call's, for evaluatePlan
+  std::vector<void *> launchStorage;           // a launch's parameter list
 
   ~Impl();
 

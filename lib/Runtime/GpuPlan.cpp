@@ -329,9 +329,12 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
 // Evaluation
 //===----------------------------------------------------------------------===//
 
-bool tgc::runtime::evaluatePlan(
-    const Plan &plan, const std::vector<std::vector<int64_t>> &argSizes,
-    std::vector<int64_t> &values, std::string &error) {
+/// evaluatePlan over any holder of the call's sizes: `sizesOf(i)` is
+/// argument i's sizes as a SizesRef (a call evaluates its plan twice, for
+/// the guards and to run, and must not copy its sizes either time).
+template <typename SizesOf>
+static bool evaluateNodes(const Plan &plan, int64_t numArgs, SizesOf sizesOf,
+                          std::vector<int64_t> &values, std::string &error) {
   values.assign(plan.exprs.size(), 0);
   for (size_t i = 0; i < plan.exprs.size(); ++i) {
     const PlanExpr &expr = plan.exprs[i];
@@ -347,15 +350,14 @@ bool tgc::runtime::evaluatePlan(
       continue;
     }
     if (expr.kind == ExprKind::ArgDim) {
-      if (expr.a < 0 || expr.a >= int64_t(argSizes.size()))
+      if (expr.a < 0 || expr.a >= numArgs)
         return fail("argument " + num(expr.a) + " does not exist (" +
-                    num(int64_t(argSizes.size())) + " arguments)");
-      const std::vector<int64_t> &sizes = argSizes[expr.a];
-      if (expr.b < 0 || expr.b >= int64_t(sizes.size()))
-        return fail("argument " + num(expr.a) + " has " +
-                    num(int64_t(sizes.size())) + " dims, no dim " +
-                    num(expr.b));
-      out = sizes[expr.b];
+                    num(numArgs) + " arguments)");
+      SizesRef sizes = sizesOf(expr.a);
+      if (expr.b < 0 || expr.b >= sizes.rank)
+        return fail("argument " + num(expr.a) + " has " + num(sizes.rank) +
+                    " dims, no dim " + num(expr.b));
+      out = sizes.sizes[expr.b];
       continue;
     }
     if (expr.a < 0 || expr.a >= int64_t(i) || expr.b < 0 ||
@@ -363,7 +365,6 @@ bool tgc::runtime::evaluatePlan(
       return fail("operands n" + num(expr.a) + ", n" + num(expr.b) +
                   " are not earlier nodes");
     int64_t a = values[expr.a], b = values[expr.b];
-    std::string operands = " (" + num(a) + ", " + num(b) + ")";
     switch (expr.kind) {
     case ExprKind::Add:
       if (__builtin_add_overflow(a, b, &out))
@@ -401,6 +402,25 @@ bool tgc::runtime::evaluatePlan(
     }
   }
   return true;
+}
+
+bool tgc::runtime::evaluatePlan(
+    const Plan &plan, const std::vector<std::vector<int64_t>> &argSizes,
+    std::vector<int64_t> &values, std::string &error) {
+  return evaluateNodes(
+      plan, int64_t(argSizes.size()),
+      [&](int64_t i) {
+        return SizesRef{argSizes[i].data(), int64_t(argSizes[i].size())};
+      },
+      values, error);
+}
+
+bool tgc::runtime::evaluatePlan(const Plan &plan, const SizesRef *argSizes,
+                                size_t numArgs, std::vector<int64_t> &values,
+                                std::string &error) {
+  return evaluateNodes(
+      plan, int64_t(numArgs), [&](int64_t i) { return argSizes[i]; }, values,
+      error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -505,7 +525,6 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
         return int32_t(g);
       }
     }
-    std::vector<std::vector<int64_t>> argSizes(numArgs);
     for (int32_t a = 0; a < numArgs; ++a) {
       const tgc_arg_desc &arg = args[a];
       if (arg.rank != plan.args[a].rank) {
@@ -518,11 +537,12 @@ int32_t tgc::runtime::checkPlanGuards(const Plan &plan,
         message = plan.function + ": argument " + num(a) + " has no sizes";
         return -2;
       }
-      if (arg.rank > 0)
-        argSizes[a].assign(arg.sizes, arg.sizes + arg.rank);
     }
     std::string evalError;
-    if (!evaluatePlan(plan, argSizes, values, evalError)) {
+    auto sizesOf = [&](int64_t a) {
+      return SizesRef{args[a].sizes, std::max<int64_t>(args[a].rank, 0)};
+    };
+    if (!evaluateNodes(plan, numArgs, sizesOf, values, evalError)) {
       message = "guard " + num(index) +
                 " failed: cannot evaluate the sizes: " + evalError;
       return index;

@@ -242,6 +242,17 @@ bool evaluatePlan(const Plan &plan,
                   const std::vector<std::vector<int64_t>> &argSizes,
                   std::vector<int64_t> &values, std::string &error);
 
+/// One argument's sizes, held by the caller.
+struct SizesRef {
+  const int64_t *sizes = nullptr;
+  int64_t rank = 0;
+};
+
+/// The same for sizes held elsewhere (a call's descriptors or tensors),
+/// without copying them.
+bool evaluatePlan(const Plan &plan, const SizesRef *argSizes, size_t numArgs,
+                  std::vector<int64_t> &values, std::string &error);
+
 /// Bytes per element of a tgc_dtype (i1 takes a byte); 0 for an unknown one.
 int64_t dtypeBytes(int32_t dtype);
 
