@@ -173,6 +173,16 @@ int32_t tgc_compiled_run_on_stream(tgc_compiled *compiled,
                                    tgc_result_alloc_fn alloc, void *user,
                                    void *stream);
 
+/* As tgc_compiled_run_on_stream, but returns 1 at once, having done
+ * nothing, when another thread is running `compiled`: a caller that holds
+ * a lock its `alloc` also needs (Python's GIL) tries this first and waits
+ * for the function only after letting the lock go. */
+int32_t tgc_compiled_try_run_on_stream(tgc_compiled *compiled,
+                                       const tgc_arg_desc *args,
+                                       int32_t num_args,
+                                       tgc_result_alloc_fn alloc, void *user,
+                                       void *stream);
+
 /* Times a call on `args` (as for tgc_compiled_run; the caller ran the
  * guards). CUDA: after one untimed run, each launch-plan step alone and
  * then the whole plan, `repeat` times each, back to back between CUDA

@@ -606,11 +606,12 @@ static std::vector<rt::DeviceTensor> deviceTensors(const tgc_arg_desc *args,
 }
 
 /// tgc_compiled_run and tgc_compiled_run_on_stream: `stream` is null for
-/// the former (its own stream, results copied, waits).
+/// the former (its own stream, results copied, waits). With `tryOnly`, a
+/// CUDA function another thread is running is left alone: returns 1.
 static int32_t runCompiled(const char *api, tgc_compiled *c,
                            const tgc_arg_desc *args, int32_t n,
                            tgc_result_alloc_fn alloc, void *user,
-                           const uint64_t *stream) {
+                           const uint64_t *stream, bool tryOnly = false) {
   lastError.clear();
   std::string prefix = std::string(api) + ": ";
   if (!alloc) {
@@ -636,7 +637,11 @@ static int32_t runCompiled(const char *api, tgc_compiled *c,
     return 0;
   }
 
-  std::lock_guard<std::mutex> lock(c->runMutex);
+  std::unique_lock<std::mutex> lock(c->runMutex, std::defer_lock);
+  if (!tryOnly)
+    lock.lock();
+  else if (!lock.try_lock())
+    return 1;
   if (!loadGpu(c, error)) {
     setError(prefix + error);
     return -1;
@@ -704,6 +709,15 @@ int32_t tgc_compiled_run_on_stream(tgc_compiled *c, const tgc_arg_desc *args,
   uint64_t handle = reinterpret_cast<uint64_t>(stream);
   return runCompiled("tgc_compiled_run_on_stream", c, args, n, alloc, user,
                      &handle);
+}
+
+int32_t tgc_compiled_try_run_on_stream(tgc_compiled *c,
+                                       const tgc_arg_desc *args, int32_t n,
+                                       tgc_result_alloc_fn alloc, void *user,
+                                       void *stream) {
+  uint64_t handle = reinterpret_cast<uint64_t>(stream);
+  return runCompiled("tgc_compiled_try_run_on_stream", c, args, n, alloc, user,
+                     &handle, /*tryOnly=*/true);
 }
 
 const char *tgc_compiled_profile(tgc_compiled *c, const tgc_arg_desc *args,

@@ -25,6 +25,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 /* Py_XSETREF is not in the limited API before 3.12. */
 #define TGC_XSETREF(dst, src)                                                  \
@@ -49,7 +50,7 @@ typedef const char *(*error_fn)(void);
 
 /* Bumped whenever the entries or setup() change: the package refuses an
  * extension of another version (tgc._native_path.NATIVE_ABI). */
-#define TGC_NATIVE_ABI 5
+#define TGC_NATIVE_ABI 6
 
 #define MAX_DTYPES 16
 #define MAX_RANK 16
@@ -57,10 +58,11 @@ typedef const char *(*error_fn)(void);
 /* Set once by setup(). */
 static check_fn check_guards;
 static run_fn run_cpu;
-static run_stream_fn run_stream;
+static run_stream_fn run_stream, try_run_stream;
 static error_fn last_error;
 static PyObject *tensor_type;  /* torch.Tensor */
 static PyObject *torch_empty;  /* torch.empty */
+static PyObject *empty_like;   /* torch.empty_like */
 static PyObject *raw_stream;   /* device index -> CUstream as an int */
 static PyObject *error_type;   /* tgc.TgcError */
 static PyObject *grad_enabled; /* torch.is_grad_enabled */
@@ -73,9 +75,52 @@ static PyObject *default_dtype, *float32;
 static PyObject *dtype_objects[MAX_DTYPES]; /* by tgc_dtype code */
 static int enabled = 1;        /* cleared by the force_eager stance etc. */
 
+/*===----------------------------------------------------------------------===*/
+/* Phase profile                                                              */
+/*===----------------------------------------------------------------------===*/
+
+/* Where a natively served call's host time goes, for `python_bench.py
+ * --call-path --phases` (tgc._native_path.phase_profile): off unless
+ * asked for (one branch per phase then). Phases of calls that end on the
+ * Python path are dropped. One thread at a time: the clock is global. */
+enum {
+  PH_ENTER,    /* entry snapshot, autocast and default dtype */
+  PH_ARGS,     /* reading the call's tensors */
+  PH_STATE,    /* module state and Python values */
+  PH_CAPTURED, /* reading the captured tensors (parameters, buffers) */
+  PH_GUARDS,   /* the compiled guards */
+  PH_STREAM,   /* PyTorch's current stream */
+  PH_RUNTIME,  /* the runtime: plan evaluation, launches or graph replay */
+  PH_ALLOC,    /* results allocated by torch.empty */
+  PH_FINISH,   /* the returned value, hit count, entry order */
+  PH_COUNT
+};
+static const char *phase_names[PH_COUNT] = {"enter",    "args",   "state",
+                                            "captured", "guards", "stream",
+                                            "runtime",  "alloc",  "finish"};
+static int profiling;
+static long long phase_total[PH_COUNT], phase_calls;
+static long long phase_now[PH_COUNT]; /* the call in flight */
+static long long phase_mark;
+
+static long long clock_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Ends the phase in flight as `phase` and starts the next. */
+static void phase_end(int phase) {
+  if (!profiling)
+    return;
+  long long t = clock_ns();
+  phase_now[phase] += t - phase_mark;
+  phase_mark = t;
+}
+
 static PyObject *s_data_ptr, *s_shape, *s_dtype, *s_is_cuda, *s_is_cpu,
-    *s_get_device,
-    *s_is_contiguous, *s_call_python, *s_hits, *s_check, *s_requires_grad;
+    *s_get_device, *s_is_contiguous, *s_call_python, *s_hits, *s_check,
+    *s_requires_grad, *s_new_empty;
 
 /* What is read of one tensor. */
 typedef struct {
@@ -211,7 +256,8 @@ static int needs_grad(PyObject *t, int *grad) {
  *   builds the value in Python: objects such as ModelOutput, sizes, numbers
  *   from results), 8 cuda (bool), 9 the Specialized (hits counted on
  *   it), 10 its number of results, 11 torch.empty's keyword arguments per
- *   tgc_dtype code (a tuple of dicts: dtype and device). */
+ *   tgc_dtype code (a tuple of dicts: dtype and device), 12 whether a CUDA
+ *   run may wait for the device (device-side checks: it lets the GIL go). */
 enum {
   E_HANDLE,
   E_NARGS,
@@ -225,6 +271,7 @@ enum {
   E_SPEC,
   E_NUM_RESULTS,
   E_ALLOC_KWARGS,
+  E_WAITS,
   E_SIZE
 };
 
@@ -303,6 +350,12 @@ static int state_holds(PyObject *entry) {
 typedef struct {
   PyObject *results; /* list, one slot per result */
   PyObject *kwargs;  /* torch.empty's keywords per dtype code */
+  /* The call's tensors read so far and their descriptors: a result of one
+   * of their dtypes is allocated like it (fewer arguments to parse). */
+  PyObject *const *tensors;
+  const tgc_arg_desc *descs;
+  Py_ssize_t ntensors;
+  int32_t device_type; /* of the compiled function: templates must match */
   int failed;        /* a Python error is saved in `error` */
   PyObject *error_type, *error_value, *error_trace;
   void *any;         /* a non-null pointer for zero-element results */
@@ -312,6 +365,7 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
                           int64_t rank, const int64_t *sizes) {
   alloc_ctx *ctx = (alloc_ctx *)user;
   PyGILState_STATE gil = PyGILState_Ensure();
+  phase_end(PH_RUNTIME);
   void *ptr = NULL;
   PyObject *shape = NULL, *args = NULL, *t = NULL, *p = NULL;
   PyObject *kwargs = dtype >= 0 && dtype < PyTuple_Size(ctx->kwargs)
@@ -332,10 +386,31 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
       goto done;
     PyTuple_SetItem(shape, (Py_ssize_t)i, size);
   }
-  args = PyTuple_Pack(1, shape);
-  if (!args)
-    goto done;
-  t = PyObject_Call(torch_empty, args, kwargs);
+  /* torch.empty with a dtype and a device parses its keywords: with a
+   * template tensor of the result's dtype, empty_like (the same sizes; the
+   * template is contiguous, so the result is too) or new_empty (its dtype
+   * and device) cost less per call. */
+  PyObject *same = NULL, *like = NULL;
+  for (Py_ssize_t i = 0; i < ctx->ntensors && !same; ++i) {
+    const tgc_arg_desc *d = &ctx->descs[i];
+    if (d->dtype != dtype || d->device_type != ctx->device_type)
+      continue;
+    if (!like)
+      like = ctx->tensors[i];
+    if (d->rank == rank &&
+        (rank == 0 || memcmp(d->sizes, sizes, sizeof(int64_t) * rank) == 0))
+      same = ctx->tensors[i];
+  }
+  if (same) {
+    t = PyObject_CallFunctionObjArgs(empty_like, same, NULL);
+  } else if (like) {
+    t = PyObject_CallMethodObjArgs(like, s_new_empty, shape, NULL);
+  } else {
+    args = PyTuple_Pack(1, shape);
+    if (!args)
+      goto done;
+    t = PyObject_Call(torch_empty, args, kwargs);
+  }
   if (!t)
     goto done;
   p = PyObject_CallMethodObjArgs(t, s_data_ptr, NULL);
@@ -363,6 +438,7 @@ done:
   Py_XDECREF(args);
   Py_XDECREF(t);
   Py_XDECREF(p);
+  phase_end(PH_ALLOC);
   PyGILState_Release(gil);
   return ptr;
 }
@@ -370,7 +446,7 @@ done:
 /* Runs `entry` on `descs`; returns its results as the call's value. */
 static PyObject *run_entry(PyObject *entry, PyObject *call_args,
                            const Py_ssize_t *tensor_pos, Py_ssize_t ntensors,
-                           tgc_arg_desc *descs,
+                           tgc_arg_desc *descs, PyObject *const *objects,
                            int32_t count, int cuda_index,
                            Py_ssize_t num_results) {
   void *handle = PyLong_AsVoidPtr(PyTuple_GetItem(entry, E_HANDLE));
@@ -379,6 +455,10 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
   memset(&ctx, 0, sizeof(ctx));
   ctx.any = descs;
   ctx.kwargs = PyTuple_GetItem(entry, E_ALLOC_KWARGS);
+  ctx.tensors = objects;
+  ctx.descs = descs;
+  ctx.ntensors = count;
+  ctx.device_type = cuda ? TGC_DEVICE_CUDA : TGC_DEVICE_CPU;
   ctx.results = PyList_New(num_results);
   if (!ctx.results)
     return NULL;
@@ -403,13 +483,24 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
       return NULL;
     }
   }
-  int32_t rc;
-  PyThreadState *thread = PyEval_SaveThread();
-  if (cuda)
-    rc = run_stream(handle, descs, count, alloc_result, &ctx, stream);
-  else
-    rc = run_cpu(handle, descs, count, alloc_result, &ctx);
-  PyEval_RestoreThread(thread);
+  phase_end(PH_STREAM);
+  /* A CUDA run only issues work: it keeps the GIL (no hand-over to take
+   * it back for each result's allocation), unless another thread runs the
+   * function (that thread may wait for the GIL in its allocation: this one
+   * then lets it go before waiting for the function) or the run waits for
+   * the device. The CPU computes: its runs let the GIL go. */
+  int32_t rc = 1;
+  if (cuda && PyTuple_GetItem(entry, E_WAITS) != Py_True)
+    rc = try_run_stream(handle, descs, count, alloc_result, &ctx, stream);
+  if (rc == 1 && !ctx.failed) {
+    PyThreadState *thread = PyEval_SaveThread();
+    if (cuda)
+      rc = run_stream(handle, descs, count, alloc_result, &ctx, stream);
+    else
+      rc = run_cpu(handle, descs, count, alloc_result, &ctx);
+    PyEval_RestoreThread(thread);
+  }
+  phase_end(PH_RUNTIME);
   if (ctx.failed) {
     PyErr_Restore(ctx.error_type, ctx.error_value, ctx.error_trace);
     Py_DECREF(ctx.results);
@@ -526,8 +617,9 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
   tgc_arg_desc *descs = PyMem_Malloc(sizeof(tgc_arg_desc) * slots);
   shape_buf *shapes = PyMem_Malloc(sizeof(shape_buf) * slots);
   Py_ssize_t *tensor_pos = PyMem_Malloc(sizeof(Py_ssize_t) * slots);
+  PyObject **objects = PyMem_Malloc(sizeof(PyObject *) * slots);
   PyObject *result = NULL;
-  if (!descs || !shapes || !tensor_pos) {
+  if (!descs || !shapes || !tensor_pos || !objects) {
     PyErr_NoMemory();
     goto done;
   }
@@ -550,6 +642,7 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     if (other)
       goto done;
   }
+  phase_end(PH_ENTER);
   /* The call's tensors, in order; None is the only other argument here. */
   Py_ssize_t ntensors = 0;
   int cuda_index = -1, any_cpu = 0, grad = -1;
@@ -572,8 +665,10 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     } else {
       any_cpu = 1;
     }
+    objects[ntensors] = t;
     tensor_pos[ntensors++] = i;
   }
+  phase_end(PH_ARGS);
   for (Py_ssize_t e = 0; e < nentries; ++e) {
     PyObject *entry = PyTuple_GetItem(entries, e);
     PyObject *pattern = PyTuple_GetItem(entry, E_NARGS);
@@ -592,6 +687,7 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     int holds = state_holds(entry);
     if (holds < 0)
       goto done;
+    phase_end(PH_STATE);
     if (!holds)
       continue;
     PyObject *captured = PyTuple_GetItem(entry, E_CAPTURED);
@@ -602,6 +698,7 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
       int ok = read_tensor(t, &descs[ntensors + c], &shapes[ntensors + c]);
       if (ok < 0)
         goto done;
+      objects[ntensors + c] = t;
       /* A parameter that requires grad: the whole call needs gradients. */
       if (ok == 1 && needs_grad(t, &grad) != 0)
         goto done;
@@ -613,12 +710,15 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
       continue;
     int32_t count = (int32_t)(ntensors + ncaptured);
     void *handle = PyLong_AsVoidPtr(PyTuple_GetItem(entry, E_HANDLE));
-    if (check_guards(handle, descs, count) != -1)
+    phase_end(PH_CAPTURED);
+    int32_t failed_guard = check_guards(handle, descs, count);
+    phase_end(PH_GUARDS);
+    if (failed_guard != -1)
       continue;
     PyObject *spec = PyTuple_GetItem(entry, E_SPEC);
     Py_ssize_t num_results =
         PyLong_AsSsize_t(PyTuple_GetItem(entry, E_NUM_RESULTS));
-    result = run_entry(entry, args, tensor_pos, ntensors, descs, count,
+    result = run_entry(entry, args, tensor_pos, ntensors, descs, objects, count,
                        index < 0 ? 0 : index, num_results);
     if (!result)
       goto done;
@@ -651,6 +751,13 @@ done:
   PyMem_Free(descs);
   PyMem_Free(shapes);
   PyMem_Free(tensor_pos);
+  PyMem_Free(objects);
+  if (profiling && result) {
+    phase_end(PH_FINISH);
+    for (int i = 0; i < PH_COUNT; ++i)
+      phase_total[i] += phase_now[i];
+    ++phase_calls;
+  }
   return result;
 }
 
@@ -658,6 +765,10 @@ static PyObject *Dispatcher_call(PyObject *obj, PyObject *args,
                                  PyObject *kwargs) {
   Dispatcher *self = (Dispatcher *)obj;
   if (enabled && self->entries && (!kwargs || PyDict_Size(kwargs) == 0)) {
+    if (profiling) {
+      memset(phase_now, 0, sizeof(phase_now));
+      phase_mark = clock_ns();
+    }
     PyObject *result = native_call(self, args);
     if (result || PyErr_Occurred())
       return result;
@@ -755,26 +866,29 @@ static PyType_Spec Dispatcher_spec = {
 /* Module                                                                     */
 /*===----------------------------------------------------------------------===*/
 
-/* setup(check, run, run_on_stream, last_error, torch.Tensor, torch.empty,
- *       raw_stream, TgcError, dtypes, is_grad_enabled, autocast_enabled,
- *       get_default_dtype, float32)
+/* setup(check, run, run_on_stream, try_run_on_stream, last_error,
+ *       torch.Tensor, torch.empty, torch.empty_like, raw_stream, TgcError,
+ *       dtypes, is_grad_enabled, autocast_enabled, get_default_dtype,
+ *       float32)
  * with the C functions as addresses and `dtypes` a sequence of torch dtypes
  * by tgc_dtype code. */
 static PyObject *setup(PyObject *module, PyObject *args) {
   (void)module;
-  PyObject *check, *run, *stream, *error, *tensor, *empty, *raw, *exc,
-      *dtypes, *grad, *autocast, *dflt, *f32;
-  if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO", &check, &run, &stream, &error,
-                        &tensor, &empty, &raw, &exc, &dtypes, &grad,
-                        &autocast, &dflt, &f32))
+  PyObject *check, *run, *stream, *try_stream, *error, *tensor, *empty, *like,
+      *raw, *exc, *dtypes, *grad, *autocast, *dflt, *f32;
+  if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOO", &check, &run, &stream,
+                        &try_stream, &error, &tensor, &empty, &like, &raw, &exc,
+                        &dtypes, &grad, &autocast, &dflt, &f32))
     return NULL;
   check_guards = (check_fn)PyLong_AsVoidPtr(check);
   run_cpu = (run_fn)PyLong_AsVoidPtr(run);
   run_stream = (run_stream_fn)PyLong_AsVoidPtr(stream);
+  try_run_stream = (run_stream_fn)PyLong_AsVoidPtr(try_stream);
   last_error = (error_fn)PyLong_AsVoidPtr(error);
   if (PyErr_Occurred())
     return NULL;
-  if (!check_guards || !run_cpu || !run_stream || !last_error) {
+  if (!check_guards || !run_cpu || !run_stream || !try_run_stream ||
+      !last_error) {
     PyErr_SetString(PyExc_ValueError, "tgc: a null libtgc_capi function");
     return NULL;
   }
@@ -799,6 +913,8 @@ static PyObject *setup(PyObject *module, PyObject *args) {
   TGC_XSETREF(tensor_type, tensor);
   Py_INCREF(empty);
   TGC_XSETREF(torch_empty, empty);
+  Py_INCREF(like);
+  TGC_XSETREF(empty_like, like);
   Py_INCREF(raw);
   TGC_XSETREF(raw_stream, raw);
   Py_INCREF(exc);
@@ -823,10 +939,48 @@ static PyObject *set_enabled(PyObject *module, PyObject *on) {
   Py_RETURN_NONE;
 }
 
+static PyObject *set_profiling(PyObject *module, PyObject *on) {
+  (void)module;
+  int value = PyObject_IsTrue(on);
+  if (value < 0)
+    return NULL;
+  profiling = value;
+  Py_RETURN_NONE;
+}
+
+/* {phase: nanoseconds in total, ..., "calls": natively served calls} since
+ * the last read; resets the counts. */
+static PyObject *take_phases(PyObject *module, PyObject *unused) {
+  (void)module;
+  (void)unused;
+  PyObject *out = PyDict_New();
+  if (!out)
+    return NULL;
+  for (int i = 0; i <= PH_COUNT; ++i) {
+    PyObject *value =
+        PyLong_FromLongLong(i < PH_COUNT ? phase_total[i] : phase_calls);
+    if (!value ||
+        PyDict_SetItemString(out, i < PH_COUNT ? phase_names[i] : "calls",
+                             value) < 0) {
+      Py_XDECREF(value);
+      Py_DECREF(out);
+      return NULL;
+    }
+    Py_DECREF(value);
+  }
+  memset(phase_total, 0, sizeof(phase_total));
+  phase_calls = 0;
+  return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"setup", setup, METH_VARARGS, "Binds libtgc_capi and torch."},
     {"set_enabled", set_enabled, METH_O,
      "Turns the native path on or off for every compiled function."},
+    {"set_profiling", set_profiling, METH_O,
+     "Turns the phase profile of natively served calls on or off."},
+    {"take_phases", take_phases, METH_NOARGS,
+     "The phase profile since the last read (nanoseconds), then resets it."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {
@@ -854,6 +1008,7 @@ PyMODINIT_FUNC PyInit__tgc_native(void) {
   INTERN(s_hits, "hits");
   INTERN(s_check, "check");
   INTERN(s_requires_grad, "requires_grad");
+  INTERN(s_new_empty, "new_empty");
 #undef INTERN
   if (PyModule_AddIntConstant(module, "ABI", TGC_NATIVE_ABI) < 0) {
     Py_DECREF(module);

@@ -122,6 +122,8 @@ def lib() -> ctypes.CDLL:
             "tgc_compiled_run": (c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P]),
             "tgc_compiled_run_on_stream": (
                 c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P, P]),
+            "tgc_compiled_try_run_on_stream": (
+                c.c_int32, [P, c.POINTER(ArgDesc), c.c_int32, ALLOC_FN, P, P]),
             "tgc_compiled_profile": (
                 c.c_char_p, [P, c.POINTER(ArgDesc), c.c_int32, c.c_int32]),
             "tgc_set_logs": (c.c_int32, [c.c_char_p]),

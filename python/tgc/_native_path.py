@@ -26,6 +26,7 @@ folder (the bundle), or in the build tree (``lib/_tgc_native.abi3.so``).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import importlib.machinery
@@ -39,7 +40,7 @@ from . import _capi
 from ._graph import CODE_DTYPES
 
 _NAME = "_tgc_native.abi3.so"
-NATIVE_ABI = 5  # TGC_NATIVE_ABI of tgc_native.c
+NATIVE_ABI = 6  # TGC_NATIVE_ABI of tgc_native.c
 _module: Any = None
 _tried = False
 
@@ -84,8 +85,9 @@ def load():
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
             lambda index: torch.cuda.current_stream(index).cuda_stream)
         module.setup(addr(lib.tgc_compiled_check_guards), addr(lib.tgc_compiled_run),
-                     addr(lib.tgc_compiled_run_on_stream), addr(lib.tgc_last_error),
-                     torch.Tensor, torch.empty, raw, _capi.TgcError,
+                     addr(lib.tgc_compiled_run_on_stream),
+                     addr(lib.tgc_compiled_try_run_on_stream), addr(lib.tgc_last_error),
+                     torch.Tensor, torch.empty, torch.empty_like, raw, _capi.TgcError,
                      tuple(CODE_DTYPES.get(i) for i in range(max(CODE_DTYPES) + 1)),
                      torch.is_grad_enabled, autocast_enabled, torch.get_default_dtype,
                      torch.float32)
@@ -194,5 +196,34 @@ def entry(spec) -> Optional[tuple]:
     device = torch.device("cuda", 0) if cuda else torch.device("cpu")
     kwargs = tuple({"dtype": CODE_DTYPES[c], "device": device} if c in CODE_DTYPES else None
                    for c in range(max(CODE_DTYPES) + 1))
+    # A plan with device-side checks waits for the device in its run.
+    waits = cuda and any(line.startswith("check ")
+                         for line in spec.compiled.code("plan").splitlines())
     return (spec.compiled.handle, positional, tuple(tensors), tuple(links), tuple(dict_guards), tuple(guards), out[0], out[1],
-            cuda, spec, spec.compiled.num_results, kwargs)
+            cuda, spec, spec.compiled.num_results, kwargs, waits)
+
+
+@contextlib.contextmanager
+def phase_profile():
+    """Where the host time of natively served calls goes, phase by phase
+    (tgc_native.c, "Phase profile"): yields a dict that is filled on exit
+    with microseconds per call for each phase and "calls", the number of
+    calls measured. Empty when the extension is not loaded. For
+    benchmarks (`utils/bench/python_bench.py --call-path --phases`): one
+    thread at a time, and the clock reads cost about 20 ns each."""
+    out: dict = {}
+    module = load()
+    if module is None:
+        yield out
+        return
+    module.take_phases()
+    module.set_profiling(True)
+    try:
+        yield out
+    finally:
+        module.set_profiling(False)
+        raw = module.take_phases()
+        calls = raw.pop("calls")
+        out["calls"] = calls
+        for name, ns in raw.items():
+            out[name] = ns / 1e3 / calls if calls else 0.0

@@ -13,7 +13,9 @@ prints per call:
          calls sees, launch overhead hidden where the GPU is busier than
          the host;
 and the bandwidth (GB/s, bytes read and written once) or TFLOP/s of the
-throughput time. Every output is checked against eager first.
+throughput time. Every output is checked against eager first. With
+`--phases`, each tgc row is followed by where its native calls' host time
+goes (tgc._native_path.phase_profile, µs per call, back-to-back calls).
 """
 
 from __future__ import annotations
@@ -170,7 +172,23 @@ def _compilers(has_compile: bool) -> List[Tuple[str, Callable]]:
     return out
 
 
-def run(device: str, reps: int, only: str = "") -> None:
+def _phases(compiled, args, device: str, reps: int) -> str:
+    """The host time per phase of `reps` back-to-back native calls."""
+    from tgc import _native_path
+
+    _sync(device)
+    with _native_path.phase_profile() as phases:
+        for _ in range(reps):
+            compiled(*args)
+    _sync(device)
+    calls = phases.pop("calls", 0)
+    if not calls:
+        return "no native calls"
+    total = sum(phases.values())
+    return f"{total:.1f} us host: " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items())
+
+
+def run(device: str, reps: int, only: str = "", phases: bool = False) -> None:
     has_compile = hasattr(torch, "compile")
     print(f"# call path on {device} ({torch.cuda.get_device_name() if device == 'cuda' else 'cpu'}), "
           f"PyTorch {torch.__version__}; wall: one call + sync (median of {reps}); "
@@ -213,3 +231,5 @@ def run(device: str, reps: int, only: str = "") -> None:
                     native = str(compiled._native_calls())
                 print(f"{name:34s} {cname:13s} {wall:9.1f} {tput:9.1f} {rate:>12s} {ratio:>8s} "
                       f"{native}")
+                if phases and native:
+                    print(f"{'':34s} {'':13s} phases: {_phases(compiled, args, device, reps)}")

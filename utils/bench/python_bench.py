@@ -2,7 +2,7 @@
 """Python benchmark: tgc.compile next to eager PyTorch and torch.compile.
 
     python3 utils/bench/python_bench.py [--device cpu|cuda] [--calls 100]
-    python3 utils/bench/python_bench.py --call-path [--device cpu|cuda]
+    python3 utils/bench/python_bench.py --call-path [--device cpu|cuda] [--phases]
 
 For each model the run prints, for eager, TGC and torch.compile (when the
 PyTorch has it; all in the same process), each compiler with dynamic=None
@@ -257,13 +257,15 @@ def main():
     p.add_argument("--only", default="", help="run the cases whose name contains this")
     p.add_argument("--call-path", action="store_true",
                    help="the call path's cost per call (utils/bench/call_path.py) instead")
+    p.add_argument("--phases", action="store_true",
+                   help="with --call-path: where tgc's native calls spend host time")
     a = p.parse_args()
     # Eager on every hardware thread, as TGC's OpenMP loops (Debian's
     # PyTorch 1.13 starts with one; PyTorch 2.x already uses all).
     torch.set_num_threads(os.cpu_count() or 1)
     if a.call_path:
         import call_path
-        call_path.run(a.device, max(a.reps, 100), a.only)
+        call_path.run(a.device, max(a.reps, 100), a.only, a.phases)
         return
     has_compile = hasattr(torch, "compile")
     print(f"PyTorch {torch.__version__}, device {a.device}"
