@@ -251,7 +251,7 @@ _TENSOR = object()
 
 def flatten_output(out) -> Tuple[List[torch.Tensor], Any]:
     """The tensors of a function's result and its structure (what
-    tgc._trace.rebuild takes: tuples, lists, namedtuples, dicts and their
+    tgc._trees.rebuild takes: tuples, lists, namedtuples, dicts and their
     subclasses such as HF's ModelOutput, dataclasses, and objects of tensors
     such as HF's caches), with the other values as constants."""
     import dataclasses
@@ -292,7 +292,7 @@ def flatten_output(out) -> Tuple[List[torch.Tensor], Any]:
 
 
 def rebuild_output(structure, tensors: List[torch.Tensor]):
-    from ._trace import rebuild
+    from ._trees import rebuild
 
     tree, leaves = structure
     return rebuild(tree, [tensors[v] if k is _TENSOR else v for k, v in leaves])

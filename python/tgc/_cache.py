@@ -18,7 +18,7 @@ import os
 import struct
 import threading
 import warnings
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, Optional
 
 from . import _capi
 

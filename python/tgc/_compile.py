@@ -28,20 +28,17 @@ from ._breaks import BreakMiss, BreakSizes, run_island
 from ._explain import Explanation
 from ._specialized import Specialized
 from ._graph import Unsupported
-from ._trace import TraceResult, rebuild, trace
+from ._trace import TraceResult, trace
+from ._trees import rebuild
 
 DEFAULT_RECOMPILE_LIMIT = 8
 
 # torch.compile's modes and whether each runs through CUDA graphs on the GPU.
-# TGC times cuBLASLt's candidate algorithms for every GEMM shape in every
-# mode, so "max-autotune" differs from "reduce-overhead" only in name, as
-# "max-autotune-no-cudagraphs" from "default" (docs/python.md).
-_MODES = {
-    "default": False,
-    "reduce-overhead": True,
-    "max-autotune": True,
-    "max-autotune-no-cudagraphs": False,
-}
+# TGC times cuBLASLt's candidate algorithms for every GEMM shape in every mode:
+# "max-autotune" is "reduce-overhead" and "max-autotune-no-cudagraphs"
+# "default" by another name (docs/python.md).
+_MODES = {"default": False, "reduce-overhead": True, "max-autotune": True,
+          "max-autotune-no-cudagraphs": False}
 
 _STANCES = ("default", "fail_on_recompile", "eager_on_recompile", "force_eager")
 _stance = "default"

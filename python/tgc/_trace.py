@@ -288,6 +288,7 @@ class Tracer(TorchFunctionMode):
         self.input_values: List[Optional[Value]] = []
         self.specializations: List[Specialization] = list(specializations)
         self.captured: List[torch.Tensor] = []
+        self.outside_storages: Set[int] = set()  # the captured tensors' memory
         self.mutated: Dict[int, int] = {}  # id(tensor) -> argument index
         self.errors: List[str] = []
         self.poisoned: Dict[int, torch.Tensor] = {}
@@ -383,6 +384,8 @@ class Tracer(TorchFunctionMode):
         # parameter of a module called inside): an extra input, passed by
         # reference on every call.
         v = self.graph.add_arg(t.dtype, [int(s) for s in t.shape], self.labels.get(id(t)))
+        if storage_ptr(t):
+            self.outside_storages.add(storage_ptr(t))
         self.captured.append(t)
         self.captured_values.append(v)
         self.captured_names.append(self.tensor_names.get(id(t)))
@@ -868,35 +871,6 @@ _active: List["Tracer"] = []
 
 def current_tracer() -> Optional["Tracer"]:
     return _active[-1] if _active else None
-
-
-def rebuild(tree, leaves: Sequence[Any]):
-    """The output structure of the traced call with `leaves` in it: the
-    types eager returns (tuples, lists, namedtuples, torch.return_types,
-    dicts and dict subclasses such as HF's ModelOutput, dataclasses, and
-    other objects of tensors and values such as HF's caches)."""
-    kind = tree[0]
-    if kind == "leaf":
-        return leaves[tree[1]]
-    if kind == "object":
-        obj = tree[1].__new__(tree[1])
-        obj.__dict__.update({k: rebuild(v, leaves) for k, v in tree[2].items()})
-        return obj
-    if kind == "dataclass":
-        cls, fields = tree[1], tree[2]
-        return cls(**{n: rebuild(v, leaves) for n, v in fields.items()})
-    payload = tree[1]
-    if isinstance(kind, type) and issubclass(kind, dict):
-        items = {k: rebuild(v, leaves) for k, v in payload.items()}
-        if kind is dict:
-            return items
-        if dataclasses.is_dataclass(kind):  # HF ModelOutput: fields as keywords
-            return kind(**items)
-        return kind(items)
-    items = [rebuild(e, leaves) for e in payload]
-    if kind in (list, tuple) or not hasattr(kind, "_fields"):
-        return kind(items)  # list, tuple, torch.return_types.*
-    return kind(*items)  # a namedtuple
 
 
 def trace(
