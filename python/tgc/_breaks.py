@@ -142,21 +142,30 @@ _INPLACE_DUNDERS = {
 
 def _is_inplace(op: str) -> bool:
     base = op.split(".")[-1]
-    return base in _INPLACE_DUNDERS or (base.endswith("_") and not base.startswith("_"))
+    return base in _INPLACE_DUNDERS or (base.endswith("_") and (
+        not base.startswith("_") or base.startswith("_foreach_")))
 
 
 def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str):
     """Records the call that just ran as an island and binds its results;
     returns the real result, or raises Unsupported (why it cannot be one)."""
-    from ._ops.core import specialize_syms
+    from ._ops.core import specialize_syms, tensors_in, written_args
     from ._trace import _compiles
 
     args = specialize_syms(tr, args, f"size passed to {op} (graph break)", True)
     kwargs = specialize_syms(tr, dict(kwargs), f"size passed to {op} (graph break)", True)
     reads: List[str] = []
     mutated: List[torch.Tensor] = []
-    if _is_inplace(op) and args and isinstance(args[0], torch.Tensor):
-        mutated.append(args[0])
+    # What the call writes: its schema's written arguments (tensors or
+    # lists of them), else the first argument of an in-place form.
+    positions, names = written_args(op)
+    for i in positions:
+        if i < len(args):
+            mutated += tensors_in(args[i])
+    for k in names:
+        mutated += tensors_in(kwargs.get(k))
+    if not mutated and _is_inplace(op) and args:
+        mutated += tensors_in(args[0])
     out = kwargs.get("out")
     if isinstance(out, torch.Tensor):
         mutated.append(out)

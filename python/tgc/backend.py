@@ -13,7 +13,7 @@ of it.
 from __future__ import annotations
 
 import weakref
-from typing import List
+from typing import Dict, List
 
 import torch
 
@@ -63,7 +63,78 @@ def _training_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
                         decompositions=decompositions())(gm, example_inputs)
 
 
+def _target_name(node) -> str:
+    t = node.target
+    return t if isinstance(t, str) else getattr(t, "__name__", str(t))
+
+
+def _lift_written_attributes(gm: torch.fx.GraphModule) -> List[str]:
+    """Makes every tensor attribute the graph updates in place (Dynamo's
+    graph of an optimizer step reads the parameters and their state as
+    attributes and updates them with _foreach_*_ operators) an input after
+    the others: TGC updates its inputs in place, and must not write tensors
+    from outside the function it compiles. Returns the attributes' targets
+    in the order of the new inputs."""
+    from ._breaks import _is_inplace
+    from ._ops.core import written_args
+
+    attrs = {n: n.target for n in gm.graph.nodes if n.op == "get_attr"}
+    written: List[str] = []
+    for n in gm.graph.nodes:
+        if n.op not in ("call_function", "call_method"):
+            continue
+        name = _target_name(n)
+        positions, names = written_args(name)
+        slots = [n.args[i] for i in positions if i < len(n.args)]
+        slots += [n.kwargs[k] for k in names if k in n.kwargs]
+        if not slots and _is_inplace(name) and n.args:
+            slots.append(n.args[0])
+        if "out" in n.kwargs:
+            slots.append(n.kwargs["out"])
+        for slot in slots:
+            for a in (slot if isinstance(slot, (list, tuple)) else [slot]):
+                if a in attrs and attrs[a] not in written and \
+                        isinstance(_fetch(gm, attrs[a]), torch.Tensor):
+                    written.append(attrs[a])
+    if not written:
+        return []
+    # One input per tensor: every read of it too (a read of the attribute
+    # would see the caller's tensor, not the one the graph updates), and
+    # two attributes holding one tensor (a parameter and its name in the
+    # optimizer's groups) are one input (two would alias).
+    by_tensor: Dict[int, str] = {}
+    for t in written:
+        by_tensor.setdefault(id(_fetch(gm, t)), t)
+    targets = list(by_tensor.values())
+    last = [n for n in gm.graph.nodes if n.op == "placeholder"][-1:]
+    inputs = {}
+    for i, t in enumerate(targets):
+        anchor = last[0] if last else next(iter(gm.graph.nodes))
+        with (gm.graph.inserting_after(anchor) if last else gm.graph.inserting_before(anchor)):
+            p = gm.graph.placeholder(f"tgc_written_attr_{i}")
+        last = [p]
+        inputs[id(_fetch(gm, t))] = p
+    for a, target in attrs.items():
+        value = _fetch(gm, target)
+        p = inputs.get(id(value)) if isinstance(value, torch.Tensor) else None
+        if p is not None:
+            a.replace_all_uses_with(p)
+            gm.graph.erase_node(a)
+    gm.recompile()
+    return targets
+
+
+def _fetch(gm: torch.nn.Module, target: str):
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 def _inference_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
+    lifted = _lift_written_attributes(gm)
+    if lifted:
+        example_inputs = list(example_inputs) + [_fetch(gm, t) for t in lifted]
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     dynamic = {}
     unused_ints = set()
@@ -107,6 +178,8 @@ def _inference_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs)
     def call(*args):
         if dropped:
             args = tuple(None if i in dropped else a for i, a in enumerate(args))
+        if lifted:
+            args = tuple(args) + tuple(_fetch(gm, t) for t in lifted)
         return compiled(*args)
 
     call._tgc_compiled = compiled

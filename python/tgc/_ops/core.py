@@ -5,9 +5,10 @@ checks them against eager PyTorch, and the helpers every family uses
 
 from __future__ import annotations
 
+import functools
 import numbers
 import types
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -217,6 +218,84 @@ def _poison_outputs(tr: Tracer, real) -> None:
 _REBINDS_MEMORY = ("set.data", "set_", "aten.set_")
 
 
+@functools.lru_cache(maxsize=None)
+def written_args(op: str) -> Tuple[Tuple[int, ...], Tuple[str, ...]]:
+    """The positions and names of the arguments ATen's schemas of `op`
+    write (any overload: `self` of add_, every list of _foreach_add_ and
+    _fused_adam_), out= aside; empty when no schema says."""
+    parts = op.split(".")
+    base = parts[1] if parts[0] == "aten" and len(parts) > 1 else parts[-1]
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(f"aten::{base}")
+    except Exception:  # noqa: BLE001 - not an ATen operator
+        return (), ()
+    positions, names = set(), set()
+    for schema in schemas:
+        for i, a in enumerate(schema.arguments):
+            if a.alias_info is not None and a.alias_info.is_write and a.name != "out":
+                names.add(a.name)
+                if not a.kwarg_only:
+                    positions.add(i)
+    return tuple(sorted(positions)), tuple(sorted(names))
+
+
+def tensors_in(a) -> List[torch.Tensor]:
+    if isinstance(a, torch.Tensor):
+        return [a]
+    if isinstance(a, (list, tuple)):
+        return [t for t in a if isinstance(t, torch.Tensor)]
+    return []
+
+
+def _written_tensors(name: str, args, kwargs) -> List[torch.Tensor]:
+    """The tensors a call of `name` writes: its schema's written arguments,
+    the first argument of an in-place form, out=, and the running
+    statistics batch and instance norm update when they use the batch's."""
+    from .._breaks import _is_inplace
+
+    out: List[torch.Tensor] = []
+    positions, names = written_args(name)
+    for i in positions:
+        if i < len(args):
+            out += tensors_in(args[i])
+    for k in names:
+        out += tensors_in(kwargs.get(k))
+    if not out and _is_inplace(name) and args:
+        out += tensors_in(args[0])
+    out += tensors_in(kwargs.get("out"))
+    base = name.split(".")[-1]
+    if base in ("batch_norm", "instance_norm"):
+        # torch.batch_norm / instance_norm(x, w, b, mean, var, training, ...);
+        # F.batch_norm(x, mean, var, w, b, training, ...) (F.instance_norm
+        # reaches torch.instance_norm).
+        torch_form = len(args) >= 8 or base == "instance_norm"
+        at = (3, 4, 5) if torch_form else (1, 2, 5)
+        def arg(i, key):
+            return args[i] if i < len(args) else kwargs.get(key)
+        training = arg(at[2], "use_input_stats" if base == "instance_norm" else "training")
+        if training:
+            out += tensors_in(arg(at[0], "running_mean")) + tensors_in(arg(at[1], "running_var"))
+    return out
+
+
+def _from_outside(tr: Tracer, t: torch.Tensor) -> bool:
+    """Whether `t` is memory of the caller's that the trace must not write:
+    a captured tensor's (parameter, buffer, global), or a tensor the trace
+    has never seen, nor its memory. The inputs are the trace's copies."""
+    if any(x is t for x in tr.inputs):
+        return False
+    ptr = storage_ptr(t)
+    if (ptr and ptr in tr.outside_storages) or any(c is t for c in tr.captured):
+        return True
+    entry = tr.values.get(id(t))
+    if (entry is not None and entry[0] is t) or tr.poisoned.get(id(t)) is t:
+        return False
+    eager = tr.eager.get(id(t))
+    if eager is not None and eager[0] is t:
+        return False
+    return not tr.sharing_memory(ptr)
+
+
 def _dispatch(tr: Tracer, func, name: str, args, kwargs):
     if name in _REBINDS_MEMORY:
         spelled = "x.data = ..." if name == "set.data" else "Tensor.set_"
@@ -224,6 +303,16 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             f"{spelled} makes a tensor use other memory, which TGC cannot compile "
             "(its views and the caller's tensor would not follow); run this function "
             "eagerly or assign a new tensor instead", "%s:%d" % user_frame(), fatal=True)
+    for t in _written_tensors(name, args, kwargs):
+        if _from_outside(tr, t):
+            # Checked before the call runs: the trace runs the function on
+            # real tensors, and must not change the caller's (a failed
+            # compile then runs it eagerly: the update would happen twice).
+            label = tr.labels.get(id(t)) or "a parameter, buffer, global or closure tensor"
+            raise Unsupported(
+                f"{name.split('.')[-1]} updates {label} in place, a tensor from outside the "
+                "function, which TGC does not compile (pass it as an argument to have it "
+                "updated in place)", "%s:%d" % user_frame(), fatal=True)
     if name.startswith("get."):
         attr = name[4:]
         if attr == "shape":
@@ -551,8 +640,8 @@ def _foreach_handler(name: str):
     is computed from the values before the call, as CUDA's multi-tensor
     kernels read them."""
     inplace = name.endswith("_")
-    base = HANDLERS.get(_ALIASES.get(name[len("_foreach_"):].rstrip("_"),
-                                     name[len("_foreach_"):].rstrip("_")))
+    op = name[len("_foreach_"):].rstrip("_")
+    base = HANDLERS.get(_ALIASES.get(op, op))
     if base is None:
         return None, False
 
@@ -560,13 +649,33 @@ def _foreach_handler(name: str):
         if not args or not isinstance(args[0], (list, tuple)):
             raise Unsupported(f"{name} without a list of tensors first")
         firsts = args[0]
+        scalars = None
+        if op in ("addcmul", "addcdiv"):
+            # Its value: a number, a list of numbers, or a 1-d tensor of
+            # one number per element (the Tensor overload, from an
+            # optimizer step under torch.compile), the fourth argument.
+            args, kwargs = list(args), dict(kwargs)
+            if len(args) > 3:
+                scalars = args.pop(3)
+            else:
+                scalars = kwargs.pop("scalars", kwargs.pop("value", None))
+            if isinstance(scalars, torch.Tensor) and (
+                    scalars.dim() != 1 or scalars.shape[0] != len(firsts)):
+                raise Unsupported(f"{name} with scalars of shape {tuple(scalars.shape)} for "
+                                  f"{len(firsts)} tensors")
         out = []
         for i in range(len(firsts)):
             pick = (lambda a: a[i] if isinstance(a, (list, tuple)) else a)  # noqa: E731
             # The eager result of element i (in place: the updated tensor).
             r = firsts[i] if real is None else real[i]
-            out.append(base(tr, r, *[pick(a) for a in args],
-                            **{k: pick(v) for k, v in kwargs.items()}))
+            kw = {k: pick(v) for k, v in kwargs.items()}
+            if isinstance(scalars, torch.Tensor):
+                from .shapes import _select
+
+                kw["value"] = _select(tr, tr.value_of(scalars), 0, i)
+            elif scalars is not None:
+                kw["value"] = pick(scalars)
+            out.append(base(tr, r, *[pick(a) for a in args], **kw))
         return out
 
     return handler, inplace

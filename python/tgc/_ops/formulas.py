@@ -48,7 +48,9 @@ def _addc(tr, real, mnemonic: str, x, t1, t2, value):
     a, b, c = as_value(tr, x, acc), as_value(tr, t1, acc), as_value(tr, t2, acc)
     if isinstance(value, torch.Tensor):
         raise Unsupported("a tensor value of addcmul / addcdiv")
-    v = constant(tr, value, acc)
+    # (a 0-d value: one element of _foreach_addc*'s scalars tensor, which
+    # ATen reads as a number)
+    v = convert(tr, value, acc) if isinstance(value, Value) else constant(tr, value, acc)
     if mnemonic == "div" and real.device.type == "cuda":
         term = _b(tr, "mul", v, _b(tr, "div", b, c, acc), acc)
     else:
