@@ -123,6 +123,7 @@ def test_backend_lifts_attributes_the_graph_updates():
             f(*args)
             ref(*args)
             _same_state(gm, ref)
+    assert any(n.op == "get_attr" for n in gm.graph.nodes)  # the caller's graph as it was
     report = tgc.explain(f._tgc_compiled)
     assert report.compiles == 1 and not report.graph_breaks and report.fallbacks == 0, str(report)
 
@@ -162,3 +163,27 @@ def test_foreach_addcdiv_with_a_tensor_of_scalars():
     for a, e in zip(args, expected):
         assert_same(a, e, 1e-6, 1e-6)
     assert not tgc.explain(compiled).graph_breaks
+
+
+def test_island_update_of_a_clone_leaves_the_input():
+    """A graph break that updates a clone of an input in place (the clone
+    is the input's value in the graph): the island updates its own copy,
+    the caller's tensor keeps its values; of an alias (detach), the
+    function is not compiled."""
+    def f(x, i, v):
+        return torch.ops.aten._index_put_impl_(x.clone(), (i,), v, accumulate=True,
+                                               unsafe=False)
+
+    torch.manual_seed(0)
+    x, i, v = torch.rand(10, 8), torch.randint(0, 4, (5,)), torch.rand(5, 8)
+    before = x.clone()
+    compiled = tgc.compile(f)
+    assert_same(compiled(x, i, v), f(before.clone(), i, v), 1e-6, 1e-6)
+    assert torch.equal(x, before)
+
+    def g(x, i, v):
+        return torch.ops.aten._index_put_impl_(x.detach(), (i,), v, accumulate=True,
+                                               unsafe=False)
+
+    with pytest.raises(tgc.Unsupported, match="updates a parameter or an eager input"):
+        tgc.compile(g)(x, i, v)

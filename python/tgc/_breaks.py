@@ -150,7 +150,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
     """Records the call that just ran as an island and binds its results;
     returns the real result, or raises Unsupported (why it cannot be one)."""
     from ._ops.core import specialize_syms, tensors_in, written_args
-    from ._trace import _compiles
+    from ._trace import _compiles, storage_ptr
 
     args = specialize_syms(tr, args, f"size passed to {op} (graph break)", True)
     kwargs = specialize_syms(tr, dict(kwargs), f"size passed to {op} (graph break)", True)
@@ -192,7 +192,15 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
             if any(o is m for m in mutated):
                 arg = next((i for i, x in enumerate(tr.inputs) if x is o), None)
                 captured = any(o is c for c in tr.captured)  # (name_of may add it)
-                if captured or (name in input_names and arg is None) or \
+                # A tensor whose graph value is an input's: an alias of it
+                # (detach: the update must reach the caller's tensor), or a
+                # copy the graph does not make (clone: the island updates
+                # its own copy, as eager updates the clone).
+                ptr = storage_ptr(o)
+                alias = name in input_names and arg is None and ptr != 0 and any(
+                    isinstance(x, torch.Tensor) and storage_ptr(x) == ptr
+                    for x in list(tr.inputs) + list(tr.captured))
+                if captured or alias or \
                         (arg is not None and tr.input_values[arg] is None):
                     raise Unsupported(
                         f"{op} updates a parameter or an eager input in place and TGC "

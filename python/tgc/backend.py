@@ -68,13 +68,15 @@ def _target_name(node) -> str:
     return t if isinstance(t, str) else getattr(t, "__name__", str(t))
 
 
-def _lift_written_attributes(gm: torch.fx.GraphModule) -> List[str]:
-    """Makes every tensor attribute the graph updates in place (Dynamo's
-    graph of an optimizer step reads the parameters and their state as
-    attributes and updates them with _foreach_*_ operators) an input after
-    the others: TGC updates its inputs in place, and must not write tensors
-    from outside the function it compiles. Returns the attributes' targets
-    in the order of the new inputs."""
+def _lift_written_attributes(gm: torch.fx.GraphModule):
+    """(graph module, targets): a copy of `gm` in which every tensor
+    attribute the graph updates in place (Dynamo's graph of an optimizer
+    step reads the parameters and their state as attributes and updates
+    them with _foreach_*_ operators) is an input after the others, and
+    those attributes' targets in the order of the new inputs; `gm` itself
+    and no targets when there is none. TGC updates its inputs in place,
+    and must not write tensors from outside the function it compiles.
+    (Dynamo still reads its own graph after the backend returns.)"""
     from ._breaks import _is_inplace
     from ._ops.core import written_args
 
@@ -97,7 +99,12 @@ def _lift_written_attributes(gm: torch.fx.GraphModule) -> List[str]:
                         isinstance(_fetch(gm, attrs[a]), torch.Tensor):
                     written.append(attrs[a])
     if not written:
-        return []
+        return gm, []
+    graph = torch.fx.Graph()
+    copies: Dict = {}
+    graph.output(graph.graph_copy(gm.graph, copies))
+    gm = torch.fx.GraphModule(gm, graph)
+    attrs = {copies[n]: t for n, t in attrs.items()}
     # One input per tensor: every read of it too (a read of the attribute
     # would see the caller's tensor, not the one the graph updates), and
     # two attributes holding one tensor (a parameter and its name in the
@@ -121,7 +128,7 @@ def _lift_written_attributes(gm: torch.fx.GraphModule) -> List[str]:
             a.replace_all_uses_with(p)
             gm.graph.erase_node(a)
     gm.recompile()
-    return targets
+    return gm, targets
 
 
 def _fetch(gm: torch.nn.Module, target: str):
@@ -132,7 +139,7 @@ def _fetch(gm: torch.nn.Module, target: str):
 
 
 def _inference_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
-    lifted = _lift_written_attributes(gm)
+    gm, lifted = _lift_written_attributes(gm)
     if lifted:
         example_inputs = list(example_inputs) + [_fetch(gm, t) for t in lifted]
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
