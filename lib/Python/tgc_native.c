@@ -54,6 +54,7 @@ typedef const char *(*error_fn)(void);
 
 #define MAX_DTYPES 16
 #define MAX_RANK 16
+#define FEW 8 /* tensors of a call whose buffers live on the stack */
 
 /* Set once by setup(). */
 static check_fn check_guards;
@@ -74,6 +75,9 @@ static PyObject *autocast_enabled;
 static PyObject *default_dtype, *float32;
 static PyObject *dtype_objects[MAX_DTYPES]; /* by tgc_dtype code */
 static int enabled = 1;        /* cleared by the force_eager stance etc. */
+/* One visible CUDA device: every CUDA tensor is on device 0, and its index
+ * is not read per tensor. */
+static int single_cuda_device;
 
 /*===----------------------------------------------------------------------===*/
 /* Phase profile                                                              */
@@ -195,7 +199,7 @@ static int read_tensor(PyObject *t, tgc_arg_desc *d, shape_buf *buf) {
       return 0;
   }
   d->device_index = 0;
-  if (is_cuda) {
+  if (is_cuda && !single_cuda_device) {
     PyObject *index = PyObject_CallMethodObjArgs(t, s_get_device, NULL);
     if (!index)
       return -1;
@@ -614,10 +618,20 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
       most = total;
   }
   size_t slots = (size_t)(most ? most : 1);
-  tgc_arg_desc *descs = PyMem_Malloc(sizeof(tgc_arg_desc) * slots);
-  shape_buf *shapes = PyMem_Malloc(sizeof(shape_buf) * slots);
-  Py_ssize_t *tensor_pos = PyMem_Malloc(sizeof(Py_ssize_t) * slots);
-  PyObject **objects = PyMem_Malloc(sizeof(PyObject *) * slots);
+  /* Calls of a few tensors (most) use the stack. */
+  tgc_arg_desc few_descs[FEW];
+  shape_buf few_shapes[FEW];
+  Py_ssize_t few_pos[FEW];
+  PyObject *few_objects[FEW];
+  int heap = slots > FEW;
+  tgc_arg_desc *descs =
+      heap ? PyMem_Malloc(sizeof(tgc_arg_desc) * slots) : few_descs;
+  shape_buf *shapes =
+      heap ? PyMem_Malloc(sizeof(shape_buf) * slots) : few_shapes;
+  Py_ssize_t *tensor_pos =
+      heap ? PyMem_Malloc(sizeof(Py_ssize_t) * slots) : few_pos;
+  PyObject **objects =
+      heap ? PyMem_Malloc(sizeof(PyObject *) * slots) : few_objects;
   PyObject *result = NULL;
   if (!descs || !shapes || !tensor_pos || !objects) {
     PyErr_NoMemory();
@@ -748,10 +762,12 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
   }
 done:
   Py_DECREF(entries);
-  PyMem_Free(descs);
-  PyMem_Free(shapes);
-  PyMem_Free(tensor_pos);
-  PyMem_Free(objects);
+  if (heap) {
+    PyMem_Free(descs);
+    PyMem_Free(shapes);
+    PyMem_Free(tensor_pos);
+    PyMem_Free(objects);
+  }
   if (profiling && result) {
     phase_end(PH_FINISH);
     for (int i = 0; i < PH_COUNT; ++i)
@@ -869,17 +885,19 @@ static PyType_Spec Dispatcher_spec = {
 /* setup(check, run, run_on_stream, try_run_on_stream, last_error,
  *       torch.Tensor, torch.empty, torch.empty_like, raw_stream, TgcError,
  *       dtypes, is_grad_enabled, autocast_enabled, get_default_dtype,
- *       float32)
+ *       float32, single_cuda_device)
  * with the C functions as addresses and `dtypes` a sequence of torch dtypes
  * by tgc_dtype code. */
 static PyObject *setup(PyObject *module, PyObject *args) {
   (void)module;
   PyObject *check, *run, *stream, *try_stream, *error, *tensor, *empty, *like,
       *raw, *exc, *dtypes, *grad, *autocast, *dflt, *f32;
-  if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOO", &check, &run, &stream,
+  int single = 0;
+  if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOp", &check, &run, &stream,
                         &try_stream, &error, &tensor, &empty, &like, &raw, &exc,
-                        &dtypes, &grad, &autocast, &dflt, &f32))
+                        &dtypes, &grad, &autocast, &dflt, &f32, &single))
     return NULL;
+  single_cuda_device = single;
   check_guards = (check_fn)PyLong_AsVoidPtr(check);
   run_cpu = (run_fn)PyLong_AsVoidPtr(run);
   run_stream = (run_stream_fn)PyLong_AsVoidPtr(stream);

@@ -90,7 +90,8 @@ def load():
                      torch.Tensor, torch.empty, torch.empty_like, raw, _capi.TgcError,
                      tuple(CODE_DTYPES.get(i) for i in range(max(CODE_DTYPES) + 1)),
                      torch.is_grad_enabled, autocast_enabled, torch.get_default_dtype,
-                     torch.float32)
+                     torch.float32,
+                     torch.cuda.is_available() and torch.cuda.device_count() == 1)
     except Exception as e:  # noqa: BLE001 - any failure leaves the Python path
         import warnings
         warnings.warn(f"tgc: the native call path is off ({e}); calls go through Python")
