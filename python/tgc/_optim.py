@@ -51,6 +51,7 @@ _LERP = hasattr(torch, "_foreach_lerp_")  # PyTorch 2.x's first moment
 # PyTorch 1.13's SGD records a None momentum buffer without momentum; 2.x
 # records none.
 _SGD_NONE_BUFFER = int(torch.__version__.split(".")[0]) < 2
+_DTYPES = (torch.float32, torch.float64)  # the parameters' dtypes compiled
 _CLASSES = ("SGD", "Adam", "AdamW")
 
 
@@ -144,18 +145,18 @@ class CompiledOptimizerStep:
                     return f"{flag}=True"
             if isinstance(group.get("lr"), torch.Tensor):
                 return "a tensor learning rate"
+            state = self.opt.state
             for p in group["params"]:
-                if p.grad is None:
+                grad = p.grad
+                if grad is None:
                     continue
-                if p.grad.is_sparse:
+                if grad.is_sparse:
                     return "a sparse gradient"
-                if p.is_complex():
-                    return "a complex parameter"
-                if p.dtype not in (torch.float32, torch.float64):
+                if p.dtype not in _DTYPES:  # (complex ones too)
                     return f"a {p.dtype} parameter (f32 and f64 are compiled)"
-                step = self.opt.state[p].get("step") if p in self.opt.state else None
+                step = state[p].get("step") if p in state else None
                 if step is not None and (not isinstance(step, torch.Tensor) or
-                                         step.device.type != "cpu"):
+                                         not step.is_cpu):
                     return "a step count that is not a CPU tensor (capturable or fused state)"
         return None
 
