@@ -25,7 +25,6 @@
 
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 /* Py_XSETREF is not in the limited API before 3.12. */
 #define TGC_XSETREF(dst, src)                                                  \
@@ -36,6 +35,7 @@
   } while (0)
 
 #include "tgc/Runtime/tgc_runtime.h"
+#include "tgc_native_phases.h"
 
 typedef void *(*alloc_fn)(void *user, int32_t index, int32_t dtype,
                           int64_t rank, const int64_t *sizes);
@@ -78,49 +78,6 @@ static int enabled = 1;        /* cleared by the force_eager stance etc. */
 /* One visible CUDA device: every CUDA tensor is on device 0, and its index
  * is not read per tensor. */
 static int single_cuda_device;
-
-/*===----------------------------------------------------------------------===*/
-/* Phase profile                                                              */
-/*===----------------------------------------------------------------------===*/
-
-/* Where a natively served call's host time goes, for `python_bench.py
- * --call-path --phases` (tgc._native_path.phase_profile): off unless
- * asked for (one branch per phase then). Phases of calls that end on the
- * Python path are dropped. One thread at a time: the clock is global. */
-enum {
-  PH_ENTER,    /* entry snapshot, autocast and default dtype */
-  PH_ARGS,     /* reading the call's tensors */
-  PH_STATE,    /* module state and Python values */
-  PH_CAPTURED, /* reading the captured tensors (parameters, buffers) */
-  PH_GUARDS,   /* the compiled guards */
-  PH_STREAM,   /* PyTorch's current stream */
-  PH_RUNTIME,  /* the runtime: plan evaluation, launches or graph replay */
-  PH_ALLOC,    /* results allocated by torch.empty */
-  PH_FINISH,   /* the returned value, hit count, entry order */
-  PH_COUNT
-};
-static const char *phase_names[PH_COUNT] = {"enter",    "args",   "state",
-                                            "captured", "guards", "stream",
-                                            "runtime",  "alloc",  "finish"};
-static int profiling;
-static long long phase_total[PH_COUNT], phase_calls;
-static long long phase_now[PH_COUNT]; /* the call in flight */
-static long long phase_mark;
-
-static long long clock_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Ends the phase in flight as `phase` and starts the next. */
-static void phase_end(int phase) {
-  if (!profiling)
-    return;
-  long long t = clock_ns();
-  phase_now[phase] += t - phase_mark;
-  phase_mark = t;
-}
 
 static PyObject *s_data_ptr, *s_shape, *s_dtype, *s_is_cuda, *s_is_cpu,
     *s_get_device, *s_is_contiguous, *s_call_python, *s_hits, *s_check,
@@ -768,12 +725,8 @@ done:
     PyMem_Free(tensor_pos);
     PyMem_Free(objects);
   }
-  if (profiling && result) {
-    phase_end(PH_FINISH);
-    for (int i = 0; i < PH_COUNT; ++i)
-      phase_total[i] += phase_now[i];
-    ++phase_calls;
-  }
+  if (result)
+    phase_commit();
   return result;
 }
 
@@ -781,10 +734,7 @@ static PyObject *Dispatcher_call(PyObject *obj, PyObject *args,
                                  PyObject *kwargs) {
   Dispatcher *self = (Dispatcher *)obj;
   if (enabled && self->entries && (!kwargs || PyDict_Size(kwargs) == 0)) {
-    if (profiling) {
-      memset(phase_now, 0, sizeof(phase_now));
-      phase_mark = clock_ns();
-    }
+    phase_begin();
     PyObject *result = native_call(self, args);
     if (result || PyErr_Occurred())
       return result;
@@ -957,47 +907,13 @@ static PyObject *set_enabled(PyObject *module, PyObject *on) {
   Py_RETURN_NONE;
 }
 
-static PyObject *set_profiling(PyObject *module, PyObject *on) {
-  (void)module;
-  int value = PyObject_IsTrue(on);
-  if (value < 0)
-    return NULL;
-  profiling = value;
-  Py_RETURN_NONE;
-}
-
-/* {phase: nanoseconds in total, ..., "calls": natively served calls} since
- * the last read; resets the counts. */
-static PyObject *take_phases(PyObject *module, PyObject *unused) {
-  (void)module;
-  (void)unused;
-  PyObject *out = PyDict_New();
-  if (!out)
-    return NULL;
-  for (int i = 0; i <= PH_COUNT; ++i) {
-    PyObject *value =
-        PyLong_FromLongLong(i < PH_COUNT ? phase_total[i] : phase_calls);
-    if (!value ||
-        PyDict_SetItemString(out, i < PH_COUNT ? phase_names[i] : "calls",
-                             value) < 0) {
-      Py_XDECREF(value);
-      Py_DECREF(out);
-      return NULL;
-    }
-    Py_DECREF(value);
-  }
-  memset(phase_total, 0, sizeof(phase_total));
-  phase_calls = 0;
-  return out;
-}
-
 static PyMethodDef module_methods[] = {
     {"setup", setup, METH_VARARGS, "Binds libtgc_capi and torch."},
     {"set_enabled", set_enabled, METH_O,
      "Turns the native path on or off for every compiled function."},
-    {"set_profiling", set_profiling, METH_O,
+    {"set_profiling", tgc_native_set_profiling, METH_O,
      "Turns the phase profile of natively served calls on or off."},
-    {"take_phases", take_phases, METH_NOARGS,
+    {"take_phases", tgc_native_take_phases, METH_NOARGS,
      "The phase profile since the last read (nanoseconds), then resets it."},
     {NULL, NULL, 0, NULL}};
 
