@@ -149,28 +149,13 @@ def _is_inplace(op: str) -> bool:
 def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str):
     """Records the call that just ran as an island and binds its results;
     returns the real result, or raises Unsupported (why it cannot be one)."""
-    from ._ops.core import specialize_syms, tensors_in, written_args
+    from ._ops.core import specialize_syms, written_operands
     from ._trace import _compiles, storage_ptr
 
     args = specialize_syms(tr, args, f"size passed to {op} (graph break)", True)
     kwargs = specialize_syms(tr, dict(kwargs), f"size passed to {op} (graph break)", True)
     reads: List[str] = []
-    mutated: List[torch.Tensor] = []
-    # What the call writes: its schema's written arguments (tensors or
-    # lists of them), else the first argument of an in-place form.
-    positions, names = written_args(op)
-    for i in positions:
-        if i < len(args):
-            mutated += tensors_in(args[i])
-    for k in names:
-        mutated += tensors_in(kwargs.get(k))
-    if not mutated and _is_inplace(op) and args:
-        mutated += tensors_in(args[0])
-    out = kwargs.get("out")
-    if isinstance(out, torch.Tensor):
-        mutated.append(out)
-    elif isinstance(out, (tuple, list)):
-        mutated += [t for t in out if isinstance(t, torch.Tensor)]
+    mutated: List[torch.Tensor] = written_operands(op, args, kwargs)
     input_names = {v.name for v in tr.input_values if v is not None}
     input_names |= {v.name for v in tr.captured_values}
     input_names |= {w for w, a in tr.graph.widened.items() if a in input_names}

@@ -77,27 +77,17 @@ def _lift_written_attributes(gm: torch.fx.GraphModule):
     and no targets when there is none. TGC updates its inputs in place,
     and must not write tensors from outside the function it compiles.
     (Dynamo still reads its own graph after the backend returns.)"""
-    from ._breaks import _is_inplace
-    from ._ops.core import written_args
+    from ._ops.core import written_operands
 
     attrs = {n: n.target for n in gm.graph.nodes if n.op == "get_attr"}
     written: List[str] = []
     for n in gm.graph.nodes:
         if n.op not in ("call_function", "call_method"):
             continue
-        name = _target_name(n)
-        positions, names = written_args(name)
-        slots = [n.args[i] for i in positions if i < len(n.args)]
-        slots += [n.kwargs[k] for k in names if k in n.kwargs]
-        if not slots and _is_inplace(name) and n.args:
-            slots.append(n.args[0])
-        if "out" in n.kwargs:
-            slots.append(n.kwargs["out"])
-        for slot in slots:
-            for a in (slot if isinstance(slot, (list, tuple)) else [slot]):
-                if a in attrs and attrs[a] not in written and \
-                        isinstance(_fetch(gm, attrs[a]), torch.Tensor):
-                    written.append(attrs[a])
+        for a in written_operands(_target_name(n), n.args, n.kwargs,
+                                  lambda a: isinstance(a, torch.fx.Node) and a in attrs):
+            if attrs[a] not in written and isinstance(_fetch(gm, attrs[a]), torch.Tensor):
+                written.append(attrs[a])
     if not written:
         return gm, []
     graph = torch.fx.Graph()

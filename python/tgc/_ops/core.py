@@ -239,30 +239,31 @@ def written_args(op: str) -> Tuple[Tuple[int, ...], Tuple[str, ...]]:
     return tuple(sorted(positions)), tuple(sorted(names))
 
 
-def tensors_in(a) -> List[torch.Tensor]:
-    if isinstance(a, torch.Tensor):
-        return [a]
-    if isinstance(a, (list, tuple)):
-        return [t for t in a if isinstance(t, torch.Tensor)]
-    return []
-
-
-def _written_tensors(name: str, args, kwargs) -> List[torch.Tensor]:
-    """The tensors a call of `name` writes: its schema's written arguments,
-    the first argument of an in-place form, out=, and the running
-    statistics batch and instance norm update when they use the batch's."""
+def written_operands(name: str, args, kwargs,
+                     is_operand: Callable[[Any], bool] = lambda a: isinstance(a, torch.Tensor)
+                     ) -> List[Any]:
+    """The operands a call of `name` writes: its schema's written arguments
+    (each a tensor or a list of them), the first argument of an in-place
+    form, out=, and the running statistics batch and instance norm update
+    when they use the batch's. `is_operand` says what an operand is (a
+    tensor when tracing; an FX node of the graph for the backend)."""
     from .._breaks import _is_inplace
 
-    out: List[torch.Tensor] = []
+    def within(a) -> List[Any]:
+        if isinstance(a, (list, tuple)):
+            return [e for e in a if is_operand(e)]
+        return [a] if is_operand(a) else []
+
+    out: List[Any] = []
     positions, names = written_args(name)
     for i in positions:
         if i < len(args):
-            out += tensors_in(args[i])
+            out += within(args[i])
     for k in names:
-        out += tensors_in(kwargs.get(k))
+        out += within(kwargs.get(k))
     if not out and _is_inplace(name) and args:
-        out += tensors_in(args[0])
-    out += tensors_in(kwargs.get("out"))
+        out += within(args[0])
+    out += within(kwargs.get("out"))
     base = name.split(".")[-1]
     if base in ("batch_norm", "instance_norm"):
         # torch.batch_norm / instance_norm(x, w, b, mean, var, training, ...);
@@ -270,11 +271,12 @@ def _written_tensors(name: str, args, kwargs) -> List[torch.Tensor]:
         # reaches torch.instance_norm).
         torch_form = len(args) >= 8 or base == "instance_norm"
         at = (3, 4, 5) if torch_form else (1, 2, 5)
+
         def arg(i, key):
             return args[i] if i < len(args) else kwargs.get(key)
         training = arg(at[2], "use_input_stats" if base == "instance_norm" else "training")
         if training:
-            out += tensors_in(arg(at[0], "running_mean")) + tensors_in(arg(at[1], "running_var"))
+            out += within(arg(at[0], "running_mean")) + within(arg(at[1], "running_var"))
     return out
 
 
@@ -303,7 +305,7 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
             f"{spelled} makes a tensor use other memory, which TGC cannot compile "
             "(its views and the caller's tensor would not follow); run this function "
             "eagerly or assign a new tensor instead", "%s:%d" % user_frame(), fatal=True)
-    for t in _written_tensors(name, args, kwargs):
+    for t in written_operands(name, args, kwargs):
         if _from_outside(tr, t):
             # Checked before the call runs: the trace runs the function on
             # real tensors, and must not change the caller's (a failed
