@@ -640,8 +640,8 @@ static int32_t runCompiled(const char *api, tgc_compiled *c,
   std::unique_lock<std::mutex> lock(c->runMutex, std::defer_lock);
   if (!tryOnly)
     lock.lock();
-  else if (!lock.try_lock())
-    return 1;
+  else if (!lock.try_lock() || !c->gpu)
+    return 1; // busy, or its module is not loaded yet (slow)
   if (!loadGpu(c, error)) {
     setError(prefix + error);
     return -1;
@@ -652,6 +652,7 @@ static int32_t runCompiled(const char *api, tgc_compiled *c,
     rt::RunTarget target;
     target.callerStream = true;
     target.stream = *stream;
+    target.noWait = tryOnly;
     target.allocResult = [&](size_t index, int32_t dtype,
                              const std::vector<int64_t> &sizes,
                              std::string &why) -> uint64_t {
@@ -663,6 +664,8 @@ static int32_t runCompiled(const char *api, tgc_compiled *c,
     };
     if (!c->gpu->run(inputs, results, c->cudaGraphs, error, /*wait=*/false,
                      &target)) {
+      if (target.wouldWait)
+        return 1;
       setError(prefix + error);
       return -1;
     }

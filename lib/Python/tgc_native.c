@@ -62,6 +62,7 @@ static run_fn run_cpu;
 static run_stream_fn run_stream, try_run_stream;
 static error_fn last_error;
 static PyObject *tensor_type;  /* torch.Tensor */
+static PyObject *parameter_type; /* torch.nn.Parameter */
 static PyObject *torch_empty;  /* torch.empty */
 static PyObject *empty_like;   /* torch.empty_like */
 static PyObject *raw_stream;   /* device index -> CUstream as an int */
@@ -76,8 +77,10 @@ static PyObject *default_dtype, *float32;
 static PyObject *dtype_objects[MAX_DTYPES]; /* by tgc_dtype code */
 static int enabled = 1;        /* cleared by the force_eager stance etc. */
 /* One visible CUDA device: every CUDA tensor is on device 0, and its index
- * is not read per tensor. */
-static int single_cuda_device;
+ * is not read per tensor. -1 until the first CUDA tensor (CUDA is then
+ * initialized, its device count fixed): torch.cuda.device_count() == 1. */
+static int single_cuda_device = -1;
+static PyObject *device_count; /* torch.cuda.device_count */
 
 static PyObject *s_data_ptr, *s_shape, *s_dtype, *s_is_cuda, *s_is_cpu,
     *s_get_device, *s_is_contiguous, *s_call_python, *s_hits, *s_check,
@@ -156,6 +159,15 @@ static int read_tensor(PyObject *t, tgc_arg_desc *d, shape_buf *buf) {
       return 0;
   }
   d->device_index = 0;
+  if (is_cuda && single_cuda_device < 0) {
+    PyObject *n = PyObject_CallObject(device_count, NULL);
+    if (!n)
+      return -1;
+    single_cuda_device = PyLong_AsLong(n) == 1;
+    Py_DECREF(n);
+    if (PyErr_Occurred())
+      return -1;
+  }
   if (is_cuda && !single_cuda_device) {
     PyObject *index = PyObject_CallMethodObjArgs(t, s_get_device, NULL);
     if (!index)
@@ -217,8 +229,7 @@ static int needs_grad(PyObject *t, int *grad) {
  *   builds the value in Python: objects such as ModelOutput, sizes, numbers
  *   from results), 8 cuda (bool), 9 the Specialized (hits counted on
  *   it), 10 its number of results, 11 torch.empty's keyword arguments per
- *   tgc_dtype code (a tuple of dicts: dtype and device), 12 whether a CUDA
- *   run may wait for the device (device-side checks: it lets the GIL go). */
+ *   tgc_dtype code (a tuple of dicts: dtype and device). */
 enum {
   E_HANDLE,
   E_NARGS,
@@ -232,7 +243,6 @@ enum {
   E_SPEC,
   E_NUM_RESULTS,
   E_ALLOC_KWARGS,
-  E_WAITS,
   E_SIZE
 };
 
@@ -354,7 +364,11 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
   PyObject *same = NULL, *like = NULL;
   for (Py_ssize_t i = 0; i < ctx->ntensors && !same; ++i) {
     const tgc_arg_desc *d = &ctx->descs[i];
-    if (d->dtype != dtype || d->device_type != ctx->device_type)
+    /* (A subclass's empty_like would run its __torch_function__ and give
+     * its type: only plain tensors and parameters are templates.) */
+    PyObject *type = (PyObject *)Py_TYPE(ctx->tensors[i]);
+    if (d->dtype != dtype || d->device_type != ctx->device_type ||
+        (type != tensor_type && type != parameter_type))
       continue;
     if (!like)
       like = ctx->tensors[i];
@@ -446,12 +460,13 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
   }
   phase_end(PH_STREAM);
   /* A CUDA run only issues work: it keeps the GIL (no hand-over to take
-   * it back for each result's allocation), unless another thread runs the
-   * function (that thread may wait for the GIL in its allocation: this one
-   * then lets it go before waiting for the function) or the run waits for
-   * the device. The CPU computes: its runs let the GIL go. */
+   * it back for each result's allocation), unless the runtime says it
+   * would wait (another thread runs the function and may wait for the GIL
+   * in its allocation; the module is not loaded; a GEMM shape to tune; a
+   * larger arena; device-side checks): then this one lets the GIL go and
+   * runs it again. The CPU computes: its runs let the GIL go. */
   int32_t rc = 1;
-  if (cuda && PyTuple_GetItem(entry, E_WAITS) != Py_True)
+  if (cuda)
     rc = try_run_stream(handle, descs, count, alloc_result, &ctx, stream);
   if (rc == 1 && !ctx.failed) {
     PyThreadState *thread = PyEval_SaveThread();
@@ -835,19 +850,22 @@ static PyType_Spec Dispatcher_spec = {
 /* setup(check, run, run_on_stream, try_run_on_stream, last_error,
  *       torch.Tensor, torch.empty, torch.empty_like, raw_stream, TgcError,
  *       dtypes, is_grad_enabled, autocast_enabled, get_default_dtype,
- *       float32, single_cuda_device)
+ *       float32, torch.nn.Parameter, torch.cuda.device_count)
  * with the C functions as addresses and `dtypes` a sequence of torch dtypes
  * by tgc_dtype code. */
 static PyObject *setup(PyObject *module, PyObject *args) {
   (void)module;
   PyObject *check, *run, *stream, *try_stream, *error, *tensor, *empty, *like,
-      *raw, *exc, *dtypes, *grad, *autocast, *dflt, *f32;
-  int single = 0;
-  if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOp", &check, &run, &stream,
+      *raw, *exc, *dtypes, *grad, *autocast, *dflt, *f32, *param, *count;
+  if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOO", &check, &run, &stream,
                         &try_stream, &error, &tensor, &empty, &like, &raw, &exc,
-                        &dtypes, &grad, &autocast, &dflt, &f32, &single))
+                        &dtypes, &grad, &autocast, &dflt, &f32, &param, &count))
     return NULL;
-  single_cuda_device = single;
+  Py_INCREF(param);
+  TGC_XSETREF(parameter_type, param);
+  Py_INCREF(count);
+  TGC_XSETREF(device_count, count);
+  single_cuda_device = -1;
   check_guards = (check_fn)PyLong_AsVoidPtr(check);
   run_cpu = (run_fn)PyLong_AsVoidPtr(run);
   run_stream = (run_stream_fn)PyLong_AsVoidPtr(stream);

@@ -408,9 +408,7 @@ bool GpuFunction::Impl::prepareConv(size_t s, std::string &error) {
   return true;
 }
 
-ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
-                                          std::string &error) {
-  const ConvStep &conv = plan.steps[s].conv;
+std::vector<int64_t> GpuFunction::Impl::convKey(size_t s) const {
   const ConvArgs &a = convs[s];
   std::vector<int64_t> key{int64_t(s)};
   key.insert(key.end(), a.x, a.x + 8);
@@ -418,6 +416,14 @@ ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
   key.insert(key.end(), a.y, a.y + 8);
   for (uint64_t ptr : {a.px, a.pw, a.py})
     key.push_back(std::min<int64_t>(pointerAlignment(ptr), 16));
+  return key;
+}
+
+ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
+                                          std::string &error) {
+  const ConvStep &conv = plan.steps[s].conv;
+  const ConvArgs &a = convs[s];
+  std::vector<int64_t> key = convKey(s);
   auto found = convConfigs.find(key);
   if (found != convConfigs.end())
     return &found->second;

@@ -565,6 +565,10 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
       return false;
     }
     arenaBytes = uint64_t(bytes);
+    if (target && target->noWait && arena && arenaBytes > arenaCapacity) {
+      target->wouldWait = true; // the old arena is freed after a wait
+      return false;
+    }
     if (!ensureArena(arenaBytes, error)) {
       error = name + ": " + error;
       return false;
@@ -875,8 +879,14 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
   };
   if (!state.selectStream(target, error))
     return false;
+  if (target)
+    target->wouldWait = false;
   if (!state.prepare(args, outputs, target, error))
-    return failRun();
+    return target && target->wouldWait ? false : failRun();
+  if (target && target->noWait && state.wouldWait()) {
+    target->wouldWait = true;
+    return false; // nothing issued: the caller runs it again, waiting
+  }
 
   if (useGraph && !state.cu->hasGraphs) {
     state.stats.graphFallback = state.cu->graphError;
@@ -963,6 +973,20 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
   state.pendingTimings.clear();
   results = std::move(outputs);
   return true;
+}
+
+bool GpuFunction::Impl::wouldWait() const {
+  if (checkBytes)
+    return true;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    if (plan.steps[s].kind == PlanStep::Gemm && !gemms[s].skip &&
+        !gemmConfigs.count(gemmKey(s)))
+      return true;
+    if (plan.steps[s].kind == PlanStep::Conv && !convs[s].skip &&
+        !convConfigs.count(convKey(s)))
+      return true;
+  }
+  return false;
 }
 
 bool GpuFunction::Impl::readChecks(std::string &error) {

@@ -240,6 +240,8 @@ struct GpuFunction::Impl {
   /// its algorithm is the fastest of cuBLASLt's candidates, timed on a
   /// scratch output (not allowed while capturing a graph).
   GemmConfig *gemmConfig(size_t step, bool tune, std::string &error);
+  /// The key of GEMM step `step`'s configuration for this call's shapes.
+  std::vector<int64_t> gemmKey(size_t step) const;
   /// One cuBLASLt call of the step's GEMM with `algo`, writing `c`.
   cublasStatus_t matmul(size_t step, const GemmConfig &config,
                         const cublasLtMatmulAlgo_t &algo, uint64_t c);
@@ -258,6 +260,11 @@ struct GpuFunction::Impl {
   /// made on first use (not while capturing a graph: the workspace may
   /// grow).
   ConvConfig *convConfig(size_t step, bool capturing, std::string &error);
+  /// The key of conv step `step`'s configuration for this call's shapes.
+  std::vector<int64_t> convKey(size_t step) const;
+  /// Whether this call, prepared, would wait for the device: its GEMM or
+  /// conv shapes are not tuned yet, or it has device-side checks.
+  bool wouldWait() const;
   bool issueConv(size_t step, bool capturing, std::string &error);
   /// Makes the convolution workspace at least `bytes` (false: no memory).
   bool growConvWorkspace(size_t bytes);

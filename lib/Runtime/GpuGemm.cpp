@@ -40,6 +40,22 @@ bool gemmTuningEnabled() {
 }
 } // namespace
 
+std::vector<int64_t> GpuFunction::Impl::gemmKey(size_t s) const {
+  const GemmArgs &args = gemms[s];
+  return {int64_t(s),
+          args.m,
+          args.n,
+          args.k,
+          args.batch,
+          args.strideA,
+          args.strideB,
+          args.strideC,
+          pointerAlignment(args.a),
+          pointerAlignment(args.b),
+          pointerAlignment(args.c),
+          pointerAlignment(args.bias)};
+}
+
 GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
                                           std::string &error) {
   const GemmStep &gemm = plan.steps[s].gemm;
@@ -61,11 +77,8 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
   // C, D and the bias.
   int outType = cudaType(gemm.cDtype >= 0 ? gemm.cDtype : gemm.dtype);
   uint32_t alignA = pointerAlignment(args.a), alignB = pointerAlignment(args.b),
-           alignC = pointerAlignment(args.c),
-           alignBias = pointerAlignment(args.bias);
-  std::vector<int64_t> key = {
-      int64_t(s),   args.m,       args.n, args.k, args.batch, args.strideA,
-      args.strideB, args.strideC, alignA, alignB, alignC,     alignBias};
+           alignC = pointerAlignment(args.c);
+  std::vector<int64_t> key = gemmKey(s);
   auto found = gemmConfigs.find(key);
   if (found == gemmConfigs.end()) {
     GemmConfig config;

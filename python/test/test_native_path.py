@@ -309,3 +309,54 @@ def test_cuda_capture_into_a_foreign_graph_is_refused():
             f(a)
     torch.cuda.synchronize()
     torch.testing.assert_close(f(a), a * 2 + 1)  # usable after the refusal
+
+
+@native
+@cuda
+def test_cuda_calls_that_would_wait_let_the_gil_go():
+    """A native CUDA run keeps the GIL unless the runtime would wait: new
+    GEMM shapes to tune and a growing arena (dynamic sizes) run again with
+    the GIL released; threads calling one function (each allocation may
+    hand the GIL over) neither deadlock nor mix their results."""
+    f = tgc.compile(lambda a, w: torch.relu(a @ w) * 2, dynamic=True)
+    w = torch.randn(64, 64, device="cuda")
+    f(torch.randn(4, 64, device="cuda"), w)
+    before = f._native_calls()
+    for rows in (8, 32, 256, 1024, 8, 4096):
+        a = torch.randn(rows, 64, device="cuda")
+        torch.testing.assert_close(f(a, w), torch.relu(a @ w) * 2, rtol=2e-3, atol=2e-3)
+    assert f._native_calls() == before + 6
+    inputs = [torch.randn(64 * (i + 1), 64, device="cuda") for i in range(4)]
+    errors = []
+
+    def work(a):
+        try:
+            for _ in range(30):
+                torch.testing.assert_close(f(a, w), torch.relu(a @ w) * 2, rtol=2e-3,
+                                           atol=2e-3)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(a,)) for a in inputs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "a thread is stuck"
+    assert not errors
+
+
+@native
+@cuda
+def test_cuda_call_with_a_tensor_subclass_is_right():
+    """A subclass input is never an allocation template (its empty_like
+    would run its __torch_function__ inside the run)."""
+    class Tagged(torch.Tensor):
+        pass
+
+    f = tgc.compile(lambda a: a * 2 + 1)
+    a = torch.randn(16, device="cuda").as_subclass(Tagged)
+    for _ in range(3):
+        out = f(a)
+        torch.testing.assert_close(out.as_subclass(torch.Tensor),
+                                   (a.as_subclass(torch.Tensor) * 2 + 1))

@@ -90,8 +90,7 @@ def load():
                      torch.Tensor, torch.empty, torch.empty_like, raw, _capi.TgcError,
                      tuple(CODE_DTYPES.get(i) for i in range(max(CODE_DTYPES) + 1)),
                      torch.is_grad_enabled, autocast_enabled, torch.get_default_dtype,
-                     torch.float32,
-                     torch.cuda.is_available() and torch.cuda.device_count() == 1)
+                     torch.float32, torch.nn.Parameter, torch.cuda.device_count)
     except Exception as e:  # noqa: BLE001 - any failure leaves the Python path
         import warnings
         warnings.warn(f"tgc: the native call path is off ({e}); calls go through Python")
@@ -197,11 +196,8 @@ def entry(spec) -> Optional[tuple]:
     device = torch.device("cuda", 0) if cuda else torch.device("cpu")
     kwargs = tuple({"dtype": CODE_DTYPES[c], "device": device} if c in CODE_DTYPES else None
                    for c in range(max(CODE_DTYPES) + 1))
-    # A plan with device-side checks waits for the device in its run.
-    waits = cuda and any(line.startswith("check ")
-                         for line in spec.compiled.code("plan").splitlines())
     return (spec.compiled.handle, positional, tuple(tensors), tuple(links), tuple(dict_guards), tuple(guards), out[0], out[1],
-            cuda, spec, spec.compiled.num_results, kwargs, waits)
+            cuda, spec, spec.compiled.num_results, kwargs)
 
 
 @contextlib.contextmanager

@@ -90,6 +90,13 @@ struct RunTarget {
                          const std::vector<int64_t> &sizes,
                          std::string &error)>
       allocResult;
+  /// Refuse a call that would wait for the device (a larger arena, a GEMM
+  /// or convolution shape not yet tuned, device-side checks), before it
+  /// issues anything: run() then sets `wouldWait` and returns false with no
+  /// error. For a caller that holds a lock while it runs (Python's GIL)
+  /// and lets it go before running again without this flag.
+  bool noWait = false;
+  mutable bool wouldWait = false;
 };
 
 class GpuFunction {
