@@ -10,6 +10,7 @@ import warnings
 import pytest
 import torch
 import torch.fx
+import torch.nn.functional as F
 
 import tgc
 from conftest import assert_same
@@ -187,3 +188,31 @@ def test_island_update_of_a_clone_leaves_the_input():
 
     with pytest.raises(tgc.Unsupported, match="updates a parameter or an eager input"):
         tgc.compile(g)(x, i, v)
+
+
+def test_inplace_keyword_updates_its_input():
+    """F.relu(x, inplace=True) writes x as relu_ does: an argument is
+    updated by the compiled call, a buffer is not written by the trace."""
+    f = tgc.compile(lambda x: F.relu(x, inplace=True) * 2)
+    for _ in range(2):  # the compiled call too
+        a = torch.tensor([-1.0, 2.0, -3.0, 4.0])
+        assert_same(f(a), torch.tensor([0.0, 4.0, 0.0, 8.0]))
+        assert_same(a, torch.tensor([0.0, 2.0, 0.0, 4.0]))
+
+    class ReluBuffer(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("b", torch.tensor([-1.0, 2.0, -3.0, 4.0]))
+
+        def forward(self, x):
+            F.relu(self.b, inplace=True)
+            return x + self.b
+
+    m = ReluBuffer()
+    ref = copy.deepcopy(m)
+    g = tgc.compile(m, fallback=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(2):
+            assert_same(g(torch.ones(4)), ref(torch.ones(4)))
+            _same_state(m, ref)

@@ -135,17 +135,6 @@ class BreakMiss(Exception):
         self.dims = list(dims)  # ((island, slot), dim) sizes that changed
 
 
-_INPLACE_DUNDERS = {
-    f"__i{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and",
-                          "or", "xor", "lshift", "rshift", "matmul")} | {"__setitem__"}
-
-
-def _is_inplace(op: str) -> bool:
-    base = op.split(".")[-1]
-    return base in _INPLACE_DUNDERS or (base.endswith("_") and (
-        not base.startswith("_") or base.startswith("_foreach_")))
-
-
 def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str):
     """Records the call that just ran as an island and binds its results;
     returns the real result, or raises Unsupported (why it cannot be one)."""

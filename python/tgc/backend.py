@@ -18,6 +18,7 @@ from typing import Dict, List
 import torch
 
 from ._compile import CompiledFunction
+from ._graph import Unsupported
 from .fx import graph_module_runner
 
 
@@ -63,11 +64,6 @@ def _training_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
                         decompositions=decompositions())(gm, example_inputs)
 
 
-def _target_name(node) -> str:
-    t = node.target
-    return t if isinstance(t, str) else getattr(t, "__name__", str(t))
-
-
 def _lift_written_attributes(gm: torch.fx.GraphModule):
     """(graph module, targets): a copy of `gm` in which every tensor
     attribute the graph updates in place (Dynamo's graph of an optimizer
@@ -77,14 +73,18 @@ def _lift_written_attributes(gm: torch.fx.GraphModule):
     and no targets when there is none. TGC updates its inputs in place,
     and must not write tensors from outside the function it compiles.
     (Dynamo still reads its own graph after the backend returns.)"""
-    from ._ops.core import written_operands
+    from ._ops.core import func_name, written_operands
 
     attrs = {n: n.target for n in gm.graph.nodes if n.op == "get_attr"}
     written: List[str] = []
     for n in gm.graph.nodes:
         if n.op not in ("call_function", "call_method"):
             continue
-        for a in written_operands(_target_name(n), n.args, n.kwargs,
+        try:
+            name = func_name(n.target)
+        except Unsupported:
+            continue
+        for a in written_operands(name, n.args, n.kwargs,
                                   lambda a: isinstance(a, torch.fx.Node) and a in attrs):
             if attrs[a] not in written and isinstance(_fetch(gm, attrs[a]), torch.Tensor):
                 written.append(attrs[a])
@@ -130,8 +130,10 @@ def _fetch(gm: torch.nn.Module, target: str):
 
 def _inference_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs):
     gm, lifted = _lift_written_attributes(gm)
+    # (the graph module's attributes are fixed: Dynamo guards them)
+    lifted = tuple(_fetch(gm, t) for t in lifted)
     if lifted:
-        example_inputs = list(example_inputs) + [_fetch(gm, t) for t in lifted]
+        example_inputs = list(example_inputs) + list(lifted)
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     dynamic = {}
     unused_ints = set()
@@ -176,7 +178,7 @@ def _inference_backend(gm: torch.fx.GraphModule, example_inputs: List, **kwargs)
         if dropped:
             args = tuple(None if i in dropped else a for i, a in enumerate(args))
         if lifted:
-            args = tuple(args) + tuple(_fetch(gm, t) for t in lifted)
+            args = tuple(args) + lifted
         return compiled(*args)
 
     call._tgc_compiled = compiled

@@ -239,16 +239,28 @@ def written_args(op: str) -> Tuple[Tuple[int, ...], Tuple[str, ...]]:
     return tuple(sorted(positions)), tuple(sorted(names))
 
 
+_INPLACE_DUNDERS = {
+    f"__i{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and",
+                          "or", "xor", "lshift", "rshift", "matmul")} | {"__setitem__"}
+
+
+def is_inplace(op: str) -> bool:
+    """Whether `op` names an in-place form: add_, _foreach_add_, the
+    in-place dunders (also as operator.iadd, operator.setitem)."""
+    base = op.split(".")[-1]
+    return base in _INPLACE_DUNDERS or f"__{base}__" in _INPLACE_DUNDERS or (
+        base.endswith("_") and (not base.startswith("_") or base.startswith("_foreach_")))
+
+
 def written_operands(name: str, args, kwargs,
                      is_operand: Callable[[Any], bool] = lambda a: isinstance(a, torch.Tensor)
                      ) -> List[Any]:
     """The operands a call of `name` writes: its schema's written arguments
     (each a tensor or a list of them), the first argument of an in-place
-    form, out=, and the running statistics batch and instance norm update
-    when they use the batch's. `is_operand` says what an operand is (a
-    tensor when tracing; an FX node of the graph for the backend)."""
-    from .._breaks import _is_inplace
-
+    form or of a call with inplace=True (F.relu, F.dropout, ...), out=, and
+    the running statistics batch and instance norm update when they use
+    the batch's. `is_operand` says what an operand is (a tensor when
+    tracing; an FX node of the graph for the backend)."""
     def within(a) -> List[Any]:
         if isinstance(a, (list, tuple)):
             return [e for e in a if is_operand(e)]
@@ -261,7 +273,7 @@ def written_operands(name: str, args, kwargs,
             out += within(args[i])
     for k in names:
         out += within(kwargs.get(k))
-    if not out and _is_inplace(name) and args:
+    if not out and args and (is_inplace(name) or kwargs.get("inplace") is True):
         out += within(args[0])
     out += within(kwargs.get("out"))
     base = name.split(".")[-1]
@@ -269,7 +281,7 @@ def written_operands(name: str, args, kwargs,
         # torch.batch_norm / instance_norm(x, w, b, mean, var, training, ...);
         # F.batch_norm(x, mean, var, w, b, training, ...) (F.instance_norm
         # reaches torch.instance_norm).
-        torch_form = len(args) >= 8 or base == "instance_norm"
+        torch_form = len(args) >= 9 or base == "instance_norm"
         at = (3, 4, 5) if torch_form else (1, 2, 5)
 
         def arg(i, key):
@@ -395,6 +407,9 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         if handler is None and base.startswith("aten."):
             handler = HANDLERS.get(base[5:])
         inplace = handler is not None
+    if handler is not None and kwargs.get("inplace") is True and args and \
+            isinstance(args[0], torch.Tensor):
+        inplace = True  # F.relu(x, inplace=True): x holds the result
     if handler is None and _inlinable(func):
         # A function of PyTorch written in Python (F.multi_head_attention_forward):
         # its body is traced, as Dynamo inlines it.
