@@ -216,3 +216,17 @@ def test_inplace_keyword_updates_its_input():
         for _ in range(2):
             assert_same(g(torch.ones(4)), ref(torch.ones(4)))
             _same_state(m, ref)
+
+
+def test_inplace_identity_on_a_view_compiles():
+    """Dropout in eval mode with inplace=True (EfficientNet's classifier,
+    after a flatten) returns its input: nothing is written, the view
+    needs no update."""
+    def f(x):
+        y = torch.flatten(x * 2, 1)
+        return F.dropout(y, p=0.2, training=False, inplace=True) + 1
+
+    x = torch.randn(2, 3, 4)
+    compiled = tgc.compile(f)
+    assert_same(compiled(x), f(x))
+    assert not tgc.explain(compiled).graph_breaks

@@ -465,7 +465,9 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
                 _assign(tr, t, v)
             return real
         if inplace:
-            _assign(tr, args[0], _single(result))
+            result = _single(result)
+            if result is not tr.value_of(args[0]):  # (dropout in eval: itself)
+                _assign(tr, args[0], result)
             return args[0]
         if out_arg is not None:
             if isinstance(out_arg, torch.Tensor):
