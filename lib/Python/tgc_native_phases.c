@@ -4,10 +4,6 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
-#define PY_SSIZE_T_CLEAN
-#ifndef Py_LIMITED_API
-#define Py_LIMITED_API 0x030A0000
-#endif
 #include "tgc_native_phases.h"
 
 #include <string.h>

@@ -10,6 +10,13 @@
 #ifndef TGC_NATIVE_PHASES_H
 #define TGC_NATIVE_PHASES_H
 
+/* (The stable ABI, as tgc_native.c; included before Python.h there too.) */
+#ifndef PY_SSIZE_T_CLEAN
+#define PY_SSIZE_T_CLEAN
+#endif
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
 #include <Python.h>
 
 #define TGC_HIDDEN __attribute__((visibility("hidden")))
