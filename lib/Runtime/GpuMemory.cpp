@@ -114,53 +114,45 @@ static bool succeeded(const Driver &cu, CUresult status, const char *call,
   return false;
 }
 
+/// Runs `copy` with the driver, unless there is nothing to copy.
+template <typename Copy>
+static bool withDriver(uint64_t bytes, std::string &error, Copy copy) {
+  const Driver *cu = driver(error);
+  return cu && (bytes == 0 || copy(*cu));
+}
+
 bool tgc::runtime::copyToDevice(uint64_t dst, const void *src, uint64_t bytes,
                                 std::string &error) {
-  const Driver *cu = driver(error);
-  if (!cu)
-    return false;
-  if (bytes == 0)
-    return true;
   // A copy from pageable memory may still be in flight on return, and the
   // runtime's streams do not wait for the legacy stream: finish it here.
-  return succeeded(*cu, cu->cuMemcpyHtoD(dst, src, size_t(bytes)),
-                   "cuMemcpyHtoD", error) &&
-         succeeded(*cu, cu->cuCtxSynchronize(), "cuCtxSynchronize", error);
+  return withDriver(bytes, error, [&](const Driver &cu) {
+    return succeeded(cu, cu.cuMemcpyHtoD(dst, src, size_t(bytes)),
+                     "cuMemcpyHtoD", error) &&
+           succeeded(cu, cu.cuCtxSynchronize(), "cuCtxSynchronize", error);
+  });
 }
 
 bool tgc::runtime::copyToHost(void *dst, uint64_t src, uint64_t bytes,
                               std::string &error) {
-  const Driver *cu = driver(error);
-  if (!cu)
-    return false;
-  if (bytes == 0)
-    return true;
-  return succeeded(*cu, cu->cuMemcpyDtoH(dst, src, size_t(bytes)),
-                   "cuMemcpyDtoH", error);
+  return withDriver(bytes, error, [&](const Driver &cu) {
+    return succeeded(cu, cu.cuMemcpyDtoH(dst, src, size_t(bytes)),
+                     "cuMemcpyDtoH", error);
+  });
 }
 
 bool tgc::runtime::copyOnDevice(uint64_t dst, uint64_t src, uint64_t bytes,
                                 std::string &error) {
-  const Driver *cu = driver(error);
-  if (!cu)
-    return false;
-  if (bytes == 0)
-    return true;
-  return succeeded(*cu, cu->cuMemcpyDtoDAsync(dst, src, size_t(bytes), nullptr),
-                   "cuMemcpyDtoDAsync", error) &&
-         succeeded(*cu, cu->cuCtxSynchronize(), "cuCtxSynchronize", error);
+  return withDriver(bytes, error, [&](const Driver &cu) {
+    return succeeded(cu, cu.cuMemcpyDtoDAsync(dst, src, size_t(bytes), nullptr),
+                     "cuMemcpyDtoDAsync", error) &&
+           succeeded(cu, cu.cuCtxSynchronize(), "cuCtxSynchronize", error);
+  });
 }
 
 bool tgc::runtime::deviceSynchronize(std::string &error) {
   const Driver *cu = driver(error);
-  if (!cu)
-    return false;
-  CUresult status = cu->cuCtxSynchronize();
-  if (status != CUDA_SUCCESS) {
-    error = errorMessage(*cu, "cuCtxSynchronize", status);
-    return false;
-  }
-  return true;
+  return cu &&
+         succeeded(*cu, cu->cuCtxSynchronize(), "cuCtxSynchronize", error);
 }
 
 std::string tgc::runtime::deviceName() {
