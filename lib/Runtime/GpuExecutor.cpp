@@ -183,6 +183,10 @@ std::unique_ptr<GpuFunction> GpuFunction::load(const GpuArtifact &artifact,
       impl.lastCheckStep = impl.checkSlot.size();
     impl.checkSlot.push_back(step.kind == PlanStep::Check ? checks++ : -1);
   }
+  // Checks in the first half of the steps run before a graph's replay
+  // (graphFirst); later ones are read after it, and such a call waits.
+  if (checks > 0 && 2 * (impl.lastCheckStep + 1) <= impl.plan.steps.size())
+    impl.graphFirst = impl.lastCheckStep + 1;
   if (checks > 0) {
     void *host = nullptr;
     CUresult result = cu->cuMemAllocHost(&host, size_t(checks));
@@ -330,6 +334,12 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
             " arguments, got " + num(int64_t(args.size()));
     return false;
   }
+  // argSizes points into this call's tensors: emptied on every way out
+  // (capacity kept), so no pointer outlives the call.
+  struct ClearSizes {
+    std::vector<SizesRef> &sizes;
+    ~ClearSizes() { sizes.clear(); }
+  } clearSizes{argSizes};
   argSizes.resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const PlanTensor &expected = plan.args[i];
@@ -731,7 +741,9 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
   // A call with device-side checks is only done once they are read: right
   // after its last check step is issued (the compiler puts checks of the
   // inputs first: tgc-hoist-checks), before the steps after it, which then
-  // run without a wait (a graph's checks are read after its replay).
+  // run without a wait. With a graph, the steps before graphFirst (the
+  // checks, when they come early) are issued and read before the replay;
+  // a graph that holds checks is read after its replay.
   // Their bytes start as "not run" (or passed, where the sizes skip it).
   bool checksPending = state.checkBytes != nullptr;
   if (state.checkBytes) {
@@ -765,7 +777,13 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
       error = "could not create or record a CUDA event for device timing";
   }
   if (ok && useGraph) {
-    ok = state.runGraph(error);
+    for (size_t s = 0; s < state.graphFirst && ok; ++s)
+      ok = state.issue(s, /*capturing=*/false, error);
+    if (ok && checksPending && state.graphFirst > state.lastCheckStep) {
+      checksPending = false;
+      ok = state.readChecks(error);
+    }
+    ok = ok && state.runGraph(error);
     if (ok && checksPending) {
       checksPending = false;
       ok = state.readChecks(error);

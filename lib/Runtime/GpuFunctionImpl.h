@@ -126,7 +126,7 @@ struct Graph {
   std::vector<int64_t> key;
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
-  std::vector<StepRecord> steps; // one per plan step
+  std::vector<StepRecord> steps; // one per plan step (from graphFirst used)
 };
 
 /// cuBLASLt objects for one GEMM step at one set of sizes and alignments.
@@ -169,6 +169,11 @@ struct GpuFunction::Impl {
   /// The last check step: a call waits for its checks right after issuing
   /// it, then issues the rest without waiting (`readChecks`).
   size_t lastCheckStep = 0;
+  /// The first step a CUDA graph holds: 0, or the step after the last
+  /// check when the checks come early (inputs' checks, tgc-hoist-checks).
+  /// The steps before it are issued on the stream and their checks read
+  /// before the replay, which then runs without a wait, as plain calls do.
+  size_t graphFirst = 0;
   std::vector<int64_t> sharedConfigured; // per kernel
   /// The stream of the call being issued: `ownStream`, or the caller's
   /// (RunTarget). Graphs are captured on `ownStream` (the legacy default
@@ -215,7 +220,7 @@ struct GpuFunction::Impl {
   std::vector<GemmArgs> gemms;                 // per step (GEMM steps only)
   std::vector<ConvArgs> convs;                 // per step (conv steps only)
   std::vector<std::vector<uint64_t>> pointers; // per step (non-launch)
-  std::vector<SizesRef> argSizes;              // the call's, for evaluatePlan
+  std::vector<SizesRef> argSizes; // prepare()'s, for evaluatePlan; empty after
   std::vector<void *> launchStorage;           // a launch's parameter list
 
   ~Impl();

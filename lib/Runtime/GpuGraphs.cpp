@@ -1,8 +1,12 @@
-//===- GpuGraphs.cpp - CUDA graphs of a launch plan ------------------------===//
+//===- GpuGraphs.cpp - CUDA graphs of a launch plan
+//------------------------===//
 //
 // GpuFunction::Impl's CUDA graphs: capture of a call's steps, matching the
 // captured kernel nodes to plan steps, patching a graph for a call whose
-// pointers and sizes changed, and replay (docs/gpu-runtime.md).
+// pointers and sizes changed, and replay (docs/gpu-runtime.md). A graph
+// holds the steps from `graphFirst` on: the device-side checks of the
+// inputs before them run outside it, so that a replay need not be waited
+// for.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +45,7 @@ void GpuFunction::Impl::matchCapturedNodes(Graph &graph) {
       continue;
     // The first launch step not matched yet with the same kernel and the
     // same parameter values (cuBLASLt's kernels match none of ours).
-    for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (size_t s = graphFirst; s < plan.steps.size(); ++s) {
       if (matched[s] || plan.steps[s].kind != PlanStep::Launch ||
           launches[s].skip ||
           functions[plan.steps[s].launch.kernel] != params.func)
@@ -94,10 +98,10 @@ bool GpuFunction::Impl::configureShared(size_t s, std::string &error) {
 bool GpuFunction::Impl::capture(Graph &graph, std::string &error) {
   graph.key = values;
   graph.steps.assign(plan.steps.size(), StepRecord());
-  for (size_t s = 0; s < plan.steps.size(); ++s)
+  for (size_t s = graphFirst; s < plan.steps.size(); ++s)
     recordStep(plan.steps[s], launches[s], pointers[s], graph.steps[s]);
   bool onlyLaunches = std::all_of(
-      plan.steps.begin(), plan.steps.end(),
+      plan.steps.begin() + graphFirst, plan.steps.end(),
       [](const PlanStep &step) { return step.kind == PlanStep::Launch; });
   CUresult result;
   if (onlyLaunches) {
@@ -106,7 +110,7 @@ bool GpuFunction::Impl::capture(Graph &graph, std::string &error) {
     if (result != CUDA_SUCCESS)
       return fail(error, "cuGraphCreate", result);
     CUgraphNode previous = nullptr;
-    for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (size_t s = graphFirst; s < plan.steps.size(); ++s) {
       if (launches[s].skip)
         continue;
       // Shared-memory limits are function attributes, set outside graphs.
@@ -140,7 +144,7 @@ bool GpuFunction::Impl::capture(Graph &graph, std::string &error) {
       return fail(error, "cuStreamBeginCapture", result);
     }
     bool issued = true;
-    for (size_t s = 0; s < plan.steps.size() && issued; ++s)
+    for (size_t s = graphFirst; s < plan.steps.size() && issued; ++s)
       issued = issue(s, /*capturing=*/true, error);
     result = cu->cuStreamEndCapture(stream, &graph.graph);
     stream = callStream;
@@ -160,7 +164,7 @@ bool GpuFunction::Impl::capture(Graph &graph, std::string &error) {
 }
 
 bool GpuFunction::Impl::patchable(const Graph &graph) const {
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
+  for (size_t s = graphFirst; s < plan.steps.size(); ++s) {
     const StepRecord &record = graph.steps[s];
     if (plan.steps[s].kind != PlanStep::Launch) {
       if (pointers[s] != record.values)
@@ -201,7 +205,7 @@ bool GpuFunction::Impl::runGraph(std::string &error) {
     found = fit == graphs.rend() ? graphs.end() : std::prev(fit.base());
   }
   if (found != graphs.end()) {
-    for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (size_t s = graphFirst; s < plan.steps.size(); ++s) {
       StepRecord &record = found->steps[s];
       const LaunchArgs &launch = launches[s];
       if (plan.steps[s].kind != PlanStep::Launch || launch.skip ||
@@ -238,7 +242,7 @@ bool GpuFunction::Impl::runGraph(std::string &error) {
     // GEMM algorithms are timed before the capture (no synchronization
     // may happen during one).
     // So are cuDNN's choices (the workspace may grow).
-    for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (size_t s = graphFirst; s < plan.steps.size(); ++s) {
       if (plan.steps[s].kind == PlanStep::Gemm && !gemms[s].skip &&
           !gemmConfig(s, /*tune=*/true, error))
         return false;
@@ -252,7 +256,7 @@ bool GpuFunction::Impl::runGraph(std::string &error) {
       destroyGraph(graph);
       // Run the steps on the stream instead, and say why.
       stats.graphFallback = "graph capture failed: " + captureError;
-      for (size_t s = 0; s < plan.steps.size(); ++s)
+      for (size_t s = graphFirst; s < plan.steps.size(); ++s)
         if (!issue(s, /*capturing=*/false, error))
           return false;
       return true;
