@@ -42,6 +42,10 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuseGroupElementwise());
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+  // GEMMs read transposed operands themselves (cuBLASLt's transposes), not
+  // a strided copy.
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createTgcGpuFoldGemmTransposes());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Checks of the inputs first: the launch plan waits for a call's checks

@@ -244,6 +244,51 @@ def _step_kinds(c):
     return [s.kind for spec in c.specs for s in spec.compiled.steps()]
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_gemms_read_transposed_operands(dtype):
+    """A product of a transposed operand (x.t() @ y, a batched P^T dO, the
+    weight gradients of a backward graph) is one cuBLASLt GEMM with the
+    operand transposed, not a strided copy and a GEMM
+    (tgc-gpu-fold-gemm-transposes); a transpose of a slice stays a copy.
+    Results as eager's, in f32 and bf16."""
+    torch.manual_seed(0)
+    x = torch.randn(96, 40, device="cuda", dtype=dtype)
+    y = torch.randn(96, 24, device="cuda", dtype=dtype)
+    p = torch.randn(6, 33, 17, device="cuda", dtype=dtype)
+    d = torch.randn(6, 33, 9, device="cuda", dtype=dtype)
+
+    def f(x, y, p, d):
+        return (x.t() @ y, torch.bmm(p.transpose(1, 2), d),
+                y.t() @ x.t().t(), (x @ x.t()).t() @ x)
+
+    c = tgc.compile(f)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == torch.float32 else dict(rtol=5e-2, atol=1.0)
+    for _ in range(2):
+        assert_same(c(x, y, p, d), f(x, y, p, d), **tol)
+    assert _step_kinds(c).count("gemm") == 5
+    assert "launch" not in _step_kinds(c), _step_kinds(c)
+
+    def g(x, y):
+        return x[:, :20].t() @ y  # a strided slice: copied, then one GEMM
+
+    c = tgc.compile(g)
+    assert_same(c(x, y), g(x, y), **tol)
+    assert _step_kinds(c).count("gemm") == 1
+
+
+def test_linear_gradients_with_transposed_gemms():
+    """The weight gradients of Linear layers (dY^T X) are GEMMs with a
+    transposed operand: gradients as eager's, no transpose kernels."""
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(48, 64), nn.GELU(), nn.Linear(64, 8)).cuda()
+    x = torch.randn(4, 10, 48, device="cuda")
+    c = tgc.compile(m)
+    want = [t.detach().clone() for t in torch.autograd.grad(m(x).square().sum(), list(m.parameters()))]
+    got = torch.autograd.grad(c(x).square().sum(), list(m.parameters()))
+    for a, b in zip(got, want):
+        assert_same(a, b, rtol=1e-4, atol=1e-4)
+
+
 def test_tf32_follows_pytorchs_flags(saved_tf32_flags):
     """An f32 convolution's GEMM rounds to TF32 where cuDNN's flag lets
     eager PyTorch do so (on by default), a matmul's only under
@@ -389,3 +434,37 @@ def test_index_checks_before_the_computation(mode):
     i = torch.randint(0, 40, (4, 7), device="cuda")
     assert_same(c(x, i), f(x, i), rtol=1e-5, atol=1e-5)
     assert tgc.explain(c).compiles == 1
+    stats = c.specs[0].compiled.gpu_stats()
+    if mode == "reduce-overhead":
+        # The check runs before the graph, which holds the rest (the
+        # GEMM, the gather): the failed call replays nothing, every good
+        # one replays the graph (and waits for the check only).
+        assert stats["graph_replays"] == 4, stats
+        assert stats["graph_captures"] >= 1, stats
+    else:
+        assert stats["graph_replays"] == 0, stats
+
+
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+def test_index_checks_many_calls_in_flight(mode):
+    # Back-to-back calls with good and bad indices, results read only at
+    # the end: every good call's result is right (a later call's check
+    # never reads an earlier call's flag), every bad one raises.
+    emb = torch.randn(30, 8, device="cuda")
+
+    def f(i, x):
+        return F.embedding(i, emb) + x
+
+    c = tgc.compile(f, mode=mode)
+    x = torch.randn(5, 8, device="cuda")
+    outs, wants = [], []
+    for k in range(12):
+        if k % 4 == 3:
+            with pytest.raises(tgc.TgcError, match="index out of range"):
+                c(torch.full((5,), 30 + k, device="cuda"), x)
+            continue
+        i = torch.randint(0, 30, (5,), device="cuda")
+        outs.append(c(i, x))
+        wants.append(f(i, x))
+    for out, want in zip(outs, wants):
+        assert_same(out, want, rtol=0, atol=0)

@@ -84,20 +84,19 @@ bool areDims(ArrayRef<AffineExpr> exprs, ArrayRef<unsigned> dims) {
   return true;
 }
 
-/// A contraction cuBLASLt runs: [batch...] x M... x K times [batch...] x K x
-/// N (either operand possibly transposed, A only with one M dim) into a
-/// row-major [batch...] x M... x N (several batch dims are one strided
-/// batch), of f32, f16 or bf16 matrices in dense buffers. An operand
+/// The dims of a contraction cuBLASLt runs, from its indexing maps (A, B,
+/// C): [batch...] x M... x K times [batch...] x K x N (either operand
+/// possibly transposed, A only with one M dim) into a row-major [batch...]
+/// x M... x N (several batch dims are one strided batch). An operand
 /// without the batch dims is broadcast over the batch. Sets the transposes
 /// and the loops of each role.
-bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
-               SmallVector<unsigned> &batch, SmallVector<unsigned> &m,
-               unsigned &n, unsigned &k) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureBufferSemantics() || !linalg::isaContractionOpInterface(op))
+bool matchGemmMaps(ArrayRef<AffineMap> maps, bool &transA, bool &transB,
+                   SmallVector<unsigned> &batch, SmallVector<unsigned> &m,
+                   unsigned &n, unsigned &k) {
+  if (maps.size() != 3)
     return false;
   FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
+      linalg::inferContractionDims(maps);
   if (failed(dims) || dims->m.empty() || dims->k.size() != 1)
     return false;
   batch.assign(dims->batch.begin(), dims->batch.end());
@@ -105,8 +104,7 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
   SmallVector<unsigned> ns(dims->n.begin(), dims->n.end());
   // A batch A does not have (W[O, C] times X[N, C, H*W]) counts as an N dim
   // of the contraction: the leading dims of C that lead B too are batch.
-  AffineMap cMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  AffineMap bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap aMap = maps[0], bMap = maps[1], cMap = maps[2];
   while (ns.size() > 1 && batch.size() < cMap.getNumResults() &&
          batch.size() < bMap.getNumResults()) {
     auto lead = dyn_cast<AffineDimExpr>(cMap.getResult(batch.size()));
@@ -120,17 +118,6 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
     return false;
   n = ns.front();
   k = dims->k.front();
-  Value a = op.getDpsInputOperand(0)->get(),
-        b = op.getDpsInputOperand(1)->get();
-  Value c = op.getDpsInitOperand(0)->get();
-  if (!isDenseMemRef(a) || !isDenseMemRef(b) || !isDenseMemRef(c))
-    return false;
-  Type ta = cast<MemRefType>(a.getType()).getElementType();
-  Type tb = cast<MemRefType>(b.getType()).getElementType();
-  Type tc = cast<MemRefType>(c.getType()).getElementType();
-  if (ta != tb || !(ta.isF32() || ta.isF16() || ta.isBF16()) ||
-      !(tc == ta || tc.isF32()))
-    return false;
   // The batch dims lead every operand that has them, in loop order.
   auto split = [&](AffineMap map, ArrayRef<AffineExpr> &rest) {
     ArrayRef<AffineExpr> exprs = map.getResults();
@@ -140,13 +127,11 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
     rest = exprs;
   };
   ArrayRef<AffineExpr> ea, eb, ec;
-  split(op.getMatchingIndexingMap(op.getDpsInputOperand(0)), ea);
-  split(op.getMatchingIndexingMap(op.getDpsInputOperand(1)), eb);
-  split(op.getMatchingIndexingMap(op.getDpsInitOperand(0)), ec);
+  split(aMap, ea);
+  split(bMap, eb);
+  split(cMap, ec);
   // C must have the batch dim when there is one.
-  if (!batch.empty() &&
-      op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getNumResults() !=
-          batch.size() + m.size() + 1)
+  if (!batch.empty() && cMap.getNumResults() != batch.size() + m.size() + 1)
     return false;
   SmallVector<unsigned> mk(m), km{k};
   mk.push_back(k);
@@ -166,6 +151,29 @@ bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
   SmallVector<unsigned> mn(m);
   mn.push_back(n);
   return areDims(ec, mn);
+}
+
+/// A contraction cuBLASLt runs (matchGemmMaps) of f32, f16 or bf16
+/// matrices in dense buffers.
+bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
+               SmallVector<unsigned> &batch, SmallVector<unsigned> &m,
+               unsigned &n, unsigned &k) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureBufferSemantics() || !linalg::isaContractionOpInterface(op))
+    return false;
+  Value a = op.getDpsInputOperand(0)->get(),
+        b = op.getDpsInputOperand(1)->get();
+  Value c = op.getDpsInitOperand(0)->get();
+  if (!isDenseMemRef(a) || !isDenseMemRef(b) || !isDenseMemRef(c))
+    return false;
+  Type ta = cast<MemRefType>(a.getType()).getElementType();
+  Type tb = cast<MemRefType>(b.getType()).getElementType();
+  Type tc = cast<MemRefType>(c.getType()).getElementType();
+  if (ta != tb || !(ta.isF32() || ta.isF16() || ta.isBF16()) ||
+      !(tc == ta || tc.isF32()))
+    return false;
+  return matchGemmMaps(op.getIndexingMapsArray(), transA, transB, batch, m, n,
+                       k);
 }
 
 //===----------------------------------------------------------------------===//

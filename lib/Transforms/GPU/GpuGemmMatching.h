@@ -24,10 +24,17 @@ bool isAllParallel(linalg::GenericOp op);
 /// Whether `exprs` are the dims `dims`, in order.
 bool areDims(ArrayRef<AffineExpr> exprs, ArrayRef<unsigned> dims);
 
-/// A contraction cuBLASLt runs: [batch...] x M... x K times [batch...] x K x
-/// N (either operand possibly transposed, A only with one M dim) into a
-/// row-major [batch...] x M... x N, of f32, f16 or bf16 matrices in dense
-/// buffers. Sets the transposes and the loops of each role.
+/// The dims of a contraction cuBLASLt runs, from its indexing maps (A, B,
+/// C): [batch...] x M... x K times [batch...] x K x N (either operand
+/// possibly transposed, A only with one M dim) into a row-major [batch...]
+/// x M... x N. Sets the transposes and the loops of each role.
+bool matchGemmMaps(ArrayRef<AffineMap> maps, bool &transA, bool &transB,
+                   SmallVector<unsigned> &batch, SmallVector<unsigned> &m,
+                   unsigned &n, unsigned &k);
+
+/// A contraction cuBLASLt runs (matchGemmMaps) of f32, f16 or bf16
+/// matrices in dense buffers. Sets the transposes and the loops of each
+/// role.
 bool matchGemm(linalg::GenericOp op, bool &transA, bool &transB,
                SmallVector<unsigned> &batch, SmallVector<unsigned> &m,
                unsigned &n, unsigned &k);

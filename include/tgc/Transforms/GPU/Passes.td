@@ -88,6 +88,49 @@ def TgcGpuSelectStrategy : Pass<"tgc-gpu-select-strategy", "ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TgcGpuFoldGemmTransposes
+    : Pass<"tgc-gpu-fold-gemm-transposes", "func::FuncOp"> {
+  let summary = "Read a GEMM's transposed operand in place of its copy";
+  let description = [{
+    Runs on linalg on tensors, after generalization and before
+    bufferization (the GPU pipeline). A contraction reads an operand
+    through a transpose: `x.t() @ y`, and in backward graphs every weight
+    gradient (`dY^T X`), attention's `P^T dO` and `dS^T Q`, the vocabulary
+    projection's gradient. The transpose is a copy kernel, and a transposed
+    copy reads with a stride: GPT-2 small's training step spent about 6 ms
+    of its 100 in such copies at a quarter of the memory's bandwidth.
+    cuBLASLt reads a transposed operand at full speed, so the contraction
+    reads the transpose's input through the composed indexing map instead:
+
+    ```mlir
+    %t = linalg.generic {indexing_maps = [(i, j) -> (j, i), (i, j) -> (i, j)],
+                         iterator_types = ["parallel", "parallel"]}
+           ins(%x : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) { yield %in }
+    %c = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n),
+                                          (m, n, k) -> (m, n)], ...}
+           ins(%t, %y : tensor<32x64xf32>, tensor<64x16xf32>) ...
+    // becomes, the transpose erased:
+    %c = linalg.generic {indexing_maps = [(m, n, k) -> (k, m), (m, n, k) -> (k, n),
+                                          (m, n, k) -> (m, n)], ...}
+           ins(%x, %y : tensor<64x32xf32>, tensor<64x16xf32>) ...
+    ```
+
+    Folded only when:
+    - the producer is a pure permutation: one input, one init, only
+      parallel loops, a body that yields its input, permutation maps;
+    - the contraction is still one cuBLASLt runs with the new map
+      (`matchGemmMaps`: A transposed only with one M dim, the batch dims
+      leading);
+    - the transpose's input is a whole tensor (a function argument, a
+      linalg result, a reshape of one), which bufferizes to a dense buffer
+      the GEMM takes as a pointer; a slice may be strided, and a
+      contraction over it would not be a GEMM.
+
+    A transpose with other readers stays for them.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def TgcGpuFormKernels : Pass<"tgc-gpu-form-kernels", "ModuleOp"> {
   let summary = "Build the GPU kernels tgc-gpu-select-strategy chose";
   let description = [{

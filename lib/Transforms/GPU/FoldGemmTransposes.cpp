@@ -1,0 +1,120 @@
+//===- FoldGemmTransposes.cpp - transposed GEMM operands, not copies -----===//
+//
+// tgc-gpu-fold-gemm-transposes: a contraction that cuBLASLt runs reads an
+// operand through a transpose (`x.t() @ y`, the weight gradients of a
+// backward graph, `P^T dO` of attention's backward). The transpose is a
+// copy kernel that reads with a stride (about a quarter of the memory's
+// bandwidth); cuBLASLt reads a transposed operand at full speed. The
+// contraction reads the transpose's input through the composed indexing
+// map instead, when the result is still a GEMM (matchGemmMaps) and the
+// input is a whole tensor (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuGemmMatching.h"
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+
+namespace mlir::tgc {
+#define GEN_PASS_DEF_TGCGPUFOLDGEMMTRANSPOSES
+#include "tgc/Transforms/GPU/Passes.h.inc"
+} // namespace mlir::tgc
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+namespace {
+
+/// The input of `v`'s producer when that is a pure permutation (a generic
+/// with one input, one init and only parallel loops whose body yields the
+/// input, through permutation maps), with the map from `v`'s indices to
+/// the input's; null otherwise.
+Value transposeSource(Value v, AffineMap &toSource) {
+  auto producer = v.getDefiningOp<linalg::GenericOp>();
+  if (!producer || !producer.hasPureTensorSemantics() ||
+      producer.getNumDpsInputs() != 1 || producer.getNumDpsInits() != 1 ||
+      !gpu_kernels::isAllParallel(producer))
+    return Value();
+  Block &body = producer.getRegion().front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || body.getOperations().size() != 1 ||
+      yield.getNumOperands() != 1 || yield.getOperand(0) != body.getArgument(0))
+    return Value();
+  AffineMap in = producer.getIndexingMapsArray()[0];
+  AffineMap out = producer.getIndexingMapsArray()[1];
+  if (!in.isPermutation() || !out.isPermutation())
+    return Value();
+  // out(l) = i  ->  l = out^-1(i)  ->  source index in(out^-1(i)).
+  toSource = in.compose(inversePermutation(out));
+  return producer.getDpsInputOperand(0)->get();
+}
+
+/// Whether `v` bufferizes to a whole (dense, row-major) buffer that a GEMM
+/// takes as a plain pointer: a function argument, a result of a linalg op
+/// or of a reshape of one. A slice may be strided: left as it is.
+bool isWholeTensor(Value v) {
+  if (isa<BlockArgument>(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+    return isWholeTensor(e.getSrc());
+  if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+    return isWholeTensor(c.getSrc());
+  return isa_and_nonnull<linalg::LinalgOp>(def);
+}
+
+/// Folds one transposed operand of `op` when the contraction stays a GEMM;
+/// returns whether it did.
+bool foldOne(linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (unsigned i = 0; i < 2; ++i) {
+    AffineMap toSource;
+    Value source = transposeSource(op.getDpsInputOperand(i)->get(), toSource);
+    if (!source || !isWholeTensor(source))
+      continue;
+    SmallVector<AffineMap> folded(maps);
+    folded[i] = toSource.compose(maps[i]);
+    bool transA, transB;
+    SmallVector<unsigned> batch, m;
+    unsigned n, k;
+    if (!gpu_kernels::matchGemmMaps(folded, transA, transB, batch, m, n, k))
+      continue;
+    op.getDpsInputOperand(i)->set(source);
+    op.setIndexingMapsAttr(ArrayAttr::get(
+        op.getContext(),
+        llvm::map_to_vector(folded, [](AffineMap m) -> Attribute {
+          return AffineMapAttr::get(m);
+        })));
+    return true;
+  }
+  return false;
+}
+
+struct FoldGemmTransposes
+    : tgc::impl::TgcGpuFoldGemmTransposesBase<FoldGemmTransposes> {
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> gemms;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureTensorSemantics() && op.getNumDpsInputs() == 2 &&
+          op.getNumDpsInits() == 1 && linalg::isaContractionOpInterface(op))
+        gemms.push_back(op);
+    });
+    SmallVector<Operation *> transposes;
+    for (linalg::GenericOp op : gemms) {
+      for (unsigned i = 0; i < 2; ++i)
+        if (Operation *def = op.getDpsInputOperand(i)->get().getDefiningOp())
+          transposes.push_back(def);
+      while (foldOne(op)) {
+      }
+    }
+    // Transposes nothing reads any more.
+    for (Operation *def : transposes)
+      if (def->use_empty() && isa<linalg::GenericOp>(def))
+        def->erase();
+  }
+};
+
+} // namespace

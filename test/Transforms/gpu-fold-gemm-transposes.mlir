@@ -1,0 +1,178 @@
+// RUN: tgc-opt %s --tgc-gpu-fold-gemm-transposes -split-input-file | FileCheck %s
+
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// x.t() @ y (a weight gradient, dY^T X): the GEMM reads x through the
+// transposed map (cuBLASLt's transposed A), the copy goes.
+
+// CHECK-DAG: #[[KM:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-LABEL: func.func @a_transposed
+// CHECK-NOT: iterator_types = ["parallel", "parallel"]}
+// CHECK: linalg.generic {indexing_maps = [#[[KM]], {{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<64x32xf32>, tensor<64x16xf32>)
+func.func @a_transposed(%x: tensor<64x32xf32>, %y: tensor<64x16xf32>) -> tensor<32x16xf32> {
+  %e = tensor.empty() : tensor<32x64xf32>
+  %t = linalg.generic {indexing_maps = [#t, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<32x64xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<32x16xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%t, %y : tensor<32x64xf32>, tensor<64x16xf32>) outs(%cf : tensor<32x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
+
+// -----
+
+#t = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (b, k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// Attention's backward, P^T dO over a batch: both operands may be
+// transposed; the batch dim stays first. A transpose that another op also
+// reads stays for it.
+
+// CHECK-DAG: #[[BKM:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-LABEL: func.func @batched
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x16x8xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[BKM]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<4x16x8xf32>, tensor<4x16x5xf32>)
+// CHECK: return {{.*}}, %[[T]]
+func.func @batched(%p: tensor<4x16x8xf32>, %d: tensor<4x16x5xf32>) -> (tensor<4x8x5xf32>, tensor<4x8x16xf32>) {
+  %e = tensor.empty() : tensor<4x8x16xf32>
+  %t = linalg.generic {indexing_maps = [#t, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<4x16x8xf32>) outs(%e : tensor<4x8x16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<4x8x5xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<4x8x5xf32>) -> tensor<4x8x5xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%t, %d : tensor<4x8x16xf32>, tensor<4x16x5xf32>) outs(%cf : tensor<4x8x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8x5xf32>
+  return %r, %t : tensor<4x8x5xf32>, tensor<4x8x16xf32>
+}
+
+// -----
+
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// The transposed input is a slice, which may bufferize to a strided view a
+// GEMM does not take as a pointer: the copy stays.
+
+// CHECK-LABEL: func.func @slice_source
+// CHECK: tensor.extract_slice
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: linalg.generic {{.*}} ins(%[[T]], %arg1
+func.func @slice_source(%x: tensor<64x64xf32>, %y: tensor<64x16xf32>) -> tensor<32x16xf32> {
+  %s = tensor.extract_slice %x[0, 0] [64, 32] [1, 1] : tensor<64x64xf32> to tensor<64x32xf32>
+  %e = tensor.empty() : tensor<32x64xf32>
+  %t = linalg.generic {indexing_maps = [#t, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<32x64xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<32x16xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%t, %y : tensor<32x64xf32>, tensor<64x16xf32>) outs(%cf : tensor<32x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
+
+// -----
+
+#t = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (b, k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// A permutation that moves the batch dim (a head split, [B, T, H] to
+// [T, B, H]) leaves no GEMM with the batch dims leading: the copy stays.
+
+// CHECK-LABEL: func.func @batch_moved
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: linalg.generic {{.*}} ins(%[[T]], %arg1
+func.func @batch_moved(%x: tensor<8x4x16xf32>, %y: tensor<4x16x5xf32>) -> tensor<4x8x5xf32> {
+  %e = tensor.empty() : tensor<4x8x16xf32>
+  %t = linalg.generic {indexing_maps = [#t, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<8x4x16xf32>) outs(%e : tensor<4x8x16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<4x8x5xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<4x8x5xf32>) -> tensor<4x8x5xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%t, %y : tensor<4x8x16xf32>, tensor<4x16x5xf32>) outs(%cf : tensor<4x8x5xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8x5xf32>
+  return %r : tensor<4x8x5xf32>
+}
+
+// -----
+
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// A copy that also converts (or computes) is not a pure transpose: stays.
+
+// CHECK-LABEL: func.func @not_pure
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: arith.negf
+// CHECK: linalg.generic {{.*}} ins(%[[T]], %arg1
+func.func @not_pure(%x: tensor<64x32xf32>, %y: tensor<64x16xf32>) -> tensor<32x16xf32> {
+  %e = tensor.empty() : tensor<32x64xf32>
+  %t = linalg.generic {indexing_maps = [#t, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<32x64xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<32x16xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%t, %y : tensor<32x64xf32>, tensor<64x16xf32>) outs(%cf : tensor<32x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
