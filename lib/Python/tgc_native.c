@@ -364,11 +364,9 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
   PyObject *same = NULL, *like = NULL;
   for (Py_ssize_t i = 0; i < ctx->ntensors && !same; ++i) {
     const tgc_arg_desc *d = &ctx->descs[i];
-    /* (A subclass's empty_like would run its __torch_function__ and give
-     * its type: only plain tensors and parameters are templates.) */
-    PyObject *type = (PyObject *)Py_TYPE(ctx->tensors[i]);
-    if (d->dtype != dtype || d->device_type != ctx->device_type ||
-        (type != tensor_type && type != parameter_type))
+    /* (Call tensors are plain tensors and parameters: no subclass's
+     * empty_like runs its __torch_function__ here.) */
+    if (d->dtype != dtype || d->device_type != ctx->device_type)
       continue;
     if (!like)
       like = ctx->tensors[i];
@@ -636,8 +634,11 @@ static PyObject *native_call(Dispatcher *self, PyObject *args) {
     PyObject *t = PyTuple_GetItem(args, i);
     if (t == Py_None)
       continue;
-    int is_tensor = PyObject_IsInstance(t, tensor_type);
-    if (is_tensor <= 0)
+    /* Plain tensors and parameters only: a subclass's call is Python's
+     * (tgc._compile.flatten refuses it: eager runs its __torch_function__
+     * and returns its type). */
+    PyObject *type = (PyObject *)Py_TYPE(t);
+    if (type != tensor_type && type != parameter_type)
       goto done;
     int ok = read_tensor(t, &descs[ntensors], &shapes[ntensors]);
     if (ok <= 0)

@@ -346,17 +346,80 @@ def test_cuda_calls_that_would_wait_let_the_gil_go():
     assert not errors
 
 
-@native
-@cuda
-def test_cuda_call_with_a_tensor_subclass_is_right():
-    """A subclass input is never an allocation template (its empty_like
-    would run its __torch_function__ inside the run)."""
-    class Tagged(torch.Tensor):
-        pass
+class Tagged(torch.Tensor):
+    pass
 
+
+class Unwrapped(torch.Tensor):
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+
+class Doubled(torch.Tensor):
+    """A subclass whose __torch_function__ changes what `mul` computes."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        out = super().__torch_function__(func, types, args, kwargs or {})
+        if func in (torch.Tensor.mul, torch.Tensor.__mul__, torch.mul):
+            with torch._C.DisableTorchFunction():
+                out = (out * 2).as_subclass(cls)
+        return out
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=cuda)])
+def test_tensor_subclass_arguments_are_never_compiled(device):
+    """Eager runs a subclass's __torch_function__ and returns the subclass:
+    compiled code would do neither. A call with a subclass argument is
+    refused with the reason (fallback=True: it runs eagerly), also after a
+    plain call compiled a specialization the native path could serve."""
     f = tgc.compile(lambda a: a * 2 + 1)
-    a = torch.randn(16, device="cuda").as_subclass(Tagged)
-    for _ in range(3):
-        out = f(a)
-        torch.testing.assert_close(out.as_subclass(torch.Tensor),
-                                   (a.as_subclass(torch.Tensor) * 2 + 1))
+    plain = torch.randn(16, device=device)
+    for _ in range(2):
+        f(plain)
+    for cls in (Tagged, Doubled):
+        a = plain.as_subclass(cls)
+        with pytest.raises(tgc.Unsupported, match=f"tensor subclass argument \\({cls.__name__}\\)"):
+            f(a)
+    g = tgc.compile(lambda a: a * 2 + 1, fallback=True)
+    for _ in range(2):
+        g(plain)
+    with pytest.warns(UserWarning, match="ran eagerly"):
+        out = g(plain.as_subclass(Doubled))
+    assert type(out) is Doubled
+    torch.testing.assert_close(out.as_subclass(torch.Tensor), plain * 4 + 1)
+    out = g(plain.as_subclass(Tagged))
+    assert type(out) is Tagged
+    torch.testing.assert_close(out.as_subclass(torch.Tensor), plain * 2 + 1)
+    # Parameters, and subclasses with torch function disabled as theirs,
+    # are plain tensors to eager ops and to compiled code.
+    p = nn.Parameter(plain.clone(), requires_grad=False)
+    torch.testing.assert_close(f(p), plain * 2 + 1)
+    out = f(plain.as_subclass(Unwrapped))
+    assert type(out) is torch.Tensor
+    torch.testing.assert_close(out, plain * 2 + 1)
+    assert tgc.explain(f).compiles == 1
+
+
+def test_compiled_functions_called_inside_a_trace_are_traced_through():
+    """A compiled submodule or function called by a compiled model is
+    traced into the model's graph (as torch.compile inlines nested
+    compiled code): one compile, of the outer function; the inner compiles
+    when called alone."""
+    torch.manual_seed(0)
+    inner = tgc.compile(nn.Linear(8, 8))
+    act = tgc.compile(lambda x: torch.tanh(x) * 2)
+
+    class M(nn.Module):
+        def forward(self, x):
+            return act(inner(x)) + 1
+
+    m = M()
+    c = tgc.compile(m)
+    x = torch.randn(3, 8)
+    with torch.no_grad():
+        for _ in range(3):
+            torch.testing.assert_close(c(x), torch.tanh(inner.fn(x)) * 2 + 1)
+        assert tgc.explain(c).compiles == 1
+        assert tgc.explain(inner).compiles == 0 and tgc.explain(act).compiles == 0
+        torch.testing.assert_close(act(x), torch.tanh(x) * 2)
+        assert tgc.explain(act).compiles == 1

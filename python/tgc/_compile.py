@@ -10,8 +10,6 @@ limit and the stances follow the runtime's dispatch cache (docs/runtime.md).
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import os
 import re
 import sys
@@ -19,17 +17,17 @@ import threading
 import time
 import warnings
 import weakref
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _autograd, _cache, _capi, _check, _names, _native_path, _profile, _state
+from . import _autograd, _cache, _capi, _check, _names, _native_path, _profile, _state, _trace
 from ._breaks import BreakMiss, BreakSizes, run_island
 from ._explain import Explanation
 from ._specialized import Specialized
 from ._graph import Unsupported
 from ._trace import TraceResult, trace
-from ._trees import rebuild
+from ._trees import flatten, rebuild, unflatten  # noqa: F401 (tgc.trace_to_mlir, _autograd)
 
 DEFAULT_RECOMPILE_LIMIT = 8
 
@@ -99,61 +97,6 @@ def _log(category: str, text: str) -> None:
     if category in _logs:
         for line in text.rstrip("\n").split("\n"):
             print(f"[tgc] {line}", file=sys.stderr)
-
-
-def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
-    """The tensors of a call's arguments and a hashable key of the rest
-    (numbers, strings and None by value; tuples, lists and dicts by
-    structure)."""
-    tensors: List[torch.Tensor] = []
-
-    def walk(o):
-        if isinstance(o, torch.Tensor):
-            tensors.append(o)
-            return ("T",)
-        if o is None or isinstance(o, (bool, int, float, str, torch.dtype, torch.device,
-                                       enum.Enum)):
-            return ("c", type(o).__name__, o)
-        if isinstance(o, tuple) and hasattr(type(o), "_fields"):  # a namedtuple
-            return ("namedtuple", type(o), tuple(walk(e) for e in o))
-        if isinstance(o, (tuple, list)):
-            return (type(o).__name__, tuple(walk(e) for e in o))
-        if isinstance(o, dict):
-            return ("dict", type(o), tuple((k, walk(v)) for k, v in o.items()))
-        if dataclasses.is_dataclass(o) and not isinstance(o, type):
-            return ("dataclass", type(o),
-                    tuple((f.name, walk(getattr(o, f.name)))
-                          for f in dataclasses.fields(o) if f.init))
-        raise Unsupported(
-            f"an argument of type {type(o).__name__} (tensors, numbers, strings, "
-            "enums and tuples, namedtuples, lists, dicts and dataclasses of them "
-            "are supported)"
-        )
-
-    key = walk(obj)
-    return tensors, key
-
-
-def unflatten(key, tensors: List[torch.Tensor]):
-    it = iter(tensors)
-
-    def build(k):
-        tag = k[0]
-        if tag == "T":
-            return next(it)
-        if tag == "c":
-            return k[2]
-        if tag == "dict":
-            items = {name: build(v) for name, v in k[2]}
-            return items if k[1] is dict else k[1](items)
-        if tag == "namedtuple":
-            return k[1](*[build(e) for e in k[2]])
-        if tag == "dataclass":
-            return k[1](**{name: build(v) for name, v in k[2]})
-        items = [build(e) for e in k[1]]
-        return tuple(items) if tag == "tuple" else items
-
-    return build(key)
 
 
 def describe_key(key) -> str:
@@ -300,6 +243,11 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
 
     def _call(self, *args, **kwargs):
         if _stance == "force_eager":
+            return self.fn(*args, **kwargs)
+        if _trace.tracing_here():
+            # Called while another compiled function traces (a compiled
+            # submodule inside a compiled model): its code is traced into
+            # the caller's graph, as torch.compile inlines nested ones.
             return self.fn(*args, **kwargs)
         try:
             originals, keys = flatten((args, kwargs))

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import _names, _state
+from . import _names, _native_path, _state
 from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
 from ._names import mlir_string
 from ._scalars import DataScalar
@@ -873,6 +873,13 @@ def current_tracer() -> Optional["Tracer"]:
     return _active[-1] if _active else None
 
 
+def tracing_here() -> bool:
+    """Whether this thread is tracing (a compiled function called now is
+    inside another's trace)."""
+    me = threading.get_ident()
+    return any(t.thread == me for t in _active)
+
+
 def trace(
     fn: Callable,
     inputs: Sequence[Any],
@@ -937,7 +944,11 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
         tracer = Tracer(inputs, dyn, name, specs, names, breaks, data_inputs,
                         input_names, labels)
         recorder = _state.AttributeRecorder(module_names, user_frame)
+        tracer.thread = threading.get_ident()
         _active.append(tracer)
+        # Compiled functions called inside the trace are traced through
+        # (CompiledFunction._call), never served by the native path.
+        _native_path.set_flag("trace", False)
         _state.start_recording(recorder)
         hooks = _module_scopes(tracer, module_names)
         try:
@@ -971,4 +982,5 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             _state.remove_own_hooks(hooks)
             _state.stop_recording()
             _active.pop()
+            _native_path.set_flag("trace", not _active)
     raise Unsupported("tracing did not converge")

@@ -1,9 +1,85 @@
-"""The output structure of a traced call, rebuilt around new leaves."""
+"""A call's arguments as tensors and a key of the rest (flatten,
+unflatten), and the output structure of a traced call rebuilt around new
+leaves (rebuild)."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+import enum
+from typing import Any, List, Sequence, Tuple
+
+import torch
+
+from ._graph import Unsupported
+
+_PLAIN_TORCH_FUNCTION = torch._C._disabled_torch_function_impl
+
+
+def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
+    """The tensors of a call's arguments and a hashable key of the rest
+    (numbers, strings and None by value; tuples, lists and dicts by
+    structure)."""
+    tensors: List[torch.Tensor] = []
+
+    def walk(o):
+        if isinstance(o, torch.Tensor):
+            if type(o) is not torch.Tensor and type(o) is not torch.nn.Parameter and \
+                    type(o).__torch_function__ is not _PLAIN_TORCH_FUNCTION:
+                # Eager runs a subclass's __torch_function__ (which may change
+                # what an op computes) and returns the subclass; compiled
+                # code computes on plain tensors. (A subclass with torch
+                # function disabled, as Parameter, computes as a plain one.)
+                raise Unsupported(
+                    f"a tensor subclass argument ({type(o).__name__}): compiled code "
+                    "computes on plain tensors, without its __torch_function__, and "
+                    "returns plain tensors (pass t.as_subclass(torch.Tensor), or "
+                    "compile with fallback=True to run such calls eagerly)")
+            tensors.append(o)
+            return ("T",)
+        if o is None or isinstance(o, (bool, int, float, str, torch.dtype, torch.device,
+                                       enum.Enum)):
+            return ("c", type(o).__name__, o)
+        if isinstance(o, tuple) and hasattr(type(o), "_fields"):  # a namedtuple
+            return ("namedtuple", type(o), tuple(walk(e) for e in o))
+        if isinstance(o, (tuple, list)):
+            return (type(o).__name__, tuple(walk(e) for e in o))
+        if isinstance(o, dict):
+            return ("dict", type(o), tuple((k, walk(v)) for k, v in o.items()))
+        if dataclasses.is_dataclass(o) and not isinstance(o, type):
+            return ("dataclass", type(o),
+                    tuple((f.name, walk(getattr(o, f.name)))
+                          for f in dataclasses.fields(o) if f.init))
+        raise Unsupported(
+            f"an argument of type {type(o).__name__} (tensors, numbers, strings, "
+            "enums and tuples, namedtuples, lists, dicts and dataclasses of them "
+            "are supported)"
+        )
+
+    key = walk(obj)
+    return tensors, key
+
+
+def unflatten(key, tensors: List[torch.Tensor]):
+    it = iter(tensors)
+
+    def build(k):
+        tag = k[0]
+        if tag == "T":
+            return next(it)
+        if tag == "c":
+            return k[2]
+        if tag == "dict":
+            items = {name: build(v) for name, v in k[2]}
+            return items if k[1] is dict else k[1](items)
+        if tag == "namedtuple":
+            return k[1](*[build(e) for e in k[2]])
+        if tag == "dataclass":
+            return k[1](**{name: build(v) for name, v in k[2]})
+        items = [build(e) for e in k[1]]
+        return tuple(items) if tag == "tuple" else items
+
+    return build(key)
+
 
 
 def rebuild(tree, leaves: Sequence[Any]):

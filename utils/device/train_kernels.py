@@ -9,7 +9,6 @@ through `tgc-opt --tgc-gpu-pipeline` here.)"""
 import os
 import sys
 
-
 import tgc
 
 sys.path.insert(0, "utils/bench")
