@@ -176,3 +176,40 @@ func.func @not_pure(%x: tensor<64x32xf32>, %y: tensor<64x16xf32>) -> tensor<32x1
   } -> tensor<32x16xf32>
   return %r : tensor<32x16xf32>
 }
+
+// -----
+
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// An argument the function also writes is read from its entry copy (a new
+// tensor, a dense buffer): the GEMM reads the copy transposed, never the
+// argument itself.
+
+// CHECK-LABEL: func.func @entry_copy
+// CHECK: %[[COPY:.*]] = bufferization.alloc_tensor() copy(%arg0)
+// CHECK-NOT: iterator_types = ["parallel", "parallel"]}
+// CHECK: linalg.generic {{.*}} ins(%[[COPY]], %arg1 : tensor<64x32xf32>, tensor<64x16xf32>)
+func.func @entry_copy(%x: tensor<64x32xf32>, %y: tensor<64x16xf32>) -> tensor<32x16xf32> {
+  %copy = bufferization.alloc_tensor() copy(%x) : tensor<64x32xf32>
+  %e = tensor.empty() : tensor<32x64xf32>
+  %t = linalg.generic {indexing_maps = [#t, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%copy : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<32x64xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<32x16xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%t, %y : tensor<32x64xf32>, tensor<64x16xf32>) outs(%cf : tensor<32x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}

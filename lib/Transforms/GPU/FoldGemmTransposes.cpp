@@ -14,6 +14,7 @@
 #include "GpuGemmMatching.h"
 #include "tgc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
@@ -53,12 +54,15 @@ Value transposeSource(Value v, AffineMap &toSource) {
 }
 
 /// Whether `v` bufferizes to a whole (dense, row-major) buffer that a GEMM
-/// takes as a plain pointer: a function argument, a result of a linalg op
-/// or of a reshape of one. A slice may be strided: left as it is.
+/// takes as a plain pointer: a function argument, a result of a linalg op,
+/// a new tensor (the entry copy of an argument the function also writes)
+/// or a reshape of one. A slice may be strided: left as it is.
 bool isWholeTensor(Value v) {
   if (isa<BlockArgument>(v))
     return true;
   Operation *def = v.getDefiningOp();
+  if (isa_and_nonnull<bufferization::AllocTensorOp>(def))
+    return true;
   if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
     return isWholeTensor(e.getSrc());
   if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))

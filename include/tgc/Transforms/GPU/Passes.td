@@ -122,7 +122,9 @@ def TgcGpuFoldGemmTransposes
       (`matchGemmMaps`: A transposed only with one M dim, the batch dims
       leading);
     - the transpose's input is a whole tensor (a function argument, a
-      linalg result, a reshape of one), which bufferizes to a dense buffer
+      linalg result, a new tensor such as the entry copy of an argument
+      the function also writes, a reshape of one), which bufferizes to a
+      dense buffer
       the GEMM takes as a pointer; a slice may be strided, and a
       contraction over it would not be a GEMM.
 
