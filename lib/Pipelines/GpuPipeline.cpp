@@ -42,12 +42,15 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuseGroupElementwise());
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
-  // GEMMs read transposed operands themselves (cuBLASLt's transposes), not
-  // a strided copy.
-  if (options.fuse)
-    pm.addNestedPass<func::FuncOp>(createTgcGpuFoldGemmTransposes());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // GEMMs read transposed operands themselves (cuBLASLt's transposes), not
+  // a strided copy (after canonicalization: no identity copy hides a
+  // slice).
+  if (options.fuse) {
+    pm.addNestedPass<func::FuncOp>(createTgcGpuFoldGemmTransposes());
+    pm.addPass(createCanonicalizerPass());
+  }
   // Checks of the inputs first: the launch plan waits for a call's checks
   // after the last one, then issues the rest without waiting.
   if (options.hoistChecks)

@@ -364,9 +364,12 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
   PyObject *same = NULL, *like = NULL;
   for (Py_ssize_t i = 0; i < ctx->ntensors && !same; ++i) {
     const tgc_arg_desc *d = &ctx->descs[i];
-    /* (Call tensors are plain tensors and parameters: no subclass's
-     * empty_like runs its __torch_function__ here.) */
-    if (d->dtype != dtype || d->device_type != ctx->device_type)
+    /* (Only plain tensors and parameters are templates: the call's are,
+     * a captured tensor (a module's buffer) may not be, and a subclass's
+     * empty_like would run its __torch_function__ and give its type.) */
+    PyObject *type = (PyObject *)Py_TYPE(ctx->tensors[i]);
+    if (d->dtype != dtype || d->device_type != ctx->device_type ||
+        (type != tensor_type && type != parameter_type))
       continue;
     if (!like)
       like = ctx->tensors[i];

@@ -277,8 +277,9 @@ def test_gemms_read_transposed_operands(dtype):
 
 
 def test_linear_gradients_with_transposed_gemms():
-    """The weight gradients of Linear layers (dY^T X) are GEMMs with a
-    transposed operand: gradients as eager's, no transpose kernels."""
+    """The weight gradients of Linear layers (dY^T X) run as GEMMs with a
+    transposed operand (tgc-gpu-fold-gemm-transposes; its lit test checks
+    the fold): the gradients are eager's."""
     torch.manual_seed(0)
     m = nn.Sequential(nn.Linear(48, 64), nn.GELU(), nn.Linear(64, 8)).cuda()
     x = torch.randn(4, 10, 48, device="cuda")
@@ -447,9 +448,11 @@ def test_index_checks_before_the_computation(mode):
 
 @pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
 def test_index_checks_many_calls_in_flight(mode):
-    # Back-to-back calls with good and bad indices, results read only at
-    # the end: every good call's result is right (a later call's check
-    # never reads an earlier call's flag), every bad one raises.
+    # Calls with good and bad indices one after another, results read only
+    # at the end: every good call's result is right (its check bytes are
+    # its own), every bad one raises. Here the check is late in the plan,
+    # so a graph holds it (read after the replay); the test above has
+    # it before the graph.
     emb = torch.randn(30, 8, device="cuda")
 
     def f(i, x):

@@ -423,3 +423,42 @@ def test_compiled_functions_called_inside_a_trace_are_traced_through():
         assert tgc.explain(inner).compiles == 0 and tgc.explain(act).compiles == 0
         torch.testing.assert_close(act(x), torch.tanh(x) * 2)
         assert tgc.explain(act).compiles == 1
+    # With gradients: traced through by the training path's trace too (a
+    # compiled function without parameters; the module's own Linear).
+    act2 = tgc.compile(lambda x: torch.tanh(x) * 2)
+
+    class M2(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 8)
+
+        def forward(self, x):
+            return act2(self.lin(x)) + 1
+
+    m2 = M2()
+    c2 = tgc.compile(m2)
+    x.requires_grad_(True)
+    y = c2(x)
+    want = torch.tanh(m2.lin(x)) * 2 + 1
+    torch.testing.assert_close(y, want)
+    got = torch.autograd.grad(y.sum(), [x, m2.lin.weight])
+    expected = torch.autograd.grad(want.sum(), [x, m2.lin.weight])
+    for a, b in zip(got, expected):
+        torch.testing.assert_close(a, b)
+    assert tgc.explain(act2).compiles == 0
+
+
+def test_a_captured_tensor_subclass_is_refused():
+    """A module's buffer of a subclass type: eager's results are of that
+    type, compiled code's would be plain; the trace refuses it."""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("b", torch.randn(16).as_subclass(Tagged))
+
+        def forward(self, x):
+            return self.b * x.sum()
+
+    c = tgc.compile(M())
+    with pytest.raises(tgc.Unsupported, match="tensor subclass \\(Tagged\\) from outside"):
+        c(torch.randn(3))

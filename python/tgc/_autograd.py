@@ -42,7 +42,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import torch
 import torch.fx
 
-from . import _state
+from . import _state, _tracing
 from ._partition import partition
 from ._graph import Unsupported
 
@@ -599,13 +599,13 @@ class Training:
         rng = _rng_state()
         _state.start_recording(recorder)
         try:
-            with torch.enable_grad():
+            with torch.enable_grad(), _tracing.tracing_through():
                 probe = forward(*copies)
             n_out = len(probe) - len(flat)
             tangents = [torch.ones_like(o) for o, g in zip(probe[:n_out], out_info["grad"]) if g]
             del probe
             copies = [t.detach().clone().requires_grad_(t.requires_grad) for t in flat]
-            with torch.enable_grad():
+            with torch.enable_grad(), _tracing.tracing_through():
                 traced = make_fx(joint)(copies, tangents)
         except Exception as e:  # noqa: BLE001 - any failure of the trace
             raise Eager(f"the joint forward-backward trace failed: {type(e).__name__}: {e}")

@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _autograd, _cache, _capi, _check, _names, _native_path, _profile, _state, _trace
+from . import _autograd, _cache, _capi, _check, _names, _native_path, _profile, _state, _tracing
 from ._breaks import BreakMiss, BreakSizes, run_island
 from ._explain import Explanation
 from ._specialized import Specialized
@@ -244,7 +244,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
     def _call(self, *args, **kwargs):
         if _stance == "force_eager":
             return self.fn(*args, **kwargs)
-        if _trace.tracing_here():
+        if _tracing.tracing_here():
             # Called while another compiled function traces (a compiled
             # submodule inside a compiled model): its code is traced into
             # the caller's graph, as torch.compile inlines nested ones.

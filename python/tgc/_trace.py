@@ -29,10 +29,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import _names, _native_path, _state
+from . import _names, _state, _trees
 from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
 from ._names import mlir_string
 from ._scalars import DataScalar
+from ._tracing import _active, _count_trace
 from ._sym import Expr, SizeGuard, SymInt, guard_for, implied, relation
 
 # With a trailing separator: "…/torch" must not match "…/torchvision".
@@ -382,7 +383,13 @@ class Tracer(TorchFunctionMode):
             )
         # A tensor from outside the function (a global, a closure, a
         # parameter of a module called inside): an extra input, passed by
-        # reference on every call.
+        # reference on every call. Not a tensor subclass (tgc._trees.flatten
+        # says why).
+        if not _trees.plain_tensor_type(type(t)):
+            raise Unsupported(
+                f"a tensor subclass ({type(t).__name__}) from outside the function: "
+                "compiled code computes on plain tensors, without its "
+                "__torch_function__, and returns plain tensors", "%s:%d" % user_frame())
         v = self.graph.add_arg(t.dtype, [int(s) for s in t.shape], self.labels.get(id(t)))
         if storage_ptr(t):
             self.outside_storages.add(storage_ptr(t))
@@ -866,18 +873,6 @@ def _patch_size_functions():
     return patched
 
 
-_active: List["Tracer"] = []
-
-
-def current_tracer() -> Optional["Tracer"]:
-    return _active[-1] if _active else None
-
-
-def tracing_here() -> bool:
-    """Whether this thread is tracing (a compiled function called now is
-    inside another's trace)."""
-    me = threading.get_ident()
-    return any(t.thread == me for t in _active)
 
 
 def trace(
@@ -945,13 +940,15 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
                         input_names, labels)
         recorder = _state.AttributeRecorder(module_names, user_frame)
         tracer.thread = threading.get_ident()
+        hooks, recording = None, False
         _active.append(tracer)
         # Compiled functions called inside the trace are traced through
         # (CompiledFunction._call), never served by the native path.
-        _native_path.set_flag("trace", False)
-        _state.start_recording(recorder)
-        hooks = _module_scopes(tracer, module_names)
+        _count_trace(1)
         try:
+            _state.start_recording(recorder)
+            recording = True
+            hooks = _module_scopes(tracer, module_names)
             with tracer:
                 out = fn(*inputs)
             result = tracer.finish(out)
@@ -979,8 +976,10 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
                     f"take symbolic sizes ({why})"))
                 dyn[arg].discard(dim)
         finally:
-            _state.remove_own_hooks(hooks)
-            _state.stop_recording()
+            if hooks is not None:
+                _state.remove_own_hooks(hooks)
+            if recording:
+                _state.stop_recording()
             _active.pop()
-            _native_path.set_flag("trace", not _active)
+            _count_trace(-1)
     raise Unsupported("tracing did not converge")

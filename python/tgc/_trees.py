@@ -13,6 +13,18 @@ import torch
 from ._graph import Unsupported
 
 _PLAIN_TORCH_FUNCTION = torch._C._disabled_torch_function_impl
+_PLAIN_TORCH_DISPATCH = getattr(torch.Tensor, "__torch_dispatch__", None)
+
+
+def plain_tensor_type(cls) -> bool:
+    """Whether ops on a `cls` tensor compute as on a plain one and give
+    plain tensors: Tensor, Parameter, and subclasses with torch function
+    disabled (as Parameter's) and no dispatch override (a wrapper subclass
+    such as FakeTensor has one)."""
+    if cls is torch.Tensor or cls is torch.nn.Parameter:
+        return True
+    return (getattr(cls, "__torch_function__", None) is _PLAIN_TORCH_FUNCTION and
+            getattr(cls, "__torch_dispatch__", None) is _PLAIN_TORCH_DISPATCH)
 
 
 def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
@@ -23,8 +35,7 @@ def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
 
     def walk(o):
         if isinstance(o, torch.Tensor):
-            if type(o) is not torch.Tensor and type(o) is not torch.nn.Parameter and \
-                    type(o).__torch_function__ is not _PLAIN_TORCH_FUNCTION:
+            if not plain_tensor_type(type(o)):
                 # Eager runs a subclass's __torch_function__ (which may change
                 # what an op computes) and returns the subclass; compiled
                 # code computes on plain tensors. (A subclass with torch

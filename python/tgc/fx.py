@@ -154,7 +154,7 @@ def graph_module_runner(gm: torch.fx.GraphModule, sym_inputs=None):
     seed_pos = placeholders.index(SEED_INPUT) if SEED_INPUT in placeholders else None
 
     def run(*args):
-        from ._trace import current_tracer
+        from ._tracing import current_tracer
 
         tracer = current_tracer()
         if tracer is not None and seed_pos is not None:

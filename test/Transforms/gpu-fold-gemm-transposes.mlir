@@ -213,3 +213,86 @@ func.func @entry_copy(%x: tensor<64x32xf32>, %y: tensor<64x16xf32>) -> tensor<32
   } -> tensor<32x16xf32>
   return %r : tensor<32x16xf32>
 }
+
+// -----
+
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// One transpose read by two GEMMs, once of them as both operands
+// (xt @ y, and xt @ xt^T through a second transpose): every read folds,
+// the transposes go, each erased once.
+
+// CHECK-LABEL: func.func @shared
+// CHECK-NOT: iterator_types = ["parallel", "parallel"]}
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<64x32xf32>, tensor<64x32xf32>)
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg0 : tensor<64x32xf32>, tensor<64x32xf32>)
+func.func @shared(%x: tensor<64x32xf32>, %y: tensor<64x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32>) {
+  %e = tensor.empty() : tensor<32x64xf32>
+  %t = linalg.generic {indexing_maps = [#t, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<32x64xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<32x32xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%t, %y : tensor<32x64xf32>, tensor<64x32xf32>) outs(%cf : tensor<32x32xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  %e2 = tensor.empty() : tensor<64x32xf32>
+  %tt = linalg.generic {indexing_maps = [#t, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<32x64xf32>) outs(%e2 : tensor<64x32xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<64x32xf32>
+  %r2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%t, %tt : tensor<32x64xf32>, tensor<64x32xf32>) outs(%cf : tensor<32x32xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %r, %r2 : tensor<32x32xf32>, tensor<32x32xf32>
+}
+
+// -----
+
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// An f64 product is not cuBLASLt's (matchGemm): the copy stays, so that
+// its kernel does not read with a stride.
+
+// CHECK-LABEL: func.func @f64
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: linalg.generic {{.*}} ins(%[[T]], %arg1
+func.func @f64(%x: tensor<64x32xf64>, %y: tensor<64x16xf64>) -> tensor<32x16xf64> {
+  %e = tensor.empty() : tensor<32x64xf64>
+  %t = linalg.generic {indexing_maps = [#t, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x32xf64>) outs(%e : tensor<32x64xf64>) {
+  ^bb0(%in: f64, %o: f64):
+    linalg.yield %in : f64
+  } -> tensor<32x64xf64>
+  %z = arith.constant 0.0 : f64
+  %ce = tensor.empty() : tensor<32x16xf64>
+  %cf = linalg.fill ins(%z : f64) outs(%ce : tensor<32x16xf64>) -> tensor<32x16xf64>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%t, %y : tensor<32x64xf64>, tensor<64x16xf64>) outs(%cf : tensor<32x16xf64>) {
+  ^bb0(%p: f64, %q: f64, %acc: f64):
+    %m = arith.mulf %p, %q : f64
+    %s = arith.addf %acc, %m : f64
+    linalg.yield %s : f64
+  } -> tensor<32x16xf64>
+  return %r : tensor<32x16xf64>
+}

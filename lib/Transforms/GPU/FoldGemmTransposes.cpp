@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCGPUFOLDGEMMTRANSPOSES
@@ -58,16 +60,33 @@ Value transposeSource(Value v, AffineMap &toSource) {
 /// a new tensor (the entry copy of an argument the function also writes)
 /// or a reshape of one. A slice may be strided: left as it is.
 bool isWholeTensor(Value v) {
-  if (isa<BlockArgument>(v))
-    return true;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner()->isEntryBlock() &&
+           isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
   Operation *def = v.getDefiningOp();
   if (isa_and_nonnull<bufferization::AllocTensorOp>(def))
     return true;
-  if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+  if (auto e = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
     return isWholeTensor(e.getSrc());
-  if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+  if (auto c = dyn_cast_or_null<tensor::CollapseShapeOp>(def))
     return isWholeTensor(c.getSrc());
+  // A copy through identity maps (which canonicalization removes) is as
+  // whole as what it copies.
+  AffineMap toSource;
+  if (Value copied = transposeSource(v, toSource);
+      copied && toSource.isIdentity())
+    return isWholeTensor(copied);
   return isa_and_nonnull<linalg::LinalgOp>(def);
+}
+
+/// Whether cuBLASLt takes the contraction's element types (matchGemm's
+/// rule): equal inputs of f32, f16 or bf16, an output of the same or f32.
+bool gemmElementTypes(linalg::GenericOp op) {
+  Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+  Type b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
+  Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  return a == b && (a.isF32() || a.isF16() || a.isBF16()) &&
+         (c == a || c.isF32());
 }
 
 /// Folds one transposed operand of `op` when the contraction stays a GEMM;
@@ -103,21 +122,32 @@ struct FoldGemmTransposes
     SmallVector<linalg::GenericOp> gemms;
     getOperation().walk([&](linalg::GenericOp op) {
       if (op.hasPureTensorSemantics() && op.getNumDpsInputs() == 2 &&
-          op.getNumDpsInits() == 1 && linalg::isaContractionOpInterface(op))
+          op.getNumDpsInits() == 1 && linalg::isaContractionOpInterface(op) &&
+          gemmElementTypes(op))
         gemms.push_back(op);
     });
-    SmallVector<Operation *> transposes;
+    // (A set: two GEMMs, or both operands of one, may read one transpose.)
+    llvm::SetVector<Operation *> transposes;
     for (linalg::GenericOp op : gemms) {
       for (unsigned i = 0; i < 2; ++i)
         if (Operation *def = op.getDpsInputOperand(i)->get().getDefiningOp())
-          transposes.push_back(def);
+          transposes.insert(def);
       while (foldOne(op)) {
       }
     }
-    // Transposes nothing reads any more.
-    for (Operation *def : transposes)
-      if (def->use_empty() && isa<linalg::GenericOp>(def))
+    // Transposes nothing reads any more, each erased once; a transpose
+    // only another one read goes once that one has.
+    SmallVector<Operation *> candidates = transposes.takeVector();
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation *&def : candidates) {
+        if (!def || !isa<linalg::GenericOp>(def) || !def->use_empty())
+          continue;
         def->erase();
+        def = nullptr;
+        erased = true;
+      }
+    }
   }
 };
 

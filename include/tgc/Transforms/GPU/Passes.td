@@ -92,8 +92,9 @@ def TgcGpuFoldGemmTransposes
     : Pass<"tgc-gpu-fold-gemm-transposes", "func::FuncOp"> {
   let summary = "Read a GEMM's transposed operand in place of its copy";
   let description = [{
-    Runs on linalg on tensors, after generalization and before
-    bufferization (the GPU pipeline). A contraction reads an operand
+    Runs on linalg on tensors, after generalization and canonicalization
+    (no identity copy is left to hide a slice) and before bufferization
+    (the GPU pipeline). A contraction reads an operand
     through a transpose: `x.t() @ y`, and in backward graphs every weight
     gradient (`dY^T X`), attention's `P^T dO` and `dS^T Q`, the vocabulary
     projection's gradient. The transpose is a copy kernel, and a transposed
@@ -120,7 +121,9 @@ def TgcGpuFoldGemmTransposes
       parallel loops, a body that yields its input, permutation maps;
     - the contraction is still one cuBLASLt runs with the new map
       (`matchGemmMaps`: A transposed only with one M dim, the batch dims
-      leading);
+      leading) and its element types are cuBLASLt's (equal f32, f16 or
+      bf16 inputs; an output of the same type or f32): another product's
+      kernel would read the transposed operand with a stride;
     - the transpose's input is a whole tensor (a function argument, a
       linalg result, a new tensor such as the entry copy of an argument
       the function also writes, a reshape of one), which bufferizes to a
@@ -128,7 +131,8 @@ def TgcGpuFoldGemmTransposes
       the GEMM takes as a pointer; a slice may be strided, and a
       contraction over it would not be a GEMM.
 
-    A transpose with other readers stays for them.
+    A transpose with other readers stays for them; one read by several
+    GEMMs (or as both operands of one) folds into each and goes.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
