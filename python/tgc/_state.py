@@ -98,11 +98,14 @@ class ValueGuard:
     source: Optional[Tuple[dict, str]] = None
 
     def check(self) -> Optional[str]:
+        source = self.source
         try:
-            now = self.getter()
+            # (A dict read where the getter is one: the same value, cheaper;
+            # the same object is the same value.)
+            now = source[0].get(source[1], _MISSING) if source is not None else self.getter()
         except Exception:  # noqa: BLE001 - an attribute deleted since
             now = _MISSING
-        if same(now, self.value):
+        if now is self.value or same(now, self.value):
             return None
         shown = "<missing>" if now is _MISSING else repr(now)
         return f"{self.what} == {self.value!r} (read{' at ' + self.where if self.where else ''}): now {shown}"
