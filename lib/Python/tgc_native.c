@@ -224,7 +224,8 @@ static int needs_grad(PyObject *t, int *grad) {
  *   (tuple), 3 links (tuple of (dict, key, object): the captured tensors are
  *   still the module's), 4 dict guards (tuple of (dict, key, value)),
  *   5 other guards (tuple of objects with check() -> None when it holds),
- *   6 outputs (tuple of (kind, index): 0 result, 1 argument), 7 tree (0 one
+ *   6 outputs (tuple of (kind, index): 0 result, 1 argument; or (2, an
+ *   immutable constant such as None, returned as it is)), 7 tree (0 one
  *   value, 1 tuple, 2 list; or a callable finish(results, tensors) that
  *   builds the value in Python: objects such as ModelOutput, sizes, numbers
  *   from results), 8 cuda (bool), 9 the Specialized (hits counted on
@@ -523,10 +524,12 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject *out = PyTuple_GetItem(outputs, i);
     long kind = PyLong_AsLong(PyTuple_GetItem(out, 0));
-    Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GetItem(out, 1));
-    PyObject *item = kind == 0
-                         ? PyList_GetItem(ctx.results, index)
-                         : PyTuple_GetItem(call_args, tensor_pos[index]);
+    PyObject *item = PyTuple_GetItem(out, 1); /* kind 2: a constant */
+    if (kind != 2) {
+      Py_ssize_t index = PyLong_AsSsize_t(item);
+      item = kind == 0 ? PyList_GetItem(ctx.results, index)
+                       : PyTuple_GetItem(call_args, tensor_pos[index]);
+    }
     if (!item) {
       Py_DECREF(value);
       Py_DECREF(ctx.results);

@@ -462,3 +462,32 @@ def test_a_captured_tensor_subclass_is_refused():
     c = tgc.compile(M())
     with pytest.raises(tgc.Unsupported, match="tensor subclass \\(Tagged\\) from outside"):
         c(torch.randn(3))
+
+
+@native
+def test_training_graphs_are_served_natively():
+    """The forward and backward graphs of a training call run natively on
+    steady calls; the forward (an FX graph, whose interpreter returns
+    torch.fx's immutable lists) returns a plain list, as the graph module
+    does, which the native path builds without a Python finish step, as
+    it builds the backward's (whose gradient of x, which needs none, is a
+    None it returns as a constant)."""
+    torch.manual_seed(0)
+    m = MLP()
+    c = tgc.compile(m)
+    x = torch.randn(3, 8)
+    for _ in range(4):
+        c(x).sum().backward()
+    spec = c._training.specs[0]
+    assert spec.forward._native_calls() == 3  # the first call compiled
+    assert spec.backward._native_calls() == 3
+    # The forward's results are built in C, without the Python finish step
+    # (an immutable list as the output tree needed it).
+    assert _native_path._outputs(spec.forward.specs[0].trace) is not None
+    assert _native_path._outputs(spec.backward.specs[0].trace) is not None
+    want = [p.grad.clone() for p in m.parameters()]
+    for p in m.parameters():
+        p.grad = None
+    m(x).sum().backward()
+    for a, b in zip(want, (p.grad for p in m.parameters())):
+        torch.testing.assert_close(a, 4 * b)

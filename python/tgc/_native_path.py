@@ -111,15 +111,22 @@ def set_flag(name: str, on: bool) -> None:
         _module.set_enabled(all(_flags.values()))
 
 
+# Constants returned as they are by every call (shared: immutable).
+_IMMUTABLE = (type(None), bool, int, float, str, torch.Size, torch.dtype, torch.device)
+
+
 def _outputs(trace) -> Optional[Tuple[Tuple[Tuple[int, int], ...], int]]:
-    """(outputs in return order as (0 result | 1 input, index), tree kind
-    0 one value | 1 tuple | 2 list), or None when Python must build them."""
+    """(outputs in return order as (0 result | 1 input, index) or (2,
+    constant), tree kind 0 one value | 1 tuple | 2 list), or None when
+    Python must build them."""
     kinds = []
     for kind, payload in trace.outputs:
         if kind == "result":
             kinds.append((0, payload))
         elif kind == "arg":
             kinds.append((1, payload))
+        elif kind == "const" and isinstance(payload, _IMMUTABLE):
+            kinds.append((2, payload))  # None for a gradient not computed
         else:
             return None
     tree = trace.output_tree

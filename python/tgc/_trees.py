@@ -92,7 +92,6 @@ def unflatten(key, tensors: List[torch.Tensor]):
     return build(key)
 
 
-
 def rebuild(tree, leaves: Sequence[Any]):
     """The output structure of the traced call with `leaves` in it: the
     types eager returns (tuples, lists, namedtuples, torch.return_types,

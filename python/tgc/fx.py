@@ -169,7 +169,7 @@ def graph_module_runner(gm: torch.fx.GraphModule, sym_inputs=None):
                     args[pos] = int(t.shape[dim])
         if tracer is None:
             return gm(*args)
-        return _Recorder(gm, tracer).run(*args)
+        return _plain_lists(_Recorder(gm, tracer).run(*args))
 
     run.__name__ = "graph_module"
     # The model's names of the inputs (tgc._names): Dynamo's source of each
@@ -177,6 +177,19 @@ def graph_module_runner(gm: torch.fx.GraphModule, sym_inputs=None):
     run._tgc_input_names = [_placeholder_name(n) for n in gm.graph.nodes
                             if n.op == "placeholder"]
     return run
+
+
+def _plain_lists(out):
+    """The interpreter's output with torch.fx's immutable lists as the
+    plain lists a call of the graph module returns (its generated code
+    builds them): the native call path builds plain lists and tuples."""
+    from torch.fx.immutable_collections import immutable_list
+
+    if isinstance(out, immutable_list):
+        return [_plain_lists(o) for o in out]
+    if type(out) is tuple:
+        return tuple(_plain_lists(o) for o in out)
+    return out
 
 
 def _placeholder_name(node) -> str:
