@@ -27,7 +27,7 @@ from ._explain import Explanation
 from ._specialized import Specialized
 from ._graph import Unsupported
 from ._trace import TraceResult, trace
-from ._trees import flatten, rebuild, unflatten  # noqa: F401 (tgc.trace_to_mlir, _autograd)
+from ._trees import flatten, rebuild, unflatten
 
 DEFAULT_RECOMPILE_LIMIT = 8
 
