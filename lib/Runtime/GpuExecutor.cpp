@@ -776,25 +776,20 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
     if (!ok)
       error = "could not create or record a CUDA event for device timing";
   }
+  // The steps on the stream: all of them, or those before the graph.
+  size_t direct = useGraph ? state.graphFirst : state.plan.steps.size();
+  for (size_t s = 0; s < direct && ok; ++s) {
+    ok = state.issue(s, /*capturing=*/false, error);
+    if (ok && checksPending && s == state.lastCheckStep) {
+      checksPending = false;
+      ok = state.readChecks(error);
+    }
+  }
   if (ok && useGraph) {
-    for (size_t s = 0; s < state.graphFirst && ok; ++s)
-      ok = state.issue(s, /*capturing=*/false, error);
-    if (ok && checksPending && state.graphFirst > state.lastCheckStep) {
+    ok = state.runGraph(error);
+    if (ok && checksPending) { // the graph holds the checks
       checksPending = false;
       ok = state.readChecks(error);
-    }
-    ok = ok && state.runGraph(error);
-    if (ok && checksPending) {
-      checksPending = false;
-      ok = state.readChecks(error);
-    }
-  } else {
-    for (size_t s = 0; s < state.plan.steps.size() && ok; ++s) {
-      ok = state.issue(s, /*capturing=*/false, error);
-      if (ok && checksPending && s == state.lastCheckStep) {
-        checksPending = false;
-        ok = state.readChecks(error);
-      }
     }
   }
   if (ok && timed) {
