@@ -1,0 +1,177 @@
+"""What the backward saves (tgc._partition, docs/training.md#what-the-backward-saves):
+the min-cut flow network, the values a training specialization saves on
+models whose pointwise work the backward should recompute, and gradients
+against eager PyTorch with recomputation."""
+
+import math
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import tgc
+from tgc import _autograd, _partition
+from conftest import cuda_ready
+
+DEVICES = ["cpu"] + (["cuda"] if cuda_ready() else [])
+
+
+def test_max_flow_of_a_known_network():
+    # CLRS's example network (figure 26.1): the maximum flow is 23.
+    f = _partition._Flow()
+    s, v1, v2, v3, v4, t = (f.node() for _ in range(6))
+    for u, v, c in ((s, v1, 16), (s, v2, 13), (v2, v1, 4), (v1, v3, 12), (v3, v2, 9),
+                    (v2, v4, 14), (v4, v3, 7), (v3, t, 20), (v4, t, 4)):
+        f.edge(u, v, float(c))
+    assert f.max_flow(s, t) == 23
+    # The minimum cut: {s, v1, v2, v4} on the source side.
+    assert f.reachable(s) == {s, v1, v2, v4}
+
+
+def test_unbounded_flow_is_reported():
+    f = _partition._Flow()
+    s, a, t = f.node(), f.node(), f.node()
+    f.edge(s, a, math.inf)
+    f.edge(a, t, math.inf)
+    assert f.max_flow(s, t) == math.inf
+
+
+class TanhGelu(nn.Module):
+    """GPT-2's GELU, written with pointwise ops (HF's NewGELUActivation)."""
+
+    def forward(self, x):
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) *
+                                           (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+class Mlp(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.fc, self.act, self.out = nn.Linear(d, 4 * d), TanhGelu(), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        return self.out(self.act(self.fc(x)))
+
+
+class Attention(nn.Module):
+    def __init__(self, d=16, heads=2, p=0.0):
+        super().__init__()
+        self.qkv, self.proj, self.heads, self.p = nn.Linear(d, 3 * d), nn.Linear(d, d), heads, p
+        self.ln = nn.LayerNorm(d)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.ln(x)).split(c, 2)
+        q, k, v = (y.view(b, t, self.heads, c // self.heads).transpose(1, 2) for y in (q, k, v))
+        w = q @ k.transpose(-1, -2) / math.sqrt(c // self.heads)
+        mask = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
+        w = torch.where(mask, w, torch.tensor(torch.finfo(w.dtype).min, device=x.device))
+        p = F.dropout(w.softmax(-1), self.p, self.training)
+        return x + self.proj((p @ v).transpose(1, 2).reshape(b, t, c))
+
+
+def _saved(model, inputs, loss_fn, recompute=True):
+    """The values a training specialization of `model` saves for its
+    backward (nodes of the joint graph, in order), and the compiled model."""
+    joints = []
+
+    def partition(joint, *args):
+        joints.append(joint)
+        return _partition.partition(joint, *args, recompute=recompute)
+
+    saved_partition = _autograd.partition
+    _autograd.partition = partition
+    try:
+        c = tgc.compile(model)
+        loss_fn(c(*inputs)).backward()
+    finally:
+        _autograd.partition = saved_partition
+    spec = c._training.specs[0]
+    names = [n.name for n in spec.backward_graph.graph.nodes if n.op == "placeholder"]
+    by_name = {n.name: n for n in joints[0].graph.nodes}
+    return [by_name[name] for name in names[:spec.num_saved]], c
+
+
+def _shape(n):
+    return tuple(n.meta["tensor_meta"].shape)
+
+
+def test_tanh_gelu_saves_its_input_and_output_only():
+    torch.manual_seed(0)
+    x = torch.randn(8, 16, requires_grad=True)
+    saved, _ = _saved(Mlp(), [x], lambda y: y.square().sum())
+    wide = [n for n in saved if _shape(n) == (8, 64)]
+    # The first linear's result (GELU's input) and GELU's result (the
+    # second linear's weight gradient reads it), not tanh's intermediates.
+    assert len(wide) == 2, [n.name for n in wide]
+    before, _ = _saved(Mlp(), [x], lambda y: y.square().sum(), recompute=False)
+    assert len([n for n in before if _shape(n) == (8, 64)]) > 2
+
+
+def test_cross_entropy_recomputes_the_one_hot_mask():
+    torch.manual_seed(0)
+    logits = torch.randn(32, 100, requires_grad=True)
+    target = torch.randint(0, 100, (32,))
+    saved, _ = _saved(lambda z, t: F.cross_entropy(z * 2.0, t), [logits, target],
+                      lambda y: y)
+    big = [n for n in saved if _shape(n) == (32, 100)]
+    # log_softmax's result only: the one-hot mask of nll_loss's gradient
+    # (bool) and exp(log_softmax) are recomputed in the backward.
+    assert len(big) == 1 and big[0].meta["tensor_meta"].dtype == torch.float32, \
+        [(n.name, n.meta["tensor_meta"].dtype) for n in big]
+
+
+def test_views_are_never_saved():
+    torch.manual_seed(0)
+    x = torch.randn(2, 8, 16)
+    saved, _ = _saved(Attention(), [x], lambda y: y.sum())
+    for n in saved:
+        assert not _partition._is_view(n), n.name
+
+
+def test_fewer_bytes_saved_than_every_value_the_backward_reads():
+    torch.manual_seed(0)
+    model = nn.Sequential(Attention(32, 4), Mlp(32), Attention(32, 4), Mlp(32))
+    x = torch.randn(4, 8, 32)
+    cut, _ = _saved(model, [x], lambda y: y.square().mean())
+    everything, _ = _saved(model, [x], lambda y: y.square().mean(), recompute=False)
+    cut_bytes = sum(_partition.size_of(n) for n in cut)
+    all_bytes = sum(_partition.size_of(n) for n in everything)
+    assert cut_bytes < 0.8 * all_bytes, (cut_bytes, all_bytes)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dropout_masks_are_saved_not_recomputed(device):
+    torch.manual_seed(0)
+    model = Attention(16, 2, p=0.5).train().to(device)
+    x = torch.randn(2, 8, 16, device=device)
+    saved, _ = _saved(model, [x], lambda y: y.sum())
+
+    def random(n):
+        if _partition._is_getitem(n):
+            n = n.args[0]
+        return n.op == "call_function" and _partition._op_name(n) in _partition._RANDOM
+
+    # The backward reads the forward's mask (CPU: the scaled Bernoulli
+    # tensor; CUDA: native_dropout's bool mask), never draws one again.
+    masks = [n for n in saved if random(n)]
+    assert len(masks) == 1 and _shape(masks[0]) == (2, 2, 8, 8), [n.name for n in saved]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gradients_match_eager_with_recomputation(device):
+    torch.manual_seed(0)
+    model = nn.Sequential(Attention(32, 4), Mlp(32), nn.LayerNorm(32)).to(device)
+    ref = type(model)(*[m for m in model])  # same modules
+    x = torch.randn(4, 8, 32, device=device, requires_grad=True)
+    c = tgc.compile(model)
+    out = c(x)
+    (out.square().mean()).backward()
+    got = [p.grad.clone() for p in model.parameters()] + [x.grad.clone()]
+    model.zero_grad()
+    x.grad = None
+    ref(x).square().mean().backward()
+    want = [p.grad for p in model.parameters()] + [x.grad]
+    for g, w in zip(got, want):
+        assert torch.allclose(g, w, rtol=1e-4, atol=1e-5), (g - w).abs().max()
