@@ -80,9 +80,35 @@ def _op_name(node: torch.fx.Node) -> str:
     return schema.name if schema is not None else ""
 
 
+# Views with explicit strides: recomputing one is right only when its base
+# has the strides it had in the trace, that is, when that base was
+# contiguous (the backward receives each saved tensor contiguous).
+_STRIDED_VIEWS = {"aten::as_strided", "aten::_reshape_alias"}
+
+
+def _contiguous(node: torch.fx.Node) -> bool:
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        return val.is_contiguous()
+    meta = node.meta.get("tensor_meta")
+    if meta is None or not hasattr(meta, "stride"):
+        return False
+    expected, step = [], 1
+    for size in reversed(list(meta.shape)):
+        expected.append(step)
+        step *= max(int(size), 1)
+    return all(int(s) == e or int(d) == 1 for s, e, d in
+               zip(meta.stride, reversed(expected), meta.shape))
+
+
 def _is_view(node: torch.fx.Node) -> bool:
-    return node.op == "call_function" and _op_name(node) in _VIEWS and \
-        bool(node.args) and isinstance(node.args[0], torch.fx.Node)
+    if node.op != "call_function" or not node.args or \
+            not isinstance(node.args[0], torch.fx.Node):
+        return False
+    name = _op_name(node)
+    if name in _STRIDED_VIEWS:
+        return _contiguous(node.args[0])
+    return name in _VIEWS
 
 
 def _is_getitem(node: torch.fx.Node) -> bool:
@@ -293,10 +319,10 @@ def _min_cut_saved(joint: torch.fx.GraphModule, primals: List[torch.fx.Node],
             return False
         if _is_getitem(node):
             return False
-        name = _op_name(node)
-        if name in _VIEWS:
+        if _is_view(node):
             return False
-        if name not in RECOMPUTABLE:
+        name = _op_name(node)
+        if name in _STRIDED_VIEWS or name not in RECOMPUTABLE:
             return True
         if materialized_backward(node):
             return True
