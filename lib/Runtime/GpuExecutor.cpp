@@ -727,6 +727,12 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
     return false;
   if (target)
     target->wouldWait = false;
+  // A call with device-side checks waits for them: known before prepare
+  // allocates the results (a first try would allocate them all twice).
+  if (target && target->noWait && state.checkBytes) {
+    target->wouldWait = true;
+    return false;
+  }
   if (!state.prepare(args, outputs, target, error))
     return target && target->wouldWait ? false : failRun();
   if (target && target->noWait && state.wouldWait()) {
