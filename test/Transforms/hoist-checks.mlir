@@ -165,3 +165,44 @@ func.func @size_check(%x: tensor<4xf32>, %v: tensor<?xf32>) -> tensor<4xf32> {
   cf.assert %nz, "sizes"
   return %y : tensor<4xf32>
 }
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+#all1 = affine_map<(d0) -> ()>
+
+// Labels padded (Hugging Face's causal-LM loss), returned as well: the
+// pad moves with the check of the slice it feeds, and the return keeps
+// reading it.
+// CHECK-LABEL: func.func @padded_labels
+// CHECK: %[[P:.*]] = tensor.pad %arg1
+// CHECK: cf.assert %{{.*}}, "padded"
+// CHECK: math.exp
+// CHECK: return %{{.*}}, %[[P]]
+func.func @padded_labels(%x: tensor<4xf32>, %l: tensor<2xi64>) -> (tensor<4xf32>, tensor<3xi64>) {
+  %c0 = arith.constant 0 : i64
+  %e0 = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %ignore = arith.constant -100 : i64
+  %p = tensor.pad %l low[0] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %ignore : i64
+  } : tensor<2xi64> to tensor<3xi64>
+  %s = tensor.extract_slice %p[1] [2] [1] : tensor<3xi64> to tensor<2xi64>
+  %true = arith.constant true
+  %f = tensor.empty() : tensor<i1>
+  %fa = linalg.fill ins(%true : i1) outs(%f : tensor<i1>) -> tensor<i1>
+  %ra = linalg.generic {indexing_maps = [#id1, #all1], iterator_types = ["reduction"]} ins(%s : tensor<2xi64>) outs(%fa : tensor<i1>) {
+  ^bb0(%in: i64, %out: i1):
+    %q = arith.cmpi sge, %in, %c0 : i64
+    %a = arith.andi %out, %q : i1
+    linalg.yield %a : i1
+  } -> tensor<i1>
+  %ok = tensor.extract %ra[] : tensor<i1>
+  cf.assert %ok, "padded"
+  return %y, %p : tensor<4xf32>, tensor<3xi64>
+}

@@ -32,12 +32,14 @@ namespace {
 constexpr size_t kMaxSliceOps = 32;
 
 /// An op that may move with a check although other ops use its results:
-/// it computes nothing costly (a view, a size, a constant, a fill, an
-/// elementwise op of the inputs).
+/// it computes nothing costly (a view, a size, a constant, a fill, a pad,
+/// an elementwise op of the inputs). (A pad: Hugging Face's causal-LM
+/// loss pads the labels, which the training forward also returns; its
+/// target check stayed after the whole forward, and the call waited.)
 bool cheapToShare(Operation *op) {
   if (isa<tensor::EmptyOp, tensor::ExtractSliceOp, tensor::CollapseShapeOp,
           tensor::ExpandShapeOp, tensor::CastOp, tensor::DimOp,
-          tensor::ReshapeOp, linalg::FillOp>(op))
+          tensor::ReshapeOp, tensor::PadOp, linalg::FillOp>(op))
     return true;
   if (op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
       !isa<linalg::LinalgOp>(op))
