@@ -36,6 +36,7 @@
 
 #include "tgc/Runtime/tgc_runtime.h"
 #include "tgc_native_phases.h"
+#include "tgc_native_pool.h"
 
 typedef void *(*alloc_fn)(void *user, int32_t index, int32_t dtype,
                           int64_t rank, const int64_t *sizes);
@@ -230,7 +231,8 @@ static int needs_grad(PyObject *t, int *grad) {
  *   builds the value in Python: objects such as ModelOutput, sizes, numbers
  *   from results), 8 cuda (bool), 9 the Specialized (hits counted on
  *   it), 10 its number of results, 11 torch.empty's keyword arguments per
- *   tgc_dtype code (a tuple of dicts: dtype and device). */
+ *   tgc_dtype code (a tuple of dicts: dtype and device), 12 pooled results
+ *   (None, or a list: tgc_native_pool.h). */
 enum {
   E_HANDLE,
   E_NARGS,
@@ -244,6 +246,7 @@ enum {
   E_SPEC,
   E_NUM_RESULTS,
   E_ALLOC_KWARGS,
+  E_POOL,
   E_SIZE
 };
 
@@ -331,6 +334,7 @@ typedef struct {
   int failed;        /* a Python error is saved in `error` */
   PyObject *error_type, *error_value, *error_trace;
   void *any;         /* a non-null pointer for zero-element results */
+  tgc_pool_call pool; /* results sharing one block per dtype */
 } alloc_ctx;
 
 static void *alloc_result(void *user, int32_t index, int32_t dtype,
@@ -358,6 +362,12 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
       goto done;
     PyTuple_SetItem(shape, (Py_ssize_t)i, size);
   }
+  t = tgc_pool_alloc(&ctx->pool, index, dtype, rank, sizes, shape, torch_empty,
+                     kwargs);
+  if (t)
+    goto allocated;
+  if (PyErr_Occurred())
+    goto done;
   /* torch.empty with a dtype and a device parses its keywords: with a
    * template tensor of the result's dtype, empty_like (the same sizes; the
    * template is contiguous, so the result is too) or new_empty (its dtype
@@ -390,6 +400,7 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
   }
   if (!t)
     goto done;
+allocated:
   p = PyObject_CallMethodObjArgs(t, s_data_ptr, NULL);
   if (!p)
     goto done;
@@ -443,6 +454,12 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
     Py_INCREF(Py_None);
     PyList_SetItem(ctx.results, i, Py_None);
   }
+  if (tgc_pool_begin(&ctx.pool, PyTuple_GetItem(entry, E_POOL), num_results) <
+      0) {
+    tgc_pool_end(&ctx.pool, 0);
+    Py_DECREF(ctx.results);
+    return NULL;
+  }
   void *stream = NULL;
   if (cuda) {
     PyObject *index = PyLong_FromLong(cuda_index);
@@ -450,12 +467,14 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
         index ? PyObject_CallFunctionObjArgs(raw_stream, index, NULL) : NULL;
     Py_XDECREF(index);
     if (!raw) {
+      tgc_pool_end(&ctx.pool, 0);
       Py_DECREF(ctx.results);
       return NULL;
     }
     stream = PyLong_AsVoidPtr(raw);
     Py_DECREF(raw);
     if (PyErr_Occurred()) {
+      tgc_pool_end(&ctx.pool, 0);
       Py_DECREF(ctx.results);
       return NULL;
     }
@@ -479,6 +498,7 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
     PyEval_RestoreThread(thread);
   }
   phase_end(PH_RUNTIME);
+  tgc_pool_end(&ctx.pool, !ctx.failed && rc == 0);
   if (ctx.failed) {
     PyErr_Restore(ctx.error_type, ctx.error_value, ctx.error_trace);
     Py_DECREF(ctx.results);

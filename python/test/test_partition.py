@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import tgc
-from tgc import _autograd, _partition
+from tgc import _autograd, _native_path, _partition
 from conftest import cuda_ready
 
 DEVICES = ["cpu"] + (["cuda"] if cuda_ready() else [])
@@ -148,14 +148,14 @@ def test_dropout_masks_are_saved_not_recomputed(device):
     x = torch.randn(2, 8, 16, device=device)
     saved, _ = _saved(model, [x], lambda y: y.sum())
 
-    def random(n):
-        if _partition._is_getitem(n):
-            n = n.args[0]
+    def mask(n):
+        if _partition._is_getitem(n):  # native_dropout: (output, mask)
+            return n.args[1] == 1 and mask(n.args[0])
         return n.op == "call_function" and _partition._op_name(n) in _partition._RANDOM
 
     # The backward reads the forward's mask (CPU: the scaled Bernoulli
     # tensor; CUDA: native_dropout's bool mask), never draws one again.
-    masks = [n for n in saved if random(n)]
+    masks = [n for n in saved if mask(n)]
     assert len(masks) == 1 and _shape(masks[0]) == (2, 2, 8, 8), [n.name for n in saved]
 
 
@@ -180,3 +180,49 @@ def test_gradients_match_eager_with_recomputation(device, batch):
     want = [p.grad for p in model.parameters()] + [x.grad]
     for g, w in zip(got, want):
         assert torch.allclose(g, w, rtol=1e-4, atol=1e-5), (g - w).abs().max()
+
+
+def _compiled_training_node(loss):
+    fn = loss.grad_fn
+    while fn is not None and type(fn).__name__ != "CompiledTrainingBackward":
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+    return fn
+
+
+@pytest.mark.skipif(_native_path.load() is None, reason="the native call path is not built")
+@pytest.mark.parametrize("device", DEVICES)
+def test_saved_tensors_share_one_block_per_dtype(device):
+    """From the native path's second call on, the saved tensors are views
+    of one block per dtype (tgc_native_pool.h); gradients stay eager's."""
+    torch.manual_seed(0)
+    model = nn.Sequential(Attention(32, 4), Mlp(32), nn.LayerNorm(32)).to(device)
+    ref = nn.Sequential(*[m for m in model])
+    c = tgc.compile(model)
+    x = torch.randn(4, 8, 32, device=device)
+    for step in range(5):
+        for p in model.parameters():
+            p.grad = None
+        loss = c(x * (step + 1)).square().mean()
+        node = _compiled_training_node(loss)
+        saved = [t for t in node.saved_tensors if t._base is not None]
+        if step >= 2:
+            # Pooled (parameters are saved as themselves, not pooled).
+            assert saved and len({t._base.data_ptr() for t in saved}) <= 3, len(saved)
+            for t in saved:
+                assert t.is_contiguous() and (t.data_ptr() - t._base.data_ptr()) % 512 == 0
+        loss.backward()
+        got = [p.grad.clone() for p in model.parameters()]
+        for p in model.parameters():
+            p.grad = None
+        ref(x * (step + 1)).square().mean().backward()
+        for g, p in zip(got, model.parameters()):
+            assert torch.allclose(g, p.grad, rtol=1e-4, atol=1e-5), (step, (g - p.grad).abs().max())
+
+
+def test_outputs_the_caller_gets_are_not_pooled():
+    outputs = ((0, 0), (0, 1), (1, 0), (0, 2), (0, 1), (0, 3))
+    slot = _native_path._pool(outputs, 3, 4)
+    # Results 2 and 3 only: result 1 is an output too.
+    assert slot[0] == (False, False, True, True) and slot[1] is None
+    assert _native_path._pool(outputs, None, 4) is None
+    assert _native_path._pool(((0, 0),), 1, 1) is None

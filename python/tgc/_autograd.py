@@ -642,6 +642,10 @@ class Training:
                                      options=owner.extra_options)
             c.name = f"{owner.name}_{what}"
             c.casts_traced = True  # make_fx recorded autocast's casts
+            if what == "forward":
+                # The saved tensors (after the outputs and the mutated
+                # inputs' values) share one block per dtype.
+                c.pooled_from = n_out + len(mutated)
             return c
 
         spec = TrainingSpec(

@@ -197,6 +197,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         # forward and backward, keyed by autocast's state): it may run
         # under autocast.
         self.casts_traced = False
+        # Results returned from this position on share one allocation per
+        # dtype on the native path (a training forward's saved tensors:
+        # tgc._native_path._pool).
+        self.pooled_from: Optional[int] = None
         self.declared_dynamic: Dict[int, Set[int]] = {}
         # Sizes of graph-break results that changed between calls
         # ((island, result) -> dims; see tgc._breaks).
@@ -238,7 +242,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         if self.eager_reason is None and not self.ranges:
             with self._lock:
                 specs = list(self.specs)
-            entries = [e for e in map(_native_path.entry, reversed(specs)) if e is not None]
+            entries = [e for e in (_native_path.entry(s, self.pooled_from)
+                                   for s in reversed(specs)) if e is not None]
         self._set_native_entries(entries)
 
     def _call(self, *args, **kwargs):

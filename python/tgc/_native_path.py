@@ -162,9 +162,30 @@ def _pattern(keys) -> Optional[Tuple[Optional[bool], ...]]:
     return tuple(pattern)
 
 
-def entry(spec) -> Optional[tuple]:
+def _pool(outputs, pool_from: Optional[int], num_results: int) -> Optional[list]:
+    """The pooled results' slot of an entry (tgc_native_pool.h): results
+    returned at positions from `pool_from` on (a training forward's saved
+    tensors) share one block per dtype, except those also returned before
+    it (an output the caller keeps would keep the whole block)."""
+    if pool_from is None or not outputs:
+        return None
+    late = {i for k, i in outputs[pool_from:] if k == 0}
+    early = {i for k, i in outputs[:pool_from] if k == 0}
+    pooled = late - early
+    if not pooled:
+        return None
+    flags = tuple(i in pooled for i in range(num_results))
+    return [flags, None, _ITEMSIZES]
+
+
+_ITEMSIZES = tuple(torch.empty((), dtype=CODE_DTYPES[c]).element_size() if c in CODE_DTYPES
+                   else 0 for c in range(max(CODE_DTYPES) + 1))
+
+
+def entry(spec, pool_from: Optional[int] = None) -> Optional[tuple]:
     """The extension's description of `spec` (see tgc_native.c), or None
-    when the Python path must run it."""
+    when the Python path must run it. With `pool_from`, the results the
+    call returns from that position on share allocations (_pool)."""
     positional = _pattern(spec.keys)
     if positional is None:
         return None
@@ -204,7 +225,8 @@ def entry(spec) -> Optional[tuple]:
     kwargs = tuple({"dtype": CODE_DTYPES[c], "device": device} if c in CODE_DTYPES else None
                    for c in range(max(CODE_DTYPES) + 1))
     return (spec.compiled.handle, positional, tuple(tensors), tuple(links), tuple(dict_guards), tuple(guards), out[0], out[1],
-            cuda, spec, spec.compiled.num_results, kwargs)
+            cuda, spec, spec.compiled.num_results, kwargs,
+            _pool(out[0], pool_from, spec.compiled.num_results))
 
 
 @contextlib.contextmanager

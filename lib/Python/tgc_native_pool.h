@@ -1,0 +1,61 @@
+/*===- tgc_native_pool.h - Results that share one allocation -------------===*\
+|*                                                                            *|
+|* A training forward returns, after its outputs, the tensors its backward   *|
+|* reads (docs/training.md "Where the saved tensors live"): about 200 for    *|
+|* GPT-2 small, each from PyTorch's allocator (a Python call of about 8 us  *|
+|* each, before the call's first kernel). A native entry may mark such      *|
+|* results as pooled: the first call allocates them one by one and learns   *|
+|* their layout; later calls allocate one block per dtype and return each   *|
+|* pooled result as a contiguous view of its block (as_strided), at an      *|
+|* offset aligned to 512 bytes. The blocks are freed when the last view     *|
+|* is (after the backward). Results the caller also gets as outputs are     *|
+|* never pooled (a kept output would keep the whole block).                 *|
+|*                                                                            *|
+|* The entry's slot is None, or a list [flags, layout, itemsizes]: flags a  *|
+|* tuple of bools per result (pooled or not), layout None until the first   *|
+|* call and then (per result: None or (block, offset, numel); per block:     *|
+|* (dtype code, numel)), itemsizes a tuple of bytes per dtype code.         *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TGC_NATIVE_POOL_H
+#define TGC_NATIVE_POOL_H
+
+#include "tgc_native_phases.h" /* Python.h under the stable ABI */
+
+#include <stdint.h>
+
+typedef struct {
+  PyObject *slot;   /* the entry's list, or NULL: nothing pooled */
+  PyObject *flags;  /* borrowed from slot */
+  PyObject *layout; /* borrowed; NULL while learning */
+  Py_ssize_t nresults;
+  /* Learning: each pooled result's dtype code and element count. */
+  int32_t *dtypes;
+  int64_t *numels;
+  /* Using a layout: this call's blocks (new references, lazily made). */
+  PyObject **blocks;
+  Py_ssize_t nblocks;
+} tgc_pool_call;
+
+/* Starts a call of an entry whose pool slot is `slot` (Py_None: none).
+ * Returns 0, or -1 with a Python error set. */
+TGC_HIDDEN int tgc_pool_begin(tgc_pool_call *pc, PyObject *slot,
+                              Py_ssize_t nresults);
+
+/* A result of the call: a new reference to a view of this call's block,
+ * or NULL with no error set when the caller allocates it (not pooled, no
+ * layout yet, another size than learnt), or NULL with an error set.
+ * `shape` is the sizes as a tuple; `empty` and `kwargs` make a block
+ * (torch.empty and its dtype and device keywords). */
+TGC_HIDDEN PyObject *tgc_pool_alloc(tgc_pool_call *pc, int32_t index,
+                                    int32_t dtype, int64_t rank,
+                                    const int64_t *sizes, PyObject *shape,
+                                    PyObject *empty, PyObject *kwargs);
+
+/* Ends the call: after a successful first call, stores the layout learnt
+ * (errors there are dropped: the next call learns again). Releases the
+ * blocks (the views keep them alive). */
+TGC_HIDDEN void tgc_pool_end(tgc_pool_call *pc, int ok);
+
+#endif
