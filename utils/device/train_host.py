@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Where the host time of GPT-2 small's training step goes under
+tgc.compile (issue 21: the device idles about 2.7 ms per step before the
+forward's first kernel): the host time of the forward call and of
+backward(), the native call's phases, and a cProfile of the forward calls.
+python3 utils/device/train_host.py"""
+
+import cProfile
+import pstats
+import sys
+import time
+
+import torch
+
+import tgc
+from tgc import _native_path
+
+sys.path.insert(0, "utils/bench")
+import training  # noqa: E402
+
+
+def main():
+    model, data, loss_of = training._model("gpt2", "cuda", 0)
+    model = model.cuda().train()
+    data = tuple(d.cuda() for d in data)
+    c = tgc.compile(model)
+    for _ in range(3):
+        loss_of(c, *data).backward()
+    torch.cuda.synchronize()
+    fw, bw = [], []
+    for _ in range(10):
+        t0 = time.perf_counter()
+        loss = loss_of(c, *data)
+        t1 = time.perf_counter()
+        loss.backward()
+        t2 = time.perf_counter()
+        torch.cuda.synchronize()
+        fw.append((t1 - t0) * 1e3)
+        bw.append((t2 - t1) * 1e3)
+    fw.sort()
+    bw.sort()
+    print(f"host: forward call {fw[5]:.2f} ms, backward() {bw[5]:.2f} ms (medians of 10)")
+    with _native_path.phase_profile() as ph:
+        for _ in range(10):
+            loss = loss_of(c, *data)
+            loss.backward()
+            torch.cuda.synchronize()
+    print("native phases (us per call):", {k: round(v, 1) for k, v in ph.items()})
+    # The forward call alone, after a synchronize: its host time, and the
+    # CUDA API calls it makes (a synchronous one shows its wait).
+    spec = c._training.specs[0]
+    for name, fn in (("forward", spec.forward), ("backward", spec.backward)):
+        steps = fn.specs[0].compiled.code("steps").splitlines()
+        checks = [i for i, line in enumerate(steps) if line.startswith("check")]
+        print(f"{name}: {len(steps)} steps, checks at {checks}")
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(3):
+            loss = loss_of(c, *data)
+            loss.backward()
+            torch.cuda.synchronize()
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25))
+    prof = cProfile.Profile()
+    for _ in range(10):
+        prof.enable()
+        loss = loss_of(c, *data)
+        prof.disable()
+        loss.backward()
+        torch.cuda.synchronize()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+
+
+if __name__ == "__main__":
+    main()
