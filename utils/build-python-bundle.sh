@@ -199,7 +199,7 @@ if [[ -e $pyinc/Python.h ]]; then
   step "native call path ($libdir/_tgc_native.abi3.so)"
   clang-22 -shared -fPIC -O2 -Wall -Wextra -DPy_LIMITED_API=0x030A0000 \
     -I"$pyinc" -I"$root/include" "$root/lib/Python/tgc_native.c" \
-    "$root/lib/Python/tgc_native_phases.c" \
+    "$root/lib/Python/tgc_native_phases.c" "$root/lib/Python/tgc_native_pool.c" \
     -o "$libdir/_tgc_native.abi3.so"
   strip --strip-all "$libdir/_tgc_native.abi3.so"
 else
