@@ -279,9 +279,13 @@ def _closure(roots, stop: Set[torch.fx.Node]) -> Set[torch.fx.Node]:
 
 def _min_cut_saved(joint: torch.fx.GraphModule, primals: List[torch.fx.Node],
                    tangents: List[torch.fx.Node], forward_roots: List[torch.fx.Node],
-                   grads: List[torch.fx.Node]) -> Optional[List[torch.fx.Node]]:
+                   grads: List[torch.fx.Node],
+                   mutated: Set[torch.fx.Node]) -> Optional[List[torch.fx.Node]]:
     """The forward values to save (graph order), or None when no finite
-    cut exists (a value the backward needs cannot be saved)."""
+    cut exists (a value the backward needs cannot be saved). An input in
+    `mutated` is never saved: the call writes its new value into it after
+    the forward, so the backward would read the new value (PyTorch's
+    version counter then refuses the backward)."""
     nodes = list(joint.graph.nodes)
     order = {n: i for i, n in enumerate(nodes)}
     backward = _closure(grads, set())
@@ -333,6 +337,8 @@ def _min_cut_saved(joint: torch.fx.GraphModule, primals: List[torch.fx.Node],
         return False
 
     def weight(node: torch.fx.Node) -> float:
+        if node in mutated:
+            return math.inf  # the values computed from it are saved
         if _is_view(node):
             return math.inf  # saved as its base (a saved view is a copy)
         size = size_of(node)
@@ -421,7 +427,8 @@ def partition(joint: torch.fx.GraphModule, num_outputs: int, num_inputs: int,
                      if isinstance(o, torch.fx.Node)]
     saved = None
     if recompute and grad_nodes:
-        saved = _min_cut_saved(joint, primals, tangents, forward_roots, grad_nodes)
+        saved = _min_cut_saved(joint, primals, tangents, forward_roots, grad_nodes,
+                               {primals[i] for i in mutated})
     if saved is None:
         saved = _default_saved(joint, primals, tangents, grad_nodes)
     forward = _extract(joint, primals, outs + [after[i] for i in mutated] + saved)
