@@ -146,8 +146,10 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
 void mlir::tgc::buildGraphPasses(OpPassManager &pm, bool decompose,
                                  bool fuse) {
   pm.addPass(createCanonicalizerPass());
-  if (decompose)
+  if (decompose) {
     pm.addNestedPass<func::FuncOp>(createTgcDecompose());
+    pm.addNestedPass<func::FuncOp>(createTgcSinkGathers());
+  }
   if (fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuse());
 }

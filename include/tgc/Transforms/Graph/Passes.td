@@ -76,6 +76,31 @@ def TgcDecompose : Pass<"tgc-decompose", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TgcSinkGathers : Pass<"tgc-sink-gathers", "func::FuncOp"> {
+  let summary = "Gather an elementwise op's operands instead of its result";
+  let description = [{
+    Runs on the `tgc` dialect after `tgc-decompose`, before `tgc-fuse`.
+    `tgc.gather %e, %index dim = d`, where `%e` is an elementwise op's
+    result, becomes the elementwise op of its operands gathered the same
+    way: an operand of the result's shape is gathered, one of size 1 along
+    `d` (or without `d`, broadcast) is used as it is. The elementwise op
+    then runs on the index's points only (where `%e` has other users, they
+    keep it; the copy computes at most as many points), and when the
+    gather was its only user it is not computed in full at all.
+
+    The case it is for: a loss `nll_loss(log_softmax(x), target)` whose
+    log_softmax is in primitives (`x - amax - log(sum(exp(x - amax)))`, the
+    training graphs' decomposition) reads the one element per row it
+    needs: `gather(x) - amax - log(sum)`, instead of a `[rows, classes]`
+    result written only for the gather (50257 classes per row in GPT-2).
+
+    Rewritten only with static sizes, when the index covers the input in
+    every dim but `d` (each result point reads its own row), and when each
+    operand has the result's shape or size 1 along `d`. The values are the
+    same (the same op on the same operand values).
+  }];
+}
+
 def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
   let summary = "Form fusion groups (one kernel each) with a cost model";
   let description = [{

@@ -1,0 +1,77 @@
+// RUN: tgc-opt %s --tgc-sink-gathers -split-input-file | FileCheck %s
+
+// nll_loss of log_softmax in primitives: the gather moves to `x`; the row
+// statistics (size 1 along the class dim) are used as they are, and the
+// [4, 10] result is not computed (`x - max` stays for the sum's exp).
+// CHECK-LABEL: func.func @log_softmax_loss
+// CHECK: %[[MAX:.*]] = tgc.amax %arg0
+// CHECK: %[[SHIFT:.*]] = tgc.sub %arg0, %[[MAX]] : tensor<4x10xf32>, tensor<4x1xf32> -> tensor<4x10xf32>
+// CHECK: tgc.exp %[[SHIFT]]
+// CHECK: %[[LSE:.*]] = tgc.log
+// CHECK: %[[G:.*]] = tgc.gather %arg0, %arg1 dim = 1 : tensor<4x10xf32>, tensor<4x1xi64> -> tensor<4x1xf32>
+// CHECK: %[[S:.*]] = tgc.sub %[[G]], %[[MAX]] : tensor<4x1xf32>
+// CHECK: %[[R:.*]] = tgc.sub %[[S]], %[[LSE]] : tensor<4x1xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @log_softmax_loss(%x: tensor<4x10xf32>, %t: tensor<4x1xi64>) -> tensor<4x1xf32> {
+  %m = tgc.amax %x dims [1] keepdim : tensor<4x10xf32> -> tensor<4x1xf32>
+  %s = tgc.sub %x, %m : tensor<4x10xf32>, tensor<4x1xf32> -> tensor<4x10xf32>
+  %e = tgc.exp %s : tensor<4x10xf32>
+  %z = tgc.sum %e dims [1] keepdim : tensor<4x10xf32> -> tensor<4x1xf32>
+  %l = tgc.log %z : tensor<4x1xf32>
+  %r = tgc.sub %s, %l : tensor<4x10xf32>, tensor<4x1xf32> -> tensor<4x10xf32>
+  %g = tgc.gather %r, %t dim = 1 : tensor<4x10xf32>, tensor<4x1xi64> -> tensor<4x1xf32>
+  return %g : tensor<4x1xf32>
+}
+
+// -----
+
+// A scalar operand and a unary op: gathered through both.
+// CHECK-LABEL: func.func @unary_and_scalar
+// CHECK: %[[G:.*]] = tgc.gather %arg0, %arg1 dim = 0
+// CHECK: %[[E:.*]] = tgc.exp %[[G]] : tensor<2x3xf32>
+// CHECK: tgc.mul %[[E]], %arg2 : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xf32>
+// CHECK-NOT: tensor<5x3xf32> ->
+func.func @unary_and_scalar(%x: tensor<5x3xf32>, %i: tensor<2x3xi64>, %c: tensor<f32>) -> tensor<2x3xf32> {
+  %e = tgc.exp %x : tensor<5x3xf32>
+  %m = tgc.mul %e, %c : tensor<5x3xf32>, tensor<f32> -> tensor<5x3xf32>
+  %g = tgc.gather %m, %i dim = 0 : tensor<5x3xf32>, tensor<2x3xi64> -> tensor<2x3xf32>
+  return %g : tensor<2x3xf32>
+}
+
+// -----
+
+// An elementwise result with another use stays for it, its gather reads
+// the operand. Left alone: the index is narrower than the input in another
+// dim; an operand is broadcast along another dim.
+// CHECK-LABEL: func.func @left_alone
+// CHECK: %[[A:.*]] = tgc.exp %arg0 : tensor<4x10xf32>
+// CHECK: %[[GA:.*]] = tgc.gather %arg0, %arg1 dim = 1
+// CHECK: tgc.exp %[[GA]] : tensor<4x1xf32>
+// CHECK: %[[B:.*]] = tgc.exp %arg0
+// CHECK: tgc.gather %[[B]], %arg2 dim = 1
+// CHECK: %[[C:.*]] = tgc.add %arg0, %arg3
+// CHECK: tgc.gather %[[C]], %arg1 dim = 1
+func.func @left_alone(%x: tensor<4x10xf32>, %t: tensor<4x1xi64>, %n: tensor<2x1xi64>, %row: tensor<1x10xf32>)
+    -> (tensor<4x1xf32>, tensor<4x10xf32>, tensor<2x1xf32>, tensor<4x1xf32>) {
+  %a = tgc.exp %x : tensor<4x10xf32>
+  %ga = tgc.gather %a, %t dim = 1 : tensor<4x10xf32>, tensor<4x1xi64> -> tensor<4x1xf32>
+  %b = tgc.exp %x : tensor<4x10xf32>
+  %gb = tgc.gather %b, %n dim = 1 : tensor<4x10xf32>, tensor<2x1xi64> -> tensor<2x1xf32>
+  %c = tgc.add %x, %row : tensor<4x10xf32>, tensor<1x10xf32> -> tensor<4x10xf32>
+  %gc = tgc.gather %c, %t dim = 1 : tensor<4x10xf32>, tensor<4x1xi64> -> tensor<4x1xf32>
+  return %ga, %a, %gb, %gc : tensor<4x1xf32>, tensor<4x10xf32>, tensor<2x1xf32>, tensor<4x1xf32>
+}
+
+// -----
+
+// An input of size 1 along the gathered dim (every index 0) and a larger
+// index (the fuzzer's seed 51): the unary op's operand is gathered, not
+// broadcast (a convert keeps its operand's shape).
+// CHECK-LABEL: func.func @size_one_dim
+// CHECK: %[[G:.*]] = tgc.gather %arg0, %arg1 dim = 0 : tensor<1xi64>, tensor<3xi64> -> tensor<3xi64>
+// CHECK: tgc.convert %[[G]] : tensor<3xi64> -> tensor<3xf32>
+func.func @size_one_dim(%x: tensor<1xi64>, %i: tensor<3xi64>) -> tensor<3xf32> {
+  %c = tgc.convert %x : tensor<1xi64> -> tensor<1xf32>
+  %g = tgc.gather %c, %i dim = 0 : tensor<1xf32>, tensor<3xi64> -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
