@@ -109,17 +109,20 @@ def test_tanh_gelu_saves_its_input_and_output_only():
     assert len([n for n in before if _shape(n) == (8, 64)]) > 2
 
 
-def test_cross_entropy_recomputes_the_one_hot_mask():
+def test_cross_entropy_saves_its_input_and_row_statistics():
     torch.manual_seed(0)
     logits = torch.randn(32, 100, requires_grad=True)
     target = torch.randint(0, 100, (32,))
     saved, _ = _saved(lambda z, t: F.cross_entropy(z * 2.0, t), [logits, target],
                       lambda y: y)
     big = [n for n in saved if _shape(n) == (32, 100)]
-    # log_softmax's result only: the one-hot mask of nll_loss's gradient
-    # (bool) and exp(log_softmax) are recomputed in the backward.
-    assert len(big) == 1 and big[0].meta["tensor_meta"].dtype == torch.float32, \
-        [(n.name, n.meta["tensor_meta"].dtype) for n in big]
+    # The input (log_softmax in primitives: the backward recomputes it from
+    # the input, its row maximum and its sum of exponentials), not
+    # log_softmax's result, exp of it, nor nll_loss's one-hot bool mask
+    # (recomputed from the targets).
+    assert [n.op for n in big] == ["placeholder"], [n.name for n in big]
+    stats = sorted(_partition._op_name(n) for n in saved if _shape(n) == (32, 1))
+    assert stats == ["aten::amax", "aten::sum"], stats
 
 
 def test_views_are_never_saved():

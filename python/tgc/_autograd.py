@@ -189,6 +189,11 @@ aten = torch.ops.aten
 # fuse with their neighbours. threshold_backward and leaky_relu_backward
 # are TGC handlers themselves.
 _DECOMPOSED = [
+    # log_softmax in primitives: the backward recomputes it from its input
+    # and the row statistics (tgc._partition) instead of reading a saved
+    # [rows, classes] result, and a loss's gather reads the one element
+    # per row it needs (tgc-sink-gathers).
+    "_log_softmax",
     "native_layer_norm_backward", "_softmax_backward_data", "_log_softmax_backward_data",
     "gelu_backward", "tanh_backward", "sigmoid_backward", "silu_backward",
     "hardtanh_backward", "hardswish_backward", "hardsigmoid_backward", "elu_backward",

@@ -124,6 +124,17 @@ def _fusible(node: torch.fx.Node) -> bool:
     return name in RECOMPUTABLE or name in _RANDOM
 
 
+# Ops that read an elementwise producer at a few points (a loss's target
+# class per row): tgc-sink-gathers moves their gather into the producer's
+# operands, so the producer is not written out in full for them.
+_READS_POINTS = {"aten::gather", "aten::nll_loss_forward", "aten::nll_loss2d_forward"}
+
+
+def _fuses_into(node: torch.fx.Node, user: torch.fx.Node) -> bool:
+    return _fusible(node) and (_fusible(user) or (
+        user.op == "call_function" and _op_name(user) in _READS_POINTS))
+
+
 def size_of(node: torch.fx.Node) -> Optional[int]:
     """Bytes of the tensor a node computes; None when it is not a tensor
     (a tuple of results, a Python value)."""
@@ -348,7 +359,7 @@ def _min_cut_saved(joint: torch.fx.GraphModule, primals: List[torch.fx.Node],
         # matmul's input, an output) costs one read to save; one that
         # lives only inside a fused kernel costs its write and its read.
         materialized = node.op == "placeholder" or \
-            not all(_fusible(node) and _fusible(u) for u in node.users)
+            not all(_fuses_into(node, u) for u in node.users)
         return float(max(size, 1) * (1 if materialized else 2))
 
     flow = _Flow()
