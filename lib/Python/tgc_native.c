@@ -51,7 +51,7 @@ typedef const char *(*error_fn)(void);
 
 /* Bumped whenever the entries or setup() change: the package refuses an
  * extension of another version (tgc._native_path.NATIVE_ABI). */
-#define TGC_NATIVE_ABI 6
+#define TGC_NATIVE_ABI 7
 
 #define MAX_DTYPES 16
 #define MAX_RANK 16

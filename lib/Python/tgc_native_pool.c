@@ -31,6 +31,7 @@ int tgc_pool_begin(tgc_pool_call *pc, PyObject *slot, Py_ssize_t nresults) {
   pc->nresults = nresults;
   PyObject *layout = PyList_GetItem(slot, 1);
   if (layout && layout != Py_None) {
+    Py_INCREF(layout);
     pc->layout = layout;
     pc->nblocks = PyTuple_Size(PyTuple_GetItem(layout, 1));
     pc->blocks = PyMem_Calloc((size_t)(pc->nblocks ? pc->nblocks : 1),
@@ -62,7 +63,7 @@ static int64_t count(int64_t rank, const int64_t *sizes) {
 PyObject *tgc_pool_alloc(tgc_pool_call *pc, int32_t index, int32_t dtype,
                          int64_t rank, const int64_t *sizes, PyObject *shape,
                          PyObject *empty, PyObject *kwargs) {
-  if (!pc->slot || !flag(pc, index))
+  if (!pc->slot || pc->mismatch || !flag(pc, index))
     return NULL;
   int64_t numel = count(rank, sizes);
   if (!pc->layout) { /* learning: the caller allocates */
@@ -84,8 +85,10 @@ PyObject *tgc_pool_alloc(tgc_pool_call *pc, int32_t index, int32_t dtype,
   PyObject *spec = PyTuple_GetItem(blocks, block);
   if (PyErr_Occurred() || !spec)
     return NULL;
-  if (expected != numel || PyLong_AsLong(PyTuple_GetItem(spec, 0)) != dtype)
-    return NULL; /* another size than learnt: allocated alone */
+  if (expected != numel || PyLong_AsLong(PyTuple_GetItem(spec, 0)) != dtype) {
+    pc->mismatch = 1; /* other sizes than learnt: this call allocates alone */
+    return NULL;
+  }
   if (!pc->blocks[block]) {
     PyObject *total =
         PyLong_FromLongLong(PyLong_AsLongLong(PyTuple_GetItem(spec, 1)));
@@ -189,15 +192,21 @@ fail:
 }
 
 void tgc_pool_end(tgc_pool_call *pc, int ok) {
-  if (pc->slot && !pc->layout && ok) {
-    PyObject *type, *value, *trace;
-    PyErr_Fetch(&type, &value, &trace);
+  PyObject *type, *value, *trace;
+  PyErr_Fetch(&type, &value, &trace);
+  /* Another thread may have stored a layout while this call learnt. */
+  if (pc->slot && !pc->layout && ok && PyList_GetItem(pc->slot, 1) == Py_None) {
     PyObject *layout = learnt_layout(pc, PyList_GetItem(pc->slot, 2));
     if (layout)
       PyList_SetItem(pc->slot, 1, layout); /* steals */
-    PyErr_Clear();
-    PyErr_Restore(type, value, trace);
   }
+  if (pc->slot && pc->mismatch && PyList_GetItem(pc->slot, 1) == pc->layout) {
+    Py_INCREF(Py_None);
+    PyList_SetItem(pc->slot, 1, Py_None); /* other sizes: learn again */
+  }
+  PyErr_Clear();
+  PyErr_Restore(type, value, trace);
+  Py_XDECREF(pc->layout);
   for (Py_ssize_t b = 0; b < pc->nblocks; ++b)
     Py_XDECREF(pc->blocks[b]);
   PyMem_Free(pc->blocks);

@@ -28,7 +28,11 @@
 typedef struct {
   PyObject *slot;   /* the entry's list, or NULL: nothing pooled */
   PyObject *flags;  /* borrowed from slot */
-  PyObject *layout; /* borrowed; NULL while learning */
+  PyObject *layout; /* a reference (another thread may replace the slot's
+                       while this call runs); NULL while learning */
+  int mismatch;     /* a pooled result's size differed from the layout's:
+                       the rest of the call allocates alone, and the next
+                       call learns again */
   Py_ssize_t nresults;
   /* Learning: each pooled result's dtype code and element count. */
   int32_t *dtypes;
@@ -54,8 +58,9 @@ TGC_HIDDEN PyObject *tgc_pool_alloc(tgc_pool_call *pc, int32_t index,
                                     PyObject *empty, PyObject *kwargs);
 
 /* Ends the call: after a successful first call, stores the layout learnt
- * (errors there are dropped: the next call learns again). Releases the
- * blocks (the views keep them alive). */
+ * unless another thread stored one first (errors there are dropped: the
+ * next call learns again); after a size mismatch, forgets the layout.
+ * Releases the blocks (the views keep them alive). */
 TGC_HIDDEN void tgc_pool_end(tgc_pool_call *pc, int ok);
 
 #endif

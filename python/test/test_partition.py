@@ -261,3 +261,45 @@ def test_an_input_updated_in_place_is_never_saved(device):
             (got if compiled else want).append((x.grad.clone(), m.shift.clone()))
     for (g, s), (w, t) in zip(got, want):
         assert torch.equal(g, w) and torch.equal(s, t)
+
+
+@pytest.mark.skipif(_native_path.load() is None, reason="the native call path is not built")
+def test_pooled_results_follow_changing_sizes():
+    """Pooled results of a function with a dynamic size (tgc_native_pool.c):
+    a call whose sizes differ from the learnt layout allocates alone, and
+    the next calls learn the new layout; values stay right throughout."""
+    c = tgc.compile(lambda a: (a + 1, a * 2), dynamic=True)
+    c(torch.ones(4))
+    c.pooled_from = 0  # every result pooled (a training forward's saved ones)
+    c._sync_native()
+    shared = []
+    for n in (4, 4, 4, 6, 6, 6, 6, 3):
+        x = torch.arange(n, dtype=torch.float32)
+        y, z = c(x)
+        assert torch.equal(y, x + 1) and torch.equal(z, x * 2), n
+        shared.append(y._base is not None and y._base is z._base)
+    # The first call learns; then pooled. The first call at a new size
+    # allocates alone, the next one learns again; then pooled again.
+    assert shared == [False, True, True, False, False, True, True, False], shared
+
+
+def test_strided_views_are_views_only_on_a_contiguous_base():
+    """_reshape_alias is recomputed from its base only when that base was
+    contiguous (the backward receives saved tensors contiguous, at offset
+    0); as_strided (an absolute storage offset) never is."""
+    from torch.fx.passes.shape_prop import TensorMetadata, _extract_tensor_metadata
+
+    g = torch.fx.Graph()
+    dense, strided = g.placeholder("dense"), g.placeholder("strided")
+    dense.meta["tensor_meta"] = _extract_tensor_metadata(torch.empty(4, 6))
+    strided.meta["tensor_meta"] = _extract_tensor_metadata(torch.empty(6, 4).t())
+    aten = torch.ops.aten
+    alias_dense = g.call_function(aten._reshape_alias.default, (dense, [24], [1]))
+    alias_strided = g.call_function(aten._reshape_alias.default, (strided, [4, 6], [1, 4]))
+    as_strided = g.call_function(aten.as_strided.default, (dense, [2], [1], 5))
+    transpose = g.call_function(aten.t.default, (strided,))
+    assert isinstance(dense.meta["tensor_meta"], TensorMetadata)
+    assert _partition._is_view(alias_dense) and not _partition._strided_not_view(alias_dense)
+    assert not _partition._is_view(alias_strided) and _partition._strided_not_view(alias_strided)
+    assert not _partition._is_view(as_strided) and _partition._strided_not_view(as_strided)
+    assert _partition._is_view(transpose) and not _partition._strided_not_view(transpose)

@@ -40,7 +40,7 @@ from . import _capi
 from ._graph import CODE_DTYPES
 
 _NAME = "_tgc_native.abi3.so"
-NATIVE_ABI = 6  # TGC_NATIVE_ABI of tgc_native.c
+NATIVE_ABI = 7  # TGC_NATIVE_ABI of tgc_native.c
 _module: Any = None
 _tried = False
 
