@@ -75,3 +75,33 @@ func.func @size_one_dim(%x: tensor<1xi64>, %i: tensor<3xi64>) -> tensor<3xf32> {
   %g = tgc.gather %c, %i dim = 0 : tensor<1xf32>, tensor<3xi64> -> tensor<3xf32>
   return %g : tensor<3xf32>
 }
+
+// -----
+
+// A value read along two paths (silu, stacked): gathered once, not once
+// per path (exponential in the depth before).
+// CHECK-LABEL: func.func @shared_operands
+// CHECK-COUNT-1: tgc.gather
+// CHECK-NOT: tgc.gather
+func.func @shared_operands(%x: tensor<4x10xf32>, %t: tensor<4x1xi64>) -> tensor<4x1xf32> {
+  %s1 = tgc.sigmoid %x : tensor<4x10xf32>
+  %v1 = tgc.mul %x, %s1 : tensor<4x10xf32>, tensor<4x10xf32> -> tensor<4x10xf32>
+  %s2 = tgc.sigmoid %v1 : tensor<4x10xf32>
+  %v2 = tgc.mul %v1, %s2 : tensor<4x10xf32>, tensor<4x10xf32> -> tensor<4x10xf32>
+  %s3 = tgc.sigmoid %v2 : tensor<4x10xf32>
+  %v3 = tgc.mul %v2, %s3 : tensor<4x10xf32>, tensor<4x10xf32> -> tensor<4x10xf32>
+  %g = tgc.gather %v3, %t dim = 1 : tensor<4x10xf32>, tensor<4x1xi64> -> tensor<4x1xf32>
+  return %g : tensor<4x1xf32>
+}
+
+// -----
+
+// A gather of rank 0 (torch.gather of 0-d tensors) is left alone.
+// CHECK-LABEL: func.func @rank_zero
+// CHECK: %[[E:.*]] = tgc.exp %arg0 : tensor<f32>
+// CHECK: tgc.gather %[[E]], %arg1 dim = 0
+func.func @rank_zero(%x: tensor<f32>, %i: tensor<i64>) -> tensor<f32> {
+  %e = tgc.exp %x : tensor<f32>
+  %g = tgc.gather %e, %i dim = 0 : tensor<f32>, tensor<i64> -> tensor<f32>
+  return %g : tensor<f32>
+}

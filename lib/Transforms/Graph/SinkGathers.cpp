@@ -39,70 +39,102 @@ bool isPointwise(Operation *op) {
              WhereOp, ConvertOp>(op);
 }
 
+/// How a pointwise op's operands reach the index's points: kept (constant
+/// along the gathered dim: they broadcast to the index's points as to the
+/// input's; a size-1 dim of an input of size 1 along it is gathered, as the
+/// index's size may be larger), or gathered (the input's shape). None when
+/// an operand is neither (broadcast along another dim, dynamic sizes).
+std::optional<SmallVector<bool>>
+gatheredOperands(Operation *op, RankedTensorType inType, int64_t dim) {
+  if (!isPointwise(op) || op->getNumResults() != 1 ||
+      op->getResult(0).getType() !=
+          RankedTensorType::get(
+              inType.getShape(),
+              cast<RankedTensorType>(op->getResult(0).getType())
+                  .getElementType()))
+    return std::nullopt;
+  int64_t rank = inType.getRank();
+  SmallVector<bool> gathered;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || !type.hasStaticShape())
+      return std::nullopt;
+    // Aligned on the right (broadcasting): the operand's dim for `dim`.
+    int64_t own = dim - (rank - type.getRank());
+    if (own < 0 || (type.getDimSize(own) == 1 && inType.getDimSize(dim) != 1)) {
+      gathered.push_back(false);
+      continue;
+    }
+    if (type.getShape() != inType.getShape())
+      return std::nullopt;
+    gathered.push_back(true);
+  }
+  return gathered;
+}
+
+/// Sinks one gather through a whole tree of pointwise ops at once, each
+/// value gathered once (a value read along two paths, as `x * sigmoid(x)`,
+/// would otherwise be gathered once per path: exponential in the depth).
 struct SinkGather : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
 
+  /// Pointwise ops deeper than this are gathered, not sunk through.
+  static constexpr unsigned kMaxDepth = 256;
+
   LogicalResult matchAndRewrite(GatherOp gather,
                                 PatternRewriter &rewriter) const override {
-    // (The op's other users keep it: the gathered copy computes the
-    // index's points only, at most as many as the op's.)
-    Operation *op = gather.getInput().getDefiningOp();
-    if (!op || !isPointwise(op) || op->getNumResults() != 1)
-      return rewriter.notifyMatchFailure(gather, "not a pointwise op");
     auto inType = gather.getInput().getType();
     auto indexType = gather.getIndex().getType();
-    if (!inType.hasStaticShape() || !indexType.hasStaticShape())
-      return rewriter.notifyMatchFailure(gather, "dynamic sizes");
     int64_t rank = inType.getRank(), dim = gather.getDim();
+    if (rank == 0 || !inType.hasStaticShape() || !indexType.hasStaticShape())
+      return rewriter.notifyMatchFailure(gather, "rank 0 or dynamic sizes");
     // The index covers the input in every other dim: each result point
     // reads its own row of the operands (no slice of them needed).
     for (int64_t d = 0; d < rank; ++d)
       if (d != dim && indexType.getDimSize(d) != inType.getDimSize(d))
         return rewriter.notifyMatchFailure(gather, "index narrower than input");
-    // Which operands are gathered (checked for all before any IR changes).
-    SmallVector<bool> gathered;
-    for (Value operand : op->getOperands()) {
-      auto type = dyn_cast<RankedTensorType>(operand.getType());
-      if (!type || !type.hasStaticShape())
-        return rewriter.notifyMatchFailure(gather,
-                                           "operand not a static tensor");
-      // Aligned on the right (broadcasting): the operand's dim for `dim`.
-      // One that is constant along it broadcasts to the index's points as
-      // it does to the input's (a size-1 dim of an input of size 1 along
-      // `dim` is gathered: the index's size may be larger).
-      int64_t own = dim - (rank - type.getRank());
-      if (own < 0 ||
-          (type.getDimSize(own) == 1 && inType.getDimSize(dim) != 1)) {
-        gathered.push_back(false);
-        continue;
-      }
-      if (type.getShape() != inType.getShape())
-        return rewriter.notifyMatchFailure(gather,
-                                           "operand broadcast elsewhere");
-      gathered.push_back(true);
-    }
-    SmallVector<Value> operands;
-    for (auto [operand, gather_] : llvm::zip(op->getOperands(), gathered)) {
-      if (!gather_) {
-        operands.push_back(operand);
-        continue;
-      }
-      auto type = cast<RankedTensorType>(operand.getType());
-      auto result =
-          RankedTensorType::get(indexType.getShape(), type.getElementType());
-      operands.push_back(GatherOp::create(rewriter, gather.getLoc(), result,
-                                          operand, gather.getIndex(), dim));
-    }
-    IRMapping mapping;
-    mapping.map(op->getOperands(), operands);
+    Operation *root = gather.getInput().getDefiningOp();
+    if (!root || !gatheredOperands(root, inType, dim))
+      return rewriter.notifyMatchFailure(gather, "not a pointwise op");
+    DenseMap<Value, Value> memo;
     rewriter.setInsertionPoint(gather);
-    Operation *clone = rewriter.clone(*op, mapping);
-    clone->getResult(0).setType(gather.getType());
-    clone->setLoc(op->getLoc());
-    rewriter.replaceOp(gather, clone->getResults());
-    if (op->use_empty())
-      rewriter.eraseOp(op);
+    Value sunk = sink(rewriter, gather, gather.getInput(), inType, memo, 0);
+    rewriter.replaceOp(gather, sunk);
+    if (root->use_empty())
+      rewriter.eraseOp(root);
     return success();
+  }
+
+  /// `value` (of the gather input's shape) at the index's points.
+  Value sink(PatternRewriter &rewriter, GatherOp gather, Value value,
+             RankedTensorType inType, DenseMap<Value, Value> &memo,
+             unsigned depth) const {
+    if (Value known = memo.lookup(value))
+      return known;
+    auto type = cast<RankedTensorType>(value.getType());
+    auto resultType = RankedTensorType::get(
+        gather.getIndex().getType().getShape(), type.getElementType());
+    int64_t dim = gather.getDim();
+    Operation *op = value.getDefiningOp();
+    std::optional<SmallVector<bool>> gathered;
+    if (op && depth < kMaxDepth)
+      gathered = gatheredOperands(op, inType, dim);
+    Value result;
+    if (!gathered) {
+      result = GatherOp::create(rewriter, gather.getLoc(), resultType, value,
+                                gather.getIndex(), dim);
+    } else {
+      IRMapping mapping;
+      for (auto [operand, g] : llvm::zip(op->getOperands(), *gathered))
+        if (g)
+          mapping.map(operand,
+                      sink(rewriter, gather, operand, inType, memo, depth + 1));
+      Operation *clone = rewriter.clone(*op, mapping);
+      clone->getResult(0).setType(resultType);
+      result = clone->getResult(0);
+    }
+    memo[value] = result;
+    return result;
   }
 };
 
