@@ -632,7 +632,10 @@ class Training:
         finally:
             _set_rng_state(rng)
         _check_constants(gm)
-        fw, bw, mutated, num_saved = partition(gm, n_out, len(flat), len(tangents))
+        try:
+            fw, bw, mutated, num_saved = partition(gm, n_out, len(flat), len(tangents))
+        except AssertionError as e:  # a graph the partition cannot split
+            raise Eager(f"partitioning the joint graph failed: {e}")
         seed_device = _add_seed_input(fw, flat)
         grad_deps = _tangent_dependencies(bw, num_saved, len(tangents))
         for i in mutated:

@@ -81,8 +81,11 @@ def _op_name(node: torch.fx.Node) -> str:
 
 
 # Views with explicit strides: recomputing one is right only when its base
-# has the strides it had in the trace, that is, when that base was
-# contiguous (the backward receives each saved tensor contiguous).
+# has the strides (and storage offset) it had in the trace. The backward
+# receives each saved tensor contiguous, at offset 0: _reshape_alias (no
+# offset of its own) is a view when its base was contiguous; as_strided
+# (an absolute storage offset, which 1.13's metadata does not record for
+# the base) never is. Neither is recomputed in the backward otherwise.
 _STRIDED_VIEWS = {"aten::as_strided", "aten::_reshape_alias"}
 
 
@@ -106,9 +109,17 @@ def _is_view(node: torch.fx.Node) -> bool:
             not isinstance(node.args[0], torch.fx.Node):
         return False
     name = _op_name(node)
+    if name == "aten::as_strided":
+        return False
     if name in _STRIDED_VIEWS:
         return _contiguous(node.args[0])
     return name in _VIEWS
+
+
+def _strided_not_view(node: torch.fx.Node) -> bool:
+    """A strided view the backward must not recompute (see _STRIDED_VIEWS)."""
+    return node.op == "call_function" and _op_name(node) in _STRIDED_VIEWS and \
+        not _is_view(node)
 
 
 def _is_getitem(node: torch.fx.Node) -> bool:
@@ -373,7 +384,10 @@ def _min_cut_saved(joint: torch.fx.GraphModule, primals: List[torch.fx.Node],
         if n in required_bw:
             flow.edge(n_in, sink, math.inf)
             continue
-        if n in primal_set or (n in required_fw and banned(n)):
+        # (A strided view on a base whose layout the backward does not
+        # have is computed in the forward even when only the backward
+        # needs it.)
+        if n in primal_set or (n in required_fw and banned(n)) or _strided_not_view(n):
             flow.edge(source, n_in, math.inf)
         if n.op == "placeholder" and n not in primal_set:
             return None  # a placeholder that is neither primal nor tangent
