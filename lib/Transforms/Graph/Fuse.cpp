@@ -11,6 +11,7 @@
 
 #include "tgc/Transforms/Passes.h"
 
+#include "Pointwise.h"
 #include "tgc/Dialect/Tgc/IR/TgcOps.h"
 #include "tgc/Dialect/TgcSym/IR/TgcSymOps.h"
 
@@ -54,12 +55,7 @@ StringRef kindName(Kind k) {
 }
 
 bool isElementwise(Operation *op) {
-  return isa<NegOp, AbsOp, ReluOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op,
-             Log1pOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp,
-             SiluOp, ReciprocalOp, FloorOp, CeilOp, RoundOp, LogicalNotOp,
-             GeluOp, ClampOp, AddOp, SubOp, MulOp, PowOp, MaximumOp, MinimumOp,
-             RemainderOp, Atan2Op, LogicalAndOp, LogicalOrOp, DivOp, CmpOp,
-             WhereOp, ConvertOp, ExpandOp, PhiloxUniformOp>(op);
+  return isPointwiseOp(op) || isa<ExpandOp, PhiloxUniformOp>(op);
 }
 
 /// The dims a reduction reduces, if `op` is one.

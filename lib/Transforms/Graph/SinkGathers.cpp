@@ -11,6 +11,7 @@
 
 #include "tgc/Transforms/Passes.h"
 
+#include "Pointwise.h"
 #include "tgc/Dialect/Tgc/IR/TgcOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -27,18 +28,6 @@ using namespace mlir::tgc;
 
 namespace {
 
-/// Elementwise ops whose result at a point depends only on their operands
-/// (broadcast) at that point. (Not philox_uniform: its value depends on
-/// the element's position.)
-bool isPointwise(Operation *op) {
-  return isa<NegOp, AbsOp, ReluOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op,
-             Log1pOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp, SigmoidOp, ErfOp,
-             SiluOp, ReciprocalOp, FloorOp, CeilOp, RoundOp, LogicalNotOp,
-             GeluOp, ClampOp, AddOp, SubOp, MulOp, PowOp, MaximumOp, MinimumOp,
-             RemainderOp, Atan2Op, LogicalAndOp, LogicalOrOp, DivOp, CmpOp,
-             WhereOp, ConvertOp>(op);
-}
-
 /// How a pointwise op's operands reach the index's points: kept (constant
 /// along the gathered dim: they broadcast to the index's points as to the
 /// input's; a size-1 dim of an input of size 1 along it is gathered, as the
@@ -46,7 +35,7 @@ bool isPointwise(Operation *op) {
 /// an operand is neither (broadcast along another dim, dynamic sizes).
 std::optional<SmallVector<bool>>
 gatheredOperands(Operation *op, RankedTensorType inType, int64_t dim) {
-  if (!isPointwise(op) || op->getNumResults() != 1 ||
+  if (!isPointwiseOp(op) || op->getNumResults() != 1 ||
       op->getResult(0).getType() !=
           RankedTensorType::get(
               inType.getShape(),
