@@ -362,12 +362,10 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
       goto done;
     PyTuple_SetItem(shape, (Py_ssize_t)i, size);
   }
-  t = tgc_pool_alloc(&ctx->pool, index, dtype, rank, sizes, shape, torch_empty,
-                     kwargs);
-  if (t)
+  if ((t = tgc_pool_alloc(&ctx->pool, index, dtype, rank, sizes, shape,
+                          torch_empty, kwargs)) ||
+      PyErr_Occurred())
     goto allocated;
-  if (PyErr_Occurred())
-    goto done;
   /* torch.empty with a dtype and a device parses its keywords: with a
    * template tensor of the result's dtype, empty_like (the same sizes; the
    * template is contiguous, so the result is too) or new_empty (its dtype
@@ -398,9 +396,9 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
       goto done;
     t = PyObject_Call(torch_empty, args, kwargs);
   }
+allocated:
   if (!t)
     goto done;
-allocated:
   p = PyObject_CallMethodObjArgs(t, s_data_ptr, NULL);
   if (!p)
     goto done;
@@ -454,12 +452,6 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
     Py_INCREF(Py_None);
     PyList_SetItem(ctx.results, i, Py_None);
   }
-  if (tgc_pool_begin(&ctx.pool, PyTuple_GetItem(entry, E_POOL), num_results) <
-      0) {
-    tgc_pool_end(&ctx.pool, 0);
-    Py_DECREF(ctx.results);
-    return NULL;
-  }
   void *stream = NULL;
   if (cuda) {
     PyObject *index = PyLong_FromLong(cuda_index);
@@ -467,17 +459,20 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
         index ? PyObject_CallFunctionObjArgs(raw_stream, index, NULL) : NULL;
     Py_XDECREF(index);
     if (!raw) {
-      tgc_pool_end(&ctx.pool, 0);
       Py_DECREF(ctx.results);
       return NULL;
     }
     stream = PyLong_AsVoidPtr(raw);
     Py_DECREF(raw);
     if (PyErr_Occurred()) {
-      tgc_pool_end(&ctx.pool, 0);
       Py_DECREF(ctx.results);
       return NULL;
     }
+  }
+  if (tgc_pool_begin(&ctx.pool, PyTuple_GetItem(entry, E_POOL), num_results)) {
+    tgc_pool_end(&ctx.pool, 0);
+    Py_DECREF(ctx.results);
+    return NULL;
   }
   phase_end(PH_STREAM);
   /* A CUDA run only issues work: it keeps the GIL (no hand-over to take
