@@ -285,6 +285,17 @@ class _Flow:
         return seen
 
 
+def _on_tangent(joint: torch.fx.GraphModule,
+                tangents: List[torch.fx.Node]) -> Set[torch.fx.Node]:
+    """The tangents and every node computed from one (the backward's own
+    work, which the forward cannot compute)."""
+    on_tangent: Set[torch.fx.Node] = set(tangents)
+    for n in joint.graph.nodes:
+        if n.op != "output" and any(a in on_tangent for a in n.all_input_nodes):
+            on_tangent.add(n)
+    return on_tangent
+
+
 def _closure(roots, stop: Set[torch.fx.Node]) -> Set[torch.fx.Node]:
     """The roots and every node they read, not going past `stop`."""
     out: Set[torch.fx.Node] = set()
@@ -311,10 +322,7 @@ def _min_cut_saved(joint: torch.fx.GraphModule, primals: List[torch.fx.Node],
     nodes = list(joint.graph.nodes)
     order = {n: i for i, n in enumerate(nodes)}
     backward = _closure(grads, set())
-    on_tangent: Set[torch.fx.Node] = set(tangents)
-    for n in nodes:
-        if n.op != "output" and any(a in on_tangent for a in n.all_input_nodes):
-            on_tangent.add(n)
+    on_tangent = _on_tangent(joint, tangents)
     required_bw = (on_tangent | {g for g in grads if g.op != "placeholder"}) & backward
     required_fw = _closure(forward_roots, set(primals))
 
@@ -404,10 +412,7 @@ def _min_cut_saved(joint: torch.fx.GraphModule, primals: List[torch.fx.Node],
 
 def _default_saved(joint, primals, tangents, grads) -> List[torch.fx.Node]:
     """Every forward value a backward node reads (views: their base)."""
-    on_tangent: Set[torch.fx.Node] = set(tangents)
-    for n in joint.graph.nodes:
-        if n.op != "output" and any(a in on_tangent for a in n.all_input_nodes):
-            on_tangent.add(n)
+    on_tangent = _on_tangent(joint, tangents)
     backward = _closure(grads, set())
     saved: List[torch.fx.Node] = []
     seen: Set[torch.fx.Node] = set()
