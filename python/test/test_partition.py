@@ -303,3 +303,81 @@ def test_strided_views_are_views_only_on_a_contiguous_base():
     assert not _partition._is_view(alias_strided) and _partition._strided_not_view(alias_strided)
     assert not _partition._is_view(as_strided) and _partition._strided_not_view(as_strided)
     assert _partition._is_view(transpose) and not _partition._strided_not_view(transpose)
+
+
+class TinyLM(nn.Module):
+    """Returns its logits (3-d, a reshape of the head's 2-d product, which
+    the loss's backward reads) and attention probabilities (returned and
+    read by the backward), as Hugging Face's causal LMs can."""
+
+    def __init__(self, vocab=50, d=16):
+        super().__init__()
+        self.emb, self.k, self.head = nn.Embedding(vocab, d), nn.Linear(d, d), nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        h = self.emb(ids)
+        att = (self.k(h) @ h.transpose(1, 2)).softmax(-1)
+        logits = self.head(h + att @ h)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids.reshape(-1))
+        return logits, att, loss
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_outputs_the_backward_reads_are_returned_once(device):
+    torch.manual_seed(0)
+    model = TinyLM().to(device)
+    ids = torch.randint(0, 50, (2, 8), device=device)
+    ref = TinyLM().to(device)
+    ref.load_state_dict(model.state_dict())
+    c = tgc.compile(model)
+    logits, k, loss = c(ids)
+    spec = c._training.specs[0]
+    # The probabilities themselves and the logits' 2-d base are rebuilt
+    # from the outputs, not returned (and copied) a second time.
+    assert sorted(shape is None for _, _, shape in spec.shared_saved) == [False, True], \
+        spec.shared_saved
+    (logits.sum() * 0 + loss + k.square().sum()).backward()
+    want_logits, want_k, want_loss = ref(ids)
+    (want_logits.sum() * 0 + want_loss + want_k.square().sum()).backward()
+    torch.testing.assert_close(logits, want_logits, rtol=1e-4, atol=1e-5)
+    for p, q in zip(model.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
+    # A shared saved tensor is the output: changing the output in place
+    # before the backward is refused, as eager refuses it.
+    logits, k, loss = c(ids)
+    k.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_backward_per_set_of_absent_output_gradients(device):
+    # The logits and probabilities the loss does not use get no gradient:
+    # their backward is compiled without those tangents (no zeros filled
+    # and added), and another set of gradients gets a backward of its own.
+    torch.manual_seed(0)
+    model = TinyLM().to(device)
+    ref = TinyLM().to(device)
+    ref.load_state_dict(model.state_dict())
+    ids = torch.randint(0, 50, (2, 8), device=device)
+    c = tgc.compile(model)
+    for use in ("loss", "loss", "all"):
+        for m in (model, ref):
+            m.zero_grad(set_to_none=True)
+        for m in (c, ref):
+            logits, att, loss = m(ids)
+            (loss if use == "loss" else loss + logits.square().mean() + att.sum()).backward()
+        for p, q in zip(model.parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
+    spec = c._training.specs[0]
+    assert sorted(spec.backwards) == [(), (0, 1)], list(spec.backwards)
+    metas = [(t.shape, t.dtype, t.device) for t in c(ids)[:2]]
+    graph = _autograd.without_tangents(spec.backward_graph, spec.num_saved, (0, 1), metas)
+    tangents = [n for n in graph.graph.nodes if n.op == "placeholder"][spec.num_saved:]
+    assert len(tangents) == 1
+    # The gradients the logits' and probabilities' users add to the absent
+    # ones are the gradients themselves: no zeros left to add.
+    def zeros(g):
+        return sum(n.target is torch.ops.aten.zeros.default for n in g.graph.nodes)
+
+    assert zeros(graph) == zeros(spec.backward_graph)

@@ -465,3 +465,66 @@ def partition(joint: torch.fx.GraphModule, num_outputs: int, num_inputs: int,
     backward_gm = _extract(joint, saved + tangents,
                            [g if isinstance(g, torch.fx.Node) else None for g in grads])
     return forward, backward_gm, mutated, len(saved)
+
+
+# Reshapes whose result is the same elements as their input, in order.
+_RESHAPES = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
+             torch.ops.aten.reshape.default}
+
+
+def _shape_of(node: torch.fx.Node) -> Optional[Tuple[int, ...]]:
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        return tuple(int(s) for s in val.shape)
+    meta = node.meta.get("tensor_meta")
+    if meta is not None and hasattr(meta, "shape"):
+        return tuple(int(s) for s in meta.shape)
+    return None
+
+
+def share_saved(forward: torch.fx.GraphModule, num_outputs: int, num_first: int
+                ) -> List[Tuple[int, int, Optional[Tuple[int, ...]]]]:
+    """Saved tensors an output of the forward already holds: the output
+    itself (a model's attention keys and values, returned and read by the
+    backward) or its base when the output is a reshape of it (a model's
+    logits, saved 2-d for the loss's backward and returned 3-d). Returned
+    twice, each was a result of its own, which cost a copy: 823 MB per
+    step for GPT-2's logits. Each is removed from the forward's outputs
+    (the first `num_outputs` are the user's, the saved ones start at
+    `num_first`); the caller rebuilds it from the output (rebuild_saved).
+    Per removed tensor: (position among the saved, output index, shape to
+    reshape the output to, or None for the output itself)."""
+    node = next(n for n in forward.graph.nodes if n.op == "output")
+    outs = list(node.args[0])
+    user = outs[:num_outputs]
+    shared, kept = [], outs[:num_first]
+    for k, s in enumerate(outs[num_first:]):
+        source = None
+        if isinstance(s, torch.fx.Node):
+            if s in user:
+                source = (user.index(s), None)
+            else:
+                for j, u in enumerate(user):
+                    if isinstance(u, torch.fx.Node) and u.op == "call_function" and \
+                            u.target in _RESHAPES and u.args and u.args[0] is s:
+                        shape = _shape_of(s)
+                        if shape is not None:
+                            source = (j, shape)
+                            break
+        if source is None:
+            kept.append(s)
+        else:
+            shared.append((k, source[0], source[1]))
+    if shared:
+        node.args = (tuple(kept),)
+        forward.recompile()
+    return shared
+
+
+def rebuild_saved(shared, user: List[torch.Tensor], saved: List[torch.Tensor]
+                  ) -> List[torch.Tensor]:
+    """The saved tensors share_saved removed, back in their places."""
+    saved = list(saved)
+    for pos, j, shape in shared:
+        saved.insert(pos, user[j] if shape is None else user[j].reshape(shape))
+    return saved
