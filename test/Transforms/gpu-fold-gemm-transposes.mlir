@@ -296,3 +296,105 @@ func.func @f64(%x: tensor<64x32xf64>, %y: tensor<64x16xf64>) -> tensor<32x16xf64
   } -> tensor<32x16xf64>
   return %r : tensor<32x16xf64>
 }
+
+// -----
+
+#kt = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (b, k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// Attention's backward, Q K^T's gradient over merged heads: the keys are
+// transposed, then batch and heads merged (`k.transpose(-1, -2).reshape(
+// B * H, D, T)`). The merge keeps the transpose's batch dims together and
+// in order, so it is a transpose of the keys merged the same way: the GEMM
+// reads the merged keys, transposed; the transpose and its collapse go.
+
+// CHECK-DAG: #[[BNK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-LABEL: func.func @merged_heads
+// CHECK-NOT: iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK: %[[K:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2], [3]] : tensor<2x3x8x4xf32> into tensor<6x8x4xf32>
+// CHECK: linalg.generic {indexing_maps = [{{.*}}, #[[BNK]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%{{.*}}, %[[K]] : tensor<6x8x4xf32>, tensor<6x8x4xf32>)
+func.func @merged_heads(%k: tensor<2x3x8x4xf32>, %q: tensor<6x8x4xf32>) -> tensor<6x8x8xf32> {
+  %e = tensor.empty() : tensor<2x3x4x8xf32>
+  %t = linalg.generic {indexing_maps = [#kt, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%k : tensor<2x3x8x4xf32>) outs(%e : tensor<2x3x4x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x3x4x8xf32>
+  %kc = tensor.collapse_shape %t [[0, 1], [2], [3]] : tensor<2x3x4x8xf32> into tensor<6x4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<6x8x8xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<6x8x8xf32>) -> tensor<6x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kc : tensor<6x8x4xf32>, tensor<6x4x8xf32>) outs(%cf : tensor<6x8x8xf32>) {
+  ^bb0(%p: f32, %s: f32, %acc: f32):
+    %m = arith.mulf %p, %s : f32
+    %u = arith.addf %acc, %m : f32
+    linalg.yield %u : f32
+  } -> tensor<6x8x8xf32>
+  return %r : tensor<6x8x8xf32>
+}
+
+// -----
+
+#ht = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (b, k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// The heads split from the sequence (`x.view(B, T, H, D).transpose(1, 2)
+// .reshape(B * H, T, D)`): the merged dims are not neighbours in the
+// transpose's input, no collapse of it is the operand, and the copy stays.
+// So does a collapse with another reader.
+
+// CHECK-LABEL: func.func @split_heads
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<2x3x8x4xf32> into tensor<6x8x4xf32>
+// CHECK-LABEL: func.func @collapse_shared
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+func.func @split_heads(%x: tensor<2x8x3x4xf32>, %y: tensor<6x4x8xf32>) -> tensor<6x8x8xf32> {
+  %e = tensor.empty() : tensor<2x3x8x4xf32>
+  %t = linalg.generic {indexing_maps = [#ht, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x8x3x4xf32>) outs(%e : tensor<2x3x8x4xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x3x8x4xf32>
+  %tc = tensor.collapse_shape %t [[0, 1], [2], [3]] : tensor<2x3x8x4xf32> into tensor<6x8x4xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<6x8x8xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<6x8x8xf32>) -> tensor<6x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%tc, %y : tensor<6x8x4xf32>, tensor<6x4x8xf32>) outs(%cf : tensor<6x8x8xf32>) {
+  ^bb0(%p: f32, %s: f32, %acc: f32):
+    %m = arith.mulf %p, %s : f32
+    %u = arith.addf %acc, %m : f32
+    linalg.yield %u : f32
+  } -> tensor<6x8x8xf32>
+  return %r : tensor<6x8x8xf32>
+}
+
+#kt = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>
+func.func @collapse_shared(%k: tensor<2x3x8x4xf32>, %q: tensor<6x8x4xf32>) -> (tensor<6x8x8xf32>, tensor<6x4x8xf32>) {
+  %e = tensor.empty() : tensor<2x3x4x8xf32>
+  %t = linalg.generic {indexing_maps = [#kt, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%k : tensor<2x3x8x4xf32>) outs(%e : tensor<2x3x4x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x3x4x8xf32>
+  %kc = tensor.collapse_shape %t [[0, 1], [2], [3]] : tensor<2x3x4x8xf32> into tensor<6x4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<6x8x8xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<6x8x8xf32>) -> tensor<6x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kc : tensor<6x8x4xf32>, tensor<6x4x8xf32>) outs(%cf : tensor<6x8x8xf32>) {
+  ^bb0(%p: f32, %s: f32, %acc: f32):
+    %m = arith.mulf %p, %s : f32
+    %u = arith.addf %acc, %m : f32
+    linalg.yield %u : f32
+  } -> tensor<6x8x8xf32>
+  return %r, %kc : tensor<6x8x8xf32>, tensor<6x4x8xf32>
+}

@@ -89,28 +89,111 @@ bool gemmElementTypes(linalg::GenericOp op) {
          (c == a || c.isF32());
 }
 
+/// The transpose under a collapse that only merges dims the transpose
+/// keeps together and in order (`k.transpose(-1, -2).reshape(B * H, D, T)`
+/// of attention's backward, the head dims merged into one batch): the
+/// collapse is then a transpose of the same collapse of the transpose's
+/// input. Returns the transpose (its input is `source`), with the
+/// collapse's groups in the input's order (`groups`) and the map from the
+/// collapse's indices to the collapsed input's (`toSource`); null when `v`
+/// is no such collapse.
+linalg::GenericOp collapsedTranspose(Value v, Value &source,
+                                     SmallVector<ReassociationIndices> &groups,
+                                     AffineMap &toSource) {
+  auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || !collapse->hasOneUse())
+    return nullptr;
+  AffineMap perm;
+  source = transposeSource(collapse.getSrc(), perm);
+  if (!source)
+    return nullptr;
+  // perm: the transpose's indices -> its input's. Each group of the
+  // collapse must reach consecutive input dims, in order.
+  SmallVector<ReassociationIndices> byGroup = collapse.getReassociationIndices();
+  SmallVector<std::pair<int64_t, unsigned>> starts;
+  for (auto [g, group] : llvm::enumerate(byGroup)) {
+    int64_t first = perm.getDimPosition(group.front());
+    for (auto [j, dim] : llvm::enumerate(group))
+      if (perm.getDimPosition(dim) != first + static_cast<int64_t>(j))
+        return nullptr;
+    starts.push_back({first, static_cast<unsigned>(g)});
+  }
+  llvm::sort(starts);
+  groups.clear();
+  SmallVector<AffineExpr> results;
+  MLIRContext *ctx = v.getContext();
+  for (auto [first, g] : starts) {
+    ReassociationIndices inputGroup;
+    for (size_t j = 0; j < byGroup[g].size(); ++j)
+      inputGroup.push_back(first + static_cast<int64_t>(j));
+    groups.push_back(inputGroup);
+    results.push_back(getAffineDimExpr(g, ctx));
+  }
+  toSource = AffineMap::get(byGroup.size(), 0, results, ctx);
+  return cast<linalg::GenericOp>(collapse.getSrc().getDefiningOp());
+}
+
+/// Erases a transpose nothing reads any more at once (a collapse of it
+/// may then have one reader less: a transpose back after a collapse of a
+/// transpose); one with other readers goes to `kept`, for a later fold may
+/// leave it unread.
+void release(Operation *transpose, llvm::SetVector<Operation *> &kept) {
+  if (transpose->use_empty()) {
+    kept.remove(transpose);
+    transpose->erase();
+  } else {
+    kept.insert(transpose);
+  }
+}
+
 /// Folds one transposed operand of `op` when the contraction stays a GEMM;
-/// returns whether it did.
-bool foldOne(linalg::GenericOp op) {
+/// returns whether it did. Transposes it no longer reads but others do go
+/// to `folded`.
+bool foldOne(linalg::GenericOp op, llvm::SetVector<Operation *> &folded) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  for (unsigned i = 0; i < 2; ++i) {
-    AffineMap toSource;
-    Value source = transposeSource(op.getDpsInputOperand(i)->get(), toSource);
-    if (!source || !isWholeTensor(source))
-      continue;
-    SmallVector<AffineMap> folded(maps);
-    folded[i] = toSource.compose(maps[i]);
+  auto stillGemm = [&](unsigned i, AffineMap toSource,
+                       SmallVector<AffineMap> &newMaps) {
+    newMaps.assign(maps.begin(), maps.end());
+    newMaps[i] = toSource.compose(maps[i]);
     bool transA, transB;
     SmallVector<unsigned> batch, m;
     unsigned n, k;
-    if (!gpu_kernels::matchGemmMaps(folded, transA, transB, batch, m, n, k))
-      continue;
-    op.getDpsInputOperand(i)->set(source);
+    return gpu_kernels::matchGemmMaps(newMaps, transA, transB, batch, m, n, k);
+  };
+  auto setMaps = [&](ArrayRef<AffineMap> newMaps) {
     op.setIndexingMapsAttr(ArrayAttr::get(
-        op.getContext(),
-        llvm::map_to_vector(folded, [](AffineMap m) -> Attribute {
+        op.getContext(), llvm::map_to_vector(newMaps, [](AffineMap m) -> Attribute {
           return AffineMapAttr::get(m);
         })));
+  };
+  for (unsigned i = 0; i < 2; ++i) {
+    OpOperand *operand = op.getDpsInputOperand(i);
+    SmallVector<AffineMap> newMaps;
+    AffineMap toSource;
+    if (Value source = transposeSource(operand->get(), toSource);
+        source && isWholeTensor(source) && stillGemm(i, toSource, newMaps)) {
+      Operation *def = operand->get().getDefiningOp();
+      operand->set(source);
+      setMaps(newMaps);
+      release(def, folded);
+      return true;
+    }
+    Value source;
+    SmallVector<ReassociationIndices> groups;
+    linalg::GenericOp transpose =
+        collapsedTranspose(operand->get(), source, groups, toSource);
+    if (!transpose || !isWholeTensor(source) ||
+        !stillGemm(i, toSource, newMaps))
+      continue;
+    auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+    OpBuilder b(collapse);
+    auto collapsed = tensor::CollapseShapeOp::create(b, collapse.getLoc(), source,
+                                                     groups);
+    collapsed->setDiscardableAttrs(collapse->getDiscardableAttrDictionary());
+    operand->set(collapsed);
+    collapse->erase();
+    setMaps(newMaps);
+    release(transpose, folded);
     return true;
   }
   return false;
@@ -128,13 +211,9 @@ struct FoldGemmTransposes
     });
     // (A set: two GEMMs, or both operands of one, may read one transpose.)
     llvm::SetVector<Operation *> transposes;
-    for (linalg::GenericOp op : gemms) {
-      for (unsigned i = 0; i < 2; ++i)
-        if (Operation *def = op.getDpsInputOperand(i)->get().getDefiningOp())
-          transposes.insert(def);
-      while (foldOne(op)) {
+    for (linalg::GenericOp op : gemms)
+      while (foldOne(op, transposes)) {
       }
-    }
     // Transposes nothing reads any more, each erased once; a transpose
     // only another one read goes once that one has.
     SmallVector<Operation *> candidates = transposes.takeVector();

@@ -131,6 +131,15 @@ def TgcGpuFoldGemmTransposes
       the GEMM takes as a pointer; a slice may be strided, and a
       contraction over it would not be a GEMM.
 
+    A transpose under a collapse that merges only dims the transpose keeps
+    together and in order (`k.transpose(-1, -2).reshape(B * H, D, T)` in
+    attention's backward, batch and heads merged) is a transpose of the
+    same collapse of its input: the GEMM reads that collapse (a new
+    `tensor.collapse_shape`, taking the old one's place; only when the old
+    one has no other reader) through the permutation of its groups. Heads
+    split from the sequence (`view(B, T, H, D).transpose(1, 2)`) merge dims
+    that are not neighbours in the input: their copy stays.
+
     A transpose with other readers stays for them; one read by several
     GEMMs (or as both operands of one) folds into each and goes.
   }];
