@@ -18,7 +18,9 @@ and the ratio of each mode's step time to eager's (>1: faster than eager).
 With --profile N, each mode's steps after the first also run under
 torch.profiler, and the N kernels and operators with the most device time
 are printed per mode, after the forward / backward / optimizer split of a
-step (each part timed alone, with a synchronization after it).
+step (each part timed alone, with a synchronization after it);
+--kernels FILE appends every device kernel's time and count per step to FILE
+(model, mode, us, count, name; tab-separated).
 --optimizer compiled has the compiled modes compile AdamW's step too
 (torch.compile(opt.step) for Inductor, tgc.compile(opt.step) for TGC);
 fused runs PyTorch's AdamW(fused=True) everywhere, for reference.
@@ -115,6 +117,7 @@ def _breaks(mode, compiled) -> str:
 
 # --optimizer: how each mode runs AdamW's step.
 OPTIMIZER = "eager"
+KERNELS = None
 
 
 def _optimizer_step(mode, opt):
@@ -173,6 +176,14 @@ def _profile(name, mode, c, opt, opt_step, loss_of, data, device, steps, top):
         key = "self_device_time_total" if hasattr(events[0], "self_device_time_total") \
             else "self_cuda_time_total"
     print(events.table(sort_by=key, row_limit=top, max_name_column_width=70), flush=True)
+    if KERNELS and device == "cuda":
+        # Every device kernel, copy and memset: per step, for comparing modes
+        # offline (the table above shows the top N only).
+        with open(KERNELS, "a") as f:
+            for e in events:
+                t = getattr(e, key, 0)
+                if t > 0 and str(getattr(e, "device_type", "")).endswith("CUDA"):
+                    f.write(f"{name}\t{mode}\t{t / steps:.2f}\t{e.count / steps:g}\t{e.key}\n")
 
 
 def _busy(name, mode, prof, steps):
@@ -261,6 +272,8 @@ def main():
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="also print the step's split and the N operators and kernels with "
                         "the most device time, per mode")
+    p.add_argument("--kernels", default=None, metavar="FILE",
+                   help="with --profile: append every device kernel's time per step to FILE")
     p.add_argument("--tf32", choices=("default", "on", "off"), default="default",
                    help="PyTorch's TF32 flags for every mode: as they are (convolutions "
                         "on, matmuls off), both on, or both off")
@@ -269,8 +282,9 @@ def main():
                         "modes (torch.compile / tgc.compile of opt.step), or PyTorch's "
                         "fused kernel in every mode")
     a = p.parse_args()
-    global SHOW_BREAKS, OPTIMIZER
+    global SHOW_BREAKS, OPTIMIZER, KERNELS
     SHOW_BREAKS = a.breaks
+    KERNELS = a.kernels
     OPTIMIZER = a.optimizer
     if a.tf32 != "default":
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = a.tf32 == "on"
