@@ -11,7 +11,7 @@
 
 #include "tgc/Compiler/CpuCompiler.h"
 
-#include "RuntimeSymbols.h"
+#include "CpuJit.h"
 
 #include "tgc/Compiler/ArtifactCache.h"
 #include "tgc/Compiler/HostOptimizer.h"
@@ -58,12 +58,16 @@ std::string printed(AffineMap m) {
 
 bool CompiledCpuFunction::serialize(CacheRecord &record,
                                     std::string &error) const {
-  if (objectCode.empty()) {
+  if (objects.empty()) {
     error = "no object code was kept (CpuCompileOptions::keepObject)";
     return false;
   }
   record.set("kind", "cpu");
-  record.set("object", objectCode);
+  // One object per part the LLVM work was split into (CpuJit.h).
+  record.set("object", objects[0]);
+  record.setInt("objects", static_cast<int64_t>(objects.size()));
+  for (size_t i = 1; i < objects.size(); ++i)
+    record.set("object." + std::to_string(i), objects[i]);
   record.set("entry", entryName);
   record.set("symbol", jitSymbol);
   std::vector<std::string> args, results, peaks, dims;
@@ -87,6 +91,44 @@ bool CompiledCpuFunction::serialize(CacheRecord &record,
   record.set("guards", guardsText);
   record.set("kernel_map", kernelsText);
   record.set("arena", arenaText);
+  return true;
+}
+
+bool CompiledCpuFunction::link(std::vector<std::string> objectList,
+                               const std::vector<std::string> &sharedLibs,
+                               bool openmp, bool perfListener, bool keep,
+                               std::string &error) {
+  auto fail = [&](llvm::Error e, const std::string &what) {
+    error = what + ": " + llvm::toString(std::move(e));
+    return false;
+  };
+  auto created = createHostJit(sharedLibs, openmp, perfListener);
+  if (!created)
+    return fail(created.takeError(), "cannot create a JIT");
+  if (llvm::Error e = addObjects(**created, objectList))
+    return fail(std::move(e), "cannot link the objects");
+  auto lookup = [&](const std::string &name) -> void * {
+    auto address = (*created)->lookup(name);
+    if (!address) {
+      error = "the object code of @" + entryName + " has no symbol " + name +
+              ": " + llvm::toString(address.takeError());
+      return nullptr;
+    }
+    return address->toPtr<void *>();
+  };
+  // The entry is resolved once here, not by name on every call.
+  void *entry = lookup("_mlir__mlir_ciface_" + jitSymbol);
+  void *guard = entry ? lookup("tgc_guard_" + jitSymbol) : nullptr;
+  void *info = guard ? lookup("tgc_guard_info_" + jitSymbol) : nullptr;
+  if (!info)
+    return false;
+  entryFn = reinterpret_cast<void (*)(void **)>(entry);
+  guardFn = reinterpret_cast<tgc_guard_fn>(guard);
+  guardSetInfo = static_cast<const tgc_guard_set_info *>(info);
+  compileStats.objects = static_cast<int64_t>(objectList.size());
+  if (keep)
+    objects = std::move(objectList);
+  jit = std::move(*created);
   return true;
 }
 
@@ -152,80 +194,25 @@ CompiledCpuFunction::load(const CacheRecord &record, MLIRContext *context,
   result->kernelsText = record.get("kernel_map");
   result->arenaText = record.get("arena");
 
-  // The object in a JIT of its own.
+  // The objects in a JIT of their own.
   auto start = std::chrono::steady_clock::now();
-  auto fail = [&](llvm::Error e, const std::string &what) {
-    error = what + ": " + llvm::toString(std::move(e));
+  int64_t count = record.has("objects") ? record.getInt("objects") : 1;
+  if (count < 1) {
+    error = "bad object count " + std::to_string(count);
     return nullptr;
-  };
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    return fail(builder.takeError(), "no JIT target for the host");
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto jit =
-      llvm::orc::LLJITBuilder()
-          .setJITTargetMachineBuilder(std::move(*builder))
-          .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession &es) {
-            return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
-                es, [](const llvm::MemoryBuffer &) {
-                  return std::make_unique<llvm::SectionMemoryManager>();
-                });
-          })
-          .create();
-  if (!jit)
-    return fail(jit.takeError(), "cannot create a JIT");
-  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
-  // Vector math calls resolve in libmvec, loaded into the process.
-  vectorMathAvailable();
-  // libomp and MLIR's runner utils (the compile's defaults unless given):
-  // loaded into the process, whose symbols the JIT resolves.
-  std::vector<std::string> libs = sharedLibs;
-  if (libs.empty() && openmp && std::strlen(TGC_LIBOMP_PATH))
-    libs.push_back(TGC_LIBOMP_PATH);
-  if (sharedLibs.empty())
-    libs.push_back(TGC_C_RUNNER_UTILS_PATH);
-  for (const std::string &lib : libs) {
-    std::string why;
-    if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib.c_str(), &why)) {
-      error = "cannot load " + lib + ": " + why;
-      return nullptr;
-    }
   }
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      (*jit)->getDataLayout().getGlobalPrefix());
-  if (!process)
-    return fail(process.takeError(), "cannot search the process's symbols");
-  main.addGenerator(std::move(*process));
-  llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(),
-                                        (*jit)->getDataLayout());
-  if (llvm::Error e =
-          main.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner))))
-    return fail(std::move(e), "cannot define the runtime's symbols");
-  std::string object = record.get("object");
-  if (llvm::Error e = (*jit)->addObjectFile(
-          llvm::MemoryBuffer::getMemBufferCopy(object, "tgc-cached-object")))
-    return fail(std::move(e), "cannot add the cached object");
-  if (llvm::Error e = (*jit)->initialize(main))
-    return fail(std::move(e), "cannot initialize the cached object");
-  auto lookup = [&](const std::string &name) -> void * {
-    auto address = (*jit)->lookup(name);
-    if (!address) {
-      error = "the cached object has no symbol " + name + ": " +
-              llvm::toString(address.takeError());
+  std::vector<std::string> objects;
+  for (int64_t i = 0; i < count; ++i) {
+    std::string key = i == 0 ? "object" : "object." + std::to_string(i);
+    if (!record.has(key)) {
+      error = "the record has no " + key;
       return nullptr;
     }
-    return address->toPtr<void *>();
-  };
-  void *entryFn = lookup("_mlir__mlir_ciface_" + result->jitSymbol);
-  void *guard = entryFn ? lookup("tgc_guard_" + result->jitSymbol) : nullptr;
-  void *info = guard ? lookup("tgc_guard_info_" + result->jitSymbol) : nullptr;
-  if (!info)
+    objects.push_back(record.get(key));
+  }
+  if (!result->link(std::move(objects), sharedLibs, openmp,
+                    /*perfListener=*/false, /*keep=*/true, error))
     return nullptr;
-  result->entryFn = reinterpret_cast<void (*)(void **)>(entryFn);
-  result->guardFn = reinterpret_cast<tgc_guard_fn>(guard);
-  result->guardSetInfo = static_cast<const tgc_guard_set_info *>(info);
-  result->objectCode = std::move(object);
-  result->cachedJit = std::move(*jit);
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();

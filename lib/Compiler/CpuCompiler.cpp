@@ -3,6 +3,7 @@
 #include "tgc/Compiler/CpuCompiler.h"
 #include "tgc/Target/Host/HostTarget.h"
 
+#include "CpuJit.h"
 #include "RuntimeSymbols.h"
 
 #include "tgc/Compiler/CompileReport.h"
@@ -16,11 +17,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "tgc/Target/NVPTX/NVPTXTarget.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/FileSystem.h"
@@ -46,9 +47,9 @@ using namespace mlir::tgc;
 
 CompiledCpuFunction::CompiledCpuFunction() = default;
 CompiledCpuFunction::~CompiledCpuFunction() {
-  // A cached object's static destructors, as ExecutionEngine runs them.
-  if (cachedJit)
-    llvm::consumeError(cachedJit->deinitialize(cachedJit->getMainJITDylib()));
+  // The objects' static destructors, as ExecutionEngine ran them.
+  if (jit)
+    llvm::consumeError(jit->deinitialize(jit->getMainJITDylib()));
 }
 CompiledCpuFunction::CompiledCpuFunction(CompiledCpuFunction &&) noexcept =
     default;
@@ -414,91 +415,37 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   DialectRegistry registry;
   registerAllToLLVMIRTranslations(registry);
   ctx->appendDialectRegistry(registry);
-  // LLVM's optimizer sees the host: without a target machine its cost
-  // model has no vector registers, and the loop vectorizer leaves every
-  // loop scalar.
-  auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!hostMachine) {
-    error = "no JIT target for the host: " +
-            llvm::toString(hostMachine.takeError());
+  // Declared before the module: it outlives it.
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, symbol);
+  if (!llvmModule) {
+    error = "translating to LLVM IR failed:\n" + diagnostics.text;
     return nullptr;
   }
-  hostMachine->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto optMachine = hostMachine->createTargetMachine();
-  if (!optMachine) {
-    error = "no target machine for the host: " +
-            llvm::toString(optMachine.takeError());
+  auto fail = [&](llvm::Error e, const std::string &what) {
+    error =
+        what + ": " + llvm::toString(std::move(e)) + "\n" + diagnostics.text;
     return nullptr;
-  }
-  std::function<llvm::Error(llvm::Module *)> optimize = makeHostOptimizer(
-      options.optLevel, optMachine->get(), options.vectorMath);
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      [optimize, symbol](llvm::Module *m) {
-        prepareCpuJitModule(*m, symbol);
-        return optimize(m);
-      };
-  std::vector<std::string> libs = options.sharedLibs;
-  if (libs.empty() && options.openmp && std::strlen(TGC_LIBOMP_PATH))
-    libs.push_back(TGC_LIBOMP_PATH);
-  if (options.sharedLibs.empty())
-    libs.push_back(TGC_C_RUNNER_UTILS_PATH);
-  SmallVector<StringRef> libRefs(libs.begin(), libs.end());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.sharedLibPaths = libRefs;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  // The perf listener writes a jitdump directory under /tmp/.debug for
-  // every compile, which thousands of compiles pile up: only on request
-  // (TGC_PERF_JIT=1, for `perf record -k 1` and `perf inject --jit`, which
-  // name each JIT-compiled kernel function in `perf report`).
+  };
+  if (llvm::Error e = addPackedWrapper(*llvmModule, ("_mlir_ciface_" + symbol)))
+    return fail(std::move(e), "the entry has no C interface");
+  prepareCpuJitModule(*llvmModule, symbol);
+  // Objects compiled in parts on threads (CpuJit.h), linked in a JIT of
+  // this function's own, as a cached artifact's are.
+  std::vector<std::string> objects;
+  if (llvm::Error e = compileToObjects(
+          std::move(llvmModule), resolveCompileThreads(options.compileThreads),
+          options.optLevel, options.vectorMath, objects))
+    return fail(std::move(e), "JIT compilation failed");
+  // TGC_PERF_JIT=1: a jitdump per object, for `perf record -k 1` and
+  // `perf inject --jit` (each kernel function named in `perf report`);
+  // only on request, since thousands of compiles pile them up in /tmp.
   const char *perfJit = std::getenv("TGC_PERF_JIT");
-  engineOptions.enablePerfNotificationListener =
-      perfJit && std::strcmp(perfJit, "0") != 0;
-  engineOptions.enableObjectDump = options.keepObject;
-  auto engine = ExecutionEngine::create(*module, engineOptions);
-  if (!engine) {
-    error = "JIT compilation failed: " + llvm::toString(engine.takeError()) +
-            "\n" + diagnostics.text;
+  if (!result->link(std::move(objects), options.sharedLibs, options.openmp,
+                    perfJit && std::strcmp(perfJit, "0") != 0,
+                    options.keepObject, error))
     return nullptr;
-  }
-  result->engine = std::move(*engine);
-  // Failed data checks and allocations call into the runtime
-  // (tgc-report-checks, tgc-check-allocations).
-  result->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    return runtimeSymbols(interner);
-  });
-  auto guard = result->engine->lookup("tgc_guard_" + symbol);
-  auto info = result->engine->lookup("tgc_guard_info_" + symbol);
-  if (!guard || !info) {
-    error = "the compiled module has no guard function for @" + entry.str();
-    if (!guard)
-      error += ": " + llvm::toString(guard.takeError());
-    if (!info)
-      error += ": " + llvm::toString(info.takeError());
-    return nullptr;
-  }
-  // The entry is resolved once here, not by name on every call.
-  auto entryFn = result->engine->lookup(packedEntryName(symbol));
-  if (!entryFn) {
-    error = "the compiled module has no entry point @" + entry.str() + ": " +
-            llvm::toString(entryFn.takeError());
-    return nullptr;
-  }
-  result->entryFn = reinterpret_cast<void (*)(void **)>(*entryFn);
-  result->guardFn = reinterpret_cast<tgc_guard_fn>(*guard);
-  result->guardSetInfo = static_cast<const tgc_guard_set_info *>(*info);
-  if (options.keepObject) {
-    // ExecutionEngine hands its object out through a file only.
-    SmallString<128> path;
-    int fd = -1;
-    if (!llvm::sys::fs::createTemporaryFile("tgc-object", "o", fd, path)) {
-      ::close(fd);
-      result->engine->dumpToObjectFile(path);
-      if (auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false))
-        result->objectCode = (*buffer)->getBuffer().str();
-      llvm::sys::fs::remove(path);
-    }
-  }
   phases.end();
   result->compileStats.phases = phases.list();
   result->compileStats.compileMs =

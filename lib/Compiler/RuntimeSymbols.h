@@ -1,7 +1,8 @@
-//===- RuntimeSymbols.h - what JIT-compiled CPU code calls (private) -*- C++ -*-===//
+//===- RuntimeSymbols.h - what JIT-compiled CPU code calls (private) -*- C++
+//-*-===//
 //
-// Shared by CpuCompiler.cpp (the ExecutionEngine of a compile) and
-// CpuArtifact.cpp (the JIT of a cached object).
+// Shared by CpuJit.cpp (the JIT of a compile, and of a cached object) and
+// CpuCompiler.cpp (which defines them).
 //
 //===----------------------------------------------------------------------===//
 

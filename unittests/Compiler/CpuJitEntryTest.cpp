@@ -1,15 +1,15 @@
 //===- CpuJitEntryTest.cpp - what the CPU JIT compiles and calls ----------===//
 //
-// ExecutionEngine gives every public function a packed wrapper. The one of
-// the expanded entry passes every field of every memref descriptor on the
-// stack (a model's hundreds of weights: a thousand arguments), and LLVM's
-// instruction selection is quadratic in such a call: 13 of
+// MLIR's ExecutionEngine gave every public function a packed wrapper. The
+// one of the expanded entry passes every field of every memref descriptor
+// on the stack (a model's hundreds of weights: a thousand arguments), and
+// LLVM's instruction selection is quadratic in such a call: 13 of
 // MobileNetV3-small's 18 s of JIT time. TGC calls the C interface's packed
-// wrapper instead and drops the others before LLVM runs; the entry is
-// inlined into its C interface and the outlined kernels are internal.
-// These tests read the object code's symbol table, and run a function of
-// several results, rank-0 and unranked-size arguments through the new
-// calling convention.
+// wrapper instead, the only one it makes; the entry is inlined into its C
+// interface and the outlined kernels are internal. These tests read the
+// object code's symbol table, run a function of several results, rank-0
+// and unranked-size arguments through that calling convention, and a
+// module compiled in parts on threads (lib/Compiler/CpuJit.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +32,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -210,6 +211,103 @@ define void @_mlir__mlir_ciface_f(ptr %args) {
   llvm::Function *kernel = module->getFunction("f__kernel0");
   ASSERT_TRUE(kernel);
   EXPECT_FALSE(kernel->hasFnAttribute("tune-cpu"));
+}
+
+// Kernels of several kinds (a product, a layer norm, GELU, an integer
+// power whose helper `__mlir_math_ipowi_i32` MLIR defines `linkonce_odr`):
+// enough LLVM work to split into parts compiled on threads.
+constexpr const char *kKernels = R"mlir(
+func.func @g(%x: tensor<16x32xf32>, %w: tensor<24x32xf32>, %b: tensor<24xf32>,
+             %i: tensor<16x24xi32>, %e: tensor<16x24xi32>)
+    -> (tensor<16x24xf32>, tensor<16x24xi32>, tensor<16x24xi32>) {
+  %y = tgc.linear %x, %w, %b : tensor<16x32xf32>, tensor<24x32xf32>, tensor<24xf32> -> tensor<16x24xf32>
+  %n = tgc.layer_norm %y normalized_rank = 1 eps = 1.0e-05 : tensor<16x24xf32>
+  %g = tgc.gelu %n approximate = tanh : tensor<16x24xf32>
+  %p = tgc.pow %i, %e : tensor<16x24xi32>, tensor<16x24xi32> -> tensor<16x24xi32>
+  %s = tgc.sum %g dims [1] keepdim : tensor<16x24xf32> -> tensor<16x1xf32>
+  %q = tgc.mul %p, %i : tensor<16x24xi32>, tensor<16x24xi32> -> tensor<16x24xi32>
+  %r = tgc.pow %q, %e : tensor<16x24xi32>, tensor<16x24xi32> -> tensor<16x24xi32>
+  %o = tgc.sub %g, %s : tensor<16x24xf32>, tensor<16x1xf32> -> tensor<16x24xf32>
+  return %o, %p, %r : tensor<16x24xf32>, tensor<16x24xi32>, tensor<16x24xi32>
+}
+)mlir";
+
+ref::HostTensor filled(ref::DType dtype, std::vector<int64_t> shape,
+                       int64_t seed) {
+  ref::HostTensor t = ref::HostTensor::uninitialized(dtype, shape);
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  for (int64_t k = 0; k < n; ++k) {
+    if (dtype == ref::DType::F32)
+      static_cast<float *>(t.data())[k] = std::sin(0.37f * (k + seed));
+    else
+      static_cast<int32_t *>(t.data())[k] =
+          static_cast<int32_t>((k + seed) % 5);
+  }
+  return t;
+}
+
+std::vector<ref::HostTensor> kernelArgs() {
+  std::vector<ref::HostTensor> args;
+  args.push_back(filled(ref::DType::F32, {16, 32}, 1));
+  args.push_back(filled(ref::DType::F32, {24, 32}, 2));
+  args.push_back(filled(ref::DType::F32, {24}, 3));
+  args.push_back(filled(ref::DType::I32, {16, 24}, 4));
+  args.push_back(filled(ref::DType::I32, {16, 24}, 5));
+  return args;
+}
+
+// The LLVM work in parts on threads (lib/Compiler/CpuJit.h): the same
+// results as in one part, each part an object, and a cache record of
+// several objects loads and runs.
+TEST(CpuJitEntry, PartsCompiledOnThreadsLinkAndRun) {
+  MLIRContext context;
+  DialectRegistry registry;
+  registerAllTgcDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kKernels, &context);
+  ASSERT_TRUE(module);
+  std::vector<std::vector<ref::HostTensor>> outputs;
+  std::vector<int64_t> objects;
+  std::unique_ptr<CompiledCpuFunction> split;
+  for (unsigned threads : {1u, 4u}) {
+    CpuCompileOptions options;
+    options.keepObject = true;
+    options.compileThreads = threads;
+    std::string error;
+    auto fn = CompiledCpuFunction::compile(*module, "g", options, error);
+    ASSERT_TRUE(fn) << error;
+    std::vector<ref::HostTensor> args = kernelArgs();
+    auto results = fn->run(args, error);
+    ASSERT_TRUE(succeeded(results)) << error;
+    outputs.push_back(std::move(*results));
+    objects.push_back(fn->stats().objects);
+    split = std::move(fn);
+  }
+  EXPECT_EQ(objects[0], 1);
+  EXPECT_GE(objects[1], 2);
+  ASSERT_EQ(outputs[0].size(), 3u);
+  for (size_t r = 0; r < 3; ++r)
+    EXPECT_EQ(
+        std::memcmp(outputs[0][r].data(), outputs[1][r].data(), 16 * 24 * 4), 0)
+        << "result " << r;
+  // The split function's record: its objects, loaded into a new JIT.
+  CacheRecord record;
+  std::string error;
+  ASSERT_TRUE(split->serialize(record, error)) << error;
+  EXPECT_EQ(record.getInt("objects"), objects[1]);
+  auto loaded = CompiledCpuFunction::load(record, &context, {}, true, error);
+  ASSERT_TRUE(loaded) << error;
+  std::vector<ref::HostTensor> args = kernelArgs();
+  auto again = loaded->run(args, error);
+  ASSERT_TRUE(succeeded(again)) << error;
+  for (size_t r = 0; r < 3; ++r)
+    EXPECT_EQ(
+        std::memcmp(outputs[0][r].data(), (*again)[r].data(), 16 * 24 * 4), 0)
+        << "result " << r;
 }
 
 } // namespace

@@ -1,9 +1,10 @@
 //===- CpuCompiler.h - compile a tgc function for the host CPU --*- C++ -*-===//
 //
 // Compiles one tgc function with tgc-cpu-pipeline and JIT-compiles the
-// result (entry point and guard function) with MLIR's ExecutionEngine at
-// -O3 for the host CPU, OpenMP from LLVM's libomp. Runs the entry point on
-// host tensors. Used by tgc-run and the C API.
+// result (entry point and guard function) at -O3 for the host CPU, its
+// kernels in parts on several threads (lib/Compiler/CpuJit.h), OpenMP from
+// LLVM's libomp. Runs the entry point on host tensors. Used by tgc-run and
+// the C API.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,10 +33,6 @@ class LLJIT;
 } // namespace orc
 } // namespace llvm
 
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
-
 namespace mlir::tgc {
 
 class CacheRecord;
@@ -61,6 +58,10 @@ struct CpuCompileOptions : FrontendCompileOptions {
   bool keepLoopsIR = false;
   /// Keep the JIT's object code, for serialize() (the compile cache).
   bool keepObject = false;
+  /// Threads for LLVM's work (the kernels in up to this many parts, each
+  /// optimized and emitted on a thread); 0: `$TGC_COMPILE_THREADS`, else
+  /// every hardware thread (resolveCompileThreads).
+  unsigned compileThreads = 0;
 };
 
 struct CpuCompileStats {
@@ -70,6 +71,8 @@ struct CpuCompileStats {
   int64_t kernels = 0;
   /// Intermediate buffers the memory planner placed in the arena.
   int64_t plannedBuffers = 0;
+  /// Objects the LLVM work made: the parts compiled on threads.
+  int64_t objects = 0;
   /// (phase, ms) in order (tgc/Compiler/CompileReport.h).
   std::vector<std::pair<std::string, double>> phases;
 };
@@ -158,16 +161,24 @@ public:
 private:
   CompiledCpuFunction();
 
-  std::unique_ptr<ExecutionEngine> engine;
-  /// A function loaded from the cache runs in a JIT of its own.
-  std::unique_ptr<llvm::orc::LLJIT> cachedJit;
-  /// With keepObject, or loaded: the object code.
-  std::string objectCode;
+  /// Links `objects` (compileToObjects', or a cache record's) in a JIT of
+  /// this function's own and resolves its entry, guard function and guard
+  /// table (of `jitSymbol`); keeps the objects with `keep`. False with
+  /// `error` when they do not link or lack a symbol.
+  bool link(std::vector<std::string> objects,
+            const std::vector<std::string> &sharedLibs, bool openmp,
+            bool perfListener, bool keep, std::string &error);
+
+  /// The JIT its objects are linked in (a compiled or a cached function's
+  /// own).
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  /// With keepObject, or loaded: the object code, one object per part.
+  std::vector<std::string> objects;
   std::string entryName;
   /// The entry's symbol in the object (jitEntrySymbol()).
   std::string jitSymbol;
   std::vector<RankedTensorType> argTypes, resultTypes;
-  /// The packed wrapper (ExecutionEngine's `void(void **)`) of the entry
+  /// The packed wrapper (`void(void **)`, addPackedWrapper) of the entry
   /// point's C interface (`_mlir__mlir_ciface_<symbol>`).
   void (*entryFn)(void **) = nullptr;
   tgc_guard_fn guardFn = nullptr;

@@ -1,0 +1,343 @@
+//===- CpuJit.cpp - LLVM IR to objects on threads, linked in a JIT --------===//
+//
+// See CpuJit.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuJit.h"
+
+#include "RuntimeSymbols.h"
+
+#include "tgc/Compiler/HostOptimizer.h"
+
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/ExecutionEngine/JITEventListener.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#ifndef TGC_LIBOMP_PATH
+#define TGC_LIBOMP_PATH ""
+#endif
+
+using namespace mlir;
+using namespace mlir::tgc;
+
+llvm::Error mlir::tgc::addPackedWrapper(llvm::Module &module,
+                                        llvm::StringRef name) {
+  llvm::Function *callee = module.getFunction(name);
+  if (!callee || callee->isDeclaration() ||
+      !callee->getReturnType()->isVoidTy())
+    return llvm::createStringError("no function @" + name +
+                                   " returning void to wrap");
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *wrapper = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+      llvm::GlobalValue::ExternalLinkage, "_mlir_" + name, module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrapper));
+  llvm::SmallVector<llvm::Value *> args;
+  for (llvm::Argument &arg : callee->args()) {
+    llvm::Value *slot =
+        b.CreateConstGEP1_64(ptr, wrapper->getArg(0), arg.getArgNo());
+    args.push_back(b.CreateLoad(arg.getType(), b.CreateLoad(ptr, slot)));
+  }
+  b.CreateCall(callee, args);
+  b.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+namespace {
+
+/// The host's target machine, as the JIT's (one per thread: code
+/// generation is not shared).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> hostMachine() {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return builder->createTargetMachine();
+}
+
+/// Whether every use of `f` is a direct call of it from a function: such a
+/// function can be called from another part once it is external.
+bool onlyCalled(const llvm::Function &f) {
+  return llvm::all_of(f.uses(), [&](const llvm::Use &use) {
+    auto *call = llvm::dyn_cast<llvm::CallBase>(use.getUser());
+    return call && call->isCallee(&use);
+  });
+}
+
+/// A guess at LLVM's time on `f`: its instructions, those of a function
+/// with loops (a kernel: the vectorizer, unrolling) counted 8 times. The
+/// glue (the entry, its C interface, the guard function) is straight-line
+/// code, and cheap per instruction.
+size_t cost(llvm::Function &f) {
+  llvm::DenseMap<const llvm::BasicBlock *, unsigned> order;
+  for (const llvm::BasicBlock &block : f)
+    order[&block] = order.size();
+  bool loops = false;
+  for (const llvm::BasicBlock &block : f)
+    for (const llvm::BasicBlock *next : llvm::successors(&block))
+      loops |= order.lookup(next) <= order.lookup(&block);
+  return f.getInstructionCount() * (loops ? 8 : 1);
+}
+
+/// Parts of the module's functions, by index (part 0 also defines every
+/// global variable). Local functions whose address is taken (OpenMP's
+/// outlined bodies) stay with the functions that take it; local functions
+/// only called directly (the kernels) may go anywhere.
+std::vector<std::vector<llvm::Function *>>
+partitionFunctions(llvm::Module &module, unsigned parts) {
+  llvm::EquivalenceClasses<llvm::Function *> together;
+  llvm::DenseMap<llvm::Function *, size_t> size;
+  llvm::SmallPtrSet<llvm::Function *, 4> pinned; // used outside functions
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    together.insert(&f);
+    size[&f] = cost(f);
+    if (!f.hasLocalLinkage() || onlyCalled(f))
+      continue;
+    for (const llvm::Use &use : f.uses()) {
+      auto *inst = llvm::dyn_cast<llvm::Instruction>(use.getUser());
+      if (inst)
+        together.unionSets(&f, inst->getFunction());
+      else
+        pinned.insert(&f);
+    }
+  }
+  // The classes in the module's order, then largest first, each to the
+  // part with the least so far (deterministic: no pointer order).
+  struct Class {
+    std::vector<llvm::Function *> functions;
+    size_t size = 0;
+    size_t index = 0;
+    bool pinned = false;
+  };
+  std::vector<Class> classes;
+  llvm::DenseMap<llvm::Function *, size_t> classOf;
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    llvm::Function *leader = together.getLeaderValue(&f);
+    auto [it, added] = classOf.try_emplace(leader, classes.size());
+    if (added) {
+      classes.emplace_back();
+      classes.back().index = it->second;
+    }
+    Class &c = classes[it->second];
+    c.functions.push_back(&f);
+    c.size += size[&f];
+    c.pinned |= pinned.contains(&f);
+  }
+  llvm::sort(classes, [](const Class &a, const Class &b) {
+    return a.size != b.size ? a.size > b.size : a.index < b.index;
+  });
+  parts = std::max<unsigned>(1, std::min<size_t>(parts, classes.size()));
+  std::vector<std::vector<llvm::Function *>> out(parts);
+  std::vector<size_t> load(parts, 0);
+  for (Class &c : classes) {
+    size_t p = c.pinned
+                   ? 0
+                   : std::min_element(load.begin(), load.end()) - load.begin();
+    load[p] += c.size;
+    for (llvm::Function *f : c.functions)
+      out[p].push_back(f);
+  }
+  // Empty parts (more threads than work) are dropped.
+  llvm::erase_if(out, [](const auto &fs) { return fs.empty(); });
+  return out;
+}
+
+/// Optimizes `module` and emits it as an object.
+llvm::Error emitObject(llvm::Module &module, unsigned optLevel, bool vectorMath,
+                       std::string &object) {
+  auto machine = hostMachine();
+  if (!machine)
+    return machine.takeError();
+  module.setDataLayout((*machine)->createDataLayout());
+  module.setTargetTriple((*machine)->getTargetTriple());
+  if (llvm::Error e =
+          makeHostOptimizer(optLevel, machine->get(), vectorMath)(&module))
+    return e;
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager codegen;
+  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                      llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the host target cannot emit objects");
+  codegen.run(module);
+  object.assign(buffer.begin(), buffer.end());
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
+                                        unsigned threads, unsigned optLevel,
+                                        bool vectorMath,
+                                        std::vector<std::string> &objects) {
+  // Local functions nothing calls any more (the entry, inlined into its C
+  // interface) would otherwise be compiled in a part of their own.
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (llvm::Function &f : llvm::make_early_inc_range(*module))
+      if (!f.isDeclaration() && f.hasLocalLinkage() && f.use_empty()) {
+        f.eraseFromParent();
+        erased = true;
+      }
+  }
+  // Definitions the optimizer may drop when unused where they are defined
+  // (MLIR's `linkonce_odr` helpers, `__mlir_math_ipowi_i32`) are local,
+  // so that the split makes them strong where another part calls them.
+  for (llvm::GlobalObject &g : module->global_objects())
+    if (!g.isDeclaration() && !g.hasLocalLinkage() &&
+        llvm::GlobalValue::isDiscardableIfUnused(g.getLinkage())) {
+      g.setLinkage(llvm::GlobalValue::InternalLinkage);
+      g.setComdat(nullptr);
+    }
+  // Splitting costs a copy of the module and its bitcode per part: not for
+  // small modules, whose LLVM work is a few milliseconds.
+  constexpr size_t kMinSplitInstructions = 500;
+  if (module->getInstructionCount() < kMinSplitInstructions)
+    threads = 1;
+  std::vector<std::vector<llvm::Function *>> parts =
+      partitionFunctions(*module, threads);
+  objects.assign(parts.size(), std::string());
+  if (parts.size() < 2)
+    return emitObject(*module, optLevel, vectorMath, objects[0]);
+
+  // What another part calls is external (hidden: the JIT's symbols of this
+  // function only); so is a mutable local global, defined in part 0.
+  llvm::DenseMap<const llvm::GlobalValue *, size_t> partOf;
+  for (auto [p, functions] : llvm::enumerate(parts))
+    for (llvm::Function *f : functions)
+      partOf[f] = p;
+  for (llvm::Function &f : *module)
+    if (!f.isDeclaration() && f.hasLocalLinkage() && onlyCalled(f)) {
+      f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      f.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    }
+  for (llvm::GlobalVariable &g : module->globals())
+    if (g.hasLocalLinkage() && !g.isConstant()) {
+      g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      g.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    }
+  // Each part as bitcode, read back on its thread into a context of its
+  // own (an LLVMContext is not shared between threads).
+  std::vector<std::string> bitcode(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p) {
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> part =
+        llvm::CloneModule(*module, map, [&](const llvm::GlobalValue *gv) {
+          if (llvm::isa<llvm::Function>(gv))
+            return partOf.lookup(gv) == p;
+          // Local constants are copied into each part that reads them.
+          if (gv->hasLocalLinkage())
+            return true;
+          return p == 0;
+        });
+    llvm::raw_string_ostream os(bitcode[p]);
+    llvm::WriteBitcodeToFile(*part, os);
+  }
+  std::vector<std::string> errors(parts.size());
+  auto work = [&](size_t p) {
+    llvm::LLVMContext context;
+    auto part = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(bitcode[p], "tgc-part"), context);
+    llvm::Error e = part ? emitObject(**part, optLevel, vectorMath, objects[p])
+                         : part.takeError();
+    if (e)
+      errors[p] = llvm::toString(std::move(e));
+  };
+  std::vector<std::thread> workers;
+  for (size_t p = 1; p < parts.size(); ++p)
+    workers.emplace_back(work, p);
+  work(0);
+  for (std::thread &worker : workers)
+    worker.join();
+  module.reset();
+  for (const std::string &e : errors)
+    if (!e.empty())
+      return llvm::createStringError(e);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+mlir::tgc::createHostJit(const std::vector<std::string> &sharedLibs,
+                         bool openmp, bool perfListener) {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto jit =
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(*builder))
+          .setObjectLinkingLayerCreator(
+              [perfListener](llvm::orc::ExecutionSession &es)
+                  -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                auto layer =
+                    std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                        es, [](const llvm::MemoryBuffer &) {
+                          return std::make_unique<llvm::SectionMemoryManager>();
+                        });
+                if (perfListener)
+                  if (llvm::JITEventListener *perf =
+                          llvm::JITEventListener::createPerfJITEventListener())
+                    layer->registerJITEventListener(*perf);
+                return layer;
+              })
+          .create();
+  if (!jit)
+    return jit.takeError();
+  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+  // Vector math calls resolve in libmvec, loaded into the process.
+  vectorMathAvailable();
+  std::vector<std::string> libs = sharedLibs;
+  if (libs.empty() && openmp && std::strlen(TGC_LIBOMP_PATH))
+    libs.push_back(TGC_LIBOMP_PATH);
+  if (sharedLibs.empty())
+    libs.push_back(TGC_C_RUNNER_UTILS_PATH);
+  for (const std::string &lib : libs) {
+    std::string why;
+    if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib.c_str(), &why))
+      return llvm::createStringError("cannot load " + lib + ": " + why);
+  }
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process)
+    return process.takeError();
+  main.addGenerator(std::move(*process));
+  llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(),
+                                        (*jit)->getDataLayout());
+  if (llvm::Error e =
+          main.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner))))
+    return std::move(e);
+  return std::move(*jit);
+}
+
+llvm::Error mlir::tgc::addObjects(llvm::orc::LLJIT &jit,
+                                  const std::vector<std::string> &objects) {
+  for (const std::string &object : objects)
+    if (llvm::Error e = jit.addObjectFile(
+            llvm::MemoryBuffer::getMemBufferCopy(object, "tgc-object")))
+      return e;
+  return jit.initialize(jit.getMainJITDylib());
+}

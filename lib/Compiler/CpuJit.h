@@ -1,0 +1,63 @@
+//===- CpuJit.h - LLVM IR to objects on threads, linked in a JIT -*- C++
+//-*-===//
+//
+// The CPU compiler's last phase (private to lib/Compiler). A module's
+// LLVM work (the optimizer, then instruction selection and the rest of
+// code generation) ran on one thread, about 40% of a model's compile time;
+// the kernels tgc-outline-identical-kernels outlines are independent. The
+// module is split into parts of about equal size (each kernel whole, with
+// the local functions only it calls: OpenMP's outlined bodies), each part
+// optimized and emitted as an object on a thread of its own, in an
+// LLVMContext of its own; the objects are linked in a JIT of the compiled
+// function's own, as a cached artifact's objects are.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_LIB_COMPILER_CPUJIT_H
+#define TGC_LIB_COMPILER_CPUJIT_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace mlir::tgc {
+
+/// Adds `_mlir_<name>`, a `void(void **)` wrapper of function `name` (which
+/// returns void): argument i is read from `*args[i]` (ExecutionEngine's
+/// packed calling convention, which TGC calls its entry points with).
+llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name);
+
+/// Optimizes and emits `module` as up to `threads` objects (`objects`,
+/// fewer when it has fewer kernels or is small), each on a thread of its
+/// own. `optLevel` and `vectorMath` as makeHostOptimizer's. The objects
+/// link into one program: a function called from another part is external
+/// (hidden) in its own.
+llvm::Error compileToObjects(std::unique_ptr<llvm::Module> module,
+                             unsigned threads, unsigned optLevel,
+                             bool vectorMath,
+                             std::vector<std::string> &objects);
+
+/// A JIT for one compiled function's objects: the process's symbols, the
+/// shared libraries `sharedLibs` (or libomp when `openmp` and MLIR's C
+/// runner utils when empty) loaded into the process, and TGC's runtime
+/// callbacks. With `perfListener`, each object is announced to `perf`
+/// (jitdump; TGC_PERF_JIT=1).
+llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+createHostJit(const std::vector<std::string> &sharedLibs, bool openmp,
+              bool perfListener);
+
+/// Adds `objects` to `jit` and initializes them.
+llvm::Error addObjects(llvm::orc::LLJIT &jit,
+                       const std::vector<std::string> &objects);
+
+} // namespace mlir::tgc
+
+#endif // TGC_LIB_COMPILER_CPUJIT_H
