@@ -398,3 +398,67 @@ func.func @collapse_shared(%k: tensor<2x3x8x4xf32>, %q: tensor<6x8x4xf32>) -> (t
   } -> tensor<6x8x8xf32>
   return %r, %kc : tensor<6x8x8xf32>, tensor<6x4x8xf32>
 }
+
+// -----
+
+#nhwc = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (b, k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// A permutation that is not its own inverse (NCHW to NHWC, `x.permute(0,
+// 2, 3, 1).reshape(N, H * W, C)`): H and W are neighbours in x, so the
+// GEMM reads x merged to [N, C, H * W], transposed. Merging W and C
+// instead (`reshape(N, H, W * C)`, neighbours in the transpose but not in
+// x; H == W keeps the shapes alike) is no collapse of x: the copy stays.
+
+// CHECK-DAG: #[[BKM:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-LABEL: func.func @nchw_to_nhwc
+// CHECK: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0], [1], [2, 3]] : tensor<2x3x4x4xf32> into tensor<2x3x16xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[BKM]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]], %arg1 : tensor<2x3x16xf32>, tensor<2x3x5xf32>)
+// CHECK-LABEL: func.func @w_and_c_merged
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<2x4x4x3xf32> into tensor<2x4x12xf32>
+func.func @nchw_to_nhwc(%x: tensor<2x3x4x4xf32>, %y: tensor<2x3x5xf32>) -> tensor<2x16x5xf32> {
+  %e = tensor.empty() : tensor<2x4x4x3xf32>
+  %t = linalg.generic {indexing_maps = [#nhwc, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x3x4x4xf32>) outs(%e : tensor<2x4x4x3xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x4x4x3xf32>
+  %tc = tensor.collapse_shape %t [[0], [1, 2], [3]] : tensor<2x4x4x3xf32> into tensor<2x16x3xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<2x16x5xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<2x16x5xf32>) -> tensor<2x16x5xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%tc, %y : tensor<2x16x3xf32>, tensor<2x3x5xf32>) outs(%cf : tensor<2x16x5xf32>) {
+  ^bb0(%p: f32, %s: f32, %acc: f32):
+    %m = arith.mulf %p, %s : f32
+    %u = arith.addf %acc, %m : f32
+    linalg.yield %u : f32
+  } -> tensor<2x16x5xf32>
+  return %r : tensor<2x16x5xf32>
+}
+
+func.func @w_and_c_merged(%x: tensor<2x3x4x4xf32>, %y: tensor<2x12x5xf32>) -> tensor<2x4x5xf32> {
+  %e = tensor.empty() : tensor<2x4x4x3xf32>
+  %t = linalg.generic {indexing_maps = [#nhwc, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x3x4x4xf32>) outs(%e : tensor<2x4x4x3xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x4x4x3xf32>
+  %tc = tensor.collapse_shape %t [[0], [1], [2, 3]] : tensor<2x4x4x3xf32> into tensor<2x4x12xf32>
+  %z = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<2x4x5xf32>
+  %cf = linalg.fill ins(%z : f32) outs(%ce : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%tc, %y : tensor<2x4x12xf32>, tensor<2x12x5xf32>) outs(%cf : tensor<2x4x5xf32>) {
+  ^bb0(%p: f32, %s: f32, %acc: f32):
+    %m = arith.mulf %p, %s : f32
+    %u = arith.addf %acc, %m : f32
+    linalg.yield %u : f32
+  } -> tensor<2x4x5xf32>
+  return %r : tensor<2x4x5xf32>
+}

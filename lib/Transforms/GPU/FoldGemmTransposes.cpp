@@ -107,14 +107,17 @@ linalg::GenericOp collapsedTranspose(Value v, Value &source,
   source = transposeSource(collapse.getSrc(), perm);
   if (!source)
     return nullptr;
-  // perm: the transpose's indices -> its input's. Each group of the
-  // collapse must reach consecutive input dims, in order.
+  // perm: the transpose's indices -> its input's (input dim r is read at
+  // the transpose's dim perm.getDimPosition(r)); its inverse gives the
+  // input dim of each transpose dim. Each group of the collapse must reach
+  // consecutive input dims, in order.
+  AffineMap inputDimOf = inversePermutation(perm);
   SmallVector<ReassociationIndices> byGroup = collapse.getReassociationIndices();
   SmallVector<std::pair<int64_t, unsigned>> starts;
   for (auto [g, group] : llvm::enumerate(byGroup)) {
-    int64_t first = perm.getDimPosition(group.front());
+    int64_t first = inputDimOf.getDimPosition(group.front());
     for (auto [j, dim] : llvm::enumerate(group))
-      if (perm.getDimPosition(dim) != first + static_cast<int64_t>(j))
+      if (inputDimOf.getDimPosition(dim) != first + static_cast<int64_t>(j))
         return nullptr;
     starts.push_back({first, static_cast<unsigned>(g)});
   }
