@@ -11,7 +11,7 @@
 
 #include "tgc/Compiler/CpuCompiler.h"
 
-#include "CpuJit.h"
+#include "tgc/Compiler/CpuJit.h"
 
 #include "tgc/Compiler/ArtifactCache.h"
 #include "tgc/Compiler/HostOptimizer.h"
@@ -63,7 +63,7 @@ bool CompiledCpuFunction::serialize(CacheRecord &record,
     return false;
   }
   record.set("kind", "cpu");
-  // One object per part the LLVM work was split into (CpuJit.h).
+  // One object per part the LLVM work was split into (tgc/Compiler/CpuJit.h).
   record.set("object", objects[0]);
   record.setInt("objects", static_cast<int64_t>(objects.size()));
   for (size_t i = 1; i < objects.size(); ++i)

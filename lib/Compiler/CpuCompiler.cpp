@@ -3,8 +3,8 @@
 #include "tgc/Compiler/CpuCompiler.h"
 #include "tgc/Target/Host/HostTarget.h"
 
-#include "CpuJit.h"
 #include "RuntimeSymbols.h"
+#include "tgc/Compiler/CpuJit.h"
 
 #include "tgc/Compiler/CompileReport.h"
 
@@ -47,7 +47,8 @@ using namespace mlir::tgc;
 
 CompiledCpuFunction::CompiledCpuFunction() = default;
 CompiledCpuFunction::~CompiledCpuFunction() {
-  // The objects' static destructors, as ExecutionEngine ran them.
+  // What the JIT's platform registered for its objects (TGC's code has no
+  // static constructors or destructors).
   if (jit)
     llvm::consumeError(jit->deinitialize(jit->getMainJITDylib()));
 }
@@ -431,8 +432,8 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   if (llvm::Error e = addPackedWrapper(*llvmModule, ("_mlir_ciface_" + symbol)))
     return fail(std::move(e), "the entry has no C interface");
   prepareCpuJitModule(*llvmModule, symbol);
-  // Objects compiled in parts on threads (CpuJit.h), linked in a JIT of
-  // this function's own, as a cached artifact's are.
+  // Objects compiled in parts on threads (tgc/Compiler/CpuJit.h), linked in a
+  // JIT of this function's own, as a cached artifact's are.
   std::vector<std::string> objects;
   if (llvm::Error e = compileToObjects(
           std::move(llvmModule), resolveCompileThreads(options.compileThreads),

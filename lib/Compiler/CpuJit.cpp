@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuJit.h"
+#include "tgc/Compiler/CpuJit.h"
 
 #include "RuntimeSymbols.h"
 
@@ -75,6 +75,33 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> hostMachine() {
   return builder->createTargetMachine();
 }
 
+/// Where a global value is referenced from: the functions whose
+/// instructions use it (directly or through constant expressions), and
+/// whether a global variable's initializer does.
+struct References {
+  llvm::SmallPtrSet<llvm::Function *, 4> functions;
+  bool byGlobal = false;
+};
+
+References referencesOf(llvm::GlobalValue &value) {
+  References out;
+  llvm::SmallVector<llvm::User *> work(value.users().begin(),
+                                       value.users().end());
+  llvm::SmallPtrSet<llvm::User *, 8> seen;
+  while (!work.empty()) {
+    llvm::User *user = work.pop_back_val();
+    if (!seen.insert(user).second)
+      continue;
+    if (auto *inst = llvm::dyn_cast<llvm::Instruction>(user))
+      out.functions.insert(inst->getFunction());
+    else if (llvm::isa<llvm::GlobalValue>(user))
+      out.byGlobal = true;
+    else // a constant expression or aggregate: whoever uses it
+      work.append(user->user_begin(), user->user_end());
+  }
+  return out;
+}
+
 /// Whether every use of `f` is a direct call of it from a function: such a
 /// function can be called from another part once it is external.
 bool onlyCalled(const llvm::Function &f) {
@@ -115,13 +142,11 @@ partitionFunctions(llvm::Module &module, unsigned parts) {
     size[&f] = cost(f);
     if (!f.hasLocalLinkage() || onlyCalled(f))
       continue;
-    for (const llvm::Use &use : f.uses()) {
-      auto *inst = llvm::dyn_cast<llvm::Instruction>(use.getUser());
-      if (inst)
-        together.unionSets(&f, inst->getFunction());
-      else
-        pinned.insert(&f);
-    }
+    References refs = referencesOf(f);
+    for (llvm::Function *user : refs.functions)
+      together.unionSets(&f, user);
+    if (refs.byGlobal)
+      pinned.insert(&f);
   }
   // The classes in the module's order, then largest first, each to the
   // part with the least so far (deterministic: no pointer order).
@@ -193,17 +218,8 @@ llvm::Error emitObject(llvm::Module &module, unsigned optLevel, bool vectorMath,
 llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
                                         unsigned threads, unsigned optLevel,
                                         bool vectorMath,
-                                        std::vector<std::string> &objects) {
-  // Local functions nothing calls any more (the entry, inlined into its C
-  // interface) would otherwise be compiled in a part of their own.
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (llvm::Function &f : llvm::make_early_inc_range(*module))
-      if (!f.isDeclaration() && f.hasLocalLinkage() && f.use_empty()) {
-        f.eraseFromParent();
-        erased = true;
-      }
-  }
+                                        std::vector<std::string> &objects,
+                                        size_t minSplitInstructions) {
   // Definitions the optimizer may drop when unused where they are defined
   // (MLIR's `linkonce_odr` helpers, `__mlir_math_ipowi_i32`) are local,
   // so that the split makes them strong where another part calls them.
@@ -213,33 +229,57 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
       g.setLinkage(llvm::GlobalValue::InternalLinkage);
       g.setComdat(nullptr);
     }
+  // Local functions nothing calls any more (the entry, inlined into its C
+  // interface; unused helpers) would otherwise be compiled in a part.
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (llvm::Function &f : llvm::make_early_inc_range(*module))
+      if (!f.isDeclaration() && f.hasLocalLinkage() && f.use_empty()) {
+        f.eraseFromParent();
+        erased = true;
+      }
+  }
   // Splitting costs a copy of the module and its bitcode per part: not for
-  // small modules, whose LLVM work is a few milliseconds.
-  constexpr size_t kMinSplitInstructions = 500;
-  if (module->getInstructionCount() < kMinSplitInstructions)
+  // small modules, whose LLVM work is a few milliseconds; nor for aliases
+  // and ifuncs (TGC makes none), which a split would copy into each part.
+  if (module->getInstructionCount() < minSplitInstructions ||
+      !module->alias_empty() || !module->ifunc_empty())
     threads = 1;
   std::vector<std::vector<llvm::Function *>> parts =
       partitionFunctions(*module, threads);
-  objects.assign(parts.size(), std::string());
+  objects.assign(std::max<size_t>(parts.size(), 1), std::string());
   if (parts.size() < 2)
     return emitObject(*module, optLevel, vectorMath, objects[0]);
 
-  // What another part calls is external (hidden: the JIT's symbols of this
-  // function only); so is a mutable local global, defined in part 0.
+  // What another part references is external (hidden: the JIT's symbols of
+  // this function only): a function called from another part, one a
+  // global's initializer refers to (globals are defined in part 0, local
+  // constants copied into every part), and every mutable local global
+  // (defined in part 0). Unnamed values get names first, or each part
+  // would name them on its own.
   llvm::DenseMap<const llvm::GlobalValue *, size_t> partOf;
   for (auto [p, functions] : llvm::enumerate(parts))
     for (llvm::Function *f : functions)
       partOf[f] = p;
-  for (llvm::Function &f : *module)
-    if (!f.isDeclaration() && f.hasLocalLinkage() && onlyCalled(f)) {
-      f.setLinkage(llvm::GlobalValue::ExternalLinkage);
-      f.setVisibility(llvm::GlobalValue::HiddenVisibility);
-    }
+  auto externalize = [](llvm::GlobalValue &g) {
+    g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    g.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  };
+  for (llvm::GlobalValue &g : module->global_values())
+    if (g.hasLocalLinkage() && !g.hasName())
+      g.setName("tgc.unnamed");
+  for (llvm::Function &f : *module) {
+    if (f.isDeclaration() || !f.hasLocalLinkage())
+      continue;
+    References refs = referencesOf(f);
+    if (refs.byGlobal || llvm::any_of(refs.functions, [&](llvm::Function *u) {
+          return partOf.lookup(u) != partOf.lookup(&f);
+        }))
+      externalize(f);
+  }
   for (llvm::GlobalVariable &g : module->globals())
-    if (g.hasLocalLinkage() && !g.isConstant()) {
-      g.setLinkage(llvm::GlobalValue::ExternalLinkage);
-      g.setVisibility(llvm::GlobalValue::HiddenVisibility);
-    }
+    if (g.hasLocalLinkage() && !g.isConstant())
+      externalize(g);
   // Each part as bitcode, read back on its thread into a context of its
   // own (an LLVMContext is not shared between threads).
   std::vector<std::string> bitcode(parts.size());

@@ -9,12 +9,13 @@
 // interface and the outlined kernels are internal. These tests read the
 // object code's symbol table, run a function of several results, rank-0
 // and unranked-size arguments through that calling convention, and a
-// module compiled in parts on threads (lib/Compiler/CpuJit.h).
+// module compiled in parts on threads (tgc/Compiler/CpuJit.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Compiler/ArtifactCache.h"
 #include "tgc/Compiler/CpuCompiler.h"
+#include "tgc/Compiler/CpuJit.h"
 #include "tgc/InitAllDialects.h"
 #include "tgc/Reference/HostTensor.h"
 
@@ -258,7 +259,7 @@ std::vector<ref::HostTensor> kernelArgs() {
   return args;
 }
 
-// The LLVM work in parts on threads (lib/Compiler/CpuJit.h): the same
+// The LLVM work in parts on threads (tgc/Compiler/CpuJit.h): the same
 // results as in one part, each part an object, and a cache record of
 // several objects loads and runs.
 TEST(CpuJitEntry, PartsCompiledOnThreadsLinkAndRun) {
@@ -308,6 +309,94 @@ TEST(CpuJitEntry, PartsCompiledOnThreadsLinkAndRun) {
     EXPECT_EQ(
         std::memcmp(outputs[0][r].data(), (*again)[r].data(), 16 * 24 * 4), 0)
         << "result " << r;
+}
+
+// References across parts that a split must keep linkable: a kernel
+// called from the entry (internal: external and hidden where the entry is
+// in another part), a local function only reachable through a local
+// constant table (copied into each part that reads it) and a constant
+// expression, a `linkonce_odr` helper two kernels call (dropped unused
+// from its own part until made local), a mutable local counter, and an
+// unnamed local constant.
+TEST(CpuJitEntry, SplitKeepsReferencesAcrossPartsLinkable) {
+  std::string body;
+  // Loops make each kernel count as heavy: one part each.
+  for (int k = 0; k < 4; ++k)
+    body += R"ll(
+define internal void @kernel)ll" +
+            std::to_string(k) + R"ll((ptr %out, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %p = getelementptr i64, ptr %out, i64 %i
+  %v = call i64 @helper(i64 %i)
+  %f = load ptr, ptr @table
+  %w = call i64 %f(i64 %v)
+  %u = load i64, ptr @1
+  %s = add i64 %w, %u
+  store i64 %s, ptr %p
+  %c = load i64, ptr @counter
+  %c1 = add i64 %c, 1
+  store i64 %c1, ptr @counter
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+)ll";
+  std::string text = R"ll(
+@table = internal constant ptr @twice
+@counter = internal global i64 0
+@1 = internal constant i64 7
+define internal i64 @twice(i64 %x) {
+  %y = mul i64 %x, 2
+  ret i64 %y
+}
+define linkonce_odr i64 @helper(i64 %x) {
+  %y = add i64 %x, 1
+  ret i64 %y
+}
+define i64 @read_counter() {
+  %c = load i64, ptr @counter
+  ret i64 %c
+}
+define void @entry(ptr %a, ptr %b, ptr %c, ptr %d, i64 %n) {
+  call void @kernel0(ptr %a, i64 %n)
+  call void @kernel1(ptr %b, i64 %n)
+  call void @kernel2(ptr %c, i64 %n)
+  call void @kernel3(ptr %d, i64 %n)
+  ret void
+}
+)ll" + body;
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(text, diagnostic, context);
+  ASSERT_TRUE(module) << diagnostic.getMessage().str();
+  std::vector<std::string> objects;
+  llvm::Error e = compileToObjects(std::move(module), 4, 2, false, objects,
+                                   /*minSplitInstructions=*/0);
+  ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
+  EXPECT_GE(objects.size(), 4u);
+  auto jit = createHostJit({}, false, false);
+  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+  e = addObjects(**jit, objects);
+  ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
+  auto entry = (*jit)->lookup("entry");
+  ASSERT_TRUE(static_cast<bool>(entry)) << llvm::toString(entry.takeError());
+  auto counter = (*jit)->lookup("read_counter");
+  ASSERT_TRUE(static_cast<bool>(counter))
+      << llvm::toString(counter.takeError());
+  int64_t out[4][3];
+  entry->toPtr<void (*)(int64_t *, int64_t *, int64_t *, int64_t *, int64_t)>()(
+      out[0], out[1], out[2], out[3], 3);
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < 3; ++i)
+      EXPECT_EQ(out[k][i], 2 * (i + 1) + 7) << k << " " << i;
+  // One counter for all parts: 4 kernels of 3 iterations.
+  EXPECT_EQ(counter->toPtr<int64_t (*)()>()(), 12);
 }
 
 } // namespace

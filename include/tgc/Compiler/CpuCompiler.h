@@ -2,7 +2,7 @@
 //
 // Compiles one tgc function with tgc-cpu-pipeline and JIT-compiles the
 // result (entry point and guard function) at -O3 for the host CPU, its
-// kernels in parts on several threads (lib/Compiler/CpuJit.h), OpenMP from
+// kernels in parts on several threads (tgc/Compiler/CpuJit.h), OpenMP from
 // LLVM's libomp. Runs the entry point on host tensors. Used by tgc-run and
 // the C API.
 //

@@ -1,20 +1,19 @@
-//===- CpuJit.h - LLVM IR to objects on threads, linked in a JIT -*- C++
-//-*-===//
+//===- CpuJit.h - LLVM IR to objects on threads, linked ------*- C++ -*-===//
 //
-// The CPU compiler's last phase (private to lib/Compiler). A module's
+// The CPU compiler's last phase (lib/Compiler/CpuJit.cpp). A module's
 // LLVM work (the optimizer, then instruction selection and the rest of
 // code generation) ran on one thread, about 40% of a model's compile time;
 // the kernels tgc-outline-identical-kernels outlines are independent. The
 // module is split into parts of about equal size (each kernel whole, with
-// the local functions only it calls: OpenMP's outlined bodies), each part
-// optimized and emitted as an object on a thread of its own, in an
-// LLVMContext of its own; the objects are linked in a JIT of the compiled
-// function's own, as a cached artifact's objects are.
+// the local functions whose address it takes: OpenMP's outlined bodies),
+// each part optimized and emitted as an object on a thread of its own, in
+// an LLVMContext of its own; the objects are linked in a JIT of the
+// compiled function's own, as a cached artifact's objects are.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_LIB_COMPILER_CPUJIT_H
-#define TGC_LIB_COMPILER_CPUJIT_H
+#ifndef TGC_COMPILER_CPUJIT_H
+#define TGC_COMPILER_CPUJIT_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -36,14 +35,14 @@ namespace mlir::tgc {
 llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name);
 
 /// Optimizes and emits `module` as up to `threads` objects (`objects`,
-/// fewer when it has fewer kernels or is small), each on a thread of its
-/// own. `optLevel` and `vectorMath` as makeHostOptimizer's. The objects
-/// link into one program: a function called from another part is external
-/// (hidden) in its own.
+/// fewer when it has fewer kernels, or one when it has fewer than
+/// `minSplitInstructions` instructions), each on a thread of its own.
+/// `optLevel` and `vectorMath` as makeHostOptimizer's. The objects link
+/// into one program: what another part references is external (hidden).
 llvm::Error compileToObjects(std::unique_ptr<llvm::Module> module,
                              unsigned threads, unsigned optLevel,
-                             bool vectorMath,
-                             std::vector<std::string> &objects);
+                             bool vectorMath, std::vector<std::string> &objects,
+                             size_t minSplitInstructions = 500);
 
 /// A JIT for one compiled function's objects: the process's symbols, the
 /// shared libraries `sharedLibs` (or libomp when `openmp` and MLIR's C
@@ -60,4 +59,4 @@ llvm::Error addObjects(llvm::orc::LLJIT &jit,
 
 } // namespace mlir::tgc
 
-#endif // TGC_LIB_COMPILER_CPUJIT_H
+#endif // TGC_COMPILER_CPUJIT_H
