@@ -277,9 +277,23 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
         }))
       externalize(f);
   }
-  for (llvm::GlobalVariable &g : module->globals())
-    if (g.hasLocalLinkage() && !g.isConstant())
+  // Local constants go to the parts that read them (a model's large
+  // constant tables are not copied into every part), or to every part
+  // when another global refers to them.
+  llvm::DenseMap<const llvm::GlobalValue *, llvm::SmallVector<bool>> readBy;
+  for (llvm::GlobalVariable &g : module->globals()) {
+    if (!g.hasLocalLinkage())
+      continue;
+    if (!g.isConstant()) {
       externalize(g);
+      continue;
+    }
+    References refs = referencesOf(g);
+    llvm::SmallVector<bool> &in = readBy[&g];
+    in.assign(parts.size(), refs.byGlobal);
+    for (llvm::Function *u : refs.functions)
+      in[partOf.lookup(u)] = true;
+  }
   // Each part as bitcode, read back on its thread into a context of its
   // own (an LLVMContext is not shared between threads).
   std::vector<std::string> bitcode(parts.size());
@@ -290,8 +304,10 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
           if (llvm::isa<llvm::Function>(gv))
             return partOf.lookup(gv) == p;
           // Local constants are copied into each part that reads them.
-          if (gv->hasLocalLinkage())
-            return true;
+          if (gv->hasLocalLinkage()) {
+            auto it = readBy.find(gv);
+            return it == readBy.end() || it->second[p];
+          }
           return p == 0;
         });
     llvm::raw_string_ostream os(bitcode[p]);
