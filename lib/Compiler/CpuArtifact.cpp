@@ -14,28 +14,14 @@
 #include "tgc/Compiler/CpuJit.h"
 
 #include "tgc/Compiler/ArtifactCache.h"
-#include "tgc/Compiler/HostOptimizer.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
-#include "llvm/ExecutionEngine/SectionMemoryManager.h"
-#include "llvm/Support/DynamicLibrary.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <cstring>
-#include <mutex>
-
-#ifndef TGC_LIBOMP_PATH
-#define TGC_LIBOMP_PATH ""
-#endif
 
 using namespace mlir;
 using namespace mlir::tgc;
@@ -136,11 +122,6 @@ std::unique_ptr<CompiledCpuFunction>
 CompiledCpuFunction::load(const CacheRecord &record, MLIRContext *context,
                           const std::vector<std::string> &sharedLibs,
                           bool openmp, std::string &error) {
-  static std::once_flag initTargets;
-  std::call_once(initTargets, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
   if (record.get("kind") != "cpu") {
     error = "not a CPU artifact";
     return nullptr;

@@ -9,7 +9,6 @@
 #include "tgc/Compiler/CompileReport.h"
 
 #include "tgc/Compiler/CompilerUtils.h"
-#include "tgc/Compiler/HostOptimizer.h"
 
 #include "tgc/Pipelines/Pipelines.h"
 #include "tgc/Runtime/tgc_runtime.h"
@@ -22,28 +21,18 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <malloc.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <set>
 
 using namespace mlir;
 using namespace mlir::tgc;
-
-#ifndef TGC_LIBOMP_PATH
-#define TGC_LIBOMP_PATH ""
-#endif
 
 CompiledCpuFunction::CompiledCpuFunction() = default;
 CompiledCpuFunction::~CompiledCpuFunction() {
@@ -301,11 +290,6 @@ std::unique_ptr<CompiledCpuFunction>
 CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
                              const CpuCompileOptions &options,
                              std::string &error) {
-  static std::once_flag initTargets;
-  std::call_once(initTargets, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
   auto start = std::chrono::steady_clock::now();
   MLIRContext *ctx = source.getContext();
   OwningOpRef<ModuleOp> module = cloneEntryModule(source, entry, error);

@@ -24,12 +24,14 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 #ifndef TGC_LIBOMP_PATH
@@ -64,6 +66,16 @@ llvm::Error mlir::tgc::addPackedWrapper(llvm::Module &module,
 }
 
 namespace {
+
+/// LLVM's native target, registered once per process (the code generator
+/// of the parts, the JIT's object linking).
+void initializeHostTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
 
 /// The host's target machine, as the JIT's (one per thread: code
 /// generation is not shared).
@@ -220,6 +232,7 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
                                         bool vectorMath,
                                         std::vector<std::string> &objects,
                                         size_t minSplitInstructions) {
+  initializeHostTarget();
   // Definitions the optimizer may drop when unused where they are defined
   // (MLIR's `linkonce_odr` helpers, `__mlir_math_ipowi_i32`) are local,
   // so that the split makes them strong where another part calls them.
@@ -339,6 +352,7 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
 llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
 mlir::tgc::createHostJit(const std::vector<std::string> &sharedLibs,
                          bool openmp, bool perfListener) {
+  initializeHostTarget();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return builder.takeError();
