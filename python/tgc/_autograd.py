@@ -43,7 +43,7 @@ import torch
 import torch.fx
 
 from . import _state, _tracing
-from ._partition import _shape_of, partition, rebuild_saved, share_saved
+from ._partition import partition, rebuild_saved, share_saved, tensor_meta
 from ._graph import Unsupported
 
 
@@ -394,8 +394,7 @@ def without_tangents(bw: torch.fx.GraphModule, num_saved: int, missing: Tuple[in
                     len(user.args) == 2 and not user.kwargs:
                 other = user.args[1] if user.args[0] is p else user.args[0]
                 if isinstance(other, torch.fx.Node) and other is not p and \
-                        _shape_of(other) == _shape_of(user) == tuple(shape) and \
-                        _dtype_of(other) == _dtype_of(user) == dtype:
+                        tensor_meta(other) == tensor_meta(user) == (tuple(shape), dtype):
                     user.replace_all_uses_with(other)
                     gm.graph.erase_node(user)
         if p.users:
@@ -408,14 +407,6 @@ def without_tangents(bw: torch.fx.GraphModule, num_saved: int, missing: Tuple[in
     gm.graph.eliminate_dead_code()
     gm.recompile()
     return gm
-
-
-def _dtype_of(node: torch.fx.Node):
-    val = node.meta.get("val")
-    if isinstance(val, torch.Tensor):
-        return val.dtype
-    meta = node.meta.get("tensor_meta")
-    return getattr(meta, "dtype", None)
 
 
 def _meta(t: torch.Tensor):

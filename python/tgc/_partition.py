@@ -146,19 +146,28 @@ def _fuses_into(node: torch.fx.Node, user: torch.fx.Node) -> bool:
         user.op == "call_function" and _op_name(user) in _READS_POINTS))
 
 
-def size_of(node: torch.fx.Node) -> Optional[int]:
-    """Bytes of the tensor a node computes; None when it is not a tensor
-    (a tuple of results, a Python value)."""
+def tensor_meta(node: torch.fx.Node) -> Optional[Tuple[Tuple[int, ...], torch.dtype]]:
+    """(shape, dtype) of the tensor a node computes, from its trace
+    metadata (`val` on 2.x, `tensor_meta` on 1.13); None when it is not a
+    tensor (a tuple of results, a Python value) or unrecorded."""
     val = node.meta.get("val")
     if isinstance(val, torch.Tensor):
-        return val.numel() * val.element_size()
+        return tuple(int(s) for s in val.shape), val.dtype
     meta = node.meta.get("tensor_meta")
     if meta is not None and hasattr(meta, "shape") and hasattr(meta, "dtype"):
-        numel = 1
-        for s in meta.shape:
-            numel *= int(s)
-        return numel * torch.empty((), dtype=meta.dtype).element_size()
+        return tuple(int(s) for s in meta.shape), meta.dtype
     return None
+
+
+def size_of(node: torch.fx.Node) -> Optional[int]:
+    """Bytes of the tensor a node computes; None when it is not a tensor."""
+    meta = tensor_meta(node)
+    if meta is None:
+        return None
+    numel = 1
+    for s in meta[0]:
+        numel *= s
+    return numel * torch.empty((), dtype=meta[1]).element_size()
 
 
 def _extract(joint: torch.fx.GraphModule, inputs: List[torch.fx.Node],
@@ -472,16 +481,6 @@ _RESHAPES = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
              torch.ops.aten.reshape.default}
 
 
-def _shape_of(node: torch.fx.Node) -> Optional[Tuple[int, ...]]:
-    val = node.meta.get("val")
-    if isinstance(val, torch.Tensor):
-        return tuple(int(s) for s in val.shape)
-    meta = node.meta.get("tensor_meta")
-    if meta is not None and hasattr(meta, "shape"):
-        return tuple(int(s) for s in meta.shape)
-    return None
-
-
 def share_saved(forward: torch.fx.GraphModule, num_outputs: int, num_first: int
                 ) -> List[Tuple[int, int, Optional[Tuple[int, ...]]]]:
     """Saved tensors an output of the forward already holds: the output
@@ -507,9 +506,9 @@ def share_saved(forward: torch.fx.GraphModule, num_outputs: int, num_first: int
                 for j, u in enumerate(user):
                     if isinstance(u, torch.fx.Node) and u.op == "call_function" and \
                             u.target in _RESHAPES and u.args and u.args[0] is s:
-                        shape = _shape_of(s)
-                        if shape is not None:
-                            source = (j, shape)
+                        meta = tensor_meta(s)
+                        if meta is not None:
+                            source = (j, meta[0])
                             break
         if source is None:
             kept.append(s)
