@@ -958,22 +958,40 @@ func.func @check_flag_view(%a: tensor<?xi64>, %c: tensor<i64>, %t: tensor<f32>, 
 // -----
 
 // A row sum broadcast back through a view of its buffer (x - g.sum(-1,
-// keepdim=True)): the first thread stores the row's f32 sum, and the
-// epilogue reads it through the expand_shape that adds the kept dim. The
-// read is of memory, not of registers, so a barrier must separate the
-// store from it (it was missing: other threads read the sum before it was
-// written, a wrong answer on the H100 for 4096 rows of 768..2048).
+// keepdim=True)): the epilogue reads the sum through the expand_shape that
+// adds the kept dim. With register slots (static rows) every thread has
+// the row's total, and the view only adds a unit dim: the epilogue reads
+// the register, no barrier and no load of the sum.
 
 // CHECK-LABEL: gpu.func @sum_broadcast_rows_0
 // CHECK:           memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<4096xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    gpu.barrier
-// CHECK-NEXT:    vector.load
-// CHECK:         memref.load %{{.*}}[%{{.*}}, %c0] : memref<4096x1xf32>
+// CHECK-NOT:     gpu.barrier
+// CHECK-NOT:     memref.load %{{.*}} : memref<4096x1xf32>
+// CHECK:         gpu.return
 func.func @sum_broadcast(%x: tensor<4096x768xf32>, %g: tensor<4096x768xf32>) -> tensor<4096x768xf32> {
   %s = tgc.sum %g dims [1] keepdim : tensor<4096x768xf32> -> tensor<4096x1xf32>
   %r = tgc.sub %x, %s : tensor<4096x768xf32>, tensor<4096x1xf32> -> tensor<4096x768xf32>
   return %r : tensor<4096x768xf32>
+}
+
+// -----
+
+// The same over rows of a dynamic length (no register slots): the first
+// thread stores the row's f32 sum and the epilogue reads it from memory
+// through the view, so a barrier must separate the store from the read
+// (it was missing: other threads read the sum before it was written, a
+// wrong answer on the H100 for 4096 rows of 768..2048).
+
+// CHECK-LABEL: gpu.func @sum_broadcast_dynamic_rows_0
+// CHECK:           memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<4096xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    gpu.barrier
+// CHECK:         memref.load %{{.*}}[%{{.*}}, %c0] : memref<4096x1xf32>
+func.func @sum_broadcast_dynamic(%x: tensor<4096x?xf32>, %g: tensor<4096x?xf32>) -> tensor<4096x?xf32> {
+  %s = tgc.sum %g dims [1] keepdim : tensor<4096x?xf32> -> tensor<4096x1xf32>
+  %r = tgc.sub %x, %s : tensor<4096x?xf32>, tensor<4096x1xf32> -> tensor<4096x?xf32>
+  return %r : tensor<4096x?xf32>
 }
 
 // -----
@@ -1007,4 +1025,36 @@ func.func @long_row_softmax_backward(%x: tensor<4x20000xf32>, %g: tensor<4x20000
   %d = tgc.sub %g, %s : tensor<4x20000xf32>, tensor<4x1xf32> -> tensor<4x20000xf32>
   %r = tgc.mul %y, %d : tensor<4x20000xf32>, tensor<4x20000xf32> -> tensor<4x20000xf32>
   return %y, %r : tensor<4x20000xf32>, tensor<4x20000xf32>
+}
+
+// -----
+
+// A training graph's layer norm (native_layer_norm decomposed, rows of 768
+// f32, a block each): `rsqrt(var + eps)` runs on the `[?, 1]` statistics,
+// a stage with the row loop whose row has one element. It is a per-row
+// stage like the reductions' own: every thread computes it in registers,
+// so the rows keep their register slots (6 per thread, read as 8-byte
+// vectors once) instead of a loop over the row per stage that reloads x.
+// CHECK-LABEL: gpu.func @native_layer_norm_768_rows_0
+// CHECK-NOT: scf.for
+// CHECK-COUNT-3: vector.load %{{.*}} : memref<?x768xf32>, vector<2xf32>
+// CHECK-NOT: memref.load {{.*}} : memref<?x768xf32>
+// CHECK-NOT: scf.for
+// CHECK: math.rsqrt
+// CHECK-NOT: scf.for
+// CHECK: vector.store %{{.*}} : memref<?x768xf32>, vector<2xf32>
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+func.func @native_layer_norm_768(%x: tensor<?x768xf32>, %w: tensor<768xf32>, %b: tensor<768xf32>) -> (tensor<?x768xf32>, tensor<?x1xf32>, tensor<?x1xf32>) {
+  %m = tgc.mean %x dims [1] keepdim : tensor<?x768xf32> -> tensor<?x1xf32>
+  %d = tgc.sub %x, %m : tensor<?x768xf32>, tensor<?x1xf32> -> tensor<?x768xf32>
+  %s = tgc.mul %d, %d : tensor<?x768xf32>, tensor<?x768xf32> -> tensor<?x768xf32>
+  %v = tgc.mean %s dims [1] keepdim : tensor<?x768xf32> -> tensor<?x1xf32>
+  %eps = tgc.constant dense<1.0e-05> : tensor<f32>
+  %ve = tgc.add %v, %eps : tensor<?x1xf32>, tensor<f32> -> tensor<?x1xf32>
+  %r = tgc.rsqrt %ve : tensor<?x1xf32>
+  %n = tgc.mul %d, %r : tensor<?x768xf32>, tensor<?x1xf32> -> tensor<?x768xf32>
+  %nw = tgc.mul %n, %w : tensor<?x768xf32>, tensor<768xf32> -> tensor<?x768xf32>
+  %y = tgc.add %nw, %b : tensor<?x768xf32>, tensor<768xf32> -> tensor<?x768xf32>
+  return %y, %m, %r : tensor<?x768xf32>, tensor<?x1xf32>, tensor<?x1xf32>
 }

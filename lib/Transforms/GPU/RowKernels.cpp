@@ -62,13 +62,40 @@ public:
     for (linalg::GenericOp op : ops)
       if (failed(addLoopSizesAndOperands(hb, op, hostSizes.emplace_back())))
         return failure();
-    // The row sizes: from the first op with the row loop.
-    size_t rowSource = 0;
+    // Stages with the row loop whose row has one element (a layer norm's
+    // `rsqrt(var + eps)` on its `[B, T, 1]` statistics): per-row values,
+    // like the stages without the row loop, when the other rows are longer.
+    auto unitLength = [&](size_t i) {
+      linalg::GenericOp op = ops[i];
+      if (op.getNumLoops() != loops || loops < 2 ||
+          op.getIteratorTypesArray().back() != utils::IteratorType::parallel)
+        return false;
+      std::optional<int64_t> len = getConstantIntValue(hostSizes[i].back());
+      return (len && *len == 1) || op.getStaticLoopRanges().back() == 1;
+    };
+    // The row sizes: from the first op with the row loop, one of more than
+    // one element where there is one.
+    size_t rowSource = ops.size();
     for (size_t i = 0; i < ops.size(); ++i)
-      if (linalg::GenericOp(ops[i]).getNumLoops() == loops) {
+      if (linalg::GenericOp(ops[i]).getNumLoops() == loops && !unitLength(i)) {
         rowSource = i;
         break;
       }
+    if (rowSource == ops.size())
+      for (size_t i = 0; i < ops.size(); ++i)
+        if (linalg::GenericOp(ops[i]).getNumLoops() == loops) {
+          rowSource = i;
+          break;
+        }
+    DenseSet<Operation *> unitRows;
+    if (!unitLength(rowSource))
+      for (size_t i = 0; i < ops.size(); ++i)
+        if (unitLength(i))
+          unitRows.insert(ops[i]);
+    // Whether `op` has (and iterates) its row: not a per-row stage.
+    auto alongRow = [&](linalg::GenericOp op) {
+      return op.getNumLoops() == loops && !unitRows.contains(op);
+    };
     SmallVector<Value> hostRowSizes(hostSizes[rowSource].begin(),
                                     hostSizes[rowSource].begin() + rows);
 
@@ -106,7 +133,7 @@ public:
     // The widest element of a row-contiguous buffer, in bytes (0: none).
     unsigned widest = 0;
     for (linalg::GenericOp op : ops) {
-      if (op.getNumLoops() != loops)
+      if (!alongRow(op))
         continue;
       for (OpOperand &operand : op->getOpOperands())
         if (rowContiguous(op, operand, 1))
@@ -131,7 +158,7 @@ public:
     int64_t strideValue = warpPerRow ? target.warpSize : blockSize;
     std::optional<int64_t> slots;
     for (size_t i = 0; i < ops.size(); ++i) {
-      if (linalg::GenericOp(ops[i]).getNumLoops() != loops)
+      if (!alongRow(ops[i]))
         continue;
       std::optional<int64_t> len = getConstantIntValue(hostSizes[i].back());
       if (!len || (slots && *len != *rowLength)) {
@@ -151,7 +178,7 @@ public:
     if (slots && blockSize > 256) {
       SmallPtrSet<Value, 4> read;
       for (linalg::GenericOp op : ops)
-        if (op.getNumLoops() == loops)
+        if (alongRow(op))
           for (OpOperand *in : op.getDpsInputOperands())
             if (isa<MemRefType>(in->get().getType()) &&
                 op.getMatchingIndexingMap(in).isFunctionOfDim(loops - 1))
@@ -261,13 +288,50 @@ public:
           return std::nullopt;
       return AffineMap::get(loops, 0, map.getResults(), map.getContext());
     };
+    // The indexing map of `operand` of `op`, the row's position 0 in a
+    // per-row stage with the row loop (unitRows).
+    auto stageMap = [&](linalg::GenericOp op, OpOperand &operand) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (!unitRows.contains(op))
+        return map;
+      return map.replace(getAffineDimExpr(rows, op.getContext()),
+                         getAffineConstantExpr(0, op.getContext()),
+                         map.getNumDims(), map.getNumSymbols());
+    };
+    // The buffer `operand` of `op` accesses and its row map (rowMap),
+    // seen through an expand_shape that only adds unit dims (a keepdim
+    // statistic `[B, 1]` viewing the reduction's `[B]`): each group's one
+    // dim of more than one element indexes the source.
+    auto rowAccess =
+        [&](linalg::GenericOp op,
+            OpOperand &operand) -> std::pair<Value, std::optional<AffineMap>> {
+      AffineMap map = stageMap(op, operand);
+      auto expand = operand.get().getDefiningOp<memref::ExpandShapeOp>();
+      if (!expand)
+        return {operand.get(), rowMap(map)};
+      ArrayRef<int64_t> shape = expand.getResultType().getShape();
+      SmallVector<AffineExpr> exprs;
+      for (ReassociationIndices group : expand.getReassociationIndices()) {
+        std::optional<int64_t> kept;
+        for (int64_t d : group)
+          if (shape[d] != 1) {
+            if (kept)
+              return {operand.get(), rowMap(map)};
+            kept = d;
+          }
+        exprs.push_back(kept ? map.getResult(*kept)
+                             : getAffineConstantExpr(0, op.getContext()));
+      }
+      return {expand.getSrc(),
+              rowMap(AffineMap::get(map.getNumDims(), map.getNumSymbols(),
+                                    exprs, op.getContext()))};
+    };
     // The register value of `operand` of `op` for this row, or null.
     auto rowRegister = [&](linalg::GenericOp op, OpOperand &operand) -> Value {
-      auto found = rowValues.find(operand.get());
+      auto [buffer, map] = rowAccess(op, operand);
+      auto found = rowValues.find(buffer);
       if (found == rowValues.end())
         return Value();
-      std::optional<AffineMap> map =
-          rowMap(op.getMatchingIndexingMap(&operand));
       return map && *map == found->second.first ? found->second.second
                                                 : Value();
     };
@@ -304,17 +368,20 @@ public:
       Value root = bufferRoot(buffer);
       return llvm::all_of(ops.drop_front(i + 1), [&](linalg::GenericOp later) {
         bool firstThreadWrites = later.getNumLoops() == rows ||
+                                 unitRows.contains(later) ||
                                  later.getIteratorTypesArray().back() ==
                                      utils::IteratorType::reduction;
-        // A read through a view of the buffer (an expand_shape adding the
-        // reduced dim back) is a read of memory the first thread writes:
-        // it needs the barrier.
-        for (OpOperand &o : later->getOpOperands())
-          if (bufferRoot(o.get()) == root &&
-              (o.get() != buffer ||
-               (later.isDpsInit(&o) && !firstThreadWrites) ||
-               rowMap(later.getMatchingIndexingMap(&o)) != map))
+        // A read through another view of the buffer is a read of memory
+        // the first thread writes: it needs the barrier. (An expand_shape
+        // adding unit dims back is read from the registers: rowAccess.)
+        for (OpOperand &o : later->getOpOperands()) {
+          if (bufferRoot(o.get()) != root)
+            continue;
+          auto [accessed, accessMap] = rowAccess(later, o);
+          if (accessed != buffer ||
+              (later.isDpsInit(&o) && !firstThreadWrites) || accessMap != map)
             return false;
+        }
         return true;
       });
     };
@@ -328,9 +395,8 @@ public:
                         ? warpReduce(b, loc, c.op, partial)
                         : blockReduce(b, loc, c, partial, tid, scratch[op]);
       OpOperand &out = op.getDpsInitsMutable()[0];
-      std::optional<AffineMap> outMap =
-          slots ? rowMap(op.getMatchingIndexingMap(&out)) : std::nullopt;
-      if (outMap) {
+      auto [outBuffer, outMap] = rowAccess(op, out);
+      if (slots && outMap) {
         // Every thread has the total: the row's result in registers, its
         // start from registers too when this kernel wrote it.
         Value start = rowRegister(op, out);
@@ -341,13 +407,13 @@ public:
               b, loc, kval(b, out.get()),
               applyMap(b, loc, op.getMatchingIndexingMap(&out), oivs));
         Value result = combine(b, c.op, start, total);
-        rowValues[out.get()] = {*outMap, result};
+        rowValues[outBuffer] = {*outMap, result};
         auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
         OpBuilder ob = once.getThenBodyBuilder();
         memref::StoreOp::create(
             ob, loc, result, kval(ob, out.get()),
             applyMap(ob, loc, op.getMatchingIndexingMap(&out), oivs));
-        return onlyRegisterReads(i, out.get(), *outMap);
+        return onlyRegisterReads(i, outBuffer, *outMap);
       }
       auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
       OpBuilder ob = once.getThenBodyBuilder();
@@ -457,7 +523,7 @@ public:
       // The barrier after this stage: the kernel's last stage needs none.
       bool last = i + 1 == ops.size();
       SmallVector<Value> ivs(rivs);
-      if (slots && op.getNumLoops() == loops) {
+      if (slots && alongRow(op)) {
         // Each thread's slots, unrolled; inputs from registers when
         // cached, all of a stage's loads before its arithmetic.
         bool reduction =
@@ -514,11 +580,14 @@ public:
           target.barrier(b, loc);
         continue;
       }
-      if (op.getNumLoops() == rows && slots) {
+      if ((op.getNumLoops() == rows || unitRows.contains(op)) && slots) {
         // A rows-only stage (a fill, layer norm's rstd) in every thread,
         // from and into registers when what it reads is in them or not
         // written here; its first thread stores the result. No barrier:
         // later stages read the registers.
+        SmallVector<Value> stageIvs(rivs);
+        if (unitRows.contains(op))
+          stageIvs.push_back(zero);
         SmallVector<Value> given(op.getNumDpsInputs());
         bool registers = op.getNumDpsInits() == 1;
         for (OpOperand *in : op.getDpsInputOperands()) {
@@ -530,18 +599,17 @@ public:
             registers = false;
         }
         OpOperand &out = op.getDpsInitsMutable()[0];
-        std::optional<AffineMap> outMap =
-            registers ? rowMap(op.getMatchingIndexingMap(&out)) : std::nullopt;
-        if (outMap &&
+        auto [outBuffer, outMap] = rowAccess(op, out);
+        if (registers && outMap &&
             op.getBody()->getArgument(op.getNumDpsInputs()).use_empty()) {
-          SmallVector<Value> values = emitBody(b, op, ivs, {}, given);
-          rowValues[out.get()] = {*outMap, values.front()};
+          SmallVector<Value> values = emitBody(b, op, stageIvs, {}, given);
+          rowValues[outBuffer] = {*outMap, values.front()};
           auto once = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
           OpBuilder ob = once.getThenBodyBuilder();
-          storeOutputs(ob, op, ivs, values);
+          storeOutputs(ob, op, stageIvs, values);
           // A later stage that reads the result through another map reads
           // the stored element: then the barrier stays.
-          if (!last && !onlyRegisterReads(i, out.get(), *outMap))
+          if (!last && !onlyRegisterReads(i, outBuffer, *outMap))
             target.barrier(b, loc);
           continue;
         }
@@ -601,7 +669,7 @@ public:
       unsigned vectorBytes = 0;
       for (linalg::GenericOp op : ops)
         for (OpOperand &operand : op->getOpOperands())
-          if (op.getNumLoops() == loops && rowContiguous(op, operand, vecWidth))
+          if (alongRow(op) && rowContiguous(op, operand, vecWidth))
             vectorBytes = std::max<unsigned>(
                 vectorBytes, vecWidth *
                                  cast<MemRefType>(operand.get().getType())
