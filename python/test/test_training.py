@@ -200,6 +200,48 @@ def test_cross_entropy_with_weights_and_ignore_index(reduction):
     assert "graph break:" not in str(tgc.explain(f))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_one_hot_row_sum_is_its_value(device):
+    """nll_loss's backward over a vocabulary sums a one-hot row
+    (tgc-decompose folds it to the row's value): targets in range, out of
+    range on both sides and ignored; values -0.0 (summed to +0.0), NaN,
+    infinite; equal to eager bit for bit, the sign of zero included."""
+    t = torch.tensor([0, 9, -100, 10, -1, 3, 3], device=device)
+    g = torch.tensor([[1.5], [-0.0], [2.0], [3.0], [4.0], [float("nan")], [float("-inf")]],
+                     device=device)
+
+    def fn(g, t):
+        hot = (torch.arange(10, device=t.device)[None] == t[:, None]) & (t[:, None] != -100)
+        return torch.where(hot, g, torch.zeros((), device=g.device)).sum(1, keepdim=True)
+
+    got, want = tgc.compile(fn)(g, t), fn(g, t)
+    assert torch.equal(torch.isnan(got), torch.isnan(want))
+    finite = ~torch.isnan(want)
+    assert torch.equal(got[finite], want[finite])
+    assert torch.equal(torch.signbit(got[finite]), torch.signbit(want[finite]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_cross_entropy_over_a_vocabulary_with_ignored_targets(device):
+    """The one-hot gradient of cross_entropy (folded, above) in a whole
+    backward: ignored and in-range targets over 1000 classes."""
+    y = torch.randint(0, 1000, (64,), device=device)
+    y[::7] = -100
+
+    def fn(x):
+        return F.cross_entropy(x, y, ignore_index=-100)
+
+    x = torch.randn(64, 1000, device=device, requires_grad=True)
+    f = tgc.compile(fn)
+    loss = f(x)
+    loss.backward()
+    x2 = x.detach().requires_grad_()
+    ref = fn(x2)
+    ref.backward()
+    _close(loss.detach(), ref.detach(), 1e-5, "loss")
+    _close(x.grad, x2.grad, 1e-6, "grad")
+
+
 class SmallCNN(nn.Module):
     def __init__(self):
         super().__init__()

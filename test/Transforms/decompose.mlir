@@ -77,3 +77,84 @@ func.func @not_global(%x: tensor<2x16x7x7xf32>) {
   "test.use"(%0, %1, %2) : (tensor<2x16x2x2xf32>, tensor<2x16x3x3xf32>, tensor<2x16x1x1xf32>) -> ()
   return
 }
+
+// -----
+
+// nll_loss's backward over a vocabulary: the sum of a one-hot row is its
+// one value. `where(iota == t & t != -100, g, 0)` summed over the iota's dim
+// becomes `where(t != -100 & 0 <= t < 10, g + 0.0, 0)` (the + 0.0 makes
+// -0.0 +0.0, as the sum does): no reduction, nothing computed per word.
+// CHECK-LABEL: func.func @one_hot_sum
+// CHECK-SAME: (%[[T:.*]]: tensor<4x1xi64>, %[[G:.*]]: tensor<f32>)
+// CHECK-NOT: tgc.sum
+// CHECK-DAG: %[[Z:.*]] = tgc.constant dense<0> : tensor<i64>
+// CHECK-DAG: %[[N:.*]] = tgc.constant dense<10> : tensor<i64>
+// CHECK-DAG: %[[F0:.*]] = tgc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[GE:.*]] = tgc.cmp ge, %[[T]], %[[Z]]
+// CHECK-DAG: %[[LT:.*]] = tgc.cmp lt, %[[T]], %[[N]]
+// CHECK-DAG: %[[IN:.*]] = tgc.logical_and %[[GE]], %[[LT]]
+// CHECK-DAG: %[[KEEP:.*]] = tgc.cmp ne, %[[T]]
+// CHECK-DAG: %[[C:.*]] = tgc.logical_and %[[KEEP]], %[[IN]]
+// CHECK-DAG: %[[V:.*]] = tgc.add %[[G]], %[[F0]]
+// CHECK: %[[R:.*]] = tgc.where %[[C]], %[[V]], %[[F0]] : tensor<4x1xi1>, tensor<f32>, tensor<f32> -> tensor<4x1xf32>
+// CHECK: return %[[R]]
+func.func @one_hot_sum(%t: tensor<4x1xi64>, %g: tensor<f32>) -> tensor<4x1xf32> {
+  %i = tgc.iota 0 : i64, 1 : i64 : tensor<10xi64>
+  %r = tgc.reshape %i : tensor<10xi64> -> tensor<1x10xi64>
+  %eq = tgc.cmp eq, %r, %t : tensor<1x10xi64>, tensor<4x1xi64> -> tensor<4x10xi1>
+  %ignore = tgc.constant dense<-100> : tensor<i64>
+  %keep = tgc.cmp ne, %t, %ignore : tensor<4x1xi64>, tensor<i64> -> tensor<4x1xi1>
+  %m = tgc.logical_and %eq, %keep : tensor<4x10xi1>, tensor<4x1xi1> -> tensor<4x10xi1>
+  %zero = tgc.full 0.0 : f32 : tensor<f32>
+  %w = tgc.where %m, %g, %zero : tensor<4x10xi1>, tensor<f32>, tensor<f32> -> tensor<4x10xf32>
+  %s = tgc.sum %w dims [1] keepdim : tensor<4x10xf32> -> tensor<4x1xf32>
+  return %s : tensor<4x1xf32>
+}
+
+// -----
+
+// Without keepdim the folded row is reshaped to the sum's shape; the
+// comparison may have the iota on either side.
+// CHECK-LABEL: func.func @one_hot_sum_dropped
+// CHECK-NOT: tgc.sum
+// CHECK: %[[R:.*]] = tgc.where {{.*}} -> tensor<4x1xf32>
+// CHECK: %[[S:.*]] = tgc.reshape %[[R]] : tensor<4x1xf32> -> tensor<4xf32>
+// CHECK: return %[[S]]
+func.func @one_hot_sum_dropped(%t: tensor<4x1xi64>, %g: tensor<4x1xf32>) -> tensor<4xf32> {
+  %i = tgc.iota 0 : i64, 1 : i64 : tensor<10xi64>
+  %r = tgc.reshape %i : tensor<10xi64> -> tensor<1x10xi64>
+  %eq = tgc.cmp eq, %t, %r : tensor<4x1xi64>, tensor<1x10xi64> -> tensor<4x10xi1>
+  %zero = tgc.constant dense<0.0> : tensor<f32>
+  %w = tgc.where %eq, %g, %zero : tensor<4x10xi1>, tensor<4x1xf32>, tensor<f32> -> tensor<4x10xf32>
+  %s = tgc.sum %w dims [1] : tensor<4x10xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+// Not one-hot sums, kept: the value varies along the summed dim; the iota
+// starts at 1; the else value is -0.0 (a row without a match sums to -0.0,
+// the fold would give +0.0); a mask varies along the summed dim (more than
+// one position may be kept).
+// CHECK-LABEL: func.func @not_one_hot_sums
+// CHECK-COUNT-4: tgc.sum
+func.func @not_one_hot_sums(%t: tensor<4x1xi64>, %g: tensor<4x10xf32>, %h: tensor<f32>, %m: tensor<4x10xi1>) -> (tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>) {
+  %i = tgc.iota 0 : i64, 1 : i64 : tensor<10xi64>
+  %r = tgc.reshape %i : tensor<10xi64> -> tensor<1x10xi64>
+  %eq = tgc.cmp eq, %r, %t : tensor<1x10xi64>, tensor<4x1xi64> -> tensor<4x10xi1>
+  %zero = tgc.constant dense<0.0> : tensor<f32>
+  %w0 = tgc.where %eq, %g, %zero : tensor<4x10xi1>, tensor<4x10xf32>, tensor<f32> -> tensor<4x10xf32>
+  %s0 = tgc.sum %w0 dims [1] keepdim : tensor<4x10xf32> -> tensor<4x1xf32>
+  %i1 = tgc.iota 1 : i64, 1 : i64 : tensor<10xi64>
+  %r1 = tgc.reshape %i1 : tensor<10xi64> -> tensor<1x10xi64>
+  %eq1 = tgc.cmp eq, %r1, %t : tensor<1x10xi64>, tensor<4x1xi64> -> tensor<4x10xi1>
+  %w1 = tgc.where %eq1, %h, %zero : tensor<4x10xi1>, tensor<f32>, tensor<f32> -> tensor<4x10xf32>
+  %s1 = tgc.sum %w1 dims [1] keepdim : tensor<4x10xf32> -> tensor<4x1xf32>
+  %negzero = tgc.constant dense<-0.0> : tensor<f32>
+  %w2 = tgc.where %eq, %h, %negzero : tensor<4x10xi1>, tensor<f32>, tensor<f32> -> tensor<4x10xf32>
+  %s2 = tgc.sum %w2 dims [1] keepdim : tensor<4x10xf32> -> tensor<4x1xf32>
+  %both = tgc.logical_and %eq, %m : tensor<4x10xi1>, tensor<4x10xi1> -> tensor<4x10xi1>
+  %w3 = tgc.where %both, %h, %zero : tensor<4x10xi1>, tensor<f32>, tensor<f32> -> tensor<4x10xf32>
+  %s3 = tgc.sum %w3 dims [1] keepdim : tensor<4x10xf32> -> tensor<4x1xf32>
+  return %s0, %s1, %s2, %s3 : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>
+}
