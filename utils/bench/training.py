@@ -115,6 +115,9 @@ def _breaks(mode, compiled) -> str:
     return "-"
 
 
+# The profiler range around each profiled step (--profile).
+STEP_RANGE = "tgc-bench step"
+
 # --optimizer: how each mode runs AdamW's step.
 OPTIMIZER = "eager"
 KERNELS = None
@@ -161,13 +164,18 @@ def _profile(name, mode, c, opt, opt_step, loss_of, data, device, steps, top):
     from torch.profiler import ProfilerActivity, profile
 
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    from torch.profiler import record_function
+
+    # Each step synchronized at its end, as the timed steps are: the span
+    # includes the host's time before a step's first kernel (its lead).
     with profile(activities=acts) as prof:
         for _ in range(steps):
-            loss = loss_of(c, *data)
-            loss.backward()
-            opt_step()
-            opt.zero_grad(set_to_none=True)
-        _sync(device)
+            with record_function(STEP_RANGE):
+                loss = loss_of(c, *data)
+                loss.backward()
+                opt_step()
+                opt.zero_grad(set_to_none=True)
+                _sync(device)
     if device == "cuda":
         _busy(name, mode, prof, steps)
     events = prof.key_averages()
@@ -217,6 +225,21 @@ def _busy(name, mode, prof, steps):
     print(f"{name:9s} {mode:12s} device busy {busy / 1000 / steps:.2f} ms of "
           f"{span / 1000 / steps:.2f} ms per step ({100 * (1 - busy / span):.1f}% idle, "
           f"{len(spans) / steps:.0f} device events per step)", flush=True)
+    # Per step: the host's time from the step's start to its first device
+    # event (guards, argument handling, the first launches), and from its
+    # last device event to the step's end (the synchronization's wake-up).
+    ranges = sorted((e.time_range.start, e.time_range.end) for e in prof.events()
+                    if e.name == STEP_RANGE)
+    leads, tails = [], []
+    for s0, s1 in ranges:
+        inside = [(a, b) for a, b, _ in spans if s0 <= a <= s1]
+        if inside:
+            leads.append(inside[0][0] - s0)
+            tails.append(max(0.0, s1 - max(b for _, b in inside)))
+    if leads:
+        print(f"{name:9s} {mode:12s} host before the first kernel {statistics.median(leads) / 1000:.2f} "
+              f"ms, after the last {statistics.median(tails) / 1000:.2f} ms (median per step)",
+              flush=True)
     # Where the device waited longest (gaps over 20 µs), by the kernels
     # around them: the host's work between those launches.
     for (before, after), (total, count) in sorted(gaps.items(), key=lambda kv: -kv[1][0])[:12]:
