@@ -167,6 +167,10 @@ void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // A value written in place into its slice of a concat (empty-tensor
+  // elimination) leaves a copy of that slice onto an identical subview:
+  // CSE makes the two subviews one, and the self-copy folds.
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   if (readOutsInPlace)
     pm.addNestedPass<func::FuncOp>(createTgcReadOutsInPlace());

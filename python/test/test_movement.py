@@ -60,3 +60,39 @@ def test_several_index_tensors(fn):
 ])
 def test_unfold_and_rrelu_eval(fn):
     check(fn, torch.randn(3, 10, 4))
+
+
+def _devices():
+    from conftest import cuda_ready
+    return ["cpu"] + (["cuda"] if cuda_ready() else [])
+
+
+@pytest.mark.parametrize("device", _devices())
+def test_concat_inputs_written_in_place(device):
+    """A concat's producers write their slices of the result directly (its
+    insert_slice chain, empty-tensor elimination; tgc-decompose moves merge
+    reshapes after the concat): GPT-2's q, k, v gradients, transposed and
+    merged; a producer that is also returned; an input used twice; an
+    argument; a row kernel reading the concat."""
+    q = torch.randn(2, 3, 5, 4, device=device)
+    k = torch.randn(2, 3, 4, 5, device=device)
+    v = torch.randn(2, 3, 5, 4, device=device)
+
+    def qkv(q, k, v):
+        parts = [t.permute(0, 2, 1, 3).reshape(2, 5, 12)
+                 for t in (q, k.transpose(-1, -2), v)]
+        return torch.cat(parts, dim=2)
+
+    check(qkv, q, k, v)
+
+    def shared(q, v):
+        p = (q * 2).permute(0, 2, 1, 3)
+        c = torch.cat([p, v.permute(0, 2, 1, 3), p], dim=1)
+        return c, p + 1, torch.layer_norm(c, (4,))
+
+    check(shared, q, v)
+
+    def with_argument(x, y):
+        return torch.cat([x.exp(), y, x], dim=0) * 3
+
+    check(with_argument, torch.randn(3, 4, device=device), torch.randn(2, 4, device=device))

@@ -158,3 +158,40 @@ func.func @not_one_hot_sums(%t: tensor<4x1xi64>, %g: tensor<4x10xf32>, %h: tenso
   %s3 = tgc.sum %w3 dims [1] keepdim : tensor<4x10xf32> -> tensor<4x1xf32>
   return %s0, %s1, %s2, %s3 : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>
 }
+
+// -----
+
+// A concat of reshapes that merge the concat dim with the dims after it,
+// all the same way (GPT-2's query, key and value gradients [B, T, H, D]
+// merged to [B, T, H*D]), is the reshape of a concat along the group's first
+// dim: the transposes then write their slices of the result in place.
+// CHECK-LABEL: func.func @concat_of_merges
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3x4x5xf32>, %[[B:.*]]: tensor<2x3x2x5xf32>)
+// CHECK: %[[C:.*]] = tgc.concat %[[A]], %[[B]] dim = 2 : (tensor<2x3x4x5xf32>, tensor<2x3x2x5xf32>) -> tensor<2x3x6x5xf32>
+// CHECK: %[[R:.*]] = tgc.reshape %[[C]] : tensor<2x3x6x5xf32> -> tensor<2x3x30xf32>
+// CHECK: return %[[R]]
+func.func @concat_of_merges(%a: tensor<2x3x4x5xf32>, %b: tensor<2x3x2x5xf32>) -> tensor<2x3x30xf32> {
+  %ra = tgc.reshape %a : tensor<2x3x4x5xf32> -> tensor<2x3x20xf32>
+  %rb = tgc.reshape %b : tensor<2x3x2x5xf32> -> tensor<2x3x10xf32>
+  %c = tgc.concat %ra, %rb dim = 2 : (tensor<2x3x20xf32>, tensor<2x3x10xf32>) -> tensor<2x3x30xf32>
+  return %c : tensor<2x3x30xf32>
+}
+
+// -----
+
+// Kept: the merged inner dims differ (4x5 and 2x10 interleave otherwise); a
+// reshape that splits rather than merges; an input that is not a reshape.
+// CHECK-LABEL: func.func @concat_not_of_merges
+// CHECK: tgc.concat {{.*}} dim = 2 : (tensor<2x3x20xf32>, tensor<2x3x20xf32>)
+// CHECK: tgc.concat {{.*}} dim = 3 : (tensor<2x3x2x10xf32>, tensor<2x3x2x10xf32>)
+// CHECK: tgc.concat {{.*}} dim = 2 : (tensor<2x3x20xf32>, tensor<2x3x20xf32>)
+// CHECK-NOT: tgc.concat
+func.func @concat_not_of_merges(%a: tensor<2x3x4x5xf32>, %b: tensor<2x3x2x10xf32>, %c: tensor<2x3x20xf32>, %d: tensor<2x3x2x10xf32>) -> (tensor<2x3x40xf32>, tensor<2x3x2x20xf32>, tensor<2x3x40xf32>) {
+  %ra = tgc.reshape %a : tensor<2x3x4x5xf32> -> tensor<2x3x20xf32>
+  %rb = tgc.reshape %b : tensor<2x3x2x10xf32> -> tensor<2x3x20xf32>
+  %0 = tgc.concat %ra, %rb dim = 2 : (tensor<2x3x20xf32>, tensor<2x3x20xf32>) -> tensor<2x3x40xf32>
+  %sc = tgc.reshape %c : tensor<2x3x20xf32> -> tensor<2x3x2x10xf32>
+  %1 = tgc.concat %sc, %d dim = 3 : (tensor<2x3x2x10xf32>, tensor<2x3x2x10xf32>) -> tensor<2x3x2x20xf32>
+  %2 = tgc.concat %ra, %c dim = 2 : (tensor<2x3x20xf32>, tensor<2x3x20xf32>) -> tensor<2x3x40xf32>
+  return %0, %1, %2 : tensor<2x3x40xf32>, tensor<2x3x2x20xf32>, tensor<2x3x40xf32>
+}

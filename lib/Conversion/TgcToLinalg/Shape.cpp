@@ -633,6 +633,9 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   }
 };
 
+/// Up to this many inputs a concat is a chain of tensor.insert_slice.
+constexpr size_t kInsertSliceInputs = 8;
+
 /// tensor.empty of the result, then each input inserted at its offset.
 struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -684,12 +687,32 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     for (auto [d, size] : llvm::enumerate(outDims))
       if (outType.isDynamicDim(d))
         dynamicSizes.push_back(indexValue(rewriter, loc, size));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    if (inputs.size() <= kInsertSliceInputs) {
+      // Few inputs: a tensor.empty and a chain of tensor.insert_slice, which
+      // empty-tensor elimination turns into each producer writing its
+      // slice of the result (no copy per input).
+      Value result =
+          tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
+                                  outType.getElementType(), dynamicSizes);
+      for (auto [i, v] : llvm::enumerate(inputs)) {
+        if (getConstantIntValue(inDims[i][dim]) == 0)
+          continue; // an empty input copies nothing
+        SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+        offsets[dim] = offsetsAlongDim[i];
+        // The input's own sizes: static exactly where its type is, as
+        // insert_slice's verifier requires.
+        result = tensor::InsertSliceOp::create(rewriter, loc, v, result,
+                                               offsets, inDims[i], strides);
+      }
+      rewriter.replaceOp(op, castIfNeeded(rewriter, loc, result, outType));
+      return success();
+    }
     auto bufferType =
         MemRefType::get(outType.getShape(), outType.getElementType());
-    Value buffer = memref::AllocOp::create(rewriter, loc, bufferType,
-                                           dynamicSizes,
-                                           rewriter.getI64IntegerAttr(64));
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    Value buffer =
+        memref::AllocOp::create(rewriter, loc, bufferType, dynamicSizes,
+                                rewriter.getI64IntegerAttr(64));
     for (auto [i, v] : llvm::enumerate(inputs)) {
       if (getConstantIntValue(inDims[i][dim]) == 0)
         continue; // an empty input copies nothing

@@ -10,6 +10,7 @@
 #include "tgc/Dialect/Tgc/IR/TgcOps.h"
 
 #include "mlir/Dialect/Traits.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -301,11 +302,68 @@ struct OneHotSum : OpRewritePattern<SumOp> {
   }
 };
 
+/// A concat of reshapes that merge the concat dim with dims after it, all
+/// the same way, `concat([reshape(x_i)], d)`, is the reshape of the concat
+/// of the `x_i` along the first of those dims: GPT-2's backward concatenates
+/// the query, key and value gradients `[B, T, H, D]` merged to `[B, T, H*D]`.
+/// The concat then reads its producers (transposes) without the reshape in
+/// between, so each writes its slice of the result in place (empty-tensor
+/// elimination) instead of a temporary that a copy moves into the slice.
+/// Static shapes; a reshape is a view.
+struct ConcatOfReshapes : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto outType = cast<RankedTensorType>(op.getType());
+    int64_t d = op.getDim();
+    if (op.getInputs().size() < 2 || !outType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not a static concat");
+    SmallVector<Value> sources;
+    std::optional<SmallVector<ReassociationIndices>> groups;
+    for (Value in : op.getInputs()) {
+      auto reshape = in.getDefiningOp<ReshapeOp>();
+      if (!reshape)
+        return rewriter.notifyMatchFailure(op, "an input is not a reshape");
+      auto from = cast<RankedTensorType>(reshape.getInput().getType());
+      auto to = cast<RankedTensorType>(in.getType());
+      if (!from.hasStaticShape() || !to.hasStaticShape() ||
+          from.getRank() <= to.getRank())
+        return rewriter.notifyMatchFailure(op, "not a static merge of dims");
+      auto these =
+          getReassociationIndicesForCollapse(from.getShape(), to.getShape());
+      if (!these || (groups && *these != *groups))
+        return rewriter.notifyMatchFailure(op, "reshapes merge differently");
+      groups = these;
+      sources.push_back(reshape.getInput());
+    }
+    // The sources agree on every dim but the first of the concat dim's
+    // group.
+    int64_t e = (*groups)[d].front();
+    auto first = cast<RankedTensorType>(sources.front().getType());
+    SmallVector<int64_t> shape(first.getShape());
+    shape[e] = 0;
+    for (Value v : sources) {
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getElementType() != first.getElementType())
+        return rewriter.notifyMatchFailure(op, "element types differ");
+      for (int64_t i = 0; i < t.getRank(); ++i)
+        if (i != e && t.getDimSize(i) != first.getDimSize(i))
+          return rewriter.notifyMatchFailure(op, "sources differ elsewhere");
+      shape[e] += t.getDimSize(e);
+    }
+    auto catType = RankedTensorType::get(shape, first.getElementType());
+    Value cat = ConcatOp::create(rewriter, op.getLoc(), catType, sources,
+                                 rewriter.getI64IntegerAttr(e));
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, outType, cat, ValueRange{});
+    return success();
+  }
+};
+
 struct TgcDecomposePass : tgc::impl::TgcDecomposeBase<TgcDecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<PointwiseConv, GlobalMaxPool, GlobalAvgPool, OneHotSum>(
-        &getContext());
+    patterns.add<PointwiseConv, GlobalMaxPool, GlobalAvgPool, OneHotSum,
+                 ConcatOfReshapes>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
