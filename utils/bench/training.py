@@ -190,7 +190,8 @@ def _profile(name, mode, c, opt, opt_step, loss_of, data, device, steps, top):
         with open(KERNELS, "a") as f:
             for e in events:
                 t = getattr(e, key, 0)
-                if t > 0 and str(getattr(e, "device_type", "")).endswith("CUDA"):
+                if t > 0 and str(getattr(e, "device_type", "")).endswith("CUDA") \
+                        and e.key != STEP_RANGE:
                     f.write(f"{name}\t{mode}\t{t / steps:.2f}\t{e.count / steps:g}\t{e.key}\n")
 
 
@@ -200,7 +201,9 @@ def _busy(name, mode, prof, steps):
     between them (launches, Python, synchronizations)."""
     spans = []
     for e in prof.events():
-        if "cuda" in str(getattr(e, "device_type", "")).lower():
+        # (The step's range also shows on the device's timeline, as a user
+        # annotation over its kernels: not device work of its own.)
+        if "cuda" in str(getattr(e, "device_type", "")).lower() and e.name != STEP_RANGE:
             spans.append((e.time_range.start, e.time_range.end, e.name))
     if not spans:
         return
@@ -229,7 +232,8 @@ def _busy(name, mode, prof, steps):
     # event (guards, argument handling, the first launches), and from its
     # last device event to the step's end (the synchronization's wake-up).
     ranges = sorted((e.time_range.start, e.time_range.end) for e in prof.events()
-                    if e.name == STEP_RANGE)
+                    if e.name == STEP_RANGE
+                    and "cuda" not in str(getattr(e, "device_type", "")).lower())
     leads, tails = [], []
     for s0, s1 in ranges:
         inside = [(a, b) for a, b, _ in spans if s0 <= a <= s1]
