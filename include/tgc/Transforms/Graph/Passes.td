@@ -75,10 +75,18 @@ def TgcDecompose : Pass<"tgc-decompose", "func::FuncOp"> {
       sum of `a` and zeros is `a`; `+ 0.0` turns -0.0 into +0.0 as the sum
       does; an else value of -0.0 is not folded.
 
-    Only static channel, spatial and class sizes are rewritten (the batch may be
-    dynamic), so the reshapes stay views everywhere. The rewrites are exact
-    (the same sums in the same order, NaN propagation as the pools), so
-    results match the composite's lowering and the reference interpreter.
+    - `tgc.concat` of reshapes that merge the concat dim with the dims
+      after it, all the same way (GPT-2's q, k and v gradients `[B, T, H,
+      D]` merged to `[B, T, H*D]`), becomes the reshape of a concat along
+      the first dim of that group: the concat then reads its producers
+      (transposes) directly, and each writes its slice of the result in
+      place instead of a temporary that a copy moves into the slice.
+
+    Only static channel, spatial, class and concat sizes are rewritten (the
+    batch may be dynamic), so the reshapes stay views everywhere. The
+    rewrites are exact (the same sums in the same order, NaN propagation as
+    the pools, the same elements in the same places), so results match the
+    composite's lowering and the reference interpreter.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
