@@ -21,6 +21,12 @@ using namespace mlir::tgc;
 
 void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
                                  const CpuPipelineOptions &options) {
+  buildCpuFrontendPipeline(pm, options);
+  buildCpuGraphToLoopsPipeline(pm, options);
+}
+
+void mlir::tgc::buildCpuFrontendPipeline(OpPassManager &pm,
+                                         const CpuPipelineOptions &options) {
   // A function named like a library symbol the code calls (`exp`) would be
   // called in its place.
   pm.addPass(createTgcCheckSymbolNames());
@@ -30,7 +36,10 @@ void mlir::tgc::buildCpuPipeline(OpPassManager &pm,
   // bufferization turns into memrefs.
   options.setFrontendOptions(frontend, "cpu", /*lowerGuards=*/true);
   buildFrontendPipeline(pm, frontend);
+}
 
+void mlir::tgc::buildCpuGraphToLoopsPipeline(
+    OpPassManager &pm, const CpuPipelineOptions &options) {
   // Fusion groups, then linalg on tensors with one parallel loop nest per
   // group; elementwise ops inside a loop fuse into each other.
   buildGraphPasses(pm, options.decompose, options.fuse);
