@@ -362,10 +362,17 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
       goto done;
     PyTuple_SetItem(shape, (Py_ssize_t)i, size);
   }
-  if ((t = tgc_pool_alloc(&ctx->pool, index, dtype, rank, sizes, shape,
-                          torch_empty, kwargs)) ||
-      PyErr_Occurred())
-    goto allocated;
+  switch (tgc_pool_reserve(&ctx->pool, index, dtype, rank, sizes, shape,
+                           torch_empty, kwargs, &ptr)) {
+  case 1: /* its view comes after the run (tgc_pool_views) */
+    if (!ptr)
+      ptr = ctx->any; /* an empty block */
+    goto done;
+  case -1:
+    goto done;
+  default:
+    break;
+  }
   /* torch.empty with a dtype and a device parses its keywords: with a
    * template tensor of the result's dtype, empty_like (the same sizes; the
    * template is contiguous, so the result is too) or new_empty (its dtype
@@ -396,7 +403,6 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
       goto done;
     t = PyObject_Call(torch_empty, args, kwargs);
   }
-allocated:
   if (!t)
     goto done;
   p = PyObject_CallMethodObjArgs(t, s_data_ptr, NULL);
@@ -493,6 +499,10 @@ static PyObject *run_entry(PyObject *entry, PyObject *call_args,
     PyEval_RestoreThread(thread);
   }
   phase_end(PH_RUNTIME);
+  if (!ctx.failed && rc == 0 && tgc_pool_views(&ctx.pool, ctx.results) < 0) {
+    ctx.failed = 1;
+    PyErr_Fetch(&ctx.error_type, &ctx.error_value, &ctx.error_trace);
+  }
   tgc_pool_end(&ctx.pool, !ctx.failed && rc == 0);
   if (ctx.failed) {
     PyErr_Restore(ctx.error_type, ctx.error_value, ctx.error_trace);

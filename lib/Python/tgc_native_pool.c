@@ -36,7 +36,14 @@ int tgc_pool_begin(tgc_pool_call *pc, PyObject *slot, Py_ssize_t nresults) {
     pc->nblocks = PyTuple_Size(PyTuple_GetItem(layout, 1));
     pc->blocks = PyMem_Calloc((size_t)(pc->nblocks ? pc->nblocks : 1),
                               sizeof(PyObject *));
-    if (!pc->blocks) {
+    pc->bases = PyMem_Calloc((size_t)(pc->nblocks ? pc->nblocks : 1),
+                             sizeof(uintptr_t));
+    size_t n = (size_t)(nresults ? nresults : 1);
+    pc->pending = PyMem_Calloc(n, sizeof(PyObject *));
+    pc->pending_block = PyMem_Calloc(n, sizeof(Py_ssize_t));
+    pc->pending_offset = PyMem_Calloc(n, sizeof(int64_t));
+    if (!pc->blocks || !pc->bases || !pc->pending || !pc->pending_block ||
+        !pc->pending_offset) {
       PyErr_NoMemory();
       return -1;
     }
@@ -60,34 +67,39 @@ static int64_t count(int64_t rank, const int64_t *sizes) {
   return n;
 }
 
-PyObject *tgc_pool_alloc(tgc_pool_call *pc, int32_t index, int32_t dtype,
-                         int64_t rank, const int64_t *sizes, PyObject *shape,
-                         PyObject *empty, PyObject *kwargs) {
+int tgc_pool_reserve(tgc_pool_call *pc, int32_t index, int32_t dtype,
+                     int64_t rank, const int64_t *sizes, PyObject *shape,
+                     PyObject *empty, PyObject *kwargs, void **ptr) {
   if (!pc->slot || pc->mismatch || !flag(pc, index))
-    return NULL;
+    return 0;
   int64_t numel = count(rank, sizes);
   if (!pc->layout) { /* learning: the caller allocates */
     if (index < pc->nresults) {
       pc->dtypes[index] = dtype;
       pc->numels[index] = numel;
     }
-    return NULL;
+    return 0;
   }
+  if (index < 0 || index >= pc->nresults)
+    return 0;
   PyObject *where = PyTuple_GetItem(PyTuple_GetItem(pc->layout, 0), index);
   if (!where || where == Py_None) {
     PyErr_Clear();
-    return NULL;
+    return 0;
   }
   Py_ssize_t block = PyLong_AsSsize_t(PyTuple_GetItem(where, 0));
   long long offset = PyLong_AsLongLong(PyTuple_GetItem(where, 1));
   long long expected = PyLong_AsLongLong(PyTuple_GetItem(where, 2));
   PyObject *blocks = PyTuple_GetItem(pc->layout, 1);
   PyObject *spec = PyTuple_GetItem(blocks, block);
+  long itemsize =
+      PyLong_AsLong(PyTuple_GetItem(PyList_GetItem(pc->slot, 2), dtype));
   if (PyErr_Occurred() || !spec)
-    return NULL;
-  if (expected != numel || PyLong_AsLong(PyTuple_GetItem(spec, 0)) != dtype) {
+    return -1;
+  if (expected != numel || PyLong_AsLong(PyTuple_GetItem(spec, 0)) != dtype ||
+      itemsize <= 0) {
     pc->mismatch = 1; /* other sizes than learnt: this call allocates alone */
-    return NULL;
+    return 0;
   }
   if (!pc->blocks[block]) {
     PyObject *total =
@@ -99,29 +111,57 @@ PyObject *tgc_pool_alloc(tgc_pool_call *pc, int32_t index, int32_t dtype,
     Py_XDECREF(size);
     Py_XDECREF(args);
     if (!pc->blocks[block])
-      return NULL;
+      return -1;
+    PyObject *p = PyObject_CallMethod(pc->blocks[block], "data_ptr", NULL);
+    if (!p)
+      return -1;
+    pc->bases[block] = (uintptr_t)PyLong_AsVoidPtr(p);
+    Py_DECREF(p);
+    if (PyErr_Occurred())
+      return -1;
   }
-  PyObject *strides = PyTuple_New((Py_ssize_t)rank);
-  if (!strides)
-    return NULL;
-  int64_t step = 1;
-  for (int64_t i = rank - 1; i >= 0; --i) {
-    PyObject *s = PyLong_FromLongLong(step);
-    if (!s) {
-      Py_DECREF(strides);
-      return NULL;
+  Py_INCREF(shape);
+  Py_XDECREF(pc->pending[index]); /* a second try of the call */
+  pc->pending[index] = shape;
+  pc->pending_block[index] = block;
+  pc->pending_offset[index] = offset;
+  *ptr = (void *)(pc->bases[block] + (uintptr_t)offset * (uintptr_t)itemsize);
+  return 1;
+}
+
+int tgc_pool_views(tgc_pool_call *pc, PyObject *results) {
+  if (!pc->pending)
+    return 0;
+  for (Py_ssize_t i = 0; i < pc->nresults; ++i) {
+    PyObject *shape = pc->pending[i];
+    if (!shape)
+      continue;
+    Py_ssize_t rank = PyTuple_Size(shape);
+    PyObject *strides = PyTuple_New(rank);
+    if (!strides)
+      return -1;
+    int64_t step = 1;
+    for (Py_ssize_t d = rank - 1; d >= 0; --d) {
+      PyObject *s = PyLong_FromLongLong(step);
+      if (!s) {
+        Py_DECREF(strides);
+        return -1;
+      }
+      PyTuple_SetItem(strides, d, s);
+      long long size = PyLong_AsLongLong(PyTuple_GetItem(shape, d));
+      step *= size > 1 ? size : 1;
     }
-    PyTuple_SetItem(strides, (Py_ssize_t)i, s);
-    step *= sizes[i] > 1 ? sizes[i] : 1;
+    PyObject *start = PyLong_FromLongLong(pc->pending_offset[i]);
+    PyObject *view = start ? PyObject_CallMethodObjArgs(
+                                 pc->blocks[pc->pending_block[i]], s_as_strided,
+                                 shape, strides, start, NULL)
+                           : NULL;
+    Py_DECREF(strides);
+    Py_XDECREF(start);
+    if (!view || PyList_SetItem(results, i, view) < 0) /* steals */
+      return -1;
   }
-  PyObject *start = PyLong_FromLongLong(offset);
-  PyObject *view =
-      start ? PyObject_CallMethodObjArgs(pc->blocks[block], s_as_strided, shape,
-                                         strides, start, NULL)
-            : NULL;
-  Py_DECREF(strides);
-  Py_XDECREF(start);
-  return view;
+  return 0;
 }
 
 /* The layout of the results learnt in this call: ((per result), (per
@@ -209,7 +249,14 @@ void tgc_pool_end(tgc_pool_call *pc, int ok) {
   Py_XDECREF(pc->layout);
   for (Py_ssize_t b = 0; b < pc->nblocks; ++b)
     Py_XDECREF(pc->blocks[b]);
+  if (pc->pending)
+    for (Py_ssize_t i = 0; i < pc->nresults; ++i)
+      Py_XDECREF(pc->pending[i]);
   PyMem_Free(pc->blocks);
+  PyMem_Free(pc->bases);
+  PyMem_Free(pc->pending);
+  PyMem_Free(pc->pending_block);
+  PyMem_Free(pc->pending_offset);
   PyMem_Free(pc->dtypes);
   PyMem_Free(pc->numels);
   memset(pc, 0, sizeof(*pc));
