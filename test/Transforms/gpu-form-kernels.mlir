@@ -1058,3 +1058,32 @@ func.func @native_layer_norm_768(%x: tensor<?x768xf32>, %w: tensor<768xf32>, %b:
   %y = tgc.add %nw, %b : tensor<?x768xf32>, tensor<768xf32> -> tensor<?x768xf32>
   return %y, %m, %r : tensor<?x768xf32>, tensor<?x1xf32>, tensor<?x1xf32>
 }
+
+// -----
+
+// The same with rows of 256 f32 (a warp per row): the per-row stage on the
+// [?, 1] statistics keeps the warp's slots too (16-byte vectors, no loop
+// over the row, no barrier).
+// CHECK-LABEL: gpu.func @native_layer_norm_256_warp_rows_0
+// CHECK-NOT: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.load %{{.*}} : memref<?x256xf32>, vector<4xf32>
+// CHECK-NOT: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: math.rsqrt
+// CHECK-NOT: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @native_layer_norm_256(%x: tensor<?x256xf32>, %w: tensor<256xf32>, %b: tensor<256xf32>) -> (tensor<?x256xf32>, tensor<?x1xf32>, tensor<?x1xf32>) {
+  %m = tgc.mean %x dims [1] keepdim : tensor<?x256xf32> -> tensor<?x1xf32>
+  %d = tgc.sub %x, %m : tensor<?x256xf32>, tensor<?x1xf32> -> tensor<?x256xf32>
+  %s = tgc.mul %d, %d : tensor<?x256xf32>, tensor<?x256xf32> -> tensor<?x256xf32>
+  %v = tgc.mean %s dims [1] keepdim : tensor<?x256xf32> -> tensor<?x1xf32>
+  %eps = tgc.constant dense<1.0e-05> : tensor<f32>
+  %ve = tgc.add %v, %eps : tensor<?x1xf32>, tensor<f32> -> tensor<?x1xf32>
+  %r = tgc.rsqrt %ve : tensor<?x1xf32>
+  %n = tgc.mul %d, %r : tensor<?x256xf32>, tensor<?x1xf32> -> tensor<?x256xf32>
+  %nw = tgc.mul %n, %w : tensor<?x256xf32>, tensor<256xf32> -> tensor<?x256xf32>
+  %y = tgc.add %nw, %b : tensor<?x256xf32>, tensor<256xf32> -> tensor<?x256xf32>
+  return %y, %m, %r : tensor<?x256xf32>, tensor<?x1xf32>, tensor<?x1xf32>
+}
