@@ -26,14 +26,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Py_XSETREF is not in the limited API before 3.12. */
-#define TGC_XSETREF(dst, src)                                                  \
-  do {                                                                         \
-    PyObject *old_ = (PyObject *)(dst);                                        \
-    (dst) = (src);                                                             \
-    Py_XDECREF(old_);                                                          \
-  } while (0)
-
 #include "tgc/Runtime/tgc_runtime.h"
 #include "tgc_native_phases.h"
 #include "tgc_native_pool.h"
@@ -362,16 +354,11 @@ static void *alloc_result(void *user, int32_t index, int32_t dtype,
       goto done;
     PyTuple_SetItem(shape, (Py_ssize_t)i, size);
   }
-  switch (tgc_pool_reserve(&ctx->pool, index, dtype, rank, sizes, shape,
-                           torch_empty, kwargs, &ptr)) {
-  case 1: /* its view comes after the run (tgc_pool_views) */
-    if (!ptr)
-      ptr = ctx->any; /* an empty block */
+  int pooled = tgc_pool_reserve(&ctx->pool, index, dtype, rank, sizes, shape,
+                                torch_empty, kwargs, &ptr);
+  if (pooled) { /* its view comes after the run (tgc_pool_views), or -1 */
+    ptr = pooled == 1 && !ptr ? ctx->any : ptr; /* (an empty block) */
     goto done;
-  case -1:
-    goto done;
-  default:
-    break;
   }
   /* torch.empty with a dtype and a device parses its keywords: with a
    * template tensor of the result's dtype, empty_like (the same sizes; the

@@ -21,6 +21,14 @@
 
 #define TGC_HIDDEN __attribute__((visibility("hidden")))
 
+/* Py_XSETREF is not in the limited API before 3.12. */
+#define TGC_XSETREF(dst, src)                                                  \
+  do {                                                                         \
+    PyObject *old_ = (PyObject *)(dst);                                        \
+    (dst) = (src);                                                             \
+    Py_XDECREF(old_);                                                          \
+  } while (0)
+
 enum {
   PH_ENTER,    /* entry snapshot, autocast and default dtype */
   PH_ARGS,     /* reading the call's tensors */

@@ -121,8 +121,7 @@ int tgc_pool_reserve(tgc_pool_call *pc, int32_t index, int32_t dtype,
       return -1;
   }
   Py_INCREF(shape);
-  Py_XDECREF(pc->pending[index]); /* a second try of the call */
-  pc->pending[index] = shape;
+  TGC_XSETREF(pc->pending[index], shape); /* (a second try of the call) */
   pc->pending_block[index] = block;
   pc->pending_offset[index] = offset;
   *ptr = (void *)(pc->bases[block] + (uintptr_t)offset * (uintptr_t)itemsize);
