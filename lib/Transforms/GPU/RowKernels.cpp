@@ -75,18 +75,16 @@ public:
     };
     // The row sizes: from the first op with the row loop, one of more than
     // one element where there is one.
-    size_t rowSource = ops.size();
-    for (size_t i = 0; i < ops.size(); ++i)
-      if (linalg::GenericOp(ops[i]).getNumLoops() == loops && !unitLength(i)) {
-        rowSource = i;
-        break;
-      }
-    if (rowSource == ops.size())
+    auto firstWithRow = [&](bool unitToo) {
       for (size_t i = 0; i < ops.size(); ++i)
-        if (linalg::GenericOp(ops[i]).getNumLoops() == loops) {
-          rowSource = i;
-          break;
-        }
+        if (linalg::GenericOp(ops[i]).getNumLoops() == loops &&
+            (unitToo || !unitLength(i)))
+          return i;
+      return ops.size();
+    };
+    size_t rowSource = firstWithRow(/*unitToo=*/false);
+    if (rowSource == ops.size())
+      rowSource = firstWithRow(/*unitToo=*/true);
     DenseSet<Operation *> unitRows;
     if (!unitLength(rowSource))
       for (size_t i = 0; i < ops.size(); ++i)
