@@ -73,3 +73,81 @@ func.func @shared_producer(%x: tensor<16xf32>, %y: tensor<16xf32>) -> (tensor<16
   %b = tgc.exp %a : tensor<16xf32>
   return %a, %b : tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// Diamonds: each level reads the one before along two paths. After each
+// fusion the merged op keeps one operand per distinct input and one copy
+// of each computation: without, both doubled at every level (2^20 here:
+// many minutes of compile time, which the `timeout` fails; a ResNet-18
+// training forward reached 72,261 operands).
+
+// RUN: timeout 60 tgc-opt %s --tgc-fuse --tgc-to-linalg --tgc-fuse-group-elementwise --canonicalize --cse -split-input-file | FileCheck %s --check-prefix=DIAMONDS
+// DIAMONDS-LABEL: func.func @diamonds
+// DIAMONDS: linalg.generic {{.*}} ins(%arg0 : tensor<?x8xf32>)
+// DIAMONDS-COUNT-20: math.exp
+// DIAMONDS-NOT: math.exp
+// DIAMONDS-NOT: linalg.generic
+func.func @diamonds(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %a0 = tgc.exp %x : tensor<?x8xf32>
+  %b0 = tgc.sin %x : tensor<?x8xf32>
+  %p0 = tgc.add %a0, %b0 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a1 = tgc.exp %p0 : tensor<?x8xf32>
+  %b1 = tgc.sin %p0 : tensor<?x8xf32>
+  %p1 = tgc.add %a1, %b1 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a2 = tgc.exp %p1 : tensor<?x8xf32>
+  %b2 = tgc.sin %p1 : tensor<?x8xf32>
+  %p2 = tgc.add %a2, %b2 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a3 = tgc.exp %p2 : tensor<?x8xf32>
+  %b3 = tgc.sin %p2 : tensor<?x8xf32>
+  %p3 = tgc.add %a3, %b3 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a4 = tgc.exp %p3 : tensor<?x8xf32>
+  %b4 = tgc.sin %p3 : tensor<?x8xf32>
+  %p4 = tgc.add %a4, %b4 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a5 = tgc.exp %p4 : tensor<?x8xf32>
+  %b5 = tgc.sin %p4 : tensor<?x8xf32>
+  %p5 = tgc.add %a5, %b5 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a6 = tgc.exp %p5 : tensor<?x8xf32>
+  %b6 = tgc.sin %p5 : tensor<?x8xf32>
+  %p6 = tgc.add %a6, %b6 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a7 = tgc.exp %p6 : tensor<?x8xf32>
+  %b7 = tgc.sin %p6 : tensor<?x8xf32>
+  %p7 = tgc.add %a7, %b7 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a8 = tgc.exp %p7 : tensor<?x8xf32>
+  %b8 = tgc.sin %p7 : tensor<?x8xf32>
+  %p8 = tgc.add %a8, %b8 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a9 = tgc.exp %p8 : tensor<?x8xf32>
+  %b9 = tgc.sin %p8 : tensor<?x8xf32>
+  %p9 = tgc.add %a9, %b9 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a10 = tgc.exp %p9 : tensor<?x8xf32>
+  %b10 = tgc.sin %p9 : tensor<?x8xf32>
+  %p10 = tgc.add %a10, %b10 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a11 = tgc.exp %p10 : tensor<?x8xf32>
+  %b11 = tgc.sin %p10 : tensor<?x8xf32>
+  %p11 = tgc.add %a11, %b11 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a12 = tgc.exp %p11 : tensor<?x8xf32>
+  %b12 = tgc.sin %p11 : tensor<?x8xf32>
+  %p12 = tgc.add %a12, %b12 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a13 = tgc.exp %p12 : tensor<?x8xf32>
+  %b13 = tgc.sin %p12 : tensor<?x8xf32>
+  %p13 = tgc.add %a13, %b13 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a14 = tgc.exp %p13 : tensor<?x8xf32>
+  %b14 = tgc.sin %p13 : tensor<?x8xf32>
+  %p14 = tgc.add %a14, %b14 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a15 = tgc.exp %p14 : tensor<?x8xf32>
+  %b15 = tgc.sin %p14 : tensor<?x8xf32>
+  %p15 = tgc.add %a15, %b15 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a16 = tgc.exp %p15 : tensor<?x8xf32>
+  %b16 = tgc.sin %p15 : tensor<?x8xf32>
+  %p16 = tgc.add %a16, %b16 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a17 = tgc.exp %p16 : tensor<?x8xf32>
+  %b17 = tgc.sin %p16 : tensor<?x8xf32>
+  %p17 = tgc.add %a17, %b17 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a18 = tgc.exp %p17 : tensor<?x8xf32>
+  %b18 = tgc.sin %p17 : tensor<?x8xf32>
+  %p18 = tgc.add %a18, %b18 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %a19 = tgc.exp %p18 : tensor<?x8xf32>
+  %b19 = tgc.sin %p18 : tensor<?x8xf32>
+  %p19 = tgc.add %a19, %b19 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return %p19 : tensor<?x8xf32>
+}
