@@ -342,6 +342,112 @@ static LogicalResult evalConv2d(Conv2dOp op, Frame &frame) {
   return success();
 }
 
+/// Both gradients of a convolution walk its multiply-adds: for each
+/// (n, o, oh, ow, c, kh, kw) whose window element (ih, iw) is inside the
+/// input, `visit(dyIndex, inputIndex, weightIndex)` with flat indices into
+/// dy [N, O, H', W'], the input [N, C, H, W] and the weight [O, C/G, kH,
+/// kW].
+template <typename Visit>
+static void forEachConvProduct(ArrayRef<int64_t> dy, ArrayRef<int64_t> in,
+                               ArrayRef<int64_t> kernel, int64_t groups,
+                               ArrayRef<int64_t> stride, ArrayRef<int64_t> pad,
+                               ArrayRef<int64_t> dil, Visit visit) {
+  int64_t n = dy[0], outC = dy[1], oh = dy[2], ow = dy[3];
+  int64_t c = in[1], h = in[2], w = in[3], cg = c / groups;
+  int64_t perGroup = outC / groups;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < outC; ++o) {
+      int64_t firstC = (o / perGroup) * cg;
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xo = 0; xo < ow; ++xo) {
+          int64_t dyIndex = ((b * outC + o) * oh + y) * ow + xo;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t ky = 0; ky < kernel[0]; ++ky) {
+              int64_t iy = y * stride[0] - pad[0] + ky * dil[0];
+              if (iy < 0 || iy >= h)
+                continue;
+              for (int64_t kx = 0; kx < kernel[1]; ++kx) {
+                int64_t ix = xo * stride[1] - pad[1] + kx * dil[1];
+                if (ix < 0 || ix >= w)
+                  continue;
+                visit(dyIndex, ((b * c + firstC + ci) * h + iy) * w + ix,
+                      ((o * cg + ci) * kernel[0] + ky) * kernel[1] + kx);
+              }
+            }
+        }
+    }
+}
+
+/// The convolution's sizes and windows must give dy's sizes.
+template <typename OpT>
+static LogicalResult checkConvGradient(OpT op, ArrayRef<int64_t> dy,
+                                       ArrayRef<int64_t> in,
+                                       ArrayRef<int64_t> kernel,
+                                       int64_t weightOut, int64_t weightIn) {
+  auto groups = static_cast<int64_t>(op.getGroups());
+  ArrayRef<int64_t> stride = op.getStride(), pad = op.getPadding(),
+                    dil = op.getDilation();
+  std::optional<int64_t> oh =
+      windowCount(in[2], kernel[0], stride[0], pad[0], dil[0], false);
+  std::optional<int64_t> ow =
+      windowCount(in[3], kernel[1], stride[1], pad[1], dil[1], false);
+  if (!oh || !ow || dy[0] != in[0] || dy[2] != *oh || dy[3] != *ow ||
+      in[1] % groups != 0 || dy[1] % groups != 0 || weightOut != dy[1] ||
+      weightIn != in[1] / groups)
+    return op.emitOpError()
+           << "output gradient " << shapeStr(dy) << ", input " << shapeStr(in)
+           << " and weight [" << weightOut << ", " << weightIn << ", "
+           << kernel[0] << ", " << kernel[1]
+           << "] are not one convolution's with " << groups << " groups";
+  return success();
+}
+
+static LogicalResult evalConv2dBackwardInput(Conv2dBackwardInputOp op,
+                                             Frame &frame) {
+  const HostTensor &dy = frame.tensor(op.getGradOutput());
+  const HostTensor &wt = frame.tensor(op.getWeight());
+  auto groups = static_cast<int64_t>(op.getGroups());
+  ArrayRef<int64_t> resultShape = op.getResult().getType().getShape();
+  Dims shape{dy.shape()[0], wt.shape()[1] * groups, resultShape[2],
+             resultShape[3]};
+  int64_t kernel[2] = {wt.shape()[2], wt.shape()[3]};
+  if (failed(checkConvGradient(op, dy.shape(), shape, kernel, wt.shape()[0],
+                               wt.shape()[1])))
+    return failure();
+  std::vector<double> dyv = toDoubles(dy), wv = toDoubles(wt);
+  std::vector<double> out(product(shape), 0.0);
+  forEachConvProduct(
+      dy.shape(), shape, kernel, groups, op.getStride(), op.getPadding(),
+      op.getDilation(),
+      [&](int64_t d, int64_t i, int64_t w) { out[i] += dyv[d] * wv[w]; });
+  frame.setTensor(op.getResult(), fromDoubles(dy.dtype(), shape, out));
+  return success();
+}
+
+static LogicalResult evalConv2dBackwardWeight(Conv2dBackwardWeightOp op,
+                                              Frame &frame) {
+  const HostTensor &dy = frame.tensor(op.getGradOutput());
+  const HostTensor &x = frame.tensor(op.getInput());
+  auto groups = static_cast<int64_t>(op.getGroups());
+  ArrayRef<int64_t> kernel = op.getKernel();
+  if (x.shape().size() != 4 || x.shape()[1] % groups != 0)
+    return op.emitOpError()
+           << "input " << shapeStr(x.shape())
+           << " has no channels per group for " << groups << " groups";
+  Dims shape{dy.shape()[1], x.shape()[1] / groups, kernel[0], kernel[1]};
+  if (failed(checkConvGradient(op, dy.shape(), x.shape(), kernel, shape[0],
+                               shape[1])))
+    return failure();
+  std::vector<double> dyv = toDoubles(dy), xv = toDoubles(x);
+  std::vector<double> out(product(shape), 0.0);
+  forEachConvProduct(
+      dy.shape(), x.shape(), kernel, groups, op.getStride(), op.getPadding(),
+      op.getDilation(),
+      [&](int64_t d, int64_t i, int64_t w) { out[w] += dyv[d] * xv[i]; });
+  frame.setTensor(op.getResult(), fromDoubles(dy.dtype(), shape, out));
+  return success();
+}
+
 /// Max over each window; padding counts as -inf (it is skipped) and NaN
 /// propagates, as in PyTorch.
 static LogicalResult evalMaxPool2d(MaxPool2dOp op, Frame &frame) {
@@ -467,6 +573,10 @@ EvalResult eval::evalNNOp(Operation *op, Frame &frame) {
     return evalAttention(attention, frame);
   if (auto conv = dyn_cast<Conv2dOp>(op))
     return evalConv2d(conv, frame);
+  if (auto grad = dyn_cast<Conv2dBackwardInputOp>(op))
+    return evalConv2dBackwardInput(grad, frame);
+  if (auto grad = dyn_cast<Conv2dBackwardWeightOp>(op))
+    return evalConv2dBackwardWeight(grad, frame);
   if (auto maxPool = dyn_cast<MaxPool2dOp>(op))
     return evalMaxPool2d(maxPool, frame);
   if (auto avgPool = dyn_cast<AvgPool2dOp>(op))

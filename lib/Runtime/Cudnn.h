@@ -33,6 +33,8 @@ constexpr int CUDNN_CROSS_CORRELATION = 1;
 constexpr int CUDNN_DEFAULT_MATH = 0;
 constexpr int CUDNN_FMA_MATH = 3;
 constexpr int CUDNN_CONVOLUTION_FWD_ALGO_COUNT = 8;
+constexpr int CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT = 6;
+constexpr int CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT = 7;
 
 // The backend (graph) API, cudnn_graph.h: descriptor types, attribute
 // types and names.
@@ -43,6 +45,9 @@ constexpr int CUDNN_BACKEND_ENGINECFG_DESCRIPTOR = 3;
 constexpr int CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR = 4;
 constexpr int CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR = 5;
 constexpr int CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR = 10;
+constexpr int CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR =
+    11;
+constexpr int CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR = 12;
 constexpr int CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR = 15;
 constexpr int CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR = 16;
 constexpr int CUDNN_BACKEND_TENSOR_DESCRIPTOR = 17;
@@ -75,6 +80,18 @@ constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC = 702;
 constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W = 703;
 constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X = 704;
 constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y = 705;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA = 706;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA = 707;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC = 708;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W = 709;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX = 710;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY = 711;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA = 712;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA = 713;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC = 714;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW = 715;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X = 716;
+constexpr int CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY = 717;
 constexpr int CUDNN_ATTR_OPERATIONGRAPH_HANDLE = 800;
 constexpr int CUDNN_ATTR_OPERATIONGRAPH_OPS = 801;
 constexpr int CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT = 900;
@@ -91,7 +108,8 @@ constexpr int CUDNN_HEUR_MODE_A = 3;
 constexpr int CUDNN_NUMERICAL_NOTE_TENSOR_CORE = 0;
 constexpr int CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS = 1;
 
-/// cudnnConvolutionFwdAlgoPerf_t.
+/// cudnnConvolutionFwdAlgoPerf_t (the backward-data and backward-filter
+/// perf structs have the same layout).
 struct CudnnFwdAlgoPerf {
   int algo;
   cudnnStatus_t status;
@@ -107,7 +125,8 @@ struct CudnnFwdAlgoPerf {
   X(cudnnGetErrorString, "cudnnGetErrorString", const char *, (cudnnStatus_t)) \
   X(cudnnCreate, "cudnnCreate", cudnnStatus_t, (cudnnHandle_t *))              \
   X(cudnnDestroy, "cudnnDestroy", cudnnStatus_t, (cudnnHandle_t))              \
-  X(cudnnSetStream, "cudnnSetStream", cudnnStatus_t, (cudnnHandle_t, CUstream)) \
+  X(cudnnSetStream, "cudnnSetStream", cudnnStatus_t,                           \
+    (cudnnHandle_t, CUstream))                                                 \
   X(cudnnCreateTensorDescriptor, "cudnnCreateTensorDescriptor", cudnnStatus_t, \
     (cudnnTensorDescriptor_t *))                                               \
   X(cudnnDestroyTensorDescriptor, "cudnnDestroyTensorDescriptor",              \
@@ -151,6 +170,34 @@ struct CudnnFwdAlgoPerf {
     (cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,       \
      cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, \
      void *, size_t, const void *, cudnnTensorDescriptor_t, void *))           \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7,                               \
+    "cudnnGetConvolutionBackwardDataAlgorithm_v7", cudnnStatus_t,              \
+    (cudnnHandle_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t,          \
+     cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, int *,        \
+     CudnnFwdAlgoPerf *))                                                      \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize,                              \
+    "cudnnGetConvolutionBackwardDataWorkspaceSize", cudnnStatus_t,             \
+    (cudnnHandle_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t,          \
+     cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, size_t *))    \
+  X(cudnnConvolutionBackwardData, "cudnnConvolutionBackwardData",              \
+    cudnnStatus_t,                                                             \
+    (cudnnHandle_t, const void *, cudnnFilterDescriptor_t, const void *,       \
+     cudnnTensorDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, \
+     void *, size_t, const void *, cudnnTensorDescriptor_t, void *))           \
+  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7,                             \
+    "cudnnGetConvolutionBackwardFilterAlgorithm_v7", cudnnStatus_t,            \
+    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t,          \
+     cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t, int, int *,        \
+     CudnnFwdAlgoPerf *))                                                      \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize,                            \
+    "cudnnGetConvolutionBackwardFilterWorkspaceSize", cudnnStatus_t,           \
+    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t,          \
+     cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t, int, size_t *))    \
+  X(cudnnConvolutionBackwardFilter, "cudnnConvolutionBackwardFilter",          \
+    cudnnStatus_t,                                                             \
+    (cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,       \
+     cudnnTensorDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, \
+     void *, size_t, const void *, cudnnFilterDescriptor_t, void *))           \
   X(cudnnBackendCreateDescriptor, "cudnnBackendCreateDescriptor",              \
     cudnnStatus_t, (int, cudnnBackendDescriptor_t *))                          \
   X(cudnnBackendDestroyDescriptor, "cudnnBackendDestroyDescriptor",            \

@@ -1,10 +1,11 @@
 //===- GpuConv.cpp - cuDNN convolution steps of a launch plan -------------===//
 //
 // GpuFunction::Impl's `conv` steps: this call's sizes and pointers, the
-// cuDNN descriptors and algorithm of a shape (cuDNN's heuristic, as eager
-// PyTorch with torch.backends.cudnn.benchmark off), one workspace shared by
-// every step, and issuing cudnnConvolutionForward on the function's stream
-// (docs/gpu-runtime.md, "Convolution steps").
+// cuDNN execution plan of a shape (the backend API; the legacy API's
+// descriptors and algorithm where no engine builds one), one workspace
+// shared by every step, and issuing the forward, backward-data or
+// backward-filter convolution on the function's stream (docs/gpu-runtime.md,
+// "Convolution steps").
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,49 @@ std::string convWhere(size_t s, const ConvArgs &a) {
   };
   return " (step " + num(int64_t(s)) + ", conv x " + dims(a.x) + " w " +
          dims(a.w) + " y " + dims(a.y) + ")";
+}
+
+/// The backend operation of each kind and its attribute names: x, w, y,
+/// the convolution descriptor, alpha, beta.
+struct ConvOperation {
+  int type;
+  int x, w, y, conv, alpha, beta;
+};
+ConvOperation convOperation(ConvStep::Kind kind) {
+  switch (kind) {
+  case ConvStep::BackwardData:
+    return {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA};
+  case ConvStep::BackwardFilter:
+    return {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
+            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA};
+  case ConvStep::Forward:
+    break;
+  }
+  return {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+          CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+          CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+          CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+          CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+          CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+          CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA};
+}
+
+/// The written tensor's elements (x: 0, w: 1, y: 2) of a kind.
+int writtenTensor(ConvStep::Kind kind) {
+  return kind == ConvStep::BackwardData     ? 0
+         : kind == ConvStep::BackwardFilter ? 1
+                                            : 2;
 }
 
 /// The largest workspace a convolution may take (cuDNN's faster algorithms
@@ -135,21 +179,15 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
         conv.padding);
   b.finalize(cd);
 
-  cudnnBackendDescriptor_t op =
-      b.make(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+  ConvOperation names = convOperation(conv.kind);
+  cudnnBackendDescriptor_t op = b.make(names.type);
   float alpha = 1.0f, beta = 0.0f;
-  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
-        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
-  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w);
-  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
-        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cd);
-  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT,
-        1, &alpha);
-  b.set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT,
-        1, &beta);
+  b.set(op, names.x, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  b.set(op, names.w, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w);
+  b.set(op, names.y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+  b.set(op, names.conv, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cd);
+  b.set(op, names.alpha, CUDNN_TYPE_FLOAT, 1, &alpha);
+  b.set(op, names.beta, CUDNN_TYPE_FLOAT, 1, &beta);
   b.finalize(op);
 
   cudnnBackendDescriptor_t graph =
@@ -182,6 +220,8 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
   shape.insert(shape.end(), conv.dilation, conv.dilation + 2);
   shape.push_back(conv.groups);
   shape.push_back(conv.tf32);
+  if (conv.kind != ConvStep::Forward) // (a forward's key as before)
+    shape.push_back(conv.kind);
   std::string device =
       deviceName() + "; cuDNN " + std::to_string(dnn->cudnnGetVersion());
   int recorded = tune ? lookupTuning("cudnn", device, shape) : -1;
@@ -277,18 +317,27 @@ bool GpuFunction::Impl::buildConvPlan(size_t s, ConvConfig &config,
     chosen = size_t(recorded);
     ++stats.convTuningsFromDisk;
   } else if (candidates.size() > 1) {
+    int written = writtenTensor(conv.kind);
     int64_t extent = 1;
-    for (int d = 0; d < 4; ++d)
-      extent += (a.y[d] - 1) * a.y[4 + d];
+    if (written == 1) {
+      for (int d = 0; d < 4; ++d)
+        extent *= a.w[d];
+    } else {
+      const int64_t *t = written == 0 ? a.x : a.y;
+      for (int d = 0; d < 4; ++d)
+        extent += (t[d] - 1) * t[4 + d];
+    }
     CUdeviceptr scratch = 0;
     if (cu->cuMemAlloc(&scratch, size_t(std::max<int64_t>(extent, 64)) * 4) ==
         CUDA_SUCCESS) {
+      uint64_t ptrs[3] = {a.px, a.pw, a.py};
+      ptrs[written] = uint64_t(scratch);
       CUresult sync;
       int fastest = fastestCandidate(
           int(candidates.size()), kConvTimedRuns,
           [&](int i) {
-            return executeConvPlan(candidates[i].first, a.px, a.pw,
-                                   uint64_t(scratch)) == nullptr;
+            return executeConvPlan(candidates[i].first, ptrs[0], ptrs[1],
+                                   ptrs[2]) == nullptr;
           },
           sync);
       // (A failed synchronization keeps the heuristic's first choice; the
@@ -395,10 +444,21 @@ bool GpuFunction::Impl::prepareConv(size_t s, std::string &error) {
     }
     expected *= out.w[d];
   }
-  out.skip = elements[2] == 0;
-  if (!out.skip && elements[0] == 0) {
-    error = where() + ": an empty input with a non-empty output";
-    return false;
+  // Nothing to write, or (a backward-filter's empty batch) zeros to write:
+  // no cuDNN call.
+  int written = writtenTensor(conv.kind);
+  out.skip = elements[written] == 0;
+  out.zero = false;
+  bool emptyRead = false;
+  for (int i = 0; i < 3; ++i)
+    emptyRead |= i != written && elements[i] == 0;
+  if (!out.skip && emptyRead) {
+    if (conv.kind != ConvStep::BackwardFilter) {
+      error = where() + ": an empty input with a non-empty output";
+      return false;
+    }
+    out.zero = true;
+    out.zeroElements = elements[1];
   }
   pointers[s] = {out.px, out.pw, out.py};
   for (int i = 0; i < 8; ++i)
@@ -480,7 +540,32 @@ ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
     return dnnFail("cudnnSetConvolutionMathType", st);
   CudnnFwdAlgoPerf perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {};
   int count = 0;
-  if (convTuningEnabled()) {
+  // The backward kinds: cuDNN's heuristic order (no timing here).
+  auto workspaceOf = [&](int algo, size_t &bytes) {
+    switch (conv.kind) {
+    case ConvStep::BackwardData:
+      return dnn->cudnnGetConvolutionBackwardDataWorkspaceSize(
+          dnnHandle, config.w, config.y, config.conv, config.x, algo, &bytes);
+    case ConvStep::BackwardFilter:
+      return dnn->cudnnGetConvolutionBackwardFilterWorkspaceSize(
+          dnnHandle, config.x, config.y, config.conv, config.w, algo, &bytes);
+    case ConvStep::Forward:
+      break;
+    }
+    return dnn->cudnnGetConvolutionForwardWorkspaceSize(
+        dnnHandle, config.x, config.w, config.conv, config.y, algo, &bytes);
+  };
+  if (conv.kind == ConvStep::BackwardData) {
+    if ((st = dnn->cudnnGetConvolutionBackwardDataAlgorithm_v7(
+             dnnHandle, config.w, config.y, config.conv, config.x,
+             CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf)))
+      return dnnFail("cudnnGetConvolutionBackwardDataAlgorithm_v7", st);
+  } else if (conv.kind == ConvStep::BackwardFilter) {
+    if ((st = dnn->cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+             dnnHandle, config.x, config.y, config.conv, config.w,
+             CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, perf)))
+      return dnnFail("cudnnGetConvolutionBackwardFilterAlgorithm_v7", st);
+  } else if (convTuningEnabled()) {
     // Every algorithm timed on this call's buffers (cudnnFind...Ex writes
     // y, which the step then writes again), with the largest workspace any
     // of them asks for within the limit.
@@ -519,9 +604,7 @@ ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
     if (dnn->cudnnSetConvolutionMathType(config.conv, candidateMath))
       continue;
     size_t bytes = 0;
-    if (dnn->cudnnGetConvolutionForwardWorkspaceSize(
-            dnnHandle, config.x, config.w, config.conv, config.y,
-            perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS ||
+    if (workspaceOf(perf[i].algo, bytes) != CUDNN_STATUS_SUCCESS ||
         bytes > kMaxConvWorkspace || !growConvWorkspace(bytes))
       continue;
     config.algo = perf[i].algo;
@@ -529,7 +612,7 @@ ConvConfig *GpuFunction::Impl::convConfig(size_t s, bool capturing,
     chosen = true;
   }
   if (!chosen) {
-    error = "cuDNN has no forward algorithm for this convolution" + where();
+    error = "cuDNN has no algorithm for this convolution" + where();
     config.release(*dnn);
     return nullptr;
   }
@@ -541,6 +624,17 @@ bool GpuFunction::Impl::issueConv(size_t s, bool capturing,
   const ConvArgs &a = convs[s];
   if (a.skip)
     return true;
+  if (a.zero) {
+    // An empty batch: the weight's gradient is zeros.
+    CUresult r = cu->cuMemsetD32Async(CUdeviceptr(a.pw), 0,
+                                      size_t(a.zeroElements), stream);
+    if (r != CUDA_SUCCESS) {
+      error = "cuMemsetD32Async failed" + convWhere(s, a);
+      return false;
+    }
+    return true;
+  }
+  const ConvStep &conv = plan.steps[s].conv;
   ConvConfig *config = convConfig(s, capturing, error);
   if (!config)
     return false;
@@ -559,14 +653,27 @@ bool GpuFunction::Impl::issueConv(size_t s, bool capturing,
     return true;
   }
   float one = 1.0f, zero = 0.0f;
-  st = dnn->cudnnConvolutionForward(
-      dnnHandle, &one, config->x, reinterpret_cast<const void *>(a.px),
-      config->w, reinterpret_cast<const void *>(a.pw), config->conv,
-      config->algo, reinterpret_cast<void *>(convWorkspace),
-      config->workspace, &zero, config->y, reinterpret_cast<void *>(a.py));
+  void *x = reinterpret_cast<void *>(a.px), *w = reinterpret_cast<void *>(a.pw),
+       *y = reinterpret_cast<void *>(a.py);
+  void *workspace = reinterpret_cast<void *>(convWorkspace);
+  const char *call = "cudnnConvolutionForward";
+  if (conv.kind == ConvStep::BackwardData) {
+    call = "cudnnConvolutionBackwardData";
+    st = dnn->cudnnConvolutionBackwardData(
+        dnnHandle, &one, config->w, w, config->y, y, config->conv, config->algo,
+        workspace, config->workspace, &zero, config->x, x);
+  } else if (conv.kind == ConvStep::BackwardFilter) {
+    call = "cudnnConvolutionBackwardFilter";
+    st = dnn->cudnnConvolutionBackwardFilter(
+        dnnHandle, &one, config->x, x, config->y, y, config->conv, config->algo,
+        workspace, config->workspace, &zero, config->w, w);
+  } else {
+    st = dnn->cudnnConvolutionForward(dnnHandle, &one, config->x, x, config->w,
+                                      w, config->conv, config->algo, workspace,
+                                      config->workspace, &zero, config->y, y);
+  }
   if (st != CUDNN_STATUS_SUCCESS) {
-    error = errorMessage(*dnn, "cudnnConvolutionForward", st) +
-            convWhere(s, a);
+    error = errorMessage(*dnn, call, st) + convWhere(s, a);
     return false;
   }
   if (!capturing)

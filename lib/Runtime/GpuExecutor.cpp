@@ -838,7 +838,7 @@ bool GpuFunction::Impl::wouldWait() const {
         !gemmConfigs.count(gemmKey(s)))
       return true;
     if (plan.steps[s].kind == PlanStep::Conv && !convs[s].skip &&
-        !convConfigs.count(convKey(s)))
+        !convs[s].zero && !convConfigs.count(convKey(s)))
       return true;
   }
   return false;

@@ -77,7 +77,9 @@ struct GemmArgs {
 /// A convolution step's sizes and strides (x, w, y; elements) for this
 /// call, and its pointers.
 struct ConvArgs {
-  bool skip = false; // y has no elements
+  bool skip = false; // the written tensor has no elements
+  bool zero = false; // a backward filter of an empty batch: dw = 0
+  int64_t zeroElements = 0;
   int64_t x[8] = {}, w[4] = {}, y[8] = {}; // sizes, then strides (x, y)
   uint64_t px = 0, pw = 0, py = 0;
 };

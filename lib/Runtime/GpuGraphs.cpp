@@ -247,7 +247,7 @@ bool GpuFunction::Impl::runGraph(std::string &error) {
           !gemmConfig(s, /*tune=*/true, error))
         return false;
       if (plan.steps[s].kind == PlanStep::Conv && !convs[s].skip &&
-          !convConfig(s, /*capturing=*/false, error))
+          !convs[s].zero && !convConfig(s, /*capturing=*/false, error))
         return false;
     }
     Graph graph;

@@ -311,7 +311,11 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
       auto pair = [](const int64_t *v) {
         return num(v[0]) + " " + num(v[1]);
       };
-      line("conv " + dtypeText(conv.dtype) + (conv.tf32 ? " tf32" : "") +
+      const char *kind = conv.kind == ConvStep::BackwardData ? " backward_data"
+                         : conv.kind == ConvStep::BackwardFilter
+                             ? " backward_filter"
+                             : "";
+      line("conv " + dtypeText(conv.dtype) + (conv.tf32 ? " tf32" : "") + kind +
            " x " + paramText(conv.x) + " w " + paramText(conv.w) + " y " +
            paramText(conv.y) + " stride " + pair(conv.stride) + " padding " +
            pair(conv.padding) + " dilation " + pair(conv.dilation) +

@@ -759,8 +759,9 @@ bool PlanParser::parseGemm() {
   return true;
 }
 
-/// `conv f32 [tf32] x <param> w <param> y <param> stride S S padding P P
-/// dilation D D groups G`; the params in the ranked form, rank 4.
+/// `conv f32 [tf32] [backward_data | backward_filter] x <param> w <param>
+/// y <param> stride S S padding P P dilation D D groups G`; the params in
+/// the ranked form, rank 4.
 bool PlanParser::parseConv() {
   PlanStep step;
   step.kind = PlanStep::Conv;
@@ -772,6 +773,14 @@ bool PlanParser::parseConv() {
   if (pos < tokens.size() && !tokens[pos].quoted && tokens[pos].text == "tf32") {
     ++pos;
     conv.tf32 = true;
+  }
+  if (pos < tokens.size() && !tokens[pos].quoted) {
+    if (tokens[pos].text == "backward_data")
+      conv.kind = ConvStep::BackwardData;
+    else if (tokens[pos].text == "backward_filter")
+      conv.kind = ConvStep::BackwardFilter;
+    if (conv.kind != ConvStep::Forward)
+      ++pos;
   }
   const char *names[3] = {"x", "w", "y"};
   KernelParam *params[3] = {&conv.x, &conv.w, &conv.y};

@@ -181,7 +181,9 @@ tgc::runtime::summarizePlanSteps(const Plan &plan,
       };
       std::vector<int64_t> x = sizes(conv.x), w = sizes(conv.w),
                            y = sizes(conv.y);
-      s.name = "conv";
+      s.name = conv.kind == ConvStep::BackwardData     ? "conv dgrad"
+               : conv.kind == ConvStep::BackwardFilter ? "conv wgrad"
+                                                       : "conv";
       s.strategy = std::string("cuDNN") + (conv.tf32 ? " TF32" : "");
       s.shape = "x " + text(x) + " w " + text(w) + " y " + text(y) +
                 (conv.groups > 1 ? " groups " + std::to_string(conv.groups)
@@ -192,10 +194,13 @@ tgc::runtime::summarizePlanSteps(const Plan &plan,
         wElements = mul(wElements, w.size() == 4 ? w[d] : 0);
         xElements = mul(xElements, x.size() == 4 ? x[d] : 0);
       }
-      s.skipped = yElements == 0;
+      // The written tensor; every kind does the forward's multiply-adds
+      // (C / groups * kH * kW per element of y).
+      s.skipped = (conv.kind == ConvStep::BackwardData     ? xElements
+                   : conv.kind == ConvStep::BackwardFilter ? wElements
+                                                           : yElements) == 0;
       int64_t eb = dtypeBytes(conv.dtype);
       s.bytes = mul(add(add(xElements, wElements), yElements), eb);
-      // Per output element: C / groups * kH * kW multiply-adds.
       int64_t reduction =
           w.size() == 4 ? mul(mul(w[1], w[2]), w[3]) : int64_t(0);
       s.flops = mul(mul(2, yElements), reduction);

@@ -272,6 +272,66 @@ def test_batchnorm_cnn_updates_running_statistics_like_eager(device):
         _close(compiled(x, None), ref(x, None), TOL[device], "eval output")
 
 
+CONV_BACKWARD_CASES = [
+    # (dims, in channels, out channels, kernel, stride, padding, dilation, groups, bias)
+    (2, 3, 8, 3, 1, 1, 1, 1, True),
+    (2, 4, 6, 3, 2, 1, 1, 2, False),   # strided, grouped: the input's H and W
+    (2, 6, 6, 3, 1, 2, 2, 6, True),    # depthwise, dilated
+    (2, 5, 7, (1, 3), (2, 1), (0, 2), 1, 1, True),
+    (1, 4, 8, 5, 2, 2, 1, 1, True),    # 1-d: a unit height
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", CONV_BACKWARD_CASES, ids=lambda c: "x".join(map(str, c[:4])))
+def test_convolution_backward_compiled_like_eager(device, case, monkeypatch):
+    """aten.convolution_backward as tgc.conv2d_backward_input /
+    _weight and a bias sum (TGC_CONV_BACKWARD=compiled; on CUDA with
+    cuDNN it is the default and runs cuDNN's backward operations): every
+    gradient against eager's, no graph break, an odd image size whose
+    last rows no window reads (their gradient is zero)."""
+    monkeypatch.setenv("TGC_CONV_BACKWARD", "compiled")
+    dims, cin, cout, k, stride, pad, dil, groups, bias = case
+    torch.manual_seed(0)
+    conv = (nn.Conv2d if dims == 2 else nn.Conv1d)(
+        cin, cout, k, stride=stride, padding=pad, dilation=dil, groups=groups,
+        bias=bias).to(device)
+
+    def fn(x):
+        return (conv(x) * torch.linspace(-1, 1, 7, device=x.device).sum()).sin().sum()
+
+    f = tgc.compile(fn)
+    for batch in (3, 5):
+        size = (batch, cin, 11, 10) if dims == 2 else (batch, cin, 13)
+        x = torch.randn(*size, device=device, requires_grad=True)
+        conv.zero_grad()
+        f(x).backward()
+        got = [x.grad] + [p.grad.clone() for p in conv.parameters()]
+        x2 = x.detach().requires_grad_()
+        conv.zero_grad()
+        fn(x2).backward()
+        want = [x2.grad] + [p.grad for p in conv.parameters()]
+        for name, a, b in zip(["input", "weight", "bias"], got, want):
+            _close(a, b, TOL[device], f"{name} gradient, batch {batch}")
+    text = str(tgc.explain(f))
+    assert "graph break:" not in text and "0 call(s) run eagerly" in text, text
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_convolution_backward_stays_eager_off_cudnn(device, monkeypatch):
+    """By default only cuDNN's convolution backward is compiled; elsewhere
+    it is an eager island with its reason (TGC_CONV_BACKWARD)."""
+    monkeypatch.setenv("TGC_CONV_BACKWARD", "eager")
+    conv = nn.Conv2d(3, 4, 3).to(device)
+    f = tgc.compile(lambda x: conv(x).sum())
+    x = torch.randn(2, 3, 6, 6, device=device, requires_grad=True)
+    f(x).backward()
+    assert "TGC_CONV_BACKWARD=eager" in str(tgc.explain(f)), str(tgc.explain(f))
+    x2 = x.detach().requires_grad_()
+    conv(x2).sum().backward()
+    _close(x.grad, x2.grad, TOL[device], "input gradient")
+
+
 class Block(nn.Module):
     """A pre-norm transformer block (GPT-2's layout)."""
 

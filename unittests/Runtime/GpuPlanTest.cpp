@@ -117,6 +117,31 @@ TEST(GpuPlanText, RoundTrip) {
   EXPECT_EQ(serializePlan(again), text);
 }
 
+TEST(GpuPlanText, ConvKinds) {
+  // A forward conv line has no kind word; backward_data and backward_filter
+  // follow tf32 and survive serialization.
+  std::string text = kFullPlan;
+  EXPECT_EQ(parseOrDie(text).steps[8].conv.kind, ConvStep::Forward);
+  const std::pair<const char *, ConvStep::Kind> kinds[] = {
+      {"backward_data", ConvStep::BackwardData},
+      {"backward_filter", ConvStep::BackwardFilter}};
+  for (auto [word, kind] : kinds) {
+    std::string edited = text;
+    size_t at = edited.find("conv f32 tf32 x");
+    ASSERT_NE(at, std::string::npos);
+    edited.replace(at, 15, std::string("conv f32 tf32 ") + word + " x");
+    Plan plan = parseOrDie(edited);
+    EXPECT_EQ(plan.steps[8].conv.kind, kind) << word;
+    std::string again = serializePlan(plan);
+    EXPECT_NE(again.find(std::string("tf32 ") + word + " x"), std::string::npos)
+        << again;
+    EXPECT_EQ(parseOrDie(again).steps[8].conv.kind, kind) << word;
+  }
+  std::string error = parseError(
+      text.replace(text.find("conv f32 tf32 x"), 15, "conv f32 backward x"));
+  EXPECT_NE(error.find("backward"), std::string::npos) << error;
+}
+
 TEST(GpuPlanText, SerializesInMemoryPlans) {
   Plan plan;
   plan.function = "f";

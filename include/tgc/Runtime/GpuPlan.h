@@ -163,6 +163,12 @@ struct GemmStep {
 /// overwritten): x [N, C, H, W] and y [N, O, H', W'] strided views, w
 /// [O, C / groups, kH, kW] packed. The window parameters are constants.
 struct ConvStep {
+  /// Which product: y from x and w (cuDNN's forward), x's gradient from
+  /// y's and w (backward data), w's gradient from x and y's (backward
+  /// filter). x, w and y keep their roles: [N, C, H, W], [O, C/G, kH, kW],
+  /// [N, O, H', W'].
+  enum Kind : int32_t { Forward = 0, BackwardData = 1, BackwardFilter = 2 };
+  Kind kind = Forward;
   int32_t dtype = TGC_DTYPE_F32;
   /// cuDNN may use TF32 tensor cores (torch.backends.cudnn.allow_tf32).
   bool tf32 = false;

@@ -299,10 +299,10 @@ Value buildLibraryConv(OpBuilder &b, Location loc, Operation *source,
         linalg::YieldOp::create(
             nb, nl, arith::AddFOp::create(nb, nl, args[1], product).getResult());
       });
-  generic->setAttr(tgc_gpu::TgcGpuDialect::kConvAttrName,
-                   tgc_gpu::ConvAttr::get(ctx, stride, padding, dilation,
-                                          groups,
-                                          source->hasAttr(kTf32AttrName)));
+  generic->setAttr(
+      tgc_gpu::TgcGpuDialect::kConvAttrName,
+      tgc_gpu::ConvAttr::get(ctx, stride, padding, dilation, groups,
+                             source->hasAttr(kTf32AttrName), "forward"));
   return generic.getResult(0);
 }
 

@@ -39,6 +39,7 @@ void mlir::tgc::populateTgcToLinalgPatterns(
   populateTgcNNToLinalgPatterns(patterns, softmaxExpOnce,
                                 convolutions.im2colPads);
   populateTgcConvolutionToLinalgPatterns(patterns, convolutions);
+  populateTgcConvolutionBackwardToLinalgPatterns(patterns, convolutions);
 }
 
 namespace {

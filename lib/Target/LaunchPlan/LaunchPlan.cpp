@@ -142,18 +142,23 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
   return success();
 }
 
-/// One cuDNN convolution for the #tgc_gpu.conv generic `op`: its input is
-/// the buffer its body loads from, its weight its input operand, its
-/// output its init.
+/// One cuDNN convolution for the #tgc_gpu.conv generic `op`: x, w and y by
+/// the attribute's kind (the forward's input is the buffer its body loads
+/// from, its weight its input operand, its output its init; the backward
+/// kinds write dx or dw, tgc_gpu::getConvOperands).
 LogicalResult addConv(PlanBuilder &b, linalg::GenericOp op,
                       tgc_gpu::ConvAttr attr) {
-  Value input = tgc_gpu::getConvInput(op);
-  if (!input)
+  tgc_gpu::ConvOperands roles = tgc_gpu::getConvOperands(op, attr);
+  if (!roles.x)
     return op.emitOpError()
            << "is a #tgc_gpu.conv without exactly one buffer its body reads";
   rt::ConvStep c;
   c.tf32 = attr.getTf32();
-  Value operands[3] = {input, op.getDpsInputs()[0], op.getDpsInits()[0]};
+  StringRef kind = attr.getKind();
+  c.kind = kind == "backward_data"     ? rt::ConvStep::BackwardData
+           : kind == "backward_filter" ? rt::ConvStep::BackwardFilter
+                                       : rt::ConvStep::Forward;
+  Value operands[3] = {roles.x, roles.w, roles.y};
   rt::KernelParam *params[3] = {&c.x, &c.w, &c.y};
   for (int i = 0; i < 3; ++i) {
     auto type = cast<MemRefType>(operands[i].getType());
@@ -168,7 +173,7 @@ LogicalResult addConv(PlanBuilder &b, linalg::GenericOp op,
     p.kind = rt::KernelParam::Buffer;
     p.id = layout->buffer;
     p.elementBytes = 4;
-    p.access = i == 2 ? 2 : 1;
+    p.access = i == roles.written ? 2 : 1;
     p.rank = 4;
     p.offset = layout->offset;
     p.sizes.assign(layout->sizes.begin(), layout->sizes.end());

@@ -397,16 +397,19 @@ gpu_kernels::treeEpilogues(Tree &t, ArrayRef<linalg::GenericOp> rest,
 //===----------------------------------------------------------------------===//
 
 /// Whether cuDNN can run a #tgc_gpu.conv generic on its buffers: f32, the
-/// weight packed (cuDNN's filter descriptor has no strides), the input and
-/// the output strided 4-d views with non-negative strides.
+/// weight (read, or written by a backward-filter one) packed (cuDNN's
+/// filter descriptor has no strides), the other two strided 4-d views
+/// with non-negative strides.
 static bool convOnLibrary(linalg::GenericOp op) {
-  Value input = tgc_gpu::getConvInput(op);
-  if (!input || op.getDpsInputs().size() != 1)
+  auto attr =
+      op->getAttrOfType<tgc_gpu::ConvAttr>(TgcGpuDialect::kConvAttrName);
+  tgc_gpu::ConvOperands roles = tgc_gpu::getConvOperands(op, attr);
+  if (!roles.x)
     return false;
-  auto weight = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
-  auto output = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
-  auto in = cast<MemRefType>(input.getType());
-  if (!weight || !output || in.getRank() != 4 || weight.getRank() != 4 ||
+  auto weight = dyn_cast<MemRefType>(roles.w.getType());
+  auto output = dyn_cast<MemRefType>(roles.y.getType());
+  auto in = dyn_cast<MemRefType>(roles.x.getType());
+  if (!weight || !output || !in || in.getRank() != 4 || weight.getRank() != 4 ||
       output.getRank() != 4 || !weight.getLayout().isIdentity() ||
       !in.getElementType().isF32() || !weight.getElementType().isF32() ||
       !output.getElementType().isF32())

@@ -25,7 +25,7 @@ Tf32Kind mlir::tgc::getTf32Kind(Operation *op) {
   auto isF32 = [](Value v) { return getElementTypeOrSelf(v.getType()).isF32(); };
   if (!isF32(op->getOperand(0)) || !isF32(op->getOperand(1)))
     return Tf32Kind::None;
-  if (isa<Conv2dOp>(op))
+  if (isa<Conv2dOp, Conv2dBackwardInputOp, Conv2dBackwardWeightOp>(op))
     return Tf32Kind::Convolution;
   if (isa<MatmulOp, BmmOp, LinearOp>(op))
     return Tf32Kind::Matmul;

@@ -8,10 +8,12 @@ expressions (a Python decision on an output size is a relation guard)."""
 
 from __future__ import annotations
 
+import os
 from typing import List, Optional, Sequence
 
 import torch
 
+from .. import _state
 from .._graph import Unsupported, Value, format_type
 from .core import constant, op, tval
 from .elementwise import _binary_value
@@ -262,3 +264,72 @@ def _convolution(tr, real, x, weight, bias, stride, padding, dilation, transpose
                                groups, dilation, dims)
     return _conv(tr, real, x, weight, bias, stride, padding, dilation, groups, dims)
 
+
+
+def _conv_backward_mode() -> str:
+    """TGC_CONV_BACKWARD: "auto" (the default) compiles a convolution's
+    backward where cuDNN runs it (CUDA, f32, cuDNN convolutions on: the
+    compiled backward's `conv` steps are cuDNN's backward-data and
+    backward-filter operations) and leaves it to eager elsewhere (the
+    CPU's compiled form is a loop nest per gradient, slower than eager's
+    oneDNN kernels); "compiled" everywhere; "eager" nowhere."""
+    mode = os.environ.get("TGC_CONV_BACKWARD", "auto")
+    if mode not in ("auto", "compiled", "eager"):
+        raise Unsupported(f"TGC_CONV_BACKWARD={mode!r} (auto, compiled or eager)")
+    return mode
+
+
+@op("convolution_backward")
+def _convolution_backward(tr, real, grad_output, x, weight, bias_sizes, stride, padding,
+                          dilation, transposed, output_padding, groups, output_mask):
+    """aten.convolution_backward of a 1-d or 2-d convolution: the input's
+    gradient as tgc.conv2d_backward_input, the weight's as
+    tgc.conv2d_backward_weight, the bias's as a sum of the output's
+    gradient over the batch and the spatial dims (each only where
+    output_mask asks for it)."""
+    mode = _conv_backward_mode()
+    g, v, w = tval(tr, grad_output), tval(tr, x), tval(tr, weight)
+    if mode == "eager":
+        raise Unsupported("convolution_backward (TGC_CONV_BACKWARD=eager)")
+    if mode == "auto" and not (grad_output.device.type == "cuda" and g.dtype == torch.float32
+                               and _state.cudnn_convolutions()):
+        raise Unsupported("convolution_backward off cuDNN: eager's kernels are faster than "
+                          "the compiled loop nests (TGC_CONV_BACKWARD=compiled compiles it)")
+    if transposed:
+        raise Unsupported("the backward of a transposed convolution")
+    dims = w.rank - 2
+    if dims not in (1, 2) or v.rank != dims + 2 or g.rank != dims + 2:
+        raise Unsupported(f"convolution_backward of ranks {g.rank}, {v.rank}, {w.rank}")
+    if not g.dtype.is_floating_point or g.dtype != v.dtype or g.dtype != w.dtype:
+        raise Unsupported("convolution_backward of mixed or non-float dtypes")
+    groups = int(groups)
+    stride, padding, dilation = _ints(stride, dims), _ints(padding, dims), _ints(dilation, dims)
+    if dims == 1:
+        g, v, w = (_unsqueeze(tr, t, 2) for t in (g, v, w))
+        stride, padding, dilation = [1] + stride, [0] + padding, [1] + dilation
+    if not all(isinstance(s, int) for s in w.shape) or not isinstance(v.shape[1], int):
+        raise Unsupported("convolution_backward with symbolic channel or kernel sizes")
+    window = f"stride {stride} padding {padding} dilation {dilation} groups = {groups}"
+    dt = g.dtype
+    out: List[Optional[Value]] = [None, None, None]
+    if output_mask[0]:
+        if not all(isinstance(s, int) for s in v.shape[2:]):
+            raise Unsupported("convolution_backward's input gradient with symbolic image sizes")
+        shape = [g.shape[0], v.shape[1]] + v.shape[2:]
+        out[0] = tr.graph.emit(
+            f"tgc.conv2d_backward_input {g.name}, {w.name} {window} : {g.type}, {w.type} -> "
+            f"{format_type(dt, shape)}", [(dt, shape)], tr.loc())[0]
+    if output_mask[1]:
+        k = w.concrete()
+        shape = [k[0], v.shape[1] // groups, k[2], k[3]]
+        out[1] = tr.graph.emit(
+            f"tgc.conv2d_backward_weight {g.name}, {v.name} kernel [{k[2]}, {k[3]}] {window} : "
+            f"{g.type}, {v.type} -> {format_type(dt, shape)}", [(dt, shape)], tr.loc())[0]
+    if output_mask[2]:
+        from .reductions import sum_value
+
+        out[2] = sum_value(tr, g, [0, 2, 3], dt)
+    if dims == 1:
+        out[:2] = [None if o is None else _reshape_to(tr, o, o.shape[:2] + o.shape[3:])
+                   for o in out[:2]]
+    return out

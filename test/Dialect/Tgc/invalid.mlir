@@ -1243,3 +1243,139 @@ func.func @group_isolated(%x: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @conv_backward_input_rank(%dy: tensor<1x16x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{conv2d_backward_input operands must have rank 4, got 3 and 4}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_dtypes(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf64>) {
+  // expected-error @+1 {{conv2d_backward_input operands must have one element type, got 'f32' and 'f64'}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf64> -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_stride(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{stride entries must be >= 1, got 0}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [0, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_groups(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{output channels (16) are not divisible by groups (3)}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 3 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x9x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_groups_positive(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{groups must be >= 1, got 0}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 0 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_result(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{result must be a rank-4 tensor of 'f32', got 'tensor<1x3x8x8xf64>'}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x3x8x8xf64>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_dynamic_image(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{result's spatial sizes must be static (the input's H and W), got 'tensor<1x3x?x8xf32>'}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x3x?x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_batch(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{result's batch 2 is not the output gradient's 1}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_out_channels(%dy: tensor<1x12x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{weight has 16 output channels but the output gradient 12}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x12x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_channels(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{result's channels 4 are not the weight's 3 times groups (1)}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_kernel(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x?x3xf32>) {
+  // expected-error @+1 {{kernel sizes must be static}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<16x3x?x3xf32> -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_window(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{conv2d_backward_input: the output gradient's size 8 along dim 2 is not the convolution's output size 4}}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [2, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_input_fit(%dy: tensor<1x16x8x8xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{conv2d_backward_input: }}
+  %0 = tgc.conv2d_backward_input %dy, %w stride [1, 1] padding [0, 0] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<16x3x3x3xf32> -> tensor<1x3x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_weight_batch(%dy: tensor<2x16x8x8xf32>, %x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{conv2d_backward_weight: the input's batch 1 is not the output gradient's 2}}
+  %0 = tgc.conv2d_backward_weight %dy, %x kernel [3, 3] stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<2x16x8x8xf32>, tensor<1x3x8x8xf32> -> tensor<16x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_weight_groups(%dy: tensor<1x16x8x8xf32>, %x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{input channels (3) are not divisible by groups (2)}}
+  %0 = tgc.conv2d_backward_weight %dy, %x kernel [3, 3] stride [1, 1] padding [1, 1] dilation [1, 1] groups = 2 : tensor<1x16x8x8xf32>, tensor<1x3x8x8xf32> -> tensor<16x1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_weight_kernel(%dy: tensor<1x16x8x8xf32>, %x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{kernel entries must be >= 1, got 0}}
+  %0 = tgc.conv2d_backward_weight %dy, %x kernel [0, 3] stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<1x3x8x8xf32> -> tensor<16x3x0x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_weight_window(%dy: tensor<1x16x8x8xf32>, %x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{conv2d_backward_weight: the output gradient's size 8 along dim 3 is not the convolution's output size 6}}
+  %0 = tgc.conv2d_backward_weight %dy, %x kernel [3, 3] stride [1, 1] padding [1, 0] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<1x3x8x8xf32> -> tensor<16x3x3x3xf32>
+  return
+}

@@ -240,6 +240,10 @@ func.func @nn(%x: tensor<?x768xf32>, %w: tensor<768xf32>, %q: tensor<2x8x?x64xf1
   %7 = tgc.scaled_dot_product_attention %q, %q, %q mask(%mask : tensor<?x?xi1>) {scale = 0.125 : f64} : tensor<2x8x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x8x?x64xf16> -> tensor<2x8x?x64xf16>
   // CHECK: tgc.conv2d %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<16xf32>) stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32> -> tensor<?x16x32x32xf32>
   %8 = tgc.conv2d %img, %k bias(%kb : tensor<16xf32>) stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32> -> tensor<?x16x32x32xf32>
+  // CHECK: tgc.conv2d_backward_input %{{.*}}, %{{.*}} stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x16x32x32xf32>, tensor<16x3x3x3xf32> -> tensor<?x3x32x32xf32>
+  %dx8 = tgc.conv2d_backward_input %8, %k stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x16x32x32xf32>, tensor<16x3x3x3xf32> -> tensor<?x3x32x32xf32>
+  // CHECK: tgc.conv2d_backward_weight %{{.*}}, %{{.*}} kernel [3, 3] stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x16x32x32xf32>, tensor<?x3x32x32xf32> -> tensor<16x3x3x3xf32>
+  %dw8 = tgc.conv2d_backward_weight %8, %img kernel [3, 3] stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x16x32x32xf32>, tensor<?x3x32x32xf32> -> tensor<16x3x3x3xf32>
   // CHECK: tgc.conv2d %{{.*}}, %{{.*}} stride [2, 2] padding [0, 0] dilation [1, 1] groups = 1 : tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32> -> tensor<?x16x15x15xf32>
   %9 = tgc.conv2d %img, %k stride [2, 2] padding [0, 0] dilation [1, 1] groups = 1 : tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32> -> tensor<?x16x15x15xf32>
   // CHECK: tgc.max_pool2d %{{.*}} kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] : tensor<?x16x32x32xf32> -> tensor<?x16x16x16xf32>

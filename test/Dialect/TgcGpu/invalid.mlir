@@ -197,6 +197,11 @@ func.func private @f() attributes {a = #tgc_gpu.conv<stride = [1, 1], padding = 
 
 // -----
 
+// expected-error @below {{kind must be forward, backward_data or backward_filter, got 'backward'}}
+func.func private @f() attributes {a = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1, kind = backward>}
+
+// -----
+
 // expected-error @below {{'func.func' op 'tgc_gpu.conv' must be a #tgc_gpu.conv}}
 func.func private @f() attributes {tgc_gpu.conv = 1}
 

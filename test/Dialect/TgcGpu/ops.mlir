@@ -105,3 +105,14 @@ func.func @conv(%w: memref<4x1x3x3xf32>, %y: memref<1x4x4x4xf32>) {
   }
   return
 }
+
+// The backward kinds (tgc.conv2d_backward_input / _weight), with and
+// without tf32.
+// CHECK-LABEL: func private @conv_kinds
+// CHECK-SAME: a = #tgc_gpu.conv<stride = [2, 2], padding = [1, 1], dilation = [1, 1], groups = 1, kind = backward_data>
+// CHECK-SAME: b = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 4, tf32 = true, kind = backward_filter>
+// CHECK-SAME: c = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1>
+func.func private @conv_kinds() attributes {
+  a = #tgc_gpu.conv<stride = [2, 2], padding = [1, 1], dilation = [1, 1], groups = 1, kind = backward_data>,
+  b = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 4, kind = backward_filter, tf32 = true>,
+  c = #tgc_gpu.conv<stride = [1, 1], padding = [0, 0], dilation = [1, 1], groups = 1, kind = forward>}

@@ -91,6 +91,10 @@ constexpr llvm::StringLiteral kDirectConvAttrName = "tgc.direct_conv";
 /// conv2d, as `options` says.
 void populateTgcConvolutionToLinalgPatterns(
     RewritePatternSet &patterns, const ConvolutionLowering &options = {});
+/// conv2d_backward_input and conv2d_backward_weight: one generic each,
+/// marked #tgc_gpu.conv (backward kinds) for cuDNN with `options.library`.
+void populateTgcConvolutionBackwardToLinalgPatterns(
+    RewritePatternSet &patterns, const ConvolutionLowering &options = {});
 
 /// Whether `0 <= index < extent` (index values): the bounds check of a
 /// read at a computed position, which a select then clamps (an im2col's

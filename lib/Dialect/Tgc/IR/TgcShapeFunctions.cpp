@@ -818,6 +818,71 @@ LogicalResult Conv2dOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
                        getDilation(), /*ceilMode=*/false, getResult());
 }
 
+/// The output gradient's spatial sizes are the convolution's window
+/// outputs over the input's `in` (expressions) with `kernel`.
+static LogicalResult
+requireWindowOutputs(ShapeInferenceContext &ctx, Operation *op,
+                     ArrayRef<AffineExpr> in, ArrayRef<AffineExpr> kernel,
+                     const SymShape &dy, ArrayRef<int64_t> stride,
+                     ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation) {
+  for (int i = 0; i < 2; ++i) {
+    FailureOr<AffineExpr> out =
+        windowOutputExpr(ctx, op, 2 + i, in[i], kernel[i], stride[i],
+                         padding[i], dilation[i], /*ceilMode=*/false);
+    if (failed(out) ||
+        failed(ctx.require(ConstraintKind::eq, dy[2 + i], *out,
+                           op->getName().getStringRef() +
+                               ": the output gradient's spatial sizes must "
+                               "be the convolution's output sizes")))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult
+Conv2dBackwardInputOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
+  ShapeEnv &env = ctx.getEnv();
+  int64_t groups = static_cast<int64_t>(getGroups());
+  SymShape dy = shapeOf(ctx, getGradOutput());
+  SymShape weight = shapeOf(ctx, getWeight());
+  ArrayRef<int64_t> shape = getResult().getType().getShape();
+  if (failed(ctx.require(ConstraintKind::eq, weight[0], dy[1],
+                         "tgc.conv2d_backward_input: the weight's output "
+                         "channels must be the output gradient's")))
+    return failure();
+  SymShape result{dy[0], weight[1] * groups, env.constant(shape[2]),
+                  env.constant(shape[3])};
+  if (failed(requireWindowOutputs(ctx, *this, {result[2], result[3]},
+                                  {weight[2], weight[3]}, dy, getStride(),
+                                  getPadding(), getDilation())))
+    return failure();
+  ctx.setShape(getResult(), result);
+  return success();
+}
+
+LogicalResult
+Conv2dBackwardWeightOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
+  ShapeEnv &env = ctx.getEnv();
+  int64_t groups = static_cast<int64_t>(getGroups());
+  SymShape dy = shapeOf(ctx, getGradOutput());
+  SymShape x = shapeOf(ctx, getInput());
+  ArrayRef<int64_t> kernel = getKernel();
+  SymShape k{env.constant(kernel[0]), env.constant(kernel[1])};
+  if (failed(ctx.require(ConstraintKind::eq, x[0], dy[0],
+                         "tgc.conv2d_backward_weight: the input's batch must "
+                         "be the output gradient's")) ||
+      (groups > 1 &&
+       failed(ctx.require(ConstraintKind::divisible, x[1], env.constant(groups),
+                          "tgc.conv2d_backward_weight: input channels must "
+                          "be a multiple of groups (" +
+                              Twine(groups) + ")"))) ||
+      failed(requireWindowOutputs(ctx, *this, {x[2], x[3]}, k, dy, getStride(),
+                                  getPadding(), getDilation())))
+    return failure();
+  ctx.setShape(getResult(), {dy[1], x[1].floorDiv(groups), k[0], k[1]});
+  return success();
+}
+
 LogicalResult MaxPool2dOp::inferSymbolicShapes(ShapeInferenceContext &ctx) {
   ShapeEnv &env = ctx.getEnv();
   ArrayRef<int64_t> kernel = getKernel();

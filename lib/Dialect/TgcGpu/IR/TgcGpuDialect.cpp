@@ -65,6 +65,41 @@ static void printGemmOptions(AsmPrinter &printer, GemmEpilogue epilogue,
     printer << ", tf32 = true";
 }
 
+/// `, tf32 = true` and `, kind = backward_data` (either, both, in either
+/// order) after a #tgc_gpu.conv's groups.
+static ParseResult parseConvOptions(AsmParser &parser, bool &tf32,
+                                    std::string &kind) {
+  tf32 = false;
+  kind = "forward";
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    if (key == "kind") {
+      StringRef value;
+      if (parser.parseKeyword(&value))
+        return failure();
+      kind = value.str();
+    } else if (key == "tf32") {
+      if (succeeded(parser.parseOptionalKeyword("true")))
+        tf32 = true;
+      else if (parser.parseKeyword("false"))
+        return failure();
+    } else {
+      return parser.emitError(parser.getCurrentLocation())
+             << "expected 'tf32' or 'kind', got '" << key << "'";
+    }
+  }
+  return success();
+}
+
+static void printConvOptions(AsmPrinter &printer, bool tf32, StringRef kind) {
+  if (tf32)
+    printer << ", tf32 = true";
+  if (kind != "forward")
+    printer << ", kind = " << kind;
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "tgc/Dialect/TgcGpu/IR/TgcGpuAttrs.cpp.inc"
 
@@ -117,11 +152,42 @@ Value mlir::tgc::tgc_gpu::getConvInput(linalg::GenericOp op) {
   return several ? Value() : input;
 }
 
+mlir::tgc::tgc_gpu::ConvOperands
+mlir::tgc::tgc_gpu::getConvOperands(linalg::GenericOp op, ConvAttr attr) {
+  ConvOperands roles;
+  Value body = getConvInput(op);
+  if (!body || op.getDpsInputs().size() != 1 || op.getDpsInits().size() != 1)
+    return roles;
+  Value in = op.getDpsInputs()[0], init = op.getDpsInits()[0];
+  // A grouped backward-data generic reads the weight as [G, O/G, C/G, kH,
+  // kW]: the buffer is the one it expands.
+  if (auto expand = in.getDefiningOp<memref::ExpandShapeOp>())
+    in = expand.getSrc();
+  else if (auto expand = in.getDefiningOp<tensor::ExpandShapeOp>())
+    in = expand.getSrc();
+  StringRef kind = attr.getKind();
+  if (kind == "backward_data") {
+    roles = {init, in, body};
+    roles.written = 0;
+  } else if (kind == "backward_filter") {
+    roles = {body, init, in};
+    roles.written = 1;
+  } else {
+    roles = {body, in, init};
+    roles.written = 2;
+  }
+  return roles;
+}
+
 LogicalResult ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> stride,
                                ArrayRef<int64_t> padding,
                                ArrayRef<int64_t> dilation, int64_t groups,
-                               bool tf32) {
+                               bool tf32, StringRef kind) {
+  if (kind != "forward" && kind != "backward_data" && kind != "backward_filter")
+    return emitError() << "kind must be forward, backward_data or "
+                          "backward_filter, got '"
+                       << kind << "'";
   if (stride.size() != 2 || padding.size() != 2 || dilation.size() != 2)
     return emitError() << "a 2-d convolution has two strides, paddings and "
                           "dilations";

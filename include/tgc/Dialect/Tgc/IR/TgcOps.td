@@ -800,6 +800,61 @@ def Tgc_Conv2dOp : Tgc_Op<"conv2d", [Pure, Tgc_InferTensorType]> {
   }];
 }
 
+def Tgc_Conv2dBackwardInputOp : Tgc_Op<"conv2d_backward_input", [Pure]> {
+  let summary = "the gradient of tgc.conv2d with respect to its input";
+  let description = [{
+    `grad_output [N, O, H', W']` and the convolution's `weight [O, C /
+    groups, kH, kW]` give the input's gradient `[N, C, H, W]`:
+    `dx[n, c, h, w]` sums `dy[n, o, oh, ow] * weight[o, c mod (C / groups),
+    kh, kw]` over the group's output channels `o` and the window positions
+    with `oh * stride + kh * dilation - padding == h` (likewise `w`):
+    `aten.convolution_backward`'s first result, a transposed convolution.
+    `H` and `W` are static (a stride above 1 leaves them ambiguous from
+    `H'`, so the result type says them); `N` is the gradient's.
+
+    ```mlir
+    %dx = tgc.conv2d_backward_input %dy, %w stride [2, 2] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x16x8x8xf32>, tensor<16x8x3x3xf32> -> tensor<?x8x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$grad_output, Tgc_FloatTensor:$weight,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation, I64Attr:$groups);
+  let results = (outs Tgc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad_output `,` $weight `stride` $stride `padding` $padding
+      `dilation` $dilation `groups` `=` $groups attr-dict `:`
+      type($grad_output) `,` type($weight) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tgc_Conv2dBackwardWeightOp
+    : Tgc_Op<"conv2d_backward_weight", [Pure, Tgc_InferTensorType]> {
+  let summary = "the gradient of tgc.conv2d with respect to its weight";
+  let description = [{
+    `grad_output [N, O, H', W']` and the convolution's `input [N, C, H,
+    W]` give the weight's gradient `[O, C / groups, kH, kW]` (`kernel`):
+    `dw[o, c, kh, kw]` sums `dy[n, o, oh, ow] * input[n, g * C / groups +
+    c, oh * stride + kh * dilation - padding, ...]` over `n, oh, ow`, zero
+    outside the input, where `g = o / (O / groups)`:
+    `aten.convolution_backward`'s second result.
+
+    ```mlir
+    %dw = tgc.conv2d_backward_weight %dy, %x kernel [3, 3] stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<?x16x8x8xf32>, tensor<?x8x8x8xf32> -> tensor<16x8x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$grad_output, Tgc_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding, DenseI64ArrayAttr:$dilation,
+                       I64Attr:$groups);
+  let results = (outs Tgc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad_output `,` $input `kernel` $kernel `stride` $stride `padding`
+      $padding `dilation` $dilation `groups` `=` $groups attr-dict `:`
+      type($grad_output) `,` type($input) `->` type($result)
+  }];
+}
+
 def Tgc_MaxPool2dOp : Tgc_Op<"max_pool2d", [Pure, Tgc_InferTensorType]> {
   let summary = "2-D max pooling (torch.nn.functional.max_pool2d)";
   let description = [{

@@ -87,18 +87,34 @@ def TgcGpu_ConvAttr : TgcGpu_Attr<"Conv", "conv"> {
     runs it as one `cudnnConvolutionForward` instead, with these window
     parameters. `tf32` (f32 only): cuDNN may compute with TF32 tensor
     cores, as PyTorch does under `torch.backends.cudnn.allow_tf32`.
+
+    `kind` names the convolution's product the generic computes, and so
+    which of its three tensors it writes (`tgc.conv2d_backward_input` and
+    `tgc.conv2d_backward_weight` lower to the other two):
+    - `"forward"` (the default): as above; writes `y`.
+    - `"backward_data"`: loops `(n, c, h, w, o, kh, kw)`, the weight its
+      input, the input's gradient `dx [N, C, H, W]` its init, and `dy [N,
+      O, H', W']` read in its body where `(h + padding - kh * dilation)`
+      is a multiple of the stride inside `dy`; cuDNN's backward-data
+      operation.
+    - `"backward_filter"`: loops `(o, c, kh, kw, n, oh, ow)`, `dy` its
+      input, the weight's gradient `dw [O, C / groups, kH, kW]` its init
+      (packed), and the input read in its body as the forward reads it;
+      cuDNN's backward-filter operation.
   }];
   let parameters = (ins
     ArrayRefParameter<"int64_t">:$stride,
     ArrayRefParameter<"int64_t">:$padding,
     ArrayRefParameter<"int64_t">:$dilation,
     "int64_t":$groups,
-    DefaultValuedParameter<"bool", "false">:$tf32
+    DefaultValuedParameter<"bool", "false">:$tf32,
+    StringRefParameter<"forward, backward_data or backward_filter",
+                       "\"forward\"">:$kind
   );
   let assemblyFormat = [{
     `<` `stride` `=` `[` $stride `]` `,` `padding` `=` `[` $padding `]` `,`
     `dilation` `=` `[` $dilation `]` `,` `groups` `=` $groups
-    (`,` `tf32` `=` $tf32^)? `>`
+    `` custom<ConvOptions>($tf32, $kind) `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Value.h"
 
 #include "tgc/Dialect/TgcGpu/IR/TgcGpuOpsDialect.h.inc"
 
@@ -16,7 +17,6 @@
 #include "tgc/Dialect/TgcGpu/IR/TgcGpuAttrs.h.inc"
 
 namespace mlir {
-class Value;
 namespace linalg {
 class GenericOp;
 } // namespace linalg
@@ -25,6 +25,16 @@ namespace tgc::tgc_gpu {
 /// outside (tensor.extract before bufferization, memref.load after); null
 /// when there is not exactly one.
 Value getConvInput(linalg::GenericOp op);
+
+/// A #tgc_gpu.conv generic's tensors by their role in the convolution:
+/// `x` [N, C, H, W], `w` [O, C / groups, kH, kW], `y` [N, O, H', W'], and
+/// which of them (0, 1, 2) it writes, by the attribute's kind (the others
+/// it reads). All null when the generic is not of the form.
+struct ConvOperands {
+  Value x, w, y;
+  int written = -1;
+};
+ConvOperands getConvOperands(linalg::GenericOp op, ConvAttr attr);
 } // namespace tgc::tgc_gpu
 } // namespace mlir
 
