@@ -21,6 +21,10 @@ are printed per mode, after the forward / backward / optimizer split of a
 step (each part timed alone, with a synchronization after it);
 --kernels FILE appends every device kernel's time and count per step to FILE
 (model, mode, us, count, name; tab-separated).
+--phases prints, for the tgc modes, where the natively served compiled
+calls' host time goes per call (entry, arguments, captured tensors,
+guards, the runtime's plan evaluation and launches, result allocation;
+tgc._native_path.phase_profile) over the steps after the first.
 --optimizer compiled has the compiled modes compile AdamW's step too
 (torch.compile(opt.step) for Inductor, tgc.compile(opt.step) for TGC);
 fused runs PyTorch's AdamW(fused=True) everywhere, for reference.
@@ -121,6 +125,7 @@ STEP_RANGE = "tgc-bench step"
 # --optimizer: how each mode runs AdamW's step.
 OPTIMIZER = "eager"
 KERNELS = None
+PHASES = False  # --phases
 
 
 def _optimizer_step(mode, opt):
@@ -251,6 +256,29 @@ def _busy(name, mode, prof, steps):
               f"after {before} before {after}", flush=True)
 
 
+def _phases(name, mode, c, opt_step, opt, loss_of, data, device, steps):
+    """Where the natively served compiled calls' host time goes, phase by
+    phase (tgc._native_path.phase_profile), over `steps` more steps: the
+    forward and the backward graph of each step are one call each."""
+    from tgc import _native_path
+
+    with _native_path.phase_profile() as phases:
+        for _ in range(steps):
+            loss = loss_of(c, *data)
+            loss.backward()
+            opt_step()
+            opt.zero_grad(set_to_none=True)
+        _sync(device)
+    calls = phases.pop("calls", 0)
+    if not calls:
+        print(f"{name:9s} {mode:12s} phases: no natively served call", flush=True)
+        return
+    total = sum(phases.values())
+    print(f"{name:9s} {mode:12s} phases: {calls / steps:g} native calls per step, "
+          f"{total:.1f} us host per call: "
+          + ", ".join(f"{k} {v:.1f}" for k, v in phases.items()), flush=True)
+
+
 def run(name, modes, device, steps, batch, top=0):
     model, data, loss_of = _model(name, device, batch)
     data = tuple(d.to(device) for d in data)
@@ -280,6 +308,8 @@ def run(name, modes, device, steps, batch, top=0):
         if top:
             _profile(name, mode, c, opt, opt_step, loss_of, data, device, max(steps - 1, 1),
                      top)
+        if PHASES and mode.startswith("tgc"):
+            _phases(name, mode, c, opt_step, opt, loss_of, data, device, max(steps - 1, 1))
     if "eager" in rows:
         base = rows["eager"][1]
         print(f"{name:9s} step time vs eager: " + ", ".join(
@@ -299,6 +329,9 @@ def main():
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="also print the step's split and the N operators and kernels with "
                         "the most device time, per mode")
+    p.add_argument("--phases", action="store_true",
+                   help="for the tgc modes: where the compiled calls' host time goes, phase by "
+                        "phase (tgc._native_path.phase_profile)")
     p.add_argument("--kernels", default=None, metavar="FILE",
                    help="with --profile: append every device kernel's time per step to FILE")
     p.add_argument("--tf32", choices=("default", "on", "off"), default="default",
@@ -309,9 +342,10 @@ def main():
                         "modes (torch.compile / tgc.compile of opt.step), or PyTorch's "
                         "fused kernel in every mode")
     a = p.parse_args()
-    global SHOW_BREAKS, OPTIMIZER, KERNELS
+    global SHOW_BREAKS, OPTIMIZER, KERNELS, PHASES
     SHOW_BREAKS = a.breaks
     KERNELS = a.kernels
+    PHASES = a.phases
     OPTIMIZER = a.optimizer
     if a.tf32 != "default":
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = a.tf32 == "on"
