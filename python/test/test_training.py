@@ -272,6 +272,27 @@ def test_batchnorm_cnn_updates_running_statistics_like_eager(device):
         _close(compiled(x, None), ref(x, None), TOL[device], "eval output")
 
 
+def test_running_statistics_written_back_in_one_foreach_call(monkeypatch):
+    """A training call's mutated inputs (every BatchNorm's running mean,
+    variance and counter) are written back with one torch._foreach_copy_
+    where PyTorch has it (2.x: a multi-tensor kernel, not a copy_ launch
+    each); here a stand-in records the calls, and the buffers still match
+    eager's."""
+    calls = []
+
+    def foreach_copy(dsts, srcs):
+        calls.append(len(dsts))
+        for d, s in zip(dsts, srcs):
+            d.copy_(s)
+
+    monkeypatch.setattr(torch, "_foreach_copy_", foreach_copy, raising=False)
+    torch.manual_seed(1)
+    data = [(torch.randn(4, 3, 8, 8), torch.randint(0, 5, (4,))) for _ in range(2)]
+    compiled, _ = _compare_step(SmallCNN(), lambda s: data[s], _ce, "cpu", steps=2)
+    assert calls == [6, 6], calls  # 2 batch norms x (mean, var, counter), per step
+    assert compiled.fn.bn2.num_batches_tracked.item() == 2
+
+
 CONV_BACKWARD_CASES = [
     # (dims, in channels, out channels, kernel, stride, padding, dilation, groups, bias)
     (2, 3, 8, 3, 1, 1, 1, 1, True),

@@ -413,6 +413,21 @@ def _meta(t: torch.Tensor):
     return (tuple(t.shape), t.dtype, t.device, t.requires_grad, t.layout)
 
 
+def _write_back(inputs: List[torch.Tensor], values: List[torch.Tensor]) -> None:
+    """The mutated inputs' new values written into them (a BatchNorm's
+    running statistics and counter): one torch._foreach_copy_ where
+    PyTorch has it (2.x; on CUDA a multi-tensor kernel per dtype instead of
+    a copy_ call and launch each: 60 per ResNet-18 step, about 0.4 ms of
+    host time), a copy_ each otherwise."""
+    with torch.no_grad():
+        foreach = getattr(torch, "_foreach_copy_", None)
+        if foreach is not None and len(inputs) > 1:
+            foreach(inputs, values)
+            return
+        for dst, value in zip(inputs, values):
+            dst.copy_(value)
+
+
 def _make_function(spec: TrainingSpec, name: str = "the compiled function"):
     spec_name = [name]
 
@@ -539,9 +554,7 @@ class Training:
         results = spec.function.apply(*flat)
         n = len(spec.differentiable)
         if spec.mutated:
-            with torch.no_grad():
-                for i, value in zip(spec.mutated, results[n:]):
-                    flat[i].copy_(value)
+            _write_back([flat[i] for i in spec.mutated], list(results[n:]))
         return rebuild_output(spec.out_key, list(results[:n]))
 
     def _lookup(self, key) -> Optional[TrainingSpec]:

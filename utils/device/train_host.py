@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Where the host time of GPT-2 small's training step goes under
-tgc.compile (issue 21: the device idles about 2.7 ms per step before the
-forward's first kernel): the host time of the forward call and of
-backward(), the native call's phases, and a cProfile of the forward calls.
-python3 utils/device/train_host.py"""
+"""Where the host time of a training step goes under tgc.compile (issue
+21: the device idles before the forward's first kernel): the host time of
+the forward call and of backward(), the native call's phases, and a
+cProfile of the forward calls. The model is utils/bench/training.py's
+(gpt2 by default, or resnet18).
+python3 utils/device/train_host.py [gpt2|resnet18]"""
 
 import cProfile
 import pstats
@@ -20,7 +21,8 @@ import training  # noqa: E402
 
 
 def main():
-    model, data, loss_of = training._model("gpt2", "cuda", 0)
+    name = sys.argv[1] if len(sys.argv) > 1 else "gpt2"
+    model, data, loss_of = training._model(name, "cuda", 0)
     model = model.cuda().train()
     data = tuple(d.cuda() for d in data)
     c = tgc.compile(model)
