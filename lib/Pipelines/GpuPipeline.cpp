@@ -56,6 +56,10 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   if (options.hoistChecks)
     pm.addNestedPass<func::FuncOp>(createTgcHoistChecks());
 
+  // Each reduction writes its own zero-filled accumulator (CSE merged
+  // them; bufferization would copy the shared one for all but one).
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createTgcCloneSharedFills());
   // Bufferization and the arena, as on the CPU.
   // The launch plan evaluates sizes with overflow checks itself.
   // An argument updated in place by one elementwise kernel (p.add_(g))

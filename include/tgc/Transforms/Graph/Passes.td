@@ -172,6 +172,23 @@ def TgcFuseGroupElementwise : Pass<"tgc-fuse-group-elementwise", "func::FuncOp">
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TgcCloneSharedFills : Pass<"tgc-clone-shared-fills", "func::FuncOp"> {
+  let summary = "One fill per accumulator that a reduction writes";
+  let description = [{
+    A `linalg.fill` of a `tensor.empty` whose result is the init (`outs`)
+    of several ops (CSE merges identical fills: every reduction of a
+    batch norm's statistics starts from one zero tensor) is cloned, with
+    its `tensor.empty`, before each of those users but the first. One-shot
+    bufferization otherwise gives all but one user a copy of the filled
+    buffer (on the GPU a fill kernel and a copy kernel per reduction),
+    where each clone bufferizes in place and folds into the reduction that
+    writes it (the tree kernels' initial value). Fills read as inputs are
+    left shared.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TgcHoistChecks : Pass<"tgc-hoist-checks", "func::FuncOp"> {
   let summary = "Move checks that read only the inputs to the start of the "
                 "function";
