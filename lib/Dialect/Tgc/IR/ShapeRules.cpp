@@ -231,3 +231,17 @@ LogicalResult mlir::tgc::inferReduceResult(std::optional<Location> loc,
       *shape.shape, resultElement ? resultElement : tt.getElementType()));
   return success();
 }
+
+LogicalResult mlir::tgc::checkWindowPair(std::optional<Location> loc,
+                                         StringRef name,
+                                         ArrayRef<int64_t> values,
+                                         int64_t minimum) {
+  if (values.size() != 2)
+    return emitOptionalError(loc, name, " must have 2 entries (H, W), got ",
+                             values.size());
+  for (int64_t v : values)
+    if (v < minimum)
+      return emitOptionalError(loc, name, " entries must be >= ", minimum,
+                               ", got ", v);
+  return success();
+}

@@ -19,18 +19,6 @@ using namespace mlir::tgc;
 
 namespace {
 
-LogicalResult checkWindowPair(std::optional<Location> loc, StringRef name,
-                              ArrayRef<int64_t> values, int64_t minimum) {
-  if (values.size() != 2)
-    return emitOptionalError(loc, name, " must have 2 entries (H, W), got ",
-                             values.size());
-  for (int64_t v : values)
-    if (v < minimum)
-      return emitOptionalError(loc, name, " entries must be >= ", minimum,
-                               ", got ", v);
-  return success();
-}
-
 /// The checks both gradients share: rank-4 operands of one element type,
 /// window attributes, groups, and the output gradient's channels against
 /// the groups.

@@ -760,19 +760,6 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
   return success();
 }
 
-/// Checks a 2-element window attribute.
-static LogicalResult checkPair(std::optional<Location> loc, StringRef name,
-                               ArrayRef<int64_t> values, int64_t minimum) {
-  if (values.size() != 2)
-    return emitOptionalError(loc, name, " must have 2 entries (H, W), got ",
-                             values.size());
-  for (int64_t v : values)
-    if (v < minimum)
-      return emitOptionalError(loc, name, " entries must be >= ", minimum,
-                               ", got ", v);
-  return success();
-}
-
 /// Output [.., C, H', W'] of a window op over `in` ([N, C, H, W] or
 /// [C, H, W]) with `channels` output channels.
 static LogicalResult inferWindowed(std::optional<Location> loc,
@@ -822,9 +809,9 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "conv2d weight must have rank 4 ([O, C / "
                                   "groups, kH, kW]), got rank ",
                              w.getRank());
-  if (failed(checkPair(loc, "stride", adaptor.getStride(), 1)) ||
-      failed(checkPair(loc, "padding", adaptor.getPadding(), 0)) ||
-      failed(checkPair(loc, "dilation", adaptor.getDilation(), 1)))
+  if (failed(checkWindowPair(loc, "stride", adaptor.getStride(), 1)) ||
+      failed(checkWindowPair(loc, "padding", adaptor.getPadding(), 0)) ||
+      failed(checkWindowPair(loc, "dilation", adaptor.getDilation(), 1)))
     return failure();
   int64_t groups = static_cast<int64_t>(adaptor.getGroups());
   if (groups < 1)
@@ -870,10 +857,10 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *,
                                             SmallVectorImpl<Type> &types) {
   auto in = tensorTypeOf(adaptor.getInput());
   if (failed(checkPoolInput(loc, "max_pool2d", in)) ||
-      failed(checkPair(loc, "kernel", adaptor.getKernel(), 1)) ||
-      failed(checkPair(loc, "stride", adaptor.getStride(), 1)) ||
-      failed(checkPair(loc, "padding", adaptor.getPadding(), 0)) ||
-      failed(checkPair(loc, "dilation", adaptor.getDilation(), 1)))
+      failed(checkWindowPair(loc, "kernel", adaptor.getKernel(), 1)) ||
+      failed(checkWindowPair(loc, "stride", adaptor.getStride(), 1)) ||
+      failed(checkWindowPair(loc, "padding", adaptor.getPadding(), 0)) ||
+      failed(checkWindowPair(loc, "dilation", adaptor.getDilation(), 1)))
     return failure();
   return inferWindowed(loc, "max_pool2d", in,
                        in.getDimSize(in.getRank() - 3), adaptor.getKernel(),
@@ -888,9 +875,9 @@ LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *,
                                             SmallVectorImpl<Type> &types) {
   auto in = tensorTypeOf(adaptor.getInput());
   if (failed(checkPoolInput(loc, "avg_pool2d", in)) ||
-      failed(checkPair(loc, "kernel", adaptor.getKernel(), 1)) ||
-      failed(checkPair(loc, "stride", adaptor.getStride(), 1)) ||
-      failed(checkPair(loc, "padding", adaptor.getPadding(), 0)))
+      failed(checkWindowPair(loc, "kernel", adaptor.getKernel(), 1)) ||
+      failed(checkWindowPair(loc, "stride", adaptor.getStride(), 1)) ||
+      failed(checkWindowPair(loc, "padding", adaptor.getPadding(), 0)))
     return failure();
   if (auto divisor = adaptor.getDivisorOverride())
     if (static_cast<int64_t>(*divisor) < 1)

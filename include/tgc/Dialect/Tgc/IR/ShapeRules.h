@@ -90,6 +90,11 @@ LogicalResult inferReduceResult(std::optional<Location> loc, Type inputType,
                                 Type resultElement,
                                 SmallVectorImpl<Type> &types);
 
+/// A 2-entry window attribute (kernel, stride, padding, dilation: H, W)
+/// whose entries are at least `minimum`.
+LogicalResult checkWindowPair(std::optional<Location> loc, StringRef name,
+                              ArrayRef<int64_t> values, int64_t minimum);
+
 } // namespace mlir::tgc
 
 #endif // TGC_DIALECT_TGC_IR_SHAPERULES_H
