@@ -66,11 +66,39 @@ bool allStatic(ArrayRef<int64_t> sizes) {
                        [](int64_t s) { return ShapedType::isDynamic(s); });
 }
 
-struct Conv2dBackwardInputLowering : OpRewritePattern<Conv2dBackwardInputOp> {
-  Conv2dBackwardInputLowering(MLIRContext *ctx,
-                              const ConvolutionLowering &options)
-      : OpRewritePattern(ctx), options(options) {}
+/// What both gradients' lowerings share: the options, the generic's
+/// output map and iterators (loops 0-3 the result's, 4-6 reductions), and
+/// the end: the library mark, the conversion from the accumulator type and
+/// the replacement.
+template <typename OpT> struct ConvGradientLowering : OpRewritePattern<OpT> {
+  ConvGradientLowering(MLIRContext *ctx, const ConvolutionLowering &options)
+      : OpRewritePattern<OpT>(ctx), options(options) {}
   ConvolutionLowering options;
+
+  static AffineMap outMap(MLIRContext *ctx) {
+    return AffineMap::getMultiDimIdentityMap(7, ctx).getMajorSubMap(4);
+  }
+  static SmallVector<utils::IteratorType> iterators() {
+    SmallVector<utils::IteratorType> its(4, utils::IteratorType::parallel);
+    its.append(3, utils::IteratorType::reduction);
+    return its;
+  }
+  LogicalResult finish(PatternRewriter &rewriter, OpT op,
+                       linalg::GenericOp generic, StringRef kind) const {
+    Type element = op.getType().getElementType();
+    if (options.library && element.isF32())
+      markLibrary(generic, op, kind);
+    Value result =
+        convertTensor(rewriter, op.getLoc(), generic.getResult(0), element);
+    rewriter.replaceOp(op,
+                       castToType(rewriter, op.getLoc(), result, op.getType()));
+    return success();
+  }
+};
+
+struct Conv2dBackwardInputLowering
+    : ConvGradientLowering<Conv2dBackwardInputOp> {
+  using ConvGradientLowering::ConvGradientLowering;
 
   LogicalResult matchAndRewrite(Conv2dBackwardInputOp op,
                                 PatternRewriter &rewriter) const override {
@@ -106,10 +134,6 @@ struct Conv2dBackwardInputLowering : OpRewritePattern<Conv2dBackwardInputOp> {
                                 weightType.getElementType()),
           weight, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
     }
-    AffineMap outMap = AffineMap::get(7, 0, {d[0], d[1], d[2], d[3]}, ctx);
-    SmallVector<utils::IteratorType> iterators(4,
-                                               utils::IteratorType::parallel);
-    iterators.append(3, utils::IteratorType::reduction);
     SmallVector<OpFoldResult> outSizes{
         tensor::getMixedSize(rewriter, loc, dy, 0),
         rewriter.getIndexAttr(cg * groups),
@@ -124,8 +148,8 @@ struct Conv2dBackwardInputLowering : OpRewritePattern<Conv2dBackwardInputOp> {
                         tensor::DimOp::create(rewriter, loc, dy, 3)};
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{accResult}, ValueRange{weight},
-        ValueRange{init}, ArrayRef<AffineMap>{weightMap, outMap}, iterators,
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
+        ValueRange{init}, ArrayRef<AffineMap>{weightMap, outMap(ctx)},
+        iterators(), [&](OpBuilder &nb, Location nl, ValueRange args) {
           auto index = [&](int64_t dim) {
             return linalg::IndexOp::create(nb, nl, dim).getResult();
           };
@@ -174,19 +198,13 @@ struct Conv2dBackwardInputLowering : OpRewritePattern<Conv2dBackwardInputOp> {
               nb, nl,
               arith::AddFOp::create(nb, nl, args[1], product).getResult());
         });
-    if (options.library && element.isF32())
-      markLibrary(generic, op, "backward_data");
-    Value result = convertTensor(rewriter, loc, generic.getResult(0), element);
-    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
-    return success();
+    return finish(rewriter, op, generic, "backward_data");
   }
 };
 
-struct Conv2dBackwardWeightLowering : OpRewritePattern<Conv2dBackwardWeightOp> {
-  Conv2dBackwardWeightLowering(MLIRContext *ctx,
-                               const ConvolutionLowering &options)
-      : OpRewritePattern(ctx), options(options) {}
-  ConvolutionLowering options;
+struct Conv2dBackwardWeightLowering
+    : ConvGradientLowering<Conv2dBackwardWeightOp> {
+  using ConvGradientLowering::ConvGradientLowering;
 
   LogicalResult matchAndRewrite(Conv2dBackwardWeightOp op,
                                 PatternRewriter &rewriter) const override {
@@ -208,10 +226,6 @@ struct Conv2dBackwardWeightLowering : OpRewritePattern<Conv2dBackwardWeightOp> {
     AffineExpr d[7];
     bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
     AffineMap dyMap = AffineMap::get(7, 0, {d[4], d[0], d[5], d[6]}, ctx);
-    AffineMap outMap = AffineMap::get(7, 0, {d[0], d[1], d[2], d[3]}, ctx);
-    SmallVector<utils::IteratorType> iterators(4,
-                                               utils::IteratorType::parallel);
-    iterators.append(3, utils::IteratorType::reduction);
     SmallVector<OpFoldResult> outSizes = llvm::map_to_vector(
         resultType.getShape(),
         [&](int64_t s) -> OpFoldResult { return rewriter.getIndexAttr(s); });
@@ -233,7 +247,7 @@ struct Conv2dBackwardWeightLowering : OpRewritePattern<Conv2dBackwardWeightOp> {
                         tensor::DimOp::create(rewriter, loc, input, 3)};
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{accResult}, ValueRange{dy}, ValueRange{init},
-        ArrayRef<AffineMap>{dyMap, outMap}, iterators,
+        ArrayRef<AffineMap>{dyMap, outMap(ctx)}, iterators(),
         [&](OpBuilder &nb, Location nl, ValueRange args) {
           auto index = [&](int64_t dim) {
             return linalg::IndexOp::create(nb, nl, dim).getResult();
@@ -252,11 +266,7 @@ struct Conv2dBackwardWeightLowering : OpRewritePattern<Conv2dBackwardWeightOp> {
               nb, nl,
               arith::AddFOp::create(nb, nl, args[1], product).getResult());
         });
-    if (options.library && element.isF32())
-      markLibrary(generic, op, "backward_filter");
-    Value result = convertTensor(rewriter, loc, generic.getResult(0), element);
-    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
-    return success();
+    return finish(rewriter, op, generic, "backward_filter");
   }
 };
 
