@@ -66,6 +66,9 @@ void mlir::tgc::buildCpuGraphToLoopsPipeline(
   // value lands in an out buffer become that buffer).
   // Intermediate buffers become views of one arena per call; the small
   // per-iteration temporaries of a kernel go on the stack.
+  // Each reduction writes its own zero-filled accumulator (CSE merged
+  // them; bufferization would copy the shared one for all but one).
+  pm.addNestedPass<func::FuncOp>(createTgcCloneSharedFills());
   buildBufferizeAndPlanMemory(pm, /*checkedArenaSize=*/true);
   bufferization::PromoteBuffersToStackPassOptions stack;
   stack.maxAllocSizeInBytes = kMaxStackBufferBytes;
