@@ -278,19 +278,8 @@ Value buildLibraryConv(OpBuilder &b, Location loc, Operation *source,
         auto index = [&](int64_t dim) {
           return linalg::IndexOp::create(nb, nl, dim).getResult();
         };
-        auto constant = [&](int64_t v) {
-          return arith::ConstantIndexOp::create(nb, nl, v).getResult();
-        };
-        Value channel = index(4);
-        if (groups > 1)
-          channel = arith::AddIOp::create(
-              nb, nl,
-              arith::MulIOp::create(
-                  nb, nl,
-                  arith::DivUIOp::create(nb, nl, index(1),
-                                         constant(perGroupOut)),
-                  constant(perGroupIn)),
-              channel);
+        Value channel = groupChannel(nb, nl, index(1), perGroupOut, perGroupIn,
+                                     index(4), groups);
         Value v = readWindowElement(
             nb, nl, input, index(0), channel, {index(2), index(3)},
             {index(5), index(6)}, stride, dilation, padding, extents,

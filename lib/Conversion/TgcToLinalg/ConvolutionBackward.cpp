@@ -36,21 +36,6 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v).getResult();
 }
 
-/// The group's first channel of the other side: (`index` / `perGroup`) *
-/// `otherPerGroup` + `within`, or `within` with one group.
-Value groupChannel(OpBuilder &b, Location loc, Value index, int64_t perGroup,
-                   int64_t otherPerGroup, Value within, int64_t groups) {
-  if (groups == 1)
-    return within;
-  Value group =
-      arith::DivUIOp::create(b, loc, index, indexConstant(b, loc, perGroup));
-  return arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, group,
-                            indexConstant(b, loc, otherPerGroup)),
-      within);
-}
-
 /// Marks `generic` for cuDNN with `kind`, the window of `op`.
 template <typename OpT>
 void markLibrary(linalg::GenericOp generic, OpT op, StringRef kind) {
@@ -59,11 +44,6 @@ void markLibrary(linalg::GenericOp generic, OpT op, StringRef kind) {
                                           op.getPadding(), op.getDilation(),
                                           static_cast<int64_t>(op.getGroups()),
                                           op->hasAttr(kTf32AttrName), kind));
-}
-
-bool allStatic(ArrayRef<int64_t> sizes) {
-  return llvm::none_of(sizes,
-                       [](int64_t s) { return ShapedType::isDynamic(s); });
 }
 
 /// What both gradients' lowerings share: the options, the generic's
@@ -109,7 +89,7 @@ struct Conv2dBackwardInputLowering
     RankedTensorType resultType = op.getType();
     Type element = resultType.getElementType();
     Type accType = getAccumulatorType(element);
-    if (!allStatic(weightType.getShape()))
+    if (!weightType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic weight sizes");
     int64_t groups = static_cast<int64_t>(op.getGroups());
     int64_t og = weightType.getDimSize(0) / groups;
@@ -214,7 +194,7 @@ struct Conv2dBackwardWeightLowering
     RankedTensorType resultType = op.getType();
     Type element = resultType.getElementType();
     Type accType = getAccumulatorType(element);
-    if (!allStatic(resultType.getShape()))
+    if (!resultType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic channel counts");
     int64_t groups = static_cast<int64_t>(op.getGroups());
     int64_t og = resultType.getDimSize(0) / groups;

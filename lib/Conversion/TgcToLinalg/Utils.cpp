@@ -688,3 +688,17 @@ Value mlir::tgc::readWindowElement(OpBuilder &b, Location loc, Value input,
   return inside ? arith::SelectOp::create(b, loc, inside, v, outside).getResult()
                 : v;
 }
+
+Value mlir::tgc::groupChannel(OpBuilder &b, Location loc, Value index,
+                              int64_t perGroup, int64_t otherPerGroup,
+                              Value within, int64_t groups) {
+  if (groups == 1)
+    return within;
+  Value group = arith::DivUIOp::create(
+      b, loc, index, arith::ConstantIndexOp::create(b, loc, perGroup));
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc, group, arith::ConstantIndexOp::create(b, loc, otherPerGroup)),
+      within);
+}

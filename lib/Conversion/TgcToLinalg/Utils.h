@@ -223,6 +223,14 @@ Value readWindowElement(OpBuilder &b, Location loc, Value input, Value n,
                         ArrayRef<int64_t> padding, ArrayRef<Value> extents,
                         Value outside, bool checkUnpadded = true);
 
+/// A grouped convolution's channel on the other side of a loop's:
+/// (`index` / `perGroup`) * `otherPerGroup` + `within` (the group's first
+/// channel there, plus the position within it), or `within` with one
+/// group. The forward reads input channel (o / (O/G)) * C/G + c; the
+/// weight's gradient the same; index values.
+Value groupChannel(OpBuilder &b, Location loc, Value index, int64_t perGroup,
+                   int64_t otherPerGroup, Value within, int64_t groups);
+
 } // namespace mlir::tgc
 
 #endif // TGC_LIB_CONVERSION_TGCTOLINALG_UTILS_H
