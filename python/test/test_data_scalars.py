@@ -141,3 +141,24 @@ def test_bool_result_and_not():
     for v in ([1.0, 2.0], [-3.0, 1.0]):
         x = torch.tensor(v)
         assert c(x) is gm(x)
+
+
+def test_a_float_of_dynamic_sizes_stays_in_the_graph():
+    """A symbolic make_fx graph's batch norm scales its variance by
+    n / (n - 1), n = numel / C: a float of the sizes. TGC computes it in
+    the graph (one compile for every batch size), not as the traced call's
+    value with a guard on the size."""
+    def body(g, x):
+        n = g.call_function(operator.getitem, (g.call_function(getattr, (x, "shape")), 0))
+        ratio = g.call_function(operator.truediv, (n, g.call_function(operator.sub, (n, 1))))
+        half = g.call_function(operator.truediv, (n, 2))
+        return g.call_function(aten.add.Tensor, (g.call_function(aten.mul.Tensor, (x, ratio)),
+                                                 half))
+
+    gm = graph(body, 1)
+    c = tgc.fx.compile_graph_module(gm)
+    c.declared_dynamic = {0: {0}}
+    for b in (3, 5, 9):
+        x = torch.randn(b, 4)
+        assert_same(c(x), x * (b / (b - 1)) + b / 2, atol=1e-6)
+    assert tgc.explain(c).compiles == 1, str(tgc.explain(c))

@@ -143,6 +143,15 @@ def from_tensor(tr, t: torch.Tensor, value) -> DataScalar:
     return DataScalar(convert(tr, v, _DTYPES[kind]), kind, value)
 
 
+def from_size(tr, s) -> DataScalar:
+    """A symbolic size (a SymInt) as a number in the graph: where Python
+    makes a float of it (`numel / C`), which a SymInt would only give as
+    the traced call's value (a guard on it)."""
+    from ._ops.core import sym_tensor
+
+    return DataScalar(sym_tensor(tr, s.expr), int, s.hint)
+
+
 def operand(tr, x, dtype: torch.dtype) -> Value:
     """A DataScalar, a Python number or a SymInt as a 0-d value in `dtype`."""
     from ._ops.core import as_value

@@ -13,6 +13,7 @@ dynamic, with their ranges checked on every call.
 
 from __future__ import annotations
 
+import operator
 import types
 from typing import Dict, Optional, Set, Tuple
 
@@ -57,6 +58,15 @@ class _Recorder(torch.fx.Interpreter):
         from ._trace import _has_symint
 
         if has_data(args) or has_data(kwargs):
+            return self._call_with_data(target, args, kwargs)
+        if target in _FLOAT_OF_SIZES and not kwargs and _has_symint(args):
+            # A float computed from sizes (a symbolic make_fx graph's
+            # batch norm: numel / C, n / (n - 1)): a number in the graph
+            # (tgc._scalars), not the traced call's value and a guard.
+            from ._sym import SymInt
+
+            args = tuple(_scalars.from_size(self.tracer, a) if isinstance(a, SymInt) else a
+                         for a in args)
             return self._call_with_data(target, args, kwargs)
         if target in (int, float, bool) and len(args) == 1 and not kwargs and \
                 isinstance(args[0], torch.Tensor):
@@ -127,6 +137,11 @@ class _Recorder(torch.fx.Interpreter):
             # declared ranges itself on every call.
             return None
         return super().call_module(target, args, kwargs)
+
+
+# Python operations that make a float of sizes.
+_FLOAT_OF_SIZES = {operator.truediv, float} | (
+    {torch.sym_float} if hasattr(torch, "sym_float") else set())
 
 
 def _is_torch_builtin(target) -> bool:
