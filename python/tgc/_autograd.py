@@ -43,7 +43,9 @@ import torch
 import torch.fx
 
 from . import _state, _tracing
-from ._partition import partition, rebuild_saved, share_saved, tensor_meta
+from ._partition import partition, rebuild_saved, shape_key, share_saved, tensor_meta
+from ._symbolic import (Session, SizeEmitter, dims_text, is_symbolic, mask_key,
+                        symbolic_placeholders)
 from ._graph import Unsupported
 
 
@@ -56,10 +58,12 @@ def _functionalize(fn):
     return functionalize(fn)
 
 
-def make_fx(fn, decompositions=None):
+def make_fx(fn, decompositions=None, tracing_mode="real"):
     from torch.fx.experimental.proxy_tensor import make_fx as make
 
-    return make(fn, decompositions)
+    if tracing_mode == "real":
+        return make(fn, decompositions)
+    return make(fn, decompositions, tracing_mode=tracing_mode)
 
 
 def _reparametrize_module(module, tensors):
@@ -340,6 +344,21 @@ class TrainingSpec:
     # Saved tensors an output already holds (tgc._partition.share_saved):
     # not returned twice by the forward, rebuilt from the output.
     shared_saved: List[Tuple[int, int, Optional[Tuple[int, ...]]]] = field(default_factory=list)
+    # A dynamic specialization (tgc._symbolic): per flat input, its dims
+    # traced as symbols; the key with those sizes masked, and the guards
+    # the trace recorded on them. None: traced for the key's sizes.
+    dynamic: Optional[Dict[int, Set[int]]] = None
+    masked_key: Any = None
+    size_guards: Any = None
+    # The dims the dynamic trace was asked for but made static (where).
+    made_static: List[str] = field(default_factory=list)
+
+    def serves(self, key, flat) -> bool:
+        """Whether this specialization was traced for the call's key (its
+        dynamic sizes aside, when they pass the trace's guards)."""
+        if self.dynamic is None:
+            return self.key == key
+        return self.masked_key == mask_key(key, self.dynamic) and self.size_guards.hold(flat)
 
     def forward_inputs(self, flat) -> List[torch.Tensor]:
         if self.seed_device is None:
@@ -386,20 +405,31 @@ def without_tangents(bw: torch.fx.GraphModule, num_saved: int, missing: Tuple[in
     graph.output(graph.graph_copy(bw.graph, {}))
     gm = torch.fx.GraphModule(bw, graph)
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    present = [p for i, p in enumerate(placeholders) if i - num_saved not in missing]
     for i in missing:
         p = placeholders[num_saved + i]
         shape, dtype, device = metas[i]
+        # A dynamic trace's tangent has symbolic sizes (its example's are
+        # not this call's): the zeros take them from the other inputs.
+        val = p.meta.get("val")
+        exact = shape_key(p)
+        want = (exact if exact is not None else tuple(shape), dtype)
         for user in list(p.users):
             if user.op == "call_function" and user.target is torch.ops.aten.add.Tensor and \
                     len(user.args) == 2 and not user.kwargs:
                 other = user.args[1] if user.args[0] is p else user.args[0]
                 if isinstance(other, torch.fx.Node) and other is not p and \
-                        tensor_meta(other) == tensor_meta(user) == (tuple(shape), dtype):
+                        _exact_meta(other) == _exact_meta(user) == want:
                     user.replace_all_uses_with(other)
                     gm.graph.erase_node(user)
         if p.users:
-            with gm.graph.inserting_after(p):
-                zeros = gm.graph.call_function(torch.ops.aten.zeros.default, (list(shape),),
+            anchor = next(n for n in gm.graph.nodes if n.op != "placeholder")
+            with gm.graph.inserting_before(anchor):
+                size = list(shape)
+                if isinstance(val, torch.Tensor) and any(is_symbolic(d) for d in val.shape):
+                    emitter = SizeEmitter(gm.graph, present)
+                    size = [emitter.emit(d) for d in val.shape]
+                zeros = gm.graph.call_function(torch.ops.aten.zeros.default, (size,),
                                                {"dtype": dtype, "device": device})
             zeros.meta = dict(p.meta)
             p.replace_all_uses_with(zeros)
@@ -407,6 +437,12 @@ def without_tangents(bw: torch.fx.GraphModule, num_saved: int, missing: Tuple[in
     gm.graph.eliminate_dead_code()
     gm.recompile()
     return gm
+
+
+def _exact_meta(node: torch.fx.Node):
+    """(exact shape, dtype) of a node's tensor (tgc._partition.shape_key)."""
+    meta = tensor_meta(node)
+    return None if meta is None else (shape_key(node), meta[1])
 
 
 def _meta(t: torch.Tensor):
@@ -499,6 +535,11 @@ class Training:
         # The state the call's gradient check just found current (its
         # links checked once per call, not twice).
         self.fresh_state: Optional[State] = None
+        # Automatic dynamic (as the inference path's): per flat argument
+        # tensor, the dims whose size differed between specializations.
+        self.auto_dynamic: Dict[int, Set[int]] = {}
+        # Why a dynamic trace failed (the later ones are traced per size).
+        self.symbolic_failed: Optional[str] = None
 
     # -- what the call reads --------------------------------------------------
 
@@ -538,10 +579,10 @@ class Training:
         key = (keys, tuple(_meta(t) for t in flat), len(user), _state.autocast_state(),
                torch.get_default_dtype(), _state.hooks_version(),
                _state.tf32_flags() if any(t.is_cuda for t in flat) else None)
-        spec = self._lookup(key)
+        spec = self._lookup(key, flat)
         if spec is None:
             with owner._compile_lock:
-                spec = self._lookup(key)
+                spec = self._lookup(key, flat)
                 if spec is None:
                     try:
                         spec = self._new_spec(args, kwargs, user, keys, state, key)
@@ -557,11 +598,50 @@ class Training:
             _write_back([flat[i] for i in spec.mutated], list(results[n:]))
         return rebuild_output(spec.out_key, list(results[:n]))
 
-    def _lookup(self, key) -> Optional[TrainingSpec]:
+    def _lookup(self, key, flat) -> Optional[TrainingSpec]:
         for spec in reversed(self.specs):
-            if spec.key == key and spec.holds() is None:
+            if spec.serves(key, flat) and spec.holds() is None:
                 return spec
         return None
+
+    def _dynamic_dims(self, key, n_user: int) -> Optional[Dict[int, Set[int]]]:
+        """The flat inputs' dims to trace as symbols, or None for a trace
+        of the call's sizes: `dynamic=True`, every dim of the arguments;
+        by default, the arguments' dims whose size differs from an earlier
+        specialization's (the same key otherwise); never with
+        `dynamic=False`, on PyTorch 1.13, or after a dynamic trace failed."""
+        from . import _symbolic
+
+        owner = self.owner
+        metas = key[1]
+        if owner.dynamic is False or self.symbolic_failed is not None or \
+                not _symbolic.available():
+            return None
+        if owner.dynamic is True:
+            dims = {i: set(range(len(metas[i][0]))) for i in range(n_user)}
+        else:
+            for s in self.specs:
+                if s.key[0] != key[0] or s.key[2:] != key[2:]:
+                    continue
+                same = all(a[1:] == b[1:] and (i < n_user or a[0] == b[0])
+                           for i, (a, b) in enumerate(zip(s.key[1], metas)))
+                if not same or len(s.key[1]) != len(metas):
+                    continue
+                for i in range(n_user):
+                    old, new = s.key[1][i][0], metas[i][0]
+                    if len(old) == len(new):
+                        for d, (a, b) in enumerate(zip(old, new)):
+                            if a != b:
+                                self.auto_dynamic.setdefault(i, set()).add(d)
+            dims = {i: set(d) for i, d in self.auto_dynamic.items()}
+        for i, d in owner.declared_dynamic.items():
+            if i < n_user:
+                dims.setdefault(i, set()).update(d)
+        # Sizes 0 and 1 stay static (as PyTorch's symbolic shapes do).
+        dims = {i: {d for d in ds if d < len(metas[i][0]) and metas[i][0][d] > 1}
+                for i, ds in dims.items()}
+        dims = {i: ds for i, ds in dims.items() if ds}
+        return dims or None
 
     def _eager(self, reason: str, args, kwargs):
         owner = self.owner
@@ -592,6 +672,10 @@ class Training:
                     return ("the TF32 flags (torch.backends.cuda.matmul.allow_tf32, "
                             f"torch.backends.cudnn.allow_tf32) differ: {s.key[6]} when "
                             f"traced, {key[6]} now")
+                if s.dynamic is not None and s.masked_key == mask_key(key, s.dynamic):
+                    text = s.size_guards.text
+                    return "the sizes fail the dynamic trace's guards" + (
+                        f" ({text[:200]})" if text else "")
                 return "the inputs' shapes, dtypes, devices or requires_grad differ"
 
             failures = [f"training specialization {i}: " + (s.holds() or why(s))
@@ -609,20 +693,39 @@ class Training:
             _log("recompiles", reason)
         else:
             _log("recompiles", f"compiling {owner.name} for training (first call)")
-        spec = self._trace(args, kwargs, user, keys, state, key)
+        dynamic = self._dynamic_dims(key, len(user))
+        spec = None
+        if dynamic is not None:
+            from ._symbolic import SymbolicUnsupported
+
+            try:
+                spec = self._trace(args, kwargs, user, keys, state, key, dynamic)
+            except (SymbolicUnsupported, Eager) as e:
+                self.symbolic_failed = str(e)
+                reason = (f"{owner.name}: the training trace with dynamic sizes failed "
+                          f"({e}); tracing for these sizes (a recompile per size)")
+                owner.recompile_reasons.append(reason)
+                _log("recompiles", reason)
+        if spec is None:
+            spec = self._trace(args, kwargs, user, keys, state, key)
         self.specs.append(spec)
         return spec
 
     # -- tracing --------------------------------------------------------------
 
-    def _trace(self, args, kwargs, user, keys, state, key) -> TrainingSpec:
+    def _trace(self, args, kwargs, user, keys, state, key,
+               dynamic: Optional[Dict[int, Set[int]]] = None) -> TrainingSpec:
         from ._compile import _rng_state, _set_rng_state, unflatten
         from ._trace import user_frame
         from .fx import compile_graph_module
 
+        from ._symbolic import SymbolicUnsupported
+
         owner = self.owner
         start = time.perf_counter()
         n_user = len(user)
+        trace = make_fx if dynamic is None else functools.partial(
+            make_fx, tracing_mode="symbolic")
         flat = list(user) + list(state.tensors)
         # The trace runs the function for real on copies: its in-place
         # updates must not reach the caller's tensors or the module's.
@@ -672,31 +775,63 @@ class Training:
             n_out = len(probe) - len(flat)
             tangents = [torch.ones_like(o) for o, g in zip(probe[:n_out], out_info["grad"]) if g]
             del probe
+            grad_out = list(out_info["grad"])
+            out_key = out_info["key"]
             copies = [t.detach().clone().requires_grad_(t.requires_grad) for t in flat]
+            if dynamic is not None:
+                session = Session()
+                copies, tangents = session.trace_inputs(forward, copies, dynamic, out_info, n_out)
+                out_info["grad"] = grad_out
             with torch.enable_grad(), _tracing.tracing_through():
-                traced = make_fx(joint)(copies, tangents)
+                traced = trace(joint)(copies, tangents)
+        except SymbolicUnsupported:
+            raise
         except Exception as e:  # noqa: BLE001 - any failure of the trace
-            raise Eager(f"the joint forward-backward trace failed: {type(e).__name__}: {e}")
+            what = "the joint forward-backward trace" + (" with dynamic sizes" if dynamic else "")
+            if dynamic is not None:
+                raise SymbolicUnsupported(f"{what} failed: {type(e).__name__}: {e}")
+            raise Eager(f"{what} failed: {type(e).__name__}: {e}")
         finally:
             _state.stop_recording()
             _set_rng_state(rng)
         guards = list(recorder.reads.values()) + _state.function_value_guards(owner.fn)
-        grad_out = list(out_info["grad"])
-        out_key = out_info["key"]
 
         def rerun(primals, tangents):
             return torch.fx.Interpreter(traced).run(primals, tangents)
 
         try:
-            copies = [t.detach().clone().requires_grad_(t.requires_grad) for t in flat]
-            gm = make_fx(_functionalize(rerun), decompositions())(copies, tangents)
+            if dynamic is None:
+                copies = [t.detach().clone().requires_grad_(t.requires_grad) for t in flat]
+            gm = trace(_functionalize(rerun), decompositions())(copies, tangents)
         except Exception as e:  # noqa: BLE001
+            if dynamic is not None:
+                raise SymbolicUnsupported(
+                    f"functionalizing the dynamic joint graph failed: {type(e).__name__}: {e}")
             raise Eager(f"functionalizing the joint graph failed: {type(e).__name__}: {e}")
         finally:
             _set_rng_state(rng)
+        # What the trace decided on the sizes, before the partition reads
+        # them (its costs read example values only, but a guard it adds
+        # must not become one of the specialization's).
+        size_guards = None
+        if dynamic is not None:
+            kept = session.still_dynamic()
+            if not kept:
+                raise SymbolicUnsupported(
+                    "the trace made every dynamic size static (a decision that needed its "
+                    "number): " + "; ".join(session.lost))
+            if kept != dynamic:
+                from ._compile import _log
+
+                _log("recompiles", f"{owner.name}: the training trace made "
+                     f"{'; '.join(session.lost)} static; {dims_text(kept)} stay dynamic")
+                dynamic = kept
+            size_guards = session.guards()
         _check_constants(gm)
         try:
             fw, bw, mutated, num_saved = partition(gm, n_out, len(flat), len(tangents))
+        except SymbolicUnsupported:
+            raise
         except AssertionError as e:  # a graph the partition cannot split
             raise Eager(f"partitioning the joint graph failed: {e}")
         shared_saved = share_saved(fw, n_out, n_out + len(mutated))
@@ -714,6 +849,11 @@ class Training:
                                      options=owner.extra_options)
             c.name = f"{owner.name}_{what}"
             c.casts_traced = True  # make_fx recorded autocast's casts
+            if dynamic is not None:
+                # The graph's symbolic inputs stay symbolic in TGC's trace
+                # of it (one compile for every size the guards accept).
+                c.declared_dynamic = symbolic_placeholders(gm_part)
+                c.dynamic_islands = True
             if what == "forward":
                 # The saved tensors (after the outputs and the mutated
                 # inputs' values) share one block per dtype.
@@ -725,7 +865,9 @@ class Training:
             backward_graph=bw, make_backward=lambda g: compile_graph(g, "backward"),
             out_key=out_key, differentiable=grad_out, mutated=mutated,
             num_saved=num_saved, trace_ms=trace_ms, grad_deps=grad_deps,
-            seed_device=seed_device, shared_saved=shared_saved)
+            seed_device=seed_device, shared_saved=shared_saved,
+            dynamic=dynamic, masked_key=mask_key(key, dynamic) if dynamic else None,
+            size_guards=size_guards, made_static=list(session.lost) if dynamic else [])
         spec.function = _make_function(spec, owner.name)
         return spec
 
@@ -745,7 +887,11 @@ class Training:
                 f"training specialization {i} ({s.hits} calls): joint trace {s.trace_ms:.1f} ms, "
                 f"forward compile {ms:.1f} ms, backward compile {bw_text}; "
                 f"{s.num_saved} tensor(s) saved for backward"
-                + (f"; updates {len(s.mutated)} input(s) in place" if s.mutated else ""))
+                + (f"; updates {len(s.mutated)} input(s) in place" if s.mutated else "")
+                + (f"; dynamic dims {dims_text(s.dynamic)}" if s.dynamic else ""))
+            if s.dynamic and s.size_guards.text:
+                lines.append(f"  size guards: {s.size_guards.text}")
+            lines += [f"  made static by the trace: {m}" for m in s.made_static]
             for what, e in (("forward", fw), ("backward", bw)):
                 if e is None:
                     continue

@@ -205,6 +205,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         # Sizes of graph-break results that changed between calls
         # ((island, result) -> dims; see tgc._breaks).
         self.island_sizes = BreakSizes(all_dynamic=dynamic is True)
+        # Every size of a graph-break result dynamic from the first trace
+        # (a dynamic training graph's islands: their batch sizes change
+        # with the inputs', a recompile each otherwise).
+        self.dynamic_islands = False
         # One-element inputs read as numbers whose value changed: numbers
         # in the graph from then on, in FX graphs (tgc._scalars).
         self.data_inputs: Set[int] = set()
@@ -560,7 +564,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         start = time.perf_counter()
         module = self._module()
         breaks = None if self.fullgraph else self.island_sizes
-        self.island_sizes.all_dynamic = self.dynamic is True
+        self.island_sizes.all_dynamic = self.dynamic is True or self.dynamic_islands
         # The trace runs random operators for real: the generators' states
         # are put back, so that the compiled call (a graph break calling
         # torch.rand) draws what the eager call would have drawn.

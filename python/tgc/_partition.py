@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import torch
 import torch.fx
@@ -92,7 +92,9 @@ _STRIDED_VIEWS = {"aten::as_strided", "aten::_reshape_alias"}
 def _contiguous(node: torch.fx.Node) -> bool:
     val = node.meta.get("val")
     if isinstance(val, torch.Tensor):
-        return val.is_contiguous()
+        from . import _symbolic
+
+        return _symbolic.is_contiguous(val)
     meta = node.meta.get("tensor_meta")
     if meta is None or not hasattr(meta, "stride"):
         return False
@@ -149,14 +151,43 @@ def _fuses_into(node: torch.fx.Node, user: torch.fx.Node) -> bool:
 def tensor_meta(node: torch.fx.Node) -> Optional[Tuple[Tuple[int, ...], torch.dtype]]:
     """(shape, dtype) of the tensor a node computes, from its trace
     metadata (`val` on 2.x, `tensor_meta` on 1.13); None when it is not a
-    tensor (a tuple of results, a Python value) or unrecorded."""
+    tensor (a tuple of results, a Python value) or unrecorded. A symbolic
+    size (a dynamic trace, tgc._symbolic) is its example value: costs
+    only, never a guard."""
     val = node.meta.get("val")
     if isinstance(val, torch.Tensor):
-        return tuple(int(s) for s in val.shape), val.dtype
+        from ._symbolic import hint
+
+        return tuple(hint(s) for s in val.shape), val.dtype
     meta = node.meta.get("tensor_meta")
     if meta is not None and hasattr(meta, "shape") and hasattr(meta, "dtype"):
         return tuple(int(s) for s in meta.shape), meta.dtype
     return None
+
+
+def shape_key(node: torch.fx.Node) -> Optional[Tuple[Any, ...]]:
+    """The exact shape of the tensor a node computes: ints, and each
+    symbolic size as its expression (equal keys: equal for every size)."""
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        return tuple(s if isinstance(s, int) else str(s.node.expr) for s in val.shape)
+    meta = tensor_meta(node)
+    return None if meta is None else meta[0]
+
+
+def is_size_node(node: torch.fx.Node) -> bool:
+    """A node computing a symbolic size (sym_size, arithmetic on sizes) in
+    a dynamic trace: never saved, rebuilt in the backward from its inputs'
+    sizes (SizeEmitter)."""
+    from . import _symbolic
+
+    val = node.meta.get("val")
+    if _symbolic.is_symbolic(val):
+        return True
+    # A size arithmetic gave a number (a size the trace specialized).
+    return isinstance(val, (int, float, bool)) and node.op == "call_function" and (
+        getattr(node.target, "__module__", None) == "_operator" or
+        _op_name(node).startswith("aten::sym_"))
 
 
 def size_of(node: torch.fx.Node) -> Optional[int]:
@@ -171,27 +202,38 @@ def size_of(node: torch.fx.Node) -> Optional[int]:
 
 
 def _extract(joint: torch.fx.GraphModule, inputs: List[torch.fx.Node],
-             outputs: List[Optional[torch.fx.Node]]) -> torch.fx.GraphModule:
+             outputs: List[Optional[torch.fx.Node]],
+             rebuild_sizes: bool = False) -> torch.fx.GraphModule:
     """A graph with `inputs` as placeholders computing `outputs` (None
-    stays None) from the joint graph's nodes."""
+    stays None) from the joint graph's nodes. With `rebuild_sizes` (the
+    backward), a symbolic size is computed from the inputs' sizes
+    (tgc._symbolic.SizeEmitter), not from the forward nodes it was read
+    from."""
+    from . import _symbolic
+
     graph = torch.fx.Graph()
-    env: Dict[torch.fx.Node, torch.fx.Node] = {}
+    env: Dict[torch.fx.Node, Any] = {}
     for n in inputs:
         env[n] = graph.placeholder(n.name)
         env[n].meta = dict(n.meta)
+    sizes = _symbolic.SizeEmitter(graph, [env[n] for n in inputs]) if rebuild_sizes else None
     needed: Set[torch.fx.Node] = set()
     stack = [o for o in outputs if o is not None]
     while stack:
         n = stack.pop()
         if n in needed or n in env:
             continue
-        if n.op == "placeholder":
+        if n.op == "placeholder" and not (sizes is not None and is_size_node(n)):
             raise AssertionError(f"partition: {n.name} is needed but not an input")
         needed.add(n)
-        stack.extend(n.all_input_nodes)
+        if sizes is None or not is_size_node(n):
+            stack.extend(n.all_input_nodes)
     for n in joint.graph.nodes:
         if n in needed:
-            env[n] = graph.node_copy(n, lambda a: env[a])
+            if sizes is not None and is_size_node(n):
+                env[n] = sizes.emit(n.meta["val"])
+            else:
+                env[n] = graph.node_copy(n, lambda a: env[a])
     graph.output([env[o] if o is not None else None for o in outputs])
     graph.eliminate_dead_code()
     return torch.fx.GraphModule(joint, graph)
@@ -394,7 +436,9 @@ def _min_cut_saved(joint: torch.fx.GraphModule, primals: List[torch.fx.Node],
     source, sink = flow.node(), flow.node()
     ids: Dict[torch.fx.Node, Tuple[int, int]] = {}
     for n in nodes:
-        if n in backward and n.op != "output":
+        # (Sizes are not in the network: the backward reads them from its
+        # own inputs.)
+        if n in backward and n.op != "output" and not is_size_node(n):
             ids[n] = (flow.node(), flow.node())
     primal_set = set(primals)
     for n, (n_in, n_out) in ids.items():
@@ -426,7 +470,7 @@ def _default_saved(joint, primals, tangents, grads) -> List[torch.fx.Node]:
     saved: List[torch.fx.Node] = []
     seen: Set[torch.fx.Node] = set()
     for n in joint.graph.nodes:
-        if n not in backward or n in on_tangent:
+        if n not in backward or n in on_tangent or is_size_node(n):
             continue
         if not any(u in on_tangent and u in backward for u in n.users):
             continue
@@ -472,7 +516,8 @@ def partition(joint: torch.fx.GraphModule, num_outputs: int, num_inputs: int,
         saved = _default_saved(joint, primals, tangents, grad_nodes)
     forward = _extract(joint, primals, outs + [after[i] for i in mutated] + saved)
     backward_gm = _extract(joint, saved + tangents,
-                           [g if isinstance(g, torch.fx.Node) else None for g in grads])
+                           [g if isinstance(g, torch.fx.Node) else None for g in grads],
+                           rebuild_sizes=True)
     return forward, backward_gm, mutated, len(saved)
 
 
@@ -506,9 +551,9 @@ def share_saved(forward: torch.fx.GraphModule, num_outputs: int, num_first: int
                 for j, u in enumerate(user):
                     if isinstance(u, torch.fx.Node) and u.op == "call_function" and \
                             u.target in _RESHAPES and u.args and u.args[0] is s:
-                        meta = tensor_meta(s)
-                        if meta is not None:
-                            source = (j, meta[0])
+                        shape = _reshape_target(s)
+                        if shape is not None:
+                            source = (j, shape)
                             break
         if source is None:
             kept.append(s)
@@ -518,6 +563,20 @@ def share_saved(forward: torch.fx.GraphModule, num_outputs: int, num_first: int
         node.args = (tuple(kept),)
         forward.recompile()
     return shared
+
+
+def _reshape_target(node: torch.fx.Node) -> Optional[Tuple[int, ...]]:
+    """The shape an output is reshaped to to rebuild `node` from it: its
+    sizes, with -1 for its one symbolic size (None with more: the shape
+    differs per call)."""
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        symbolic = [d for d, s in enumerate(val.shape) if not isinstance(s, int)]
+        if len(symbolic) > 1:
+            return None
+        return tuple(-1 if d in symbolic else s for d, s in enumerate(val.shape))
+    meta = tensor_meta(node)
+    return None if meta is None else meta[0]
 
 
 def rebuild_saved(shared, user: List[torch.Tensor], saved: List[torch.Tensor]
