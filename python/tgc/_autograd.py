@@ -44,8 +44,9 @@ import torch.fx
 
 from . import _state, _tracing
 from ._partition import partition, rebuild_saved, shape_key, share_saved, tensor_meta
-from ._symbolic import (Session, SizeEmitter, dims_text, is_symbolic, mask_key,
-                        symbolic_placeholders)
+from ._symbolic import (Session, SizeEmitter, SymbolicUnsupported, dims_text, is_symbolic,
+                        mask_key, symbolic_placeholders)
+from ._symbolic import available as symbolic_available
 from ._graph import Unsupported
 
 
@@ -610,12 +611,10 @@ class Training:
         by default, the arguments' dims whose size differs from an earlier
         specialization's (the same key otherwise); never with
         `dynamic=False`, on PyTorch 1.13, or after a dynamic trace failed."""
-        from . import _symbolic
-
         owner = self.owner
         metas = key[1]
         if owner.dynamic is False or self.symbolic_failed is not None or \
-                not _symbolic.available():
+                not symbolic_available():
             return None
         if owner.dynamic is True:
             dims = {i: set(range(len(metas[i][0]))) for i in range(n_user)}
@@ -696,8 +695,6 @@ class Training:
         dynamic = self._dynamic_dims(key, len(user))
         spec = None
         if dynamic is not None:
-            from ._symbolic import SymbolicUnsupported
-
             try:
                 spec = self._trace(args, kwargs, user, keys, state, key, dynamic)
             except (SymbolicUnsupported, Eager) as e:
@@ -718,8 +715,6 @@ class Training:
         from ._compile import _rng_state, _set_rng_state, unflatten
         from ._trace import user_frame
         from .fx import compile_graph_module
-
-        from ._symbolic import SymbolicUnsupported
 
         owner = self.owner
         start = time.perf_counter()
