@@ -21,7 +21,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from . import _autograd, _cache, _capi, _check, _names, _native_path, _profile, _state, _tracing
+from . import (_autograd, _cache, _capi, _check, _names, _native_path, _profile, _state,
+               _tracing, _watch)
 from ._breaks import BreakMiss, BreakSizes, run_island
 from ._explain import Explanation
 from ._specialized import Specialized
@@ -651,7 +652,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         opts += [_cache.compile_options(), self.extra_options, extra]
         options = " ".join(o for o in opts if o)
         try:
-            compiled = _capi.Compiled(text, entry, options)
+            with _watch.slow_compile(text, entry, options):
+                compiled = _capi.Compiled(text, entry, options)
             compiled.tf32 = _state.tf32_record(compiled.code("tf32").split(), tf32)
             _cache.note(compiled, entry, _log)
             return compiled

@@ -1,0 +1,73 @@
+"""A compile that runs long warns and leaves a reproducer (tgc._watch)."""
+
+import os
+import subprocess
+import time
+import warnings
+
+import pytest
+import torch
+
+import tgc
+from tgc import _watch
+
+GRAPH = """func.func @f(%arg0: tensor<?x4xf32> loc("x")) -> tensor<?x4xf32> {
+  %0 = tgc.add %arg0, %arg0 : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+"""
+
+
+def test_a_slow_compile_warns_once_with_its_reproducer(tmp_path, monkeypatch):
+    monkeypatch.setenv("TGC_SLOW_COMPILE_DIR", str(tmp_path))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with _watch.slow_compile(GRAPH, "f", "device=cpu example=0:6x4", limit=0.05):
+            time.sleep(0.5)
+    messages = [str(w.message) for w in caught if "has taken more than" in str(w.message)]
+    assert len(messages) == 1, messages
+    (folder,) = tmp_path.iterdir()
+    assert str(folder) in messages[0]
+    assert (folder / "graph.mlir").read_text() == GRAPH
+    assert "example=0:6x4" in (folder / "options.txt").read_text()
+    script = (folder / "repro.sh").read_text()
+    assert "tgc-run graph.mlir --entry f --device cpu --shape 0=6x4" in script
+    build = os.environ.get("TGC_BUILD_DIR")
+    tool = os.path.join(build, "bin", "tgc-run") if build else None
+    if tool and os.path.exists(tool):
+        # The reproducer compiles (and on the CPU runs) the same graph.
+        env = dict(os.environ, PATH=os.path.dirname(tool) + os.pathsep + os.environ["PATH"])
+        done = subprocess.run(["sh", str(folder / "repro.sh")], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_fast_compile_says_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("TGC_SLOW_COMPILE_DIR", str(tmp_path))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with _watch.slow_compile(GRAPH, "f", "device=cpu", limit=30):
+            pass
+        time.sleep(0.1)
+    assert not [w for w in caught if "has taken more than" in str(w.message)]
+    assert not list(tmp_path.iterdir())
+
+
+def test_tgc_compile_is_watched(tmp_path, monkeypatch):
+    """The compiles of tgc.compile go through the watch: with a limit of 0
+    even a normal one reports (the disk cache off, so that it compiles)."""
+    monkeypatch.setenv("TGC_SLOW_COMPILE_DIR", str(tmp_path))
+    monkeypatch.setenv("TGC_SLOW_COMPILE_S", "0")
+    monkeypatch.setenv("TGC_CACHE", "0")
+    c = tgc.compile(lambda x: (x * 3).sin())
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        x = torch.randn(5, 3)
+        torch.testing.assert_close(c(x), (x * 3).sin())
+    deadline = time.time() + 5
+    while not list(tmp_path.iterdir()) and time.time() < deadline:
+        time.sleep(0.05)
+    folders = list(tmp_path.iterdir())
+    if not folders:
+        pytest.skip("the compile finished before the timer thread ran")
+    assert "sin" in (folders[0] / "graph.mlir").read_text()
