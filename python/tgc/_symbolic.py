@@ -1,4 +1,4 @@
-"""Dynamic sizes in training traces (docs/training.md#sizes).
+"""Dynamic sizes in training traces (docs/training.md, "Dynamic batch sizes").
 
 A training specialization of ``tgc.compile`` (tgc._autograd) is traced by
 ``make_fx``. With PyTorch's symbolic shapes (2.x) the trace runs on fake
@@ -183,15 +183,22 @@ class Session:
 def _frames() -> str:
     """Where a size was made static: the innermost frames of the model's
     code (not PyTorch's, not TGC's), and the PyTorch function it called."""
+    import os
     import traceback
 
+    # (By package directory: a model's own files may lie under a folder
+    # named torch, as site-packages in /opt/torch/.venv do.)
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    tgc_dir = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frames = traceback.extract_stack()[:-2]
-    mine = [f for f in frames if "/torch/" not in f.filename and "/tgc/" not in f.filename]
-    torch_frames = [f for f in frames if "/torch/" in f.filename]
+    mine = [f for f in frames
+            if not os.path.abspath(f.filename).startswith((torch_dir, tgc_dir))]
+    torch_frames = [f for f in frames if os.path.abspath(f.filename).startswith(torch_dir)]
     shown = [f"{f.filename}:{f.lineno} ({f.name})" for f in mine[-3:]]
     if torch_frames:
         f = torch_frames[-1]
-        shown.append(f"torch/{f.filename.split('/torch/', 1)[1]}:{f.lineno} ({f.name})")
+        shown.append(f"torch/{os.path.abspath(f.filename)[len(torch_dir):]}:{f.lineno} "
+                     f"({f.name})")
     return " < ".join(reversed(shown))
 
 
