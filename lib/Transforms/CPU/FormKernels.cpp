@@ -1,6 +1,7 @@
 //===- FormKernels.cpp - one parallel loop nest per fusion group ----------===//
 
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+#include "tgc/Transforms/Fills.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -95,24 +96,6 @@ bool hasEmptyLoop(Operation *op) {
          llvm::any_of(op->getResultTypes(), empty);
 }
 
-/// A fill: a generic over parallel dims that yields its one scalar input.
-bool isFill(Operation *op) {
-  if (isa<linalg::FillOp>(op))
-    return true;
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops())
-    return false;
-  Value in = generic.getDpsInputOperand(0)->get();
-  if (isa<ShapedType>(in.getType()) &&
-      cast<ShapedType>(in.getType()).getRank() != 0)
-    return false;
-  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
-  return yield.getNumOperands() == 1 &&
-         yield.getOperand(0) == generic.getBody()->getArgument(0);
-}
-
 /// The destination of a tiled root (its `shared_outs` init) is often a fill
 /// (the zero accumulator of a matmul, the -inf of a max): a whole pass over
 /// the output before the kernel. Each iteration reads the slice it owns, so
@@ -123,7 +106,7 @@ void fuseDestinationFills(scf::ForallOp loop) {
   for (auto [init, arg] :
        llvm::zip(loop.getOutputsMutable(), loop.getRegionIterArgs())) {
     Operation *fill = init.get().getDefiningOp();
-    if (!fill || !isFill(fill) || !fill->hasOneUse())
+    if (!fill || !isScalarFill(fill) || !fill->hasOneUse())
       continue;
     SmallVector<tensor::ExtractSliceOp> slices;
     bool onlySlices = llvm::all_of(arg.getUsers(), [&](Operation *user) {

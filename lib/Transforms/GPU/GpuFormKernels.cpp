@@ -63,7 +63,7 @@ LogicalResult emitKernel(KernelContext &ctx, ArrayRef<linalg::GenericOp> ops,
       tree = matchTree(*reduction, ctx.target);
     size_t at = reduction - ops.begin();
     if (!tree || at > 1 ||
-        (at == 1 && !(isFill(first) && fillCovered(first, *reduction))))
+        (at == 1 && !(isScalarFill(first) && fillCovered(first, *reduction))))
       return first.emitOpError()
              << "is in tree kernel " << strategy.getKernel()
              << ", which is not a fill, a tree reduction and its epilogues";

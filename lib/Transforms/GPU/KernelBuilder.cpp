@@ -35,23 +35,8 @@ void gpu_kernels::sinkStores(Block *body) {
     store->moveBefore(end);
 }
 
-/// A generic that writes one scalar (an input that is not a shaped value,
-/// or a rank-0 one) to every element of its output.
-bool gpu_kernels::isFill(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      !isAllParallel(op))
-    return false;
-  Value in = op.getDpsInputOperand(0)->get();
-  if (auto shaped = dyn_cast<ShapedType>(in.getType()))
-    if (shaped.getRank() != 0)
-      return false;
-  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
-  return yield.getNumOperands() == 1 &&
-         yield.getOperand(0) == op.getBody()->getArgument(0);
-}
-
 bool gpu_kernels::isZeroFill(linalg::GenericOp op) {
-  if (!isFill(op))
+  if (!isScalarFill(op))
     return false;
   Attribute value;
   if (!matchPattern(op.getDpsInputOperand(0)->get(), m_Constant(&value)))

@@ -14,6 +14,7 @@
 
 #include "GpuTarget.h"
 #include "tgc/Dialect/TgcGpu/IR/TgcGpuDialect.h"
+#include "tgc/Transforms/Fills.h"
 #include "tgc/Transforms/LoopExtents.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -64,10 +65,7 @@ struct KernelContext {
 /// chunks commute.
 void sinkStores(Block *body);
 
-/// A generic that writes one scalar (an input that is not a shaped value,
-/// or a rank-0 one) to every element of its output.
-bool isFill(linalg::GenericOp op);
-
+/// A fill (tgc::isScalarFill) of +0.
 bool isZeroFill(linalg::GenericOp op);
 
 /// The value of a splat constant tensor (a scalar such as softmax's

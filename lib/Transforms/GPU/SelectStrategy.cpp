@@ -622,7 +622,7 @@ struct TgcGpuSelectStrategyPass
         // two-stage tree.
         size_t at = i;
         std::optional<Tree> tree;
-        if (i + 1 < ops.size() && isFill(ops[i]) &&
+        if (i + 1 < ops.size() && isScalarFill(ops[i]) &&
             (tree = matchTree(ops[i + 1], target)) &&
             fillCovered(ops[i], ops[i + 1]))
           ++at;

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "tgc/Transforms/Fills.h"
 
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCCLONESHAREDFILLS
@@ -25,31 +26,22 @@ using namespace mlir::tgc;
 
 namespace {
 
-/// A fill: linalg.fill, or its generalized form (a linalg.generic of
-/// parallel loops whose body only yields a scalar input or a value from
-/// outside), writing a tensor.empty.
+/// A fill (tgc::isScalarFill, or a generic of parallel loops that yields a
+/// value from outside its body) writing a tensor.empty.
 bool isFill(Operation *op) {
   auto dps = dyn_cast<DestinationStyleOpInterface>(op);
   if (!dps || op->getNumResults() != 1 || dps.getNumDpsInits() != 1 ||
       !dps.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>())
     return false;
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return fill.hasPureTensorSemantics();
+  if (isScalarFill(op))
+    return true;
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || !generic.hasPureTensorSemantics() ||
-      generic.getNumParallelLoops() != generic.getNumLoops() ||
-      llvm::any_of(generic.getDpsInputs(),
-                   [](Value v) { return isa<ShapedType>(v.getType()); }))
+  if (!generic || generic.getNumDpsInputs() != 0 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
     return false;
   Block *body = generic.getBody();
-  if (body->getOperations().size() != 1)
-    return false;
   Value yielded = body->getTerminator()->getOperand(0);
-  auto arg = dyn_cast<BlockArgument>(yielded);
-  if (!arg)
-    return yielded.getParentBlock() != body;
-  return arg.getOwner() == body &&
-         arg.getArgNumber() < unsigned(generic.getNumDpsInputs());
+  return body->getOperations().size() == 1 && yielded.getParentBlock() != body;
 }
 
 struct TgcCloneSharedFillsPass
