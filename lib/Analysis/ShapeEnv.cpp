@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <map>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::tgc;
@@ -108,6 +109,14 @@ struct Poly {
       }
     return r;
   }
+  /// The greatest common divisor of the coefficients and the constant (0
+  /// for the zero polynomial).
+  int64_t content() const {
+    int64_t g = std::abs(constant);
+    for (auto &[m, c] : terms)
+      g = std::gcd(g, std::abs(c));
+    return g;
+  }
   /// Whether every coefficient and the constant are divisible by d.
   bool divisibleBy(int64_t d) const {
     if (constant % d)
@@ -193,6 +202,22 @@ public:
             p.terms[m] = coeff / c;
           p.constant = lhs.constant / c;
           return p;
+        }
+        // A factor common to the dividend and the divisor cancels (the
+        // dividend over it is an integer): (s * 256) floordiv 16384 is
+        // s floordiv 64, and (s * 256) mod 16384 is (s mod 64) * 256. One
+        // form per quotient is what lets a reshape's sizes compare equal.
+        if (int64_t h = std::gcd(lhs.content(), c); c > 0 && h > 1) {
+          Poly reduced;
+          for (auto &[m, coeff] : lhs.terms)
+            reduced.terms[m] = coeff / h;
+          reduced.constant = lhs.constant / h;
+          AffineExpr l = fromPoly(reduced);
+          AffineExpr r = getAffineConstantExpr(c / h, env.getContext());
+          if (e.getKind() == AffineExprKind::Mod)
+            return toPoly(l % r).scaled(h);
+          return toPoly(e.getKind() == AffineExprKind::FloorDiv ? l.floorDiv(r)
+                                                                : l.ceilDiv(r));
         }
       }
       AffineExpr l = fromPoly(lhs), r = fromPoly(rhs);
@@ -619,6 +644,66 @@ static std::optional<unsigned> loneSymbol(const ShapeEnv &env, AffineExpr e) {
   return s.getPosition();
 }
 
+std::optional<std::pair<unsigned, AffineExpr>> ShapeEnv::solveEquality(
+    AffineExpr lhs, AffineExpr rhs,
+    llvm::function_ref<bool(unsigned, AffineExpr)> dependsOn) const {
+  PolyBuilder builder(*this, substitutions);
+  Poly d = builder.toPoly(lhs);
+  d += builder.toPoly(rhs).scaled(-1);
+  // An exact quotient is a multiple: with s divisible by m (a recorded or
+  // implied fact), c * (s floordiv m) == 0 is c * s == 0 after multiplying
+  // the equation by m. A reshape's `s1 * 256 floordiv 16384 == s0` (the
+  // batch recovered from rows of 64) becomes `s1 == s0 * 64`.
+  for (unsigned round = 0; round < 4; ++round) {
+    std::optional<std::pair<Monomial, int64_t>> exact;
+    unsigned sym = 0;
+    int64_t m = 0;
+    for (auto &[mono, coeff] : d.terms) {
+      if (mono.size() != 1)
+        continue;
+      auto div = dyn_cast<AffineBinaryOpExpr>(mono.front().expr);
+      if (!div || div.getKind() != AffineExprKind::FloorDiv)
+        continue;
+      std::optional<unsigned> s = loneSymbol(*this, div.getLHS());
+      auto divisor = dyn_cast<AffineConstantExpr>(div.getRHS());
+      if (!s || !divisor || divisor.getValue() <= 1 ||
+          decide(ConstraintKind::divisible, div.getLHS(), div.getRHS()) !=
+              Truth::True)
+        continue;
+      exact = {mono, coeff};
+      sym = *s;
+      m = divisor.getValue();
+      break;
+    }
+    if (!exact)
+      break;
+    Poly scaled = d.scaled(m);
+    scaled.terms.erase(exact->first);
+    scaled += builder.toPoly(symbol(sym)).scaled(exact->second);
+    d = scaled;
+  }
+  if (int64_t g = d.content(); g > 1) {
+    for (auto &[mono, coeff] : d.terms)
+      coeff /= g;
+    d.constant /= g;
+  }
+  // A symbol with coefficient +-1: the latest one is replaced.
+  std::optional<std::pair<unsigned, AffineExpr>> best;
+  for (auto &[mono, coeff] : d.terms) {
+    if (mono.size() != 1 || (coeff != 1 && coeff != -1))
+      continue;
+    std::optional<unsigned> s = loneSymbol(*this, mono.front().expr);
+    if (!s || (best && best->first > *s))
+      continue;
+    Poly rest = d;
+    rest.terms.erase(mono);
+    AffineExpr by = builder.fromPoly(rest.scaled(-coeff));
+    if (!dependsOn(*s, by))
+      best = {*s, canonicalize(by)};
+  }
+  return best;
+}
+
 Truth ShapeEnv::require(SizeConstraint c) {
   Truth t = decide(c);
   if (t != Truth::Unknown)
@@ -701,6 +786,13 @@ Truth ShapeEnv::require(SizeConstraint c) {
   } else if (rs && !dependsOn(*rs, lhs)) {
     replaced = *rs;
     by = lhs;
+  }
+  if (!replaced && !ls && !rs) {
+    if (std::optional<std::pair<unsigned, AffineExpr>> solved =
+            solveEquality(lhs, rhs, dependsOn)) {
+      replaced = solved->first;
+      by = solved->second;
+    }
   }
   if (!replaced)
     return Truth::Unknown;

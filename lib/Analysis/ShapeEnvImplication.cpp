@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tgc;
@@ -207,10 +208,17 @@ public:
       row[numColumns] = l.constant;
       return row;
     };
+    // Each row once: the range facts of symbols replaced by the same
+    // expression (forty batch sizes all equal to `s11 floordiv 64`) are the
+    // same row many times, and the integer test's cost grows with the rows.
+    std::set<SmallVector<int64_t>> seenRows;
     for (const Linear &l : inequalities)
-      rel.addInequality(dense(l));
+      if (SmallVector<int64_t> row = dense(l); seenRows.insert(row).second)
+        rel.addInequality(row);
+    seenRows.clear();
     for (const Linear &l : equalities)
-      rel.addEquality(dense(l));
+      if (SmallVector<int64_t> row = dense(l); seenRows.insert(row).second)
+        rel.addEquality(row);
     // isEmpty() is a cheap sufficient test; isIntegerEmpty() is exact.
     return rel.isEmpty() || rel.isIntegerEmpty();
   }

@@ -79,12 +79,13 @@ func.func @overlap(%x: memref<100xf32>) -> memref<100xf32> {
 // of s0 elements cannot take the slot of the first 4-element one (s0 may
 // exceed 4), so it gets its own; the second 4-element buffer reuses slot 0.
 // CHECK-LABEL: func.func @sizes
-// CHECK-SAME: arena_bytes = affine_map<()[s0] -> (((s0 * 4) ceildiv 64) * 64 + 64)>
+// (s0 * 4 bytes rounded up to 64: the common factor 4 cancels.)
+// CHECK-SAME: arena_bytes = affine_map<()[s0] -> ((s0 ceildiv 16) * 64 + 64)>
 // CHECK-SAME: slots = 2 : i64
 // CHECK: %[[V0:.*]] = memref.view %{{.*}}[%[[Z:.*]]][] : memref<?xi8> to memref<4xf32>
 // CHECK: memref.view %{{.*}}[%c64{{.*}}][%{{.*}}] : memref<?xi8> to memref<?xf32>
 // CHECK: memref.view %{{.*}}[%[[Z]]][] : memref<?xi8> to memref<4xf32>
-// expected-remark @+1 {{tgc-plan-memory: 3 intermediate buffers in 2 slots; arena arg0_dim0 * 4 ceildiv 64 * 64 + 64 bytes}}
+// expected-remark @+1 {{tgc-plan-memory: 3 intermediate buffers in 2 slots; arena arg0_dim0 ceildiv 16 * 64 + 64 bytes}}
 func.func @sizes(%x: memref<?xf32>, %o: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %d = memref.dim %x, %c0 : memref<?xf32>

@@ -202,3 +202,126 @@ TEST_F(ShapeEnvTest, ImplicationIsSoundOnRandomConstraints) {
   }
   EXPECT_GT(claimed, 10); // the test exercises real implications
 }
+
+TEST_F(ShapeEnvTest, CommonFactorsOfQuotientsCancel) {
+  AffineExpr s0 = sym("s0"), s1 = sym("s1");
+  EXPECT_EQ(env.str(env.canonicalize((s0 * 256).floorDiv(16384))),
+            "s0 floordiv 64");
+  EXPECT_EQ(env.str(env.canonicalize((s0 * 4).ceilDiv(64))), "s0 ceildiv 16");
+  EXPECT_TRUE(env.isEqual((s0 * 256) % 16384, (s0 % 64) * 256));
+  EXPECT_TRUE(env.isEqual((s0 * 6 + s1 * 4).floorDiv(10),
+                          (s0 * 3 + s1 * 2).floorDiv(5)));
+  // The same value for every size, negative ones included.
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 200; ++iter) {
+    int64_t k = rng() % 12 + 1, d = rng() % 40 + 1, a = rng() % 5;
+    AffineExpr num = s0 * k + s1 * (k * a) + c(k * (rng() % 7));
+    for (AffineExpr e : {num.floorDiv(d), num.ceilDiv(d), num % d}) {
+      AffineExpr canon = env.canonicalize(e);
+      for (int64_t x = -20; x <= 20; ++x)
+        for (int64_t y : {-3, 0, 5})
+          ASSERT_EQ(env.evaluate(e, {x, y}), env.evaluate(canon, {x, y}))
+              << env.str(e) << " vs " << env.str(canon) << " at " << x << ", "
+              << y;
+    }
+  }
+}
+
+TEST_F(ShapeEnvTest, EqualitiesOfExpressionsSolveForASymbol) {
+  AffineExpr s0 = sym("s0"), s1 = sym("s1"), s2 = sym("s2"), s3 = sym("s3");
+  // Common factors: s1 * 64 == s0 * 64 is s1 == s0.
+  EXPECT_EQ(env.require(con(ConstraintKind::eq, s1 * 64, s0 * 64)),
+            Truth::Unknown);
+  EXPECT_TRUE(env.isEqual(s1, s0));
+  // Exact quotients: with s2 and s3 multiples of 64, s3 / 64 == s2 / 64 is
+  // s3 == s2 (a reshape's batch recovered from rows of 64, twice).
+  EXPECT_EQ(env.require(con(ConstraintKind::divisible, s2 * 256, c(16384))),
+            Truth::Unknown);
+  EXPECT_EQ(env.require(con(ConstraintKind::divisible, s3, c(64))),
+            Truth::Unknown);
+  EXPECT_EQ(env.require(con(ConstraintKind::eq, (s3 * 256).floorDiv(16384),
+                            s2.floorDiv(64))),
+            Truth::Unknown);
+  EXPECT_TRUE(env.isEqual(s3, s2));
+  EXPECT_EQ(env.decide(ConstraintKind::eq, s3 * 2, s2 * 2), Truth::True);
+  // Without the divisibility the quotients' equality fixes neither size.
+  ShapeEnv other(&ctx);
+  SymbolInfo info;
+  info.range = {2, std::nullopt};
+  info.name = "a";
+  AffineExpr a = other.addSymbol(info);
+  info.name = "b";
+  AffineExpr b = other.addSymbol(info);
+  EXPECT_EQ(other.require(con(ConstraintKind::eq, a.floorDiv(64),
+                              b.floorDiv(64))),
+            Truth::Unknown);
+  EXPECT_FALSE(other.isEqual(a, b));
+}
+
+TEST_F(ShapeEnvTest, SubstitutionsAreSoundOnRandomRequirements) {
+  // Random requirements over three small sizes; after each, every value of
+  // the sizes that satisfies all requirements so far gives each expression
+  // the value of its canonical form (the substitutions in force), and every
+  // constraint decided true holds there.
+  std::mt19937 rng(99);
+  int substituted = 0, claims = 0;
+  for (int round = 0; round < 40; ++round) {
+    ShapeEnv e(&ctx);
+    SmallVector<AffineExpr> s;
+    for (int i = 0; i < 3; ++i) {
+      SymbolInfo info;
+      info.name = "s" + std::to_string(i);
+      info.range = {0, 40};
+      s.push_back(e.addSymbol(info));
+    }
+    auto expr = [&]() -> AffineExpr {
+      AffineExpr x = s[rng() % 3], y = s[rng() % 3];
+      int64_t k = rng() % 4 + 1;
+      switch (rng() % 5) {
+      case 0:
+        return x;
+      case 1:
+        return x * k;
+      case 2:
+        return (x * k).floorDiv(static_cast<int64_t>(k * (rng() % 3 + 1)));
+      case 3:
+        return x * k + y;
+      default:
+        return x.floorDiv(static_cast<int64_t>(rng() % 3 + 2)) * k;
+      }
+    };
+    SmallVector<SizeConstraint> required;
+    for (int step = 0; step < 4; ++step) {
+      SizeConstraint r =
+          rng() % 3 ? con(ConstraintKind::eq, expr(), expr())
+                    : con(ConstraintKind::divisible, s[rng() % 3],
+                          c(static_cast<int64_t>(rng() % 3 + 2)));
+      if (e.require(r) == Truth::False)
+        continue;
+      required.push_back(r);
+      SmallVector<AffineExpr> probes = {expr(), expr(), expr()};
+      SizeConstraint claim = con(ConstraintKind::eq, expr(), expr());
+      bool claimed = e.decide(claim) == Truth::True;
+      claims += claimed;
+      for (int64_t x = 0; x <= 40; ++x)
+        for (int64_t y = 0; y <= 40; y += 3)
+          for (int64_t z = 0; z <= 40; z += 5) {
+            SmallVector<int64_t> v = {x, y, z};
+            if (!llvm::all_of(required, [&](auto &q) {
+                  return e.evaluate(q, v).value_or(false);
+                }))
+              continue;
+            for (AffineExpr p : probes)
+              ASSERT_EQ(e.evaluate(p, v), e.evaluate(e.canonicalize(p), v))
+                  << e.str(p) << " at " << x << ", " << y << ", " << z;
+            if (claimed)
+              ASSERT_EQ(e.evaluate(claim, v), true)
+                  << "claimed " << e.str(claim);
+          }
+    }
+    substituted += e.getSubstitutedSymbols().size();
+  }
+  // The test exercises substitutions and decided equalities.
+  EXPECT_GT(substituted, 30);
+  EXPECT_GT(claims, 10);
+}

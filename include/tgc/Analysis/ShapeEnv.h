@@ -28,6 +28,7 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -186,6 +187,14 @@ public:
   std::string str(const SizeConstraint &c) const;
 
 private:
+  /// For an equality neither side of which is a lone symbol: a symbol it
+  /// determines (coefficient +-1 after common factors are divided out and
+  /// exact quotients multiplied out) and its value, unless that value
+  /// depends on the symbol.
+  std::optional<std::pair<unsigned, AffineExpr>>
+  solveEquality(AffineExpr lhs, AffineExpr rhs,
+                llvm::function_ref<bool(unsigned, AffineExpr)> dependsOn) const;
+
   MLIRContext *ctx;
   SmallVector<SymbolInfo> symbols;
   SmallVector<SizeConstraint> constraints;
