@@ -56,3 +56,68 @@ tgc_guard.guard_set for @g {
   tgc_guard.range %s0 in [0, inf] reason "nothing"
   tgc_guard.rank arg 0 is 1 reason "rank"
 }
+
+// -----
+
+func.func private @h(tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+
+// Inputs that share the batch size: guards are taken divisibility first,
+// then equalities, then ranges, each against the guards kept before it
+// with the equalities made substitutions (p1, p2, p3 become s0). So
+// `p3 >= 3` follows from `p3 == s0` and `s0 >= 3`, and of the ranges on
+// the batch size only one is kept.
+// CHECK-LABEL: tgc_guard.guard_set for @h
+// CHECK-NEXT: %[[S0:.*]] = tgc_sym.symbol "s0"
+// CHECK-NEXT: %[[P1:.*]] = tgc_sym.symbol "p1"
+// CHECK-NEXT: %[[P2:.*]] = tgc_sym.symbol "p2"
+// CHECK-NEXT: %[[P3:.*]] = tgc_sym.symbol "p3"
+// CHECK-NEXT: tgc_guard.range %[[S0]] in [3, inf] reason "batch"
+// CHECK-NEXT: tgc_guard.relation eq [%[[P1]], %[[S0]]] reason "arg 1"
+// CHECK-NEXT: tgc_guard.relation eq [%[[P2]], %[[S0]]] reason "arg 2"
+// CHECK-NEXT: tgc_guard.relation eq [%[[P3]], %[[S0]]] reason "arg 3"
+// CHECK-NEXT: }
+tgc_guard.guard_set for @h {
+  %s0 = tgc_sym.symbol "s0" range [0, inf] from arg 0 dim 0
+  %p1 = tgc_sym.symbol "p1" range [0, inf] from arg 1 dim 0
+  %p2 = tgc_sym.symbol "p2" range [0, inf] from arg 2 dim 0
+  %p3 = tgc_sym.symbol "p3" range [0, inf] from arg 3 dim 0
+  tgc_guard.range %s0 in [3, inf] reason "batch"
+  tgc_guard.range %p2 in [3, inf] reason "batch of arg 2"
+  tgc_guard.relation eq [%p1, %s0] reason "arg 1"
+  tgc_guard.relation eq [%p2, %s0] reason "arg 2"
+  tgc_guard.relation eq [%p3, %s0] reason "arg 3"
+  tgc_guard.relation ge [%p3, 3] reason "implied"
+}
+
+// -----
+
+func.func private @k(tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+
+// A dynamic backward's sizes: rows of 64 (s0, s1) and the batch (s2). With
+// s1 known to be a multiple of 64, `s1 floordiv 64 == s0 floordiv 64` makes
+// s1 equal to s0, so s1's range is implied by s0's; s2's is not (s2 >= 2
+// needs s0 >= 128).
+// CHECK-LABEL: tgc_guard.guard_set for @k
+// CHECK: tgc_guard.range %{{.*}} in [2, inf] reason "rows"
+// CHECK-NEXT: tgc_guard.range %{{.*}} in [2, inf] reason "batch"
+// CHECK-NEXT: tgc_guard.relation divisible
+// CHECK-SAME: reason "reshape 0"
+// CHECK-NEXT: tgc_guard.relation divisible
+// CHECK-SAME: reason "reshape 1"
+// CHECK-NEXT: tgc_guard.relation eq
+// CHECK-SAME: reason "batch of rows"
+// CHECK-NEXT: tgc_guard.relation eq
+// CHECK-SAME: reason "same rows"
+// CHECK-NEXT: }
+tgc_guard.guard_set for @k {
+  %s0 = tgc_sym.symbol "s0" range [0, inf] from arg 0 dim 0
+  %s1 = tgc_sym.symbol "s1" range [0, inf] from arg 1 dim 0
+  %s2 = tgc_sym.symbol "s2" range [0, inf] from arg 2 dim 0
+  tgc_guard.range %s0 in [2, inf] reason "rows"
+  tgc_guard.range %s1 in [2, inf] reason "rows of arg 1"
+  tgc_guard.range %s2 in [2, inf] reason "batch"
+  tgc_guard.relation divisible [%s0 * 256, 16384] reason "reshape 0"
+  tgc_guard.relation divisible [%s1 * 256, 16384] reason "reshape 1"
+  tgc_guard.relation eq [%s2, %s0 floordiv 64] reason "batch of rows"
+  tgc_guard.relation eq [%s1 floordiv 64, %s0 floordiv 64] reason "same rows"
+}
