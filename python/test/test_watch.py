@@ -22,7 +22,8 @@ def test_a_slow_compile_warns_once_with_its_reproducer(tmp_path, monkeypatch):
     monkeypatch.setenv("TGC_SLOW_COMPILE_DIR", str(tmp_path))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with _watch.slow_compile(GRAPH, "f", "device=cpu example=0:6x4", limit=0.05):
+        with _watch.slow_compile(GRAPH, "f", "device=cpu duck=0 zero-one=1 example=0:6x4",
+                                 limit=0.05):
             time.sleep(0.5)
     messages = [str(w.message) for w in caught if "has taken more than" in str(w.message)]
     assert len(messages) == 1, messages
@@ -31,7 +32,9 @@ def test_a_slow_compile_warns_once_with_its_reproducer(tmp_path, monkeypatch):
     assert (folder / "graph.mlir").read_text() == GRAPH
     assert "example=0:6x4" in (folder / "options.txt").read_text()
     script = (folder / "repro.sh").read_text()
-    assert "tgc-run graph.mlir --entry f --device cpu --shape 0=6x4" in script
+    # The options that change what is compiled carry over as tgc-run's flags.
+    assert ("tgc-run graph.mlir --entry f --device cpu --duck-sizing=0 "
+            "--specialize-zero-one=1 --shape 0=6x4") in script
     build = os.environ.get("TGC_BUILD_DIR")
     tool = os.path.join(build, "bin", "tgc-run") if build else None
     if tool and os.path.exists(tool):
@@ -40,6 +43,16 @@ def test_a_slow_compile_warns_once_with_its_reproducer(tmp_path, monkeypatch):
         done = subprocess.run(["sh", str(folder / "repro.sh")], env=env, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_reproducer_flags_follow_the_options():
+    """Each compile option that changes the compiled program maps to the
+    tgc-run flag that sets it (GPU ones included); cache options do not."""
+    flags = _watch._run_flags("device=cuda duck=0 tf32-matmuls=1 tf32-convolutions=0 "
+                              "cudnn-convolutions=1 fuse=0 decompose=1 cache-dir=/tmp/x "
+                              "example=0:2x3")
+    assert flags == ["--duck-sizing=0", "--gpu-tf32-matmuls=1", "--gpu-tf32-convolutions=0",
+                     "--gpu-cudnn-convolutions=1", "--no-fuse"]
 
 
 def test_a_fast_compile_says_nothing(tmp_path, monkeypatch):

@@ -33,6 +33,39 @@ def limit_s() -> float:
         return 60.0
 
 
+# The compile options (lib/CAPI's key=value words) that change what is
+# compiled, as tgc-run's flags: without them the reproducer compiles
+# another program (duck sizing on, say, where the compile had it off).
+_FLAGS = {"duck": "--duck-sizing", "zero-one": "--specialize-zero-one",
+          "policy": "--policy", "tf32-matmuls": "--gpu-tf32-matmuls",
+          "tf32-convolutions": "--gpu-tf32-convolutions",
+          "cudnn-convolutions": "--gpu-cudnn-convolutions",
+          "cuda-graphs": "--cuda-graphs", "approximate-math": "--approximate-math",
+          "vector-math": "--vector-math", "direct-convolutions": "--direct-convolutions",
+          "openmp": "--openmp", "block-size": "--gpu-block-size",
+          "max-blocks": "--gpu-max-blocks", "row-block-size": "--gpu-row-block-size",
+          "long-row-block-size": "--gpu-long-row-block-size",
+          "row-registers": "--gpu-row-registers", "gemm-epilogues": "--gpu-gemm-epilogues",
+          "vectorize": "--gpu-vectorize", "exact-division": "--gpu-exact-division",
+          "dedup-kernels": "--gpu-dedup-kernels", "chip": "--gpu-chip"}
+
+
+def _run_flags(options: str) -> list:
+    """tgc-run flags for the options of a compile (``fuse=0`` and
+    ``decompose=0`` are flags of their own; cache and library options
+    change nothing compiled)."""
+    flags = []
+    for word in options.split():
+        key, _, value = word.partition("=")
+        if key in _FLAGS:
+            flags.append(f"{_FLAGS[key]}={value}")
+        elif key == "fuse" and value in ("0", "false"):
+            flags.append("--no-fuse")
+        elif key == "decompose" and value in ("0", "false"):
+            flags.append("--no-decompose")
+    return flags
+
+
 def write_reproducer(text: str, entry: str, options: str) -> str:
     """The folder holding graph.mlir, options.txt and repro.sh."""
     root = os.environ.get("TGC_SLOW_COMPILE_DIR") or None
@@ -50,6 +83,7 @@ def write_reproducer(text: str, entry: str, options: str) -> str:
     # it compiles and runs once on random inputs.)
     args = ["tgc-run", "graph.mlir", "--entry", entry, "--device", device] + (
         ["--compile-only", "--profile"] if device == "cuda" else [])
+    args += _run_flags(options)
     for m in re.finditer(r"\bexample=(\d+):([0-9x]+)", options):
         args += ["--shape", f"{m.group(1)}={m.group(2)}"]
     with open(os.path.join(where, "repro.sh"), "w") as f:
