@@ -96,3 +96,17 @@ def test_concat_inputs_written_in_place(device):
         return torch.cat([x.exp(), y, x], dim=0) * 3
 
     check(with_argument, torch.randn(3, 4, device=device), torch.randn(2, 4, device=device))
+
+
+def test_slice_scatter_over_all_of_a_dynamic_size_is_its_source():
+    """slice_backward of x[:, :] (a training backward) over a dynamic batch
+    size: the source is the result, no graph break."""
+    def f(x, y):
+        return torch.slice_scatter(x, y * 2, dim=0, start=0, end=None, step=1) + 1
+
+    c = tgc.compile(f, dynamic=True)
+    for n in (3, 5):
+        x, y = torch.randn(n, 4), torch.randn(n, 4)
+        torch.testing.assert_close(c(x, y), f(x, y))
+    e = tgc.explain(c)
+    assert e.compiles == 1 and not e.graph_breaks, str(e)

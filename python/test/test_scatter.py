@@ -155,3 +155,22 @@ def test_scatters_on_the_gpu():
     hs = torch.randn(3, 40, dtype=torch.float16)
     check(lambda b, i, s: b.scatter_add(1, i, s), h.to(d), idx.clamp(max=7).to(d), hs.to(d),
           rtol=1e-2, atol=1e-2)
+
+
+def test_index_put_values_and_index_of_independent_dynamic_sizes():
+    """A training backward's embedding gradient: the indices and the
+    values are inputs of their own, each with a dynamic batch size. They
+    are guarded equal (PyTorch needs them so) instead of a graph break; a
+    call where they differ is PyTorch's error, not a write out of bounds."""
+    def put(b, i, s):
+        return b.index_put((i,), s, accumulate=True)
+
+    c = tgc.compile(put, dynamic=True)
+    for n in (3, 7, 12):
+        b, s = torch.randn(10, 4), torch.randn(n, 4)
+        i = torch.randint(0, 10, (n,))
+        torch.testing.assert_close(c(b, i, s), put(b, i, s))
+    e = tgc.explain(c)
+    assert e.compiles == 1 and not e.graph_breaks, str(e)
+    with pytest.raises(Exception, match="shape mismatch|must match|broadcast"):
+        c(torch.randn(10, 4), torch.randint(0, 10, (5,)), torch.randn(6, 4))

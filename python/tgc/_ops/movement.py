@@ -5,7 +5,8 @@ parts and the source concatenated), ``diag_embed`` (a select of the
 padded input under a constant diagonal mask), ``x[index] = value`` (the
 same concatenation per indexed dim), ``Tensor.unfold`` (a gather of the
 windows). Along static sizes; a dynamic one is
-an Unsupported call (a graph break)."""
+an Unsupported call (a graph break), but for a ``slice_scatter`` over all
+of it."""
 
 from __future__ import annotations
 
@@ -112,6 +113,17 @@ def _scatter_into(tr, base: Value, src: Value, d: int, lo: int, hi: int) -> Valu
     return _concat_values(tr, parts, d, base)
 
 
+def _whole(size: Dyn, start, end) -> bool:
+    """Whether [start:end] is all of a dimension of dynamic `size`."""
+    from .._sym import SymInt
+
+    if isinstance(start, SymInt) or start not in (None, 0):
+        return False
+    if end is None or (isinstance(end, int) and not isinstance(end, SymInt) and end >= 2**62):
+        return True
+    return isinstance(end, SymInt) and size.expr is not None and end.expr == size.expr
+
+
 @op("slice_scatter")
 def _slice_scatter(tr, real, x, src, dim=0, start=None, end=None, step=1):
     """x with src written over x[start:end] along dim (step 1)."""
@@ -121,6 +133,10 @@ def _slice_scatter(tr, real, x, src, dim=0, start=None, end=None, step=1):
     d = norm_dim(int(dim), v.rank)
     if int(step) != 1:
         raise Unsupported("slice_scatter with a step")
+    if isinstance(v.shape[d], Dyn) and _whole(v.shape[d], start, end):
+        # The whole of a dynamic dim (a training backward's slice_backward
+        # of x[:, :]): src is the result.
+        return convert(tr, tval(tr, src), v.dtype)
     n = _static_size(v, d, "slice_scatter")
     lo, hi, _ = slice(start, end, 1).indices(n)
     hi = max(lo, hi)

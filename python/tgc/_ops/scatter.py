@@ -84,6 +84,17 @@ def _index_add(tr, real, x, dim, index, source, alpha=1):
     return _scatter_any_rank(tr, v, i, s, d)
 
 
+def _guard_equal(tr, a: Dyn, b: Dyn) -> bool:
+    """Whether two dynamic sizes are equal in the traced call, guarded to
+    stay so (False when the graph does not know one as a function of the
+    input sizes, or they differ)."""
+    from .._sym import SymInt
+
+    if a.expr is None or b.expr is None or a.value != b.value:
+        return False
+    return bool(SymInt(tr, a.expr, a.value) == SymInt(tr, b.expr, b.value))
+
+
 def _broadcast_to(tr, v: Value, shape: List[Any]) -> Value:
     """`v` expanded to `shape` (PyTorch's broadcasting: sizes of 1 stretch,
     leading dims are added)."""
@@ -95,7 +106,14 @@ def _broadcast_to(tr, v: Value, shape: List[Any]) -> Value:
         src = v.shape[k - lead] if k >= lead else None
         if isinstance(n, Dyn) and src is not n:
             if isinstance(src, Dyn):
-                raise Unsupported("index_put values whose dynamic size differs from the index's")
+                # Two dynamic sizes the graph computes differently (a
+                # training backward's gradient and its saved indices, each
+                # an input of its own): PyTorch needs them equal (a dynamic
+                # size is not 1), which the call's guards now check.
+                if not _guard_equal(tr, src, n):
+                    raise Unsupported("index_put values whose dynamic size differs from the "
+                                      "index's")
+                continue
             operands.append(tr.index_of(n))
     rt = format_type(v.dtype, shape)
     ops = f" [{', '.join(operands)}]" if operands else ""
