@@ -7,6 +7,7 @@ cProfile of the forward calls. The model is utils/bench/training.py's
 python3 utils/device/train_host.py [gpt2|resnet18]"""
 
 import cProfile
+import os
 import pstats
 import sys
 import time
@@ -21,7 +22,7 @@ import training  # noqa: E402
 
 
 def main():
-    name = sys.argv[1] if len(sys.argv) > 1 else "gpt2"
+    name = model_name = sys.argv[1] if len(sys.argv) > 1 else "gpt2"
     model, data, loss_of = training._model(name, "cuda", 0)
     model = model.cuda().train()
     data = tuple(d.cuda() for d in data)
@@ -48,6 +49,34 @@ def main():
             loss.backward()
             torch.cuda.synchronize()
     print("native phases (us per call):", {k: round(v, 1) for k, v in ph.items()})
+    # The forward call alone (its host time before the first kernel is
+    # what the device waits for at a step's start), and the lead itself:
+    # from the call's start to its first kernel's start, on CUDA events.
+    fwd = {}
+    for _ in range(10):
+        torch.cuda.synchronize()
+        with _native_path.phase_profile() as ph:
+            loss = loss_of(c, *data)
+        for k, v in ph.items():
+            fwd[k] = fwd.get(k, 0) + v / 10
+        loss.backward()
+        torch.cuda.synchronize()
+    print("forward call's native phases (us):", {k: round(v, 1) for k, v in fwd.items()})
+    leads = []
+    for _ in range(10):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        start = torch.cuda.Event(enable_timing=True)
+        start.record()
+        loss = loss_of(c, *data)
+        t1 = time.perf_counter()
+        end = torch.cuda.Event(enable_timing=True)
+        end.record()
+        loss.backward()
+        torch.cuda.synchronize()
+        leads.append(((t1 - t0) * 1e3, start.elapsed_time(end)))
+    leads.sort()
+    print(f"forward: host {leads[5][0]:.2f} ms, device (events around it) {leads[5][1]:.2f} ms")
     # The forward call alone, after a synchronize: its host time, and the
     # CUDA API calls it makes (a synchronous one shows its wait).
     spec = c._training.specs[0]
@@ -62,6 +91,8 @@ def main():
             loss.backward()
             torch.cuda.synchronize()
     print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25))
+    if os.environ.get("OUT"):
+        prof.export_chrome_trace(os.path.join(os.environ["OUT"], f"train_host_{model_name}.json"))
     prof = cProfile.Profile()
     for _ in range(10):
         prof.enable()
