@@ -677,6 +677,14 @@ std::optional<std::pair<unsigned, AffineExpr>> ShapeEnv::solveEquality(
     }
     if (!exact)
       break;
+    // (Coefficients that would overflow: no solution rather than a wrong
+    // one.)
+    int64_t unused;
+    if (__builtin_mul_overflow(d.constant, m, &unused) ||
+        llvm::any_of(d.terms, [&](auto &term) {
+          return __builtin_mul_overflow(term.second, m, &unused);
+        }))
+      return std::nullopt;
     Poly scaled = d.scaled(m);
     scaled.terms.erase(exact->first);
     scaled += builder.toPoly(symbol(sym)).scaled(exact->second);
