@@ -156,10 +156,11 @@ struct TgcSimplifyGuardsPass
           parent[root(j)] = root(i);
     }
     DenseMap<Operation *, SmallVector<SizeConstraint>> constraints;
+    DenseMap<Operation *, SmallVector<unsigned>> symbolsUsed;
     DenseMap<Operation *, int64_t> component; // -1: no symbol
     for (Operation *g : sizeGuards) {
       SmallVector<SizeConstraint> own = constraintsOfGuard(g, ir);
-      SmallVector<unsigned> used;
+      SmallVector<unsigned> &used = symbolsUsed[g];
       for (const SizeConstraint &c : own) {
         symbolsOf(c.lhs, used);
         symbolsOf(c.rhs, used);
@@ -170,11 +171,7 @@ struct TgcSimplifyGuardsPass
       constraints[g] = std::move(own);
     }
     for (Operation *g : sizeGuards) {
-      SmallVector<unsigned> used;
-      for (const SizeConstraint &c : constraints[g]) {
-        symbolsOf(c.lhs, used);
-        symbolsOf(c.rhs, used);
-      }
+      const SmallVector<unsigned> &used = symbolsUsed[g];
       component[g] = used.empty() || used.front() >= parent.size()
                          ? -1
                          : static_cast<int64_t>(root(used.front()));
@@ -213,10 +210,7 @@ struct TgcSimplifyGuardsPass
       // (a concat of 3,000 inputs has 3,000 components).
       SmallVector<unsigned> own;
       for (Operation *g : guards)
-        for (const SizeConstraint &c : constraints[g]) {
-          symbolsOf(c.lhs, own);
-          symbolsOf(c.rhs, own);
-        }
+        llvm::append_range(own, symbolsUsed[g]);
       for (size_t i = 0; i < own.size(); ++i) // min/max operands too
         if (own[i] < env.getNumSymbols())
           for (AffineExpr operand : env.getSymbol(own[i]).operands)
