@@ -84,3 +84,28 @@ def test_tgc_compile_is_watched(tmp_path, monkeypatch):
     if not folders:
         pytest.skip("the compile finished before the timer thread ran")
     assert "sin" in (folders[0] / "graph.mlir").read_text()
+
+
+def test_every_compile_option_is_mapped_or_named_irrelevant():
+    """The C API's option keys (lib/CAPI/CompilerCAPI.cpp's parser) against
+    the reproducer's mapping: a new option must get a tgc-run flag or be
+    named here as changing nothing compiled (else the reproducer would
+    silently compile another program)."""
+    import re
+    source = os.path.join(os.path.dirname(__file__), "..", "..", "lib", "CAPI", "CompilerCAPI.cpp")
+    if not os.path.exists(source):
+        pytest.skip("no source tree")
+    text = open(source).read()
+    parser = text[text.index("bool parseOptions("):text.index("/// The options the CPU and GPU")]
+    keys = set(re.findall(r'\{"([a-z0-9-]+)", &o\.', parser)) | \
+        set(re.findall(r'key == "([a-z0-9-]+)"', parser))
+    assert len(keys) > 20, keys
+    handled = set(_watch._FLAGS) | {"fuse", "decompose"}
+    # device and example are passed on their own; the rest change nothing
+    # the passes see.
+    irrelevant = {"device", "example", "keep-code", "ptx-only", "cache-dir", "cache-max-mb",
+                  "shared-libs"}
+    # LLVM's optimization level: tgc-run has no flag for it, and tgc.compile
+    # never sets it.
+    no_flag = {"opt-level"}
+    assert keys - handled - irrelevant - no_flag == set()
