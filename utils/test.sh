@@ -167,7 +167,10 @@ main() {
     log "Running pytest (python3 -m pytest python/test)"
     start=$(now_us)
     local py_status=0
-    TGC_BUILD_DIR=${build_dir} "${PYTHON}" -m pytest python/test -p no:cacheprovider \
+    # Every compile verifies its IR after each pass, as tgc-opt does in the
+    # lit tests (a compile from Python verifies once per pass pipeline).
+    TGC_VERIFY_EACH=${TGC_VERIFY_EACH:-1} TGC_BUILD_DIR=${build_dir} \
+      "${PYTHON}" -m pytest python/test -p no:cacheprovider \
       --junitxml="${tmp_dir}/pytest.xml" || py_status=$?
     print_elapsed "pytest" "${start}"
     if [[ ${py_status} -eq 5 ]]; then # collected no tests

@@ -7,6 +7,7 @@
 #include "tgc/Compiler/CpuJit.h"
 
 #include "tgc/Compiler/CompileReport.h"
+#include "tgc/Compiler/Verification.h"
 
 #include "tgc/Compiler/CompilerUtils.h"
 
@@ -356,7 +357,8 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
                      {"tgc-to-linalg", "kernels"},
                      {"tgc-unshare-inits", "bufferize"},
                      {"scf-forall-to-parallel", "loops"}});
-  if (failed(frontend.run(*module))) {
+  bool verifyEach = resolveVerifyEachPass(options.verifyEachPass);
+  if (failed(runVerified(frontend, *module, verifyEach, "frontend"))) {
     error = "compilation failed:\n" + diagnostics.text;
     return nullptr;
   }
@@ -367,7 +369,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
     if (name && name.getValue().starts_with("tgc_guard_"))
       op.moveBefore(guardSymbols->getBody(), guardSymbols->getBody()->end());
   }
-  if (failed(toLoops.run(*module))) {
+  if (failed(runVerified(toLoops, *module, verifyEach, "graph-to-loops"))) {
     error = "compilation failed:\n" + diagnostics.text;
     return nullptr;
   }
@@ -413,7 +415,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   buildCpuLoopsToLLVMPipeline(toLLVM);
   if (options.configurePassManager)
     options.configurePassManager(toLLVM);
-  if (failed(toLLVM.run(*module))) {
+  if (failed(runVerified(toLLVM, *module, verifyEach, "loops-to-LLVM"))) {
     error = "lowering to LLVM failed:\n" + diagnostics.text;
     return nullptr;
   }

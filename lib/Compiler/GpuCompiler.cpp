@@ -9,6 +9,7 @@
 
 #include "tgc/Compiler/CompileReport.h"
 #include "tgc/Compiler/CompilerUtils.h"
+#include "tgc/Compiler/Verification.h"
 #include "tgc/Pipelines/Pipelines.h"
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
 
@@ -81,7 +82,8 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
                      {"tgc-unshare-inits", "bufferize"},
                      {"tgc-gpu-select-strategy", "kernels"},
                      {"expand-strided-metadata", "to NVVM"}});
-  if (failed(pm.run(*module))) {
+  if (failed(runVerified(
+          pm, *module, resolveVerifyEachPass(options.verifyEachPass), "GPU"))) {
     error = "compilation failed:\n" + diagnostics.text;
     return failure();
   }

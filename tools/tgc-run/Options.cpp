@@ -94,6 +94,11 @@ cl::opt<bool> tgc_run::noFuse("no-fuse", cl::desc("Disable fusion"),
 cl::opt<bool> tgc_run::noDecompose(
     "no-decompose", cl::desc("Keep composites as they are (no tgc-decompose)"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> tgc_run::verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every pass, not once per pass pipeline "
+             "(also TGC_VERIFY_EACH=1)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> tgc_run::openmp("openmp",
                               cl::desc("CPU: run parallel loops with OpenMP"),
                               withDefault(true), cl::cat(category));

@@ -56,6 +56,7 @@ extern cl::opt<double> rtolOpt;
 extern cl::opt<double> atolOpt;
 extern cl::opt<bool> noFuse;
 extern cl::opt<bool> noDecompose;
+extern cl::opt<bool> verifyEach;
 extern cl::opt<bool> openmp;
 extern cl::opt<bool> approxMath;
 extern cl::opt<bool> directConvolutions;

@@ -156,6 +156,7 @@ void setFrontendOptions(FrontendCompileOptions &options,
   options.duckSizing = duckSizing;
   options.fuse = !noFuse;
   options.decompose = !noDecompose;
+  options.verifyEachPass = verifyEach;
   options.configurePassManager = [&passManagers](PassManager &pm) {
     passManagers.configure(pm);
   };

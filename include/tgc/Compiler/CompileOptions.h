@@ -26,6 +26,9 @@ struct FrontendCompileOptions {
   bool fuse = true;
   /// Composites rewritten into primitives (tgc-decompose).
   bool decompose = true;
+  /// Verify the IR after every pass, not once per pipeline
+  /// (tgc/Compiler/Verification.h; TGC_VERIFY_EACH=1 turns it on too).
+  bool verifyEachPass = false;
   /// Called on each PassManager the compiler builds, before it runs: tgc-run
   /// applies MLIR's command-line options there (--mlir-print-ir-after-all,
   /// --mlir-timing, ...). Errors are the callback's to report.
