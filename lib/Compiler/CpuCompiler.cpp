@@ -424,7 +424,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
        llvm::make_early_inc_range(guardSymbols->getBody()->getOperations()))
     op.moveBefore(module->getBody(), module->getBody()->end());
 
-  phases.begin("LLVM JIT");
+  phases.begin("LLVM IR");
   DialectRegistry registry;
   registerAllToLLVMIRTranslations(registry);
   ctx->appendDialectRegistry(registry);
@@ -447,6 +447,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   // Objects compiled in parts on threads (tgc/Compiler/CpuJit.h), linked in a
   // JIT of this function's own, as a cached artifact's are.
   std::vector<std::string> objects;
+  phases.begin("LLVM JIT");
   if (llvm::Error e = compileToObjects(
           std::move(llvmModule), resolveCompileThreads(options.compileThreads),
           options.optLevel, options.vectorMath, objects))
@@ -455,6 +456,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   // `perf inject --jit` (each kernel function named in `perf report`);
   // only on request, since thousands of compiles pile them up in /tmp.
   const char *perfJit = std::getenv("TGC_PERF_JIT");
+  phases.begin("link");
   if (!result->link(std::move(objects), options.sharedLibs, options.openmp,
                     perfJit && std::strcmp(perfJit, "0") != 0,
                     options.keepObject, error))
