@@ -121,6 +121,13 @@ void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
     if (name.starts_with("_mlir_") && name != keep && f.use_empty() &&
         module.getFunction(name.drop_front(6)))
       unused.push_back(&f);
+    // Glue, not kernels: the guard function's checks and branches, the C
+    // interface's allocations and calls (the entry inlined into it) and
+    // its packed wrapper. Fast code generation, unless one holds a loop
+    // (compileToObjects).
+    if (name.starts_with("tgc_guard_") || name == keep ||
+        name == "_mlir_ciface_" + symbol.str())
+      f.addFnAttr(kFastCodegen);
   }
   for (llvm::Function *f : unused)
     f->eraseFromParent();

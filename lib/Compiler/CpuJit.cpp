@@ -11,6 +11,7 @@
 #include "tgc/Compiler/HostOptimizer.h"
 
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/JITEventListener.h"
@@ -19,6 +20,7 @@
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/IR/CFG.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -79,11 +81,12 @@ void initializeHostTarget() {
 
 /// The host's target machine, as the JIT's (one per thread: code
 /// generation is not shared).
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>> hostMachine() {
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+hostMachine(llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive) {
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return builder.takeError();
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  builder->setCodeGenOptLevel(level);
   return builder->createTargetMachine();
 }
 
@@ -138,17 +141,26 @@ size_t cost(llvm::Function &f) {
   return f.getInstructionCount() * (loops ? 8 : 1);
 }
 
+/// Whether `f` has a loop: such a function is a kernel, or holds one, and
+/// is optimized whatever it is marked.
+bool hasLoops(llvm::Function &f) {
+  llvm::DominatorTree dominators(f);
+  llvm::LoopInfo loops(dominators);
+  return !loops.empty();
+}
+
 /// Parts of the module's functions, by index (part 0 also defines every
 /// global variable). Local functions whose address is taken (OpenMP's
 /// outlined bodies) stay with the functions that take it; local functions
 /// only called directly (the kernels) may go anywhere.
 std::vector<std::vector<llvm::Function *>>
-partitionFunctions(llvm::Module &module, unsigned parts) {
+partitionFunctions(llvm::Module &module, unsigned parts,
+                   const llvm::SmallPtrSetImpl<llvm::Function *> &skip) {
   llvm::EquivalenceClasses<llvm::Function *> together;
   llvm::DenseMap<llvm::Function *, size_t> size;
   llvm::SmallPtrSet<llvm::Function *, 4> pinned; // used outside functions
   for (llvm::Function &f : module) {
-    if (f.isDeclaration())
+    if (f.isDeclaration() || skip.contains(&f))
       continue;
     together.insert(&f);
     size[&f] = cost(f);
@@ -171,7 +183,7 @@ partitionFunctions(llvm::Module &module, unsigned parts) {
   std::vector<Class> classes;
   llvm::DenseMap<llvm::Function *, size_t> classOf;
   for (llvm::Function &f : module) {
-    if (f.isDeclaration())
+    if (f.isDeclaration() || skip.contains(&f))
       continue;
     llvm::Function *leader = together.getLeaderValue(&f);
     auto [it, added] = classOf.try_emplace(leader, classes.size());
@@ -203,12 +215,16 @@ partitionFunctions(llvm::Module &module, unsigned parts) {
   return out;
 }
 
-/// Optimizes `module` and emits it as an object.
+/// Optimizes `module` and emits it as an object; `fast`: at most -O1 and
+/// LLVM's fast instruction selection (kFastCodegen).
 llvm::Error emitObject(llvm::Module &module, unsigned optLevel, bool vectorMath,
-                       std::string &object) {
-  auto machine = hostMachine();
+                       bool fast, std::string &object) {
+  auto machine = hostMachine(fast ? llvm::CodeGenOptLevel::None
+                                  : llvm::CodeGenOptLevel::Aggressive);
   if (!machine)
     return machine.takeError();
+  if (fast)
+    optLevel = std::min(optLevel, 1u);
   module.setDataLayout((*machine)->createDataLayout());
   module.setTargetTriple((*machine)->getTargetTriple());
   if (llvm::Error e =
@@ -255,14 +271,43 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
   // Splitting costs a copy of the module and its bitcode per part: not for
   // small modules, whose LLVM work is a few milliseconds; nor for aliases
   // and ifuncs (TGC makes none), which a split would copy into each part.
-  if (module->getInstructionCount() < minSplitInstructions ||
-      !module->alias_empty() || !module->ifunc_empty())
-    threads = 1;
+  bool small = module->getInstructionCount() < minSplitInstructions ||
+               !module->alias_empty() || !module->ifunc_empty();
+  // Functions marked for fast code generation (the glue: the guard
+  // function's hundreds of checks and branches, the C interface's calls),
+  // without loops and called by none but each other, go to a part of their
+  // own (one more thread), compiled at -O1 with fast instruction
+  // selection: a 6-block stack's guard function took 36 ms of LLVM work at
+  // -O3 and takes 17 (docs/cpu-pipeline.md, "Glue compiled fast, outer
+  // loops kept").
+  llvm::SmallPtrSet<llvm::Function *, 4> fast;
+  if (!small)
+    for (llvm::Function &f : *module)
+      if (!f.isDeclaration() && f.hasFnAttribute(kFastCodegen) &&
+          !f.hasLocalLinkage() && !hasLoops(f))
+        fast.insert(&f);
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (llvm::Function *f : llvm::to_vector(fast)) {
+      References refs = referencesOf(*f);
+      if (refs.byGlobal || llvm::any_of(refs.functions, [&](llvm::Function *u) {
+            return !fast.contains(u);
+          })) {
+        fast.erase(f);
+        dropped = true;
+      }
+    }
+  }
   std::vector<std::vector<llvm::Function *>> parts =
-      partitionFunctions(*module, threads);
+      partitionFunctions(*module, small ? 1 : threads, fast);
+  std::vector<bool> fastPart(parts.size(), false);
+  if (!fast.empty()) {
+    parts.emplace_back(fast.begin(), fast.end());
+    fastPart.push_back(true);
+  }
   objects.assign(std::max<size_t>(parts.size(), 1), std::string());
   if (parts.size() < 2)
-    return emitObject(*module, optLevel, vectorMath, objects[0]);
+    return emitObject(*module, optLevel, vectorMath, false, objects[0]);
 
   // What another part references is external (hidden: the JIT's symbols of
   // this function only): a function called from another part, one a
@@ -331,15 +376,18 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
     llvm::LLVMContext context;
     auto part = llvm::parseBitcodeFile(
         llvm::MemoryBufferRef(bitcode[p], "tgc-part"), context);
-    llvm::Error e = part ? emitObject(**part, optLevel, vectorMath, objects[p])
-                         : part.takeError();
+    llvm::Error e =
+        part ? emitObject(**part, optLevel, vectorMath, fastPart[p], objects[p])
+             : part.takeError();
     if (e)
       errors[p] = llvm::toString(std::move(e));
   };
+  // One thread asked for: the parts one after another.
   std::vector<std::thread> workers;
-  for (size_t p = 1; p < parts.size(); ++p)
+  for (size_t p = 1; p < parts.size() && threads > 1; ++p)
     workers.emplace_back(work, p);
-  work(0);
+  for (size_t p = 0; p < (threads > 1 ? 1 : parts.size()); ++p)
+    work(p);
   for (std::thread &worker : workers)
     worker.join();
   module.reset();

@@ -288,8 +288,10 @@ TEST(CpuJitEntry, PartsCompiledOnThreadsLinkAndRun) {
     objects.push_back(fn->stats().objects);
     split = std::move(fn);
   }
-  EXPECT_EQ(objects[0], 1);
-  EXPECT_GE(objects[1], 2);
+  // One thread: the kernels, and the glue (fast code generation); four:
+  // the kernels in several parts.
+  EXPECT_EQ(objects[0], 2);
+  EXPECT_GE(objects[1], 3);
   ASSERT_EQ(outputs[0].size(), 3u);
   for (size_t r = 0; r < 3; ++r)
     EXPECT_EQ(
@@ -397,6 +399,114 @@ define void @entry(ptr %a, ptr %b, ptr %c, ptr %d, i64 %n) {
       EXPECT_EQ(out[k][i], 2 * (i + 1) + 7) << k << " " << i;
   // One counter for all parts: 4 kernels of 3 iterations.
   EXPECT_EQ(counter->toPtr<int64_t (*)()>()(), 12);
+}
+
+// Functions marked kFastCodegen (the guard function, the entry's glue):
+// a part of their own, compiled at -O1 with fast instruction selection,
+// even on one thread. A marked function with a loop, or one that an
+// unmarked function calls, is optimized with the rest; marked functions
+// may call each other. Everything links and computes the same.
+TEST(CpuJitEntry, FastCodegenFunctionsGetAPartOfTheirOwn) {
+  std::string fast = std::string("\"") + kFastCodegen + "\"";
+  std::string text = R"ll(
+define internal void @kernel(ptr %out, i64 %n) noinline {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %p = getelementptr i64, ptr %out, i64 %i
+  %v = call i64 @called_by_kernel(i64 %i)
+  store i64 %v, ptr %p
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+define i64 @called_by_kernel(i64 %x) #0 {
+  %y = mul i64 %x, 3
+  ret i64 %y
+}
+define void @entry(ptr %out, i64 %n) #0 {
+  call void @kernel(ptr %out, i64 %n)
+  ret void
+}
+define void @packed(ptr %args) #0 {
+  %a = load ptr, ptr %args
+  %out = load ptr, ptr %a
+  call void @entry(ptr %out, i64 4)
+  ret void
+}
+define i32 @guard(ptr %sizes, i32 %n) #0 {
+  %ok = icmp eq i32 %n, 2
+  br i1 %ok, label %read, label %fail
+read:
+  %s = load i64, ptr %sizes
+  %good = icmp sgt i64 %s, 0
+  br i1 %good, label %pass, label %fail
+pass:
+  ret i32 -1
+fail:
+  ret i32 0
+}
+define i64 @marked_loop(i64 %n) #0 {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %s = phi i64 [ 0, %entry ], [ %t, %loop ]
+  %t = add i64 %s, %i
+  %next = add i64 %i, 1
+  %done = icmp sge i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret i64 %t
+}
+attributes #0 = { )ll" +
+                     fast + R"ll( }
+)ll";
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(text, diagnostic, context);
+  ASSERT_TRUE(module) << diagnostic.getMessage().str();
+  std::vector<std::string> objects;
+  llvm::Error e = compileToObjects(std::move(module), /*threads=*/1, 3, false,
+                                   objects, /*minSplitInstructions=*/0);
+  ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
+  ASSERT_EQ(objects.size(), 2u);
+  std::map<std::string, bool> regular = definedFunctions(objects[0]);
+  std::map<std::string, bool> quick = definedFunctions(objects[1]);
+  for (const char *name : {"guard", "entry", "packed"}) {
+    EXPECT_TRUE(quick.count(name)) << name;
+    EXPECT_FALSE(regular.count(name)) << name;
+  }
+  for (const char *name : {"marked_loop", "called_by_kernel"}) {
+    EXPECT_TRUE(regular.count(name)) << name;
+    EXPECT_FALSE(quick.count(name)) << name;
+  }
+  auto jit = createHostJit({}, false, false);
+  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+  e = addObjects(**jit, objects);
+  ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
+  auto packed = (*jit)->lookup("packed");
+  ASSERT_TRUE(static_cast<bool>(packed)) << llvm::toString(packed.takeError());
+  auto guard = (*jit)->lookup("guard");
+  ASSERT_TRUE(static_cast<bool>(guard)) << llvm::toString(guard.takeError());
+  auto loop = (*jit)->lookup("marked_loop");
+  ASSERT_TRUE(static_cast<bool>(loop)) << llvm::toString(loop.takeError());
+  int64_t out[4] = {0, 0, 0, 0};
+  int64_t *outPtr = out;
+  void *arg = &outPtr;
+  packed->toPtr<void (*)(void *)>()(&arg);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(out[i], 3 * i) << i;
+  int64_t size = 5, empty = 0;
+  auto check = guard->toPtr<int32_t (*)(const int64_t *, int32_t)>();
+  EXPECT_EQ(check(&size, 2), -1);
+  EXPECT_EQ(check(&empty, 2), 0);
+  EXPECT_EQ(check(&size, 3), 0);
+  EXPECT_EQ(loop->toPtr<int64_t (*)(int64_t)>()(5), 10);
 }
 
 } // namespace

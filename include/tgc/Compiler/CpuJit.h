@@ -34,9 +34,17 @@ namespace mlir::tgc {
 /// packed calling convention, which TGC calls its entry points with).
 llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name);
 
+/// The function attribute that asks compileToObjects for fast code
+/// generation: -O1 and LLVM's fast instruction selection, in a part of its
+/// own. For straight-line checks that run once per call (the guard
+/// function), whose -O3 code generation costs more than it saves. Only a
+/// function no other function calls may carry it.
+inline constexpr const char *kFastCodegen = "tgc-fast-codegen";
+
 /// Optimizes and emits `module` as up to `threads` objects (`objects`,
 /// fewer when it has fewer kernels, or one when it has fewer than
-/// `minSplitInstructions` instructions), each on a thread of its own.
+/// `minSplitInstructions` instructions), each on a thread of its own, plus
+/// one for the functions marked kFastCodegen when the module is split.
 /// `optLevel` and `vectorMath` as makeHostOptimizer's. The objects link
 /// into one program: what another part references is external (hidden).
 llvm::Error compileToObjects(std::unique_ptr<llvm::Module> module,
