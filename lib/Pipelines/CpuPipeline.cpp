@@ -139,6 +139,9 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createTgcLowerArena());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Outer loops stay loops in LLVM: fully unrolling one copies its inner
+  // loops, each vectorized again (a linear kernel's LLVM work 2.4x).
+  pm.addNestedPass<func::FuncOp>(createTgcKeepOuterLoops());
   pm.addPass(createSCFToControlFlowPass());
   // The register tiles of matrix products (tgc-vectorize-contractions):
   // masks of a known count, masked loads and stores, reductions.

@@ -265,6 +265,37 @@ def TgcSerializeSmallLoops : Pass<"tgc-serialize-small-loops", "func::FuncOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def TgcKeepOuterLoops : Pass<"tgc-keep-outer-loops", "func::FuncOp"> {
+  let summary = "LLVM does not unroll the outer loops of a loop nest";
+  let description = [{
+    Every `scf.for` whose body holds another loop gets the loop annotation
+    `unroll = <disable = true>`, which `convert-scf-to-cf` puts on its back
+    edge and the translation makes `llvm.loop.unroll.disable`. The inner
+    loops are left to LLVM (vectorized, interleaved, unrolled).
+
+    Why: LLVM's full unrolling copies an outer loop's whole body, inner
+    loops included, once per iteration; each copy is then vectorized and
+    unrolled again. A linear layer's 8-row accumulator tile, zeroed and
+    then added to the bias row by row, became 8 copies of each vectorized
+    row loop: the kernel's LLVM work went from 32 to 77 ms (1980 lines of
+    optimized IR instead of 494) for no measured speed
+    (docs/cpu-pipeline.md, "Outer loops kept"). Loops MLIR tiled for
+    registers (`tgc-vectorize-contractions`) are already unrolled where it
+    pays.
+
+    A small nest is left to LLVM: one whose loops all have constant trip
+    counts and whose full unrolling makes at most `small-nest` copies of
+    its innermost bodies (a 3 x 3 window's taps: 9). An `scf.for` that
+    already carries a loop annotation keeps it.
+  }];
+  let options = [
+    Option<"smallNest", "small-nest", "int64_t", /*default=*/"64",
+           "Nests that full unrolling copies at most this many times are "
+           "left to LLVM">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TgcParallelIf : Pass<"tgc-parallel-if", "func::FuncOp"> {
   let summary = "Parallel regions of dynamic size fork only for enough work";
   let description = [{
