@@ -313,6 +313,37 @@ TEST(CpuJitEntry, PartsCompiledOnThreadsLinkAndRun) {
         << "result " << r;
 }
 
+/// Objects linked in a JIT of their own (createHostJit, addObjects), and
+/// their functions by name (null, with a test failure, when one is not
+/// there).
+struct LinkedObjects {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+
+  explicit LinkedObjects(const std::vector<std::string> &objects) {
+    auto created = createHostJit({}, false, false);
+    if (!created) {
+      ADD_FAILURE() << llvm::toString(created.takeError());
+      return;
+    }
+    jit = std::move(*created);
+    if (llvm::Error e = addObjects(*jit, objects)) {
+      ADD_FAILURE() << llvm::toString(std::move(e));
+      jit.reset();
+    }
+  }
+
+  template <typename F> F get(const char *name) {
+    if (!jit)
+      return nullptr;
+    auto address = jit->lookup(name);
+    if (!address) {
+      ADD_FAILURE() << name << ": " << llvm::toString(address.takeError());
+      return nullptr;
+    }
+    return address->toPtr<F>();
+  }
+};
+
 // References across parts that a split must keep linkable: a kernel
 // called from the entry (internal: external and hidden where the entry is
 // in another part), a local function only reachable through a local
@@ -382,23 +413,19 @@ define void @entry(ptr %a, ptr %b, ptr %c, ptr %d, i64 %n) {
                                    /*minSplitInstructions=*/0);
   ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
   EXPECT_GE(objects.size(), 4u);
-  auto jit = createHostJit({}, false, false);
-  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
-  e = addObjects(**jit, objects);
-  ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
-  auto entry = (*jit)->lookup("entry");
-  ASSERT_TRUE(static_cast<bool>(entry)) << llvm::toString(entry.takeError());
-  auto counter = (*jit)->lookup("read_counter");
-  ASSERT_TRUE(static_cast<bool>(counter))
-      << llvm::toString(counter.takeError());
+  LinkedObjects linked(objects);
+  auto entry =
+      linked.get<void (*)(int64_t *, int64_t *, int64_t *, int64_t *, int64_t)>(
+          "entry");
+  auto counter = linked.get<int64_t (*)()>("read_counter");
+  ASSERT_TRUE(entry && counter);
   int64_t out[4][3];
-  entry->toPtr<void (*)(int64_t *, int64_t *, int64_t *, int64_t *, int64_t)>()(
-      out[0], out[1], out[2], out[3], 3);
+  entry(out[0], out[1], out[2], out[3], 3);
   for (int k = 0; k < 4; ++k)
     for (int i = 0; i < 3; ++i)
       EXPECT_EQ(out[k][i], 2 * (i + 1) + 7) << k << " " << i;
   // One counter for all parts: 4 kernels of 3 iterations.
-  EXPECT_EQ(counter->toPtr<int64_t (*)()>()(), 12);
+  EXPECT_EQ(counter(), 12);
 }
 
 // Functions marked kFastCodegen (the guard function, the entry's glue):
@@ -485,28 +512,22 @@ attributes #0 = { )ll" +
     EXPECT_TRUE(regular.count(name)) << name;
     EXPECT_FALSE(quick.count(name)) << name;
   }
-  auto jit = createHostJit({}, false, false);
-  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
-  e = addObjects(**jit, objects);
-  ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
-  auto packed = (*jit)->lookup("packed");
-  ASSERT_TRUE(static_cast<bool>(packed)) << llvm::toString(packed.takeError());
-  auto guard = (*jit)->lookup("guard");
-  ASSERT_TRUE(static_cast<bool>(guard)) << llvm::toString(guard.takeError());
-  auto loop = (*jit)->lookup("marked_loop");
-  ASSERT_TRUE(static_cast<bool>(loop)) << llvm::toString(loop.takeError());
+  LinkedObjects linked(objects);
+  auto packed = linked.get<void (*)(void *)>("packed");
+  auto check = linked.get<int32_t (*)(const int64_t *, int32_t)>("guard");
+  auto loop = linked.get<int64_t (*)(int64_t)>("marked_loop");
+  ASSERT_TRUE(packed && check && loop);
   int64_t out[4] = {0, 0, 0, 0};
   int64_t *outPtr = out;
   void *arg = &outPtr;
-  packed->toPtr<void (*)(void *)>()(&arg);
+  packed(&arg);
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(out[i], 3 * i) << i;
   int64_t size = 5, empty = 0;
-  auto check = guard->toPtr<int32_t (*)(const int64_t *, int32_t)>();
   EXPECT_EQ(check(&size, 2), -1);
   EXPECT_EQ(check(&empty, 2), 0);
   EXPECT_EQ(check(&size, 3), 0);
-  EXPECT_EQ(loop->toPtr<int64_t (*)(int64_t)>()(5), 10);
+  EXPECT_EQ(loop(5), 10);
 }
 
 } // namespace
