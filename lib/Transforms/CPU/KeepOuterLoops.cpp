@@ -32,16 +32,6 @@ bool holdsLoop(scf::ForOp loop) {
   return found.wasInterrupted();
 }
 
-/// Saturating arithmetic (only compared with a small limit).
-int64_t plus(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
-}
-int64_t times(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
-}
-
 /// How many copies of the innermost bodies full unrolling of `loop` makes:
 /// its trip count times the sum of those of the loops directly nested in
 /// it (1 when none); none when a trip count is not a constant or a nested
@@ -60,7 +50,7 @@ std::optional<int64_t> unrolledCopies(scf::ForOp loop) {
         known = false;
         return WalkResult::interrupt();
       }
-      inner = plus(inner, *n);
+      inner = saturatingAdd(inner, *n);
       return WalkResult::skip();
     }
     if (isa<LoopLikeOpInterface>(op)) {
@@ -71,7 +61,7 @@ std::optional<int64_t> unrolledCopies(scf::ForOp loop) {
   });
   if (!known)
     return std::nullopt;
-  return times(*trips, std::max<int64_t>(inner, 1));
+  return saturatingMul(*trips, std::max<int64_t>(inner, 1));
 }
 
 struct KeepOuterLoops : impl::TgcKeepOuterLoopsBase<KeepOuterLoops> {

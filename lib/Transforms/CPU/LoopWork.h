@@ -1,9 +1,10 @@
 //===- LoopWork.h - how much work a parallel loop does ---------*- C++ -*-===//
 //
-// Shared by tgc-serialize-small-loops (work known when compiling) and
-// tgc-parallel-if (work known at run time): a kernel's work is the trip
-// counts of its parallel loop times those of the deepest chain of scf.for
-// loops in its body.
+// Shared by tgc-serialize-small-loops (work known when compiling),
+// tgc-parallel-if (work known at run time) and tgc-keep-outer-loops (how
+// much full unrolling would copy): a kernel's work is the trip counts of
+// its parallel loop times those of the deepest chain of scf.for loops in
+// its body.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,17 @@
 #include <optional>
 
 namespace mlir::tgc {
+
+/// Saturating products and sums of work estimates (only compared with a
+/// limit).
+inline int64_t saturatingMul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+inline int64_t saturatingAdd(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
 
 /// Iterations of one loop dimension, when its bounds are constants.
 inline std::optional<int64_t> constantTripCount(Value lb, Value ub,

@@ -21,12 +21,6 @@ namespace mlir::tgc {
 #include "tgc/Transforms/CPU/Passes.h.inc"
 namespace {
 
-/// Saturating product (work estimates only need to compare with a limit).
-int64_t times(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
-}
-
 /// The work of `loop` (LoopWork.h), when every bound is a constant.
 std::optional<int64_t> work(scf::ParallelOp loop) {
   int64_t total = 1;
@@ -35,7 +29,7 @@ std::optional<int64_t> work(scf::ParallelOp loop) {
     std::optional<int64_t> n = constantTripCount(lb, ub, step);
     if (!n)
       return std::nullopt;
-    total = times(total, *n);
+    total = saturatingMul(total, *n);
   }
   std::optional<SmallVector<scf::ForOp>> chain =
       deepestForChain<scf::ParallelOp>(loop.getRegion());
@@ -46,7 +40,7 @@ std::optional<int64_t> work(scf::ParallelOp loop) {
         constantTripCount(f.getLowerBound(), f.getUpperBound(), f.getStep());
     if (!n)
       return std::nullopt;
-    total = times(total, *n);
+    total = saturatingMul(total, *n);
   }
   return total;
 }
