@@ -19,7 +19,6 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
-#include "llvm/IR/CFG.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -126,27 +125,19 @@ bool onlyCalled(const llvm::Function &f) {
   });
 }
 
+/// Whether `f` has a loop: such a function is a kernel, or holds one.
+bool hasLoops(llvm::Function &f) {
+  llvm::DominatorTree dominators(f);
+  llvm::LoopInfo loops(dominators);
+  return !loops.empty();
+}
+
 /// A guess at LLVM's time on `f`: its instructions, those of a function
 /// with loops (a kernel: the vectorizer, unrolling) counted 8 times. The
 /// glue (the entry, its C interface, the guard function) is straight-line
 /// code, and cheap per instruction.
 size_t cost(llvm::Function &f) {
-  llvm::DenseMap<const llvm::BasicBlock *, unsigned> order;
-  for (const llvm::BasicBlock &block : f)
-    order[&block] = order.size();
-  bool loops = false;
-  for (const llvm::BasicBlock &block : f)
-    for (const llvm::BasicBlock *next : llvm::successors(&block))
-      loops |= order.lookup(next) <= order.lookup(&block);
-  return f.getInstructionCount() * (loops ? 8 : 1);
-}
-
-/// Whether `f` has a loop: such a function is a kernel, or holds one, and
-/// is optimized whatever it is marked.
-bool hasLoops(llvm::Function &f) {
-  llvm::DominatorTree dominators(f);
-  llvm::LoopInfo loops(dominators);
-  return !loops.empty();
+  return f.getInstructionCount() * (hasLoops(f) ? 8 : 1);
 }
 
 /// Parts of the module's functions, by index (part 0 also defines every
@@ -300,11 +291,12 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
   }
   std::vector<std::vector<llvm::Function *>> parts =
       partitionFunctions(*module, small ? 1 : threads, fast);
-  std::vector<bool> fastPart(parts.size(), false);
-  if (!fast.empty()) {
+  // The fast part, when there is one, is the last.
+  if (!fast.empty())
     parts.emplace_back(fast.begin(), fast.end());
-    fastPart.push_back(true);
-  }
+  auto isFast = [&](size_t p) {
+    return !fast.empty() && p + 1 == parts.size();
+  };
   objects.assign(std::max<size_t>(parts.size(), 1), std::string());
   if (parts.size() < 2)
     return emitObject(*module, optLevel, vectorMath, false, objects[0]);
@@ -377,7 +369,7 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
     auto part = llvm::parseBitcodeFile(
         llvm::MemoryBufferRef(bitcode[p], "tgc-part"), context);
     llvm::Error e =
-        part ? emitObject(**part, optLevel, vectorMath, fastPart[p], objects[p])
+        part ? emitObject(**part, optLevel, vectorMath, isFast(p), objects[p])
              : part.takeError();
     if (e)
       errors[p] = llvm::toString(std::move(e));
