@@ -114,10 +114,10 @@ std::string targetFingerprint(const Options &o) {
 } // namespace
 
 std::string mlir::tgc::capi::compileCacheKey(const Options &o,
-                                             llvm::StringRef moduleText,
+                                             llvm::StringRef keyText,
                                              llvm::StringRef entry) {
   return cacheKey({compilerFingerprint(), targetFingerprint(o),
-                   canonicalOptions(o), entry.str(), moduleText.str()});
+                   canonicalOptions(o), entry.str(), keyText.str()});
 }
 
 bool mlir::tgc::capi::toCacheRecord(const tgc_compiled &c, CacheRecord &record,
@@ -200,4 +200,30 @@ mlir::tgc::capi::fromCacheRecord(const CacheRecord &record, const Options &o,
     return nullptr;
   }
   return c;
+}
+
+void mlir::tgc::capi::relocate(tgc_compiled &c, const Relocation &relocation) {
+  if (relocation.isIdentity())
+    return;
+  for (std::string *text :
+       {&c.loops, &c.guards, &c.kernels_, &c.steps, &c.plan})
+    relocation.applyInPlace(*text);
+  for (std::vector<std::string> *texts : {&c.guardTexts, &c.guardReasons})
+    for (std::string &text : *texts)
+      relocation.applyInPlace(text);
+  if (c.cuda) {
+    // The plan's messages, before its function loads from the artifact.
+    rt::Plan &plan = c.artifact.plan;
+    for (rt::PlanGuard &g : plan.guards) {
+      relocation.applyInPlace(g.text);
+      relocation.applyInPlace(g.reason);
+    }
+    for (rt::PlanStep &step : plan.steps)
+      if (step.kind == rt::PlanStep::Check)
+        relocation.applyInPlace(step.check.message);
+    return;
+  }
+  // The CPU object's messages (data checks, guards, allocations) are in
+  // its code: rewritten as they are reported.
+  c.relocation = relocation;
 }

@@ -10,6 +10,7 @@
 #define TGC_LIB_CAPI_COMPILEDHANDLE_H
 
 #include "tgc/Compiler/ArtifactCache.h"
+#include "tgc/Compiler/CacheLocations.h"
 #include "tgc/Compiler/CpuCompiler.h"
 #include "tgc/Runtime/GpuExecutor.h"
 #include "tgc/Runtime/GpuPlan.h"
@@ -53,8 +54,9 @@ struct Options {
   uint64_t cacheMaxBytes = 4ull << 30;
 };
 
-/// The compile-cache key of a compile request (CompileCache.cpp).
-std::string compileCacheKey(const Options &o, llvm::StringRef moduleText,
+/// The compile-cache key of a compile request (CompileCache.cpp): `keyText`
+/// is the module text with its locations numbered (numberLocations).
+std::string compileCacheKey(const Options &o, llvm::StringRef keyText,
                             llvm::StringRef entry);
 
 } // namespace mlir::tgc::capi
@@ -84,6 +86,15 @@ struct tgc_compiled {
   // "miss, not stored"; the key, the entry's path and a warning line (an
   // entry rejected, an entry not written).
   std::string cacheStatus = "off", cacheKey, cachePath, cacheWarning;
+  // A hit on an entry compiled where the model's lines were elsewhere: the
+  // CPU code's messages name the entry's lines, rewritten to the caller's
+  // as they are reported (capi::relocate).
+  std::optional<mlir::tgc::Relocation> relocation;
+
+  /// A message of the compiled code, with the caller's lines.
+  std::string located(std::string message) const {
+    return relocation ? relocation->apply(message) : message;
+  }
 };
 
 namespace mlir::tgc::capi {
@@ -96,6 +107,11 @@ bool toCacheRecord(const tgc_compiled &c, CacheRecord &record,
 std::unique_ptr<tgc_compiled> fromCacheRecord(const CacheRecord &record,
                                               const Options &o,
                                               std::string &error);
+/// Rewrites a cache hit's text (kernel map, loops, guards, the GPU plan's
+/// messages) from the entry's source lines to the caller's; keeps
+/// `relocation` on the handle for the CPU code's messages. Nothing when it
+/// is the identity.
+void relocate(tgc_compiled &c, const Relocation &relocation);
 } // namespace mlir::tgc::capi
 
 

@@ -12,6 +12,7 @@
 
 #include "CompiledHandle.h"
 
+#include "tgc/Compiler/CacheLocations.h"
 #include "tgc/Compiler/CompileReport.h"
 #include "tgc/Compiler/CompilerUtils.h"
 #include "tgc/Compiler/CpuCompiler.h"
@@ -405,14 +406,27 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   // The compile cache (docs/compile-cache.md): a hit needs no MLIR pass.
   auto start = std::chrono::steady_clock::now();
   ArtifactCache cache(o.cacheDir, o.cacheMaxBytes);
-  std::string key = capi::compileCacheKey(o, moduleText,
-                                          entryName ? entryName : "");
+  // The key leaves the source lines out (tgc/Compiler/CacheLocations.h).
+  NumberedLocations numbered = numberLocations(moduleText);
+  std::string key =
+      capi::compileCacheKey(o, numbered.text, entryName ? entryName : "");
   std::string warning;
   if (std::optional<std::string> payload = cache.load(key, warning)) {
     CacheRecord record;
     std::unique_ptr<tgc_compiled> hit;
     if (CacheRecord::parse(*payload, record, error))
       hit = capi::fromCacheRecord(record, o, error);
+    // The entry's code reports its compile's lines: rewritten to this
+    // module's, or, where that cannot be told apart, compiled again.
+    std::optional<Relocation> relocation;
+    if (hit) {
+      relocation =
+          Relocation::between(record.getLines("locations"), numbered.locations);
+      if (relocation)
+        capi::relocate(*hit, *relocation);
+      else
+        hit.reset();
+    }
     if (hit) {
       double ms = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - start)
@@ -424,10 +438,12 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
       hit->cachePath = cache.pathOf(key);
       return hit.release();
     }
-    // A whole entry that does not load (another TGC's layout): not used.
-    warning = "ignored the cache entry " + cache.pathOf(key) + ": " + error +
-              "; compiling again";
-    llvm::sys::fs::remove(cache.pathOf(key));
+    if (!error.empty()) {
+      // A whole entry that does not load (another TGC's layout): not used.
+      warning = "ignored the cache entry " + cache.pathOf(key) + ": " + error +
+                "; compiling again";
+      llvm::sys::fs::remove(cache.pathOf(key));
+    }
   }
   std::unique_ptr<tgc_compiled> result =
       compileModule(moduleText, entryName, o);
@@ -439,6 +455,7 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
   CacheRecord record;
   std::string storeWarning;
   error.clear(); // (it may hold why a rejected entry did not load)
+  record.setLines("locations", numbered.locations);
   if (capi::toCacheRecord(*result, record, error) &&
       cache.store(key, record.serialize(), storeWarning)) {
     result->cacheStatus = "miss";
@@ -520,7 +537,8 @@ int64_t tgc_compiled_describe_failure(const tgc_compiled *c, int32_t guard,
     text = "the function takes " + std::to_string(c->numArgs) +
            " arguments, got " + std::to_string(n);
   else if (!c->cuda)
-    text = rt::describeGuardFailure(c->cpu->guardInfo(), guard, args, n);
+    text = c->located(
+        rt::describeGuardFailure(c->cpu->guardInfo(), guard, args, n));
   else if (rt::checkPlanGuards(c->artifact.plan, args, n, text) == -1)
     text = "every guard passes";
   return copyOut(text, buffer, size);
@@ -631,7 +649,7 @@ static int32_t runCompiled(const char *api, tgc_compiled *c,
         },
         error);
     if (failed(ok)) {
-      setError(prefix + error);
+      setError(prefix + c->located(error));
       return -1;
     }
     return 0;
@@ -751,13 +769,13 @@ const char *tgc_compiled_profile(tgc_compiled *c, const tgc_arg_desc *args,
           error);
     };
     if (failed(runOnce())) {
-      setError(prefix + error);
+      setError(prefix + c->located(error));
       return nullptr;
     }
     auto start = std::chrono::steady_clock::now();
     for (int32_t r = 0; r < repeat; ++r)
       if (failed(runOnce())) {
-        setError(prefix + error);
+        setError(prefix + c->located(error));
         return nullptr;
       }
     double ms = std::chrono::duration<double, std::milli>(

@@ -6,6 +6,7 @@ move entries between caches."""
 
 import glob
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -291,3 +292,82 @@ def test_cuda_entries_and_library_choices_are_reused(tmp_path):
     assert second["conv_stats"]["conv_tunings_from_disk"] == first["conv_stats"]["conv_tunings"], \
         (first, second)
     assert glob.glob(os.path.join(str(tmp_path), "cudnn-tuning", "*.txt"))
+
+
+# The same function at other lines of another file (an edit above it, a copy
+# of the model): the key leaves the lines out (docs/compile-cache.md, "Keys
+# and source lines"), and what the loaded code reports names the caller's.
+MOVED = textwrap.dedent("""
+    def f(x, i):
+        y = torch.exp(x)
+        return torch.gather(y, 1, i) * 2
+""")
+
+
+def _compile_source(tmp_path, name, source):
+    path = tmp_path / name
+    path.write_text(source)
+    namespace = {"torch": torch}
+    exec(compile(source, str(path), "exec"), namespace)
+    return tgc.compile(namespace["f"], fallback=False), str(path)
+
+
+@pytest.fixture
+def keep_code():
+    """Compiles keep their code (the CPU's kernel map and loops)."""
+    tgc.set_logs("guard_code")
+    yield
+    tgc.set_logs("")
+
+
+def test_moved_lines_hit_and_report_the_callers_lines(tmp_path, monkeypatch, keep_code):
+    monkeypatch.setenv("TGC_CACHE_DIR", str(tmp_path / "cache"))
+    x = torch.randn(4, 8)
+    i = torch.tensor([[1], [2], [3], [0]])
+    bad = torch.tensor([[1], [20], [3], [0]])
+    want = torch.gather(torch.exp(x), 1, i) * 2
+    f, a_py = _compile_source(tmp_path, "a.py", MOVED)
+    torch.testing.assert_close(f(x, i), want)
+    assert f.specs[0].compiled.cache_status == "miss"
+    with pytest.raises(tgc.TgcError, match=f"index out of range at {a_py}:4:0"):
+        f(x, bad)
+
+    g, b_py = _compile_source(tmp_path, "b.py", "\n" * 5 + MOVED)
+    torch.testing.assert_close(g(x, i), want)
+    compiled = g.specs[0].compiled
+    assert compiled.cache_status == "hit"
+    assert compiled.cache_key == f.specs[0].compiled.cache_key
+    assert len(entries(tmp_path / "cache")) == 1
+    with pytest.raises(tgc.TgcError, match=f"index out of range at {b_py}:9:0") as e:
+        g(x, bad)
+    assert a_py not in str(e.value)
+    kernels = compiled.code("kernels")
+    assert f"{b_py}:9" in kernels and a_py not in kernels, kernels
+    assert f"{a_py}:4" in f.specs[0].compiled.code("kernels")
+    assert not any(a_py in compiled.code(what) for what in ("loops", "guards"))
+
+    # The exp and the gather on one line: another numbering, another key.
+    h, _ = _compile_source(tmp_path, "c.py", MOVED.replace(
+        "y = torch.exp(x)\n    return torch.gather(y,", "return torch.gather(torch.exp(x),"))
+    torch.testing.assert_close(h(x, i), want)
+    assert h.specs[0].compiled.cache_status == "miss"
+
+
+def test_moved_lines_in_a_gpu_entry(tmp_path, monkeypatch):
+    # The launch plan's data-check message and kernel map, compiled without
+    # a GPU: a hit reads the caller's lines.
+    monkeypatch.setenv("TGC_CACHE_DIR", str(tmp_path))
+    text = tgc.trace_to_mlir(lambda x, i: torch.gather(torch.exp(x), 1, i) * 2,
+                             torch.randn(4, 8), torch.tensor([[1], [2], [3], [0]]))
+    locations = sorted(set(re.findall(r'"([^"]*\.py)":(\d+):0', text)))
+    assert len(locations) == 1, text  # one line: the lambda's
+    (file, line), = locations
+    moved = text.replace(f'"{file}":{line}:0', '"/elsewhere/net.py":77:0')
+    opts = "device=cuda keep-code=1 " + _cache.compile_options()
+    a = _capi.Compiled(text, "", opts)
+    b = _capi.Compiled(moved, "", opts)
+    assert (a.cache_status, b.cache_status) == ("miss", "hit")
+    assert f"{file}:{line}" in a.code("plan") and f"{file}:{line}" in a.code("kernels")
+    for what in ("plan", "kernels"):
+        assert "/elsewhere/net.py:77" in b.code(what) and file not in b.code(what), b.code(what)
+    assert b.code("plan") == a.code("plan").replace(f"{file}:{line}", "/elsewhere/net.py:77")
