@@ -150,6 +150,21 @@ def test_linear_algebra():
     check(torch.linalg.cholesky, spd, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize("m, k, n", [
+    (256, 768, 768),   # blocks of 64 x 256, k in blocks of 256: W packed transposed
+    (128, 256, 512),   # k in one block (the whole of k)
+    (200, 320, 512),   # a last block of 8 rows, packed transposed as well
+    (256, 100, 512),   # k not whole squares of lanes: dot products
+    (160, 512, 800),   # a last block of 32 columns (not a static size): dot products
+])
+def test_large_linear_products(m, k, n):
+    # Large products are cut into 2-D blocks (docs/cpu-pipeline.md, "Matrix
+    # products"); x W^T's blocks pack W transposed where the sizes allow.
+    x, w, b = torch.randn(m, k), torch.randn(n, k), torch.randn(n)
+    check(F.linear, x, w, b, rtol=1e-4, atol=1e-3)
+    check(lambda x, w: F.relu(x @ w.t()), x, w, rtol=1e-4, atol=1e-3)
+
+
 def test_nn_ops():
     img = torch.randn(2, 3, 9, 9)
     w = torch.randn(4, 3, 3, 3)

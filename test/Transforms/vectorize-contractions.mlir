@@ -226,6 +226,48 @@ func.func @block(%a: memref<64x600xf32>, %b: memref<600x256xf32>, %c: memref<64x
 
 // -----
 
+// A block of a large `x W^T` (a linear layer's product, W read along k):
+// tiled along j like @block, its panel of W packed transposed, a square of
+// 16 x 16 at a time: 16 rows of W loaded along k, transposed by 4 rounds
+// of 16 shuffles (swapping rows 8 apart first), stored as 16 rows of the
+// panel. No dot products, no sums across lanes. 256-bit vectors: squares
+// of 8.
+
+// CHECK-LABEL: func.func @block_linear
+// CHECK: %[[P:.*]] = memref.alloca() {alignment = 64 : i64} : memref<256x32xf32>
+// CHECK: scf.for %[[KC:.*]] = %c0 to %c512 step %c256
+// CHECK: scf.for %[[J0:.*]] = %c0 to %{{.*}} step %c32
+// CHECK-NOT: vector.create_mask
+// CHECK: scf.for %[[K0:.*]] = %[[KC]] to %{{.*}} step %c16 {
+// CHECK: vector.load %arg1[%[[J0]], %[[K0]]] : memref<64x512xf32>, vector<16xf32>
+// CHECK-COUNT-15: vector.load %arg1
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31]
+// CHECK-COUNT-62: vector.shuffle
+// CHECK-COUNT-16: vector.store %{{.*}}, %[[P]]
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %[[KC]] to %{{.*}} step %c1 iter_args
+// CHECK-COUNT-2: vector.load %[[P]]
+// CHECK-NOT: vector.reduction
+// AVX2-LABEL: func.func @block_linear
+// AVX2: scf.for %{{.*}} step %c8 {
+// AVX2-COUNT-8: vector.load %arg1
+// AVX2: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 8, 9, 10, 11]
+#lin2 = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>,
+         affine_map<(i, j, k) -> (i, j)>]
+func.func @block_linear(%x: memref<64x512xf32>, %w: memref<64x512xf32>, %c: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = #lin2, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<64x512xf32>, memref<64x512xf32>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // A direct convolution (tgc-to-linalg's direct-convolutions, a tile of
 // tgc-form-kernels: one image and output row, 8 output channels): a window
 // contraction. Its tiles are 8 output channels (i, which the weight reads

@@ -44,6 +44,9 @@ struct Contraction {
   /// Otherwise `A[.., i, k]`, `B[.., j, k]`: vectors along `k` (a dot
   /// product of rows, which reassociates the sum).
   bool alongJ = true;
+  /// A dot-product contraction (`B[.., j, k]`) tiled along j all the same:
+  /// B's panels are packed transposed (see Emitter::emitTransposedPack).
+  bool transposedB = false;
   bool fma = false;
 };
 
@@ -470,6 +473,10 @@ private:
   /// `panel[k - kLow, :] = B[k, j0 : j0 + vectors * lanes]` (masked lanes
   /// zero) over the tile's k range.
   void emitPack(Value j0, ArrayRef<Value> masks) {
+    if (c.transposedB) {
+      emitTransposedPack(j0);
+      return;
+    }
     Value lo = kLow ? kLow : zero;
     Value hi = kHigh ? kHigh : extents[c.k];
     loop(lo, hi, 1, [&](Value k) {
@@ -480,6 +487,45 @@ private:
         Value vec = loadVector(c.b, masks.empty() ? Value() : masks[v]);
         vector::StoreOp::create(b, loc, vec, panel,
                                 ValueRange{row, cst(v * lanes)});
+      }
+    });
+  }
+
+  /// `panel[k - kLow, :] = B[j0 : j0 + vectors * lanes, k]`: B read along
+  /// k, `lanes` rows at a time, each square of lanes x lanes transposed in
+  /// registers (log2(lanes) rounds of two-vector shuffles: a round swaps
+  /// the elements whose row and column differ in one bit). The tile's k
+  /// range and its columns are whole squares (checked by the caller).
+  void emitTransposedPack(Value j0) {
+    Value lo = kLow ? kLow : zero;
+    Value hi = kHigh ? kHigh : extents[c.k];
+    loop(lo, hi, lanes, [&](Value k0) {
+      dims[c.k] = k0;
+      Value row0 = arith::SubIOp::create(b, loc, k0, lo);
+      for (int64_t v = 0; v < vectors; ++v) {
+        SmallVector<Value> square;
+        for (int64_t t = 0; t < lanes; ++t) {
+          dims[c.j] = add(j0, v * lanes + t);
+          square.push_back(loadVector(c.b, Value()));
+        }
+        for (int64_t s = lanes / 2; s >= 1; s /= 2) {
+          SmallVector<int64_t> low, high;
+          for (int64_t col = 0; col < lanes; ++col) {
+            bool bit = col & s;
+            low.push_back(bit ? lanes + col - s : col);
+            high.push_back(bit ? lanes + col : col + s);
+          }
+          for (int64_t r = 0; r < lanes; ++r) {
+            if (r & s)
+              continue;
+            Value x = square[r], y = square[r + s];
+            square[r] = vector::ShuffleOp::create(b, loc, x, y, low);
+            square[r + s] = vector::ShuffleOp::create(b, loc, x, y, high);
+          }
+        }
+        for (int64_t u = 0; u < lanes; ++u)
+          vector::StoreOp::create(b, loc, square[u], panel,
+                                  ValueRange{add(row0, u), cst(v * lanes)});
       }
     });
   }
@@ -513,6 +559,9 @@ private:
     int64_t width = vectors * lanes;
     Value whole = wholeSteps(n, width);
     loop(zero, whole, width, [&](Value j0) { body(j0, vectors, {}); });
+    // (A transposed pack has whole tiles only.)
+    if (c.transposedB)
+      return;
     // The last partial tile (0 or 1 iterations).
     loop(whole, n, width, [&](Value j0) {
       SmallVector<Value> masks;
@@ -659,6 +708,18 @@ int64_t maxRows(Contraction &c) {
   return 0;
 }
 
+/// Whether a dot-product contraction's B can be packed transposed: its
+/// j and k extents static, whole vectors x lanes columns and whole squares
+/// of lanes along k (and in a block of k), C contiguous along j, a row
+/// tile's panels reused by 4 row tiles or more.
+bool transposable(Contraction &c, ArrayRef<int64_t> ranges, int64_t lanes) {
+  int64_t n = ranges[c.j], k = ranges[c.k];
+  return !ShapedType::isDynamic(n) && !ShapedType::isDynamic(k) && n > 0 &&
+         k > 0 && n % (2 * lanes) == 0 && k % lanes == 0 &&
+         kKBlock % lanes == 0 && maxRows(c) >= 32 &&
+         unitInnerStride(c.op.getDpsInitOperand(0)->get());
+}
+
 /// Bits of the host's vector registers and how many there are.
 std::pair<int64_t, int64_t> hostVectors() {
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
@@ -702,6 +763,16 @@ struct TgcVectorizeContractionsPass
           cast<linalg::LinalgOp>(c.op.getOperation()).getStaticLoopRanges();
       // (A window's B is no matrix: its tiles sweep all columns, unblocked.)
       bool manyRows = !c.window && c.i && maxRows(c) > rows;
+      // A block of a large `x W^T` (a linear layer's product): its dot
+      // products end in a sum across lanes per element of C, and read A
+      // again per 4 columns. With whole squares of lanes x lanes, W's
+      // panel is packed transposed and tiled along j like `x W`.
+      if (!c.alongJ && manyRows && transposable(c, ranges, lanes)) {
+        c.alongJ = true;
+        c.transposedB = true;
+        rows = registers >= 32 ? 8 : 4;
+        vectors = 2;
+      }
       int64_t kBlock = 0, packRows = 0;
       if (manyRows && c.alongJ) {
         // A packed panel pays for its copy over 4 row tiles or more; it
