@@ -153,9 +153,9 @@ def test_linear_algebra():
 @pytest.mark.parametrize("m, k, n", [
     (256, 768, 768),   # blocks of 64 x 256, k in blocks of 256: W packed transposed
     (128, 256, 512),   # k in one block (the whole of k)
-    (200, 320, 512),   # a last block of 8 rows, packed transposed as well
-    (256, 100, 512),   # k not whole squares of lanes: dot products
-    (160, 512, 800),   # a last block of 32 columns (not a static size): dot products
+    (200, 320, 512),   # a last block of 8 rows; k's last block not whole squares
+    (256, 100, 512),   # k not whole squares of lanes
+    (160, 300, 1000),  # a last block of 232 columns: a last tile of 8
 ])
 def test_large_linear_products(m, k, n):
     # Large products are cut into 2-D blocks (docs/cpu-pipeline.md, "Matrix

@@ -474,7 +474,7 @@ private:
   /// zero) over the tile's k range.
   void emitPack(Value j0, ArrayRef<Value> masks) {
     if (c.transposedB) {
-      emitTransposedPack(j0);
+      emitTransposedPack(j0, /*partial=*/!masks.empty());
       return;
     }
     Value lo = kLow ? kLow : zero;
@@ -491,15 +491,44 @@ private:
     });
   }
 
-  /// `panel[k - kLow, :] = B[j0 : j0 + vectors * lanes, k]`: B read along
-  /// k, `lanes` rows at a time, each square of lanes x lanes transposed in
-  /// registers (log2(lanes) rounds of two-vector shuffles: a round swaps
-  /// the elements whose row and column differ in one bit). The tile's k
-  /// range and its columns are whole squares (checked by the caller).
-  void emitTransposedPack(Value j0) {
+  /// `panel[k - kLow, :] = B[j0 : j0 + vectors * lanes, k]` (zeros past
+  /// the last column): B read along k, `lanes` rows at a time, each square
+  /// of lanes x lanes transposed in registers (log2(lanes) rounds of
+  /// two-vector shuffles: a round swaps the elements whose row and column
+  /// differ in one bit). The steps of k left after the squares, and the
+  /// last partial tile of columns, are copied element by element.
+  void emitTransposedPack(Value j0, bool partial) {
     Value lo = kLow ? kLow : zero;
     Value hi = kHigh ? kHigh : extents[c.k];
-    loop(lo, hi, lanes, [&](Value k0) {
+    int64_t width = vectors * lanes;
+    // One element of B into the panel (the tile's own loops set k and j).
+    auto copyElement = [&](Value k, Value jj) {
+      dims[c.k] = k;
+      dims[c.j] = arith::AddIOp::create(b, loc, j0, jj);
+      Value x = memref::LoadOp::create(b, loc, c.b->get(), indices(c.b));
+      memref::StoreOp::create(
+          b, loc, x, panel,
+          ValueRange{arith::SubIOp::create(b, loc, k, lo), jj});
+    };
+    if (partial) {
+      Value left = arith::SubIOp::create(b, loc, extents[c.j], j0);
+      loop(zero, left, 1, [&](Value jj) {
+        loop(lo, hi, 1, [&](Value k) { copyElement(k, jj); });
+      });
+      Value zeroElement =
+          arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+      loop(left, cst(width), 1, [&](Value jj) {
+        loop(lo, hi, 1, [&](Value k) {
+          memref::StoreOp::create(
+              b, loc, zeroElement, panel,
+              ValueRange{arith::SubIOp::create(b, loc, k, lo), jj});
+        });
+      });
+      return;
+    }
+    Value squaresEnd = arith::AddIOp::create(
+        b, loc, lo, wholeSteps(arith::SubIOp::create(b, loc, hi, lo), lanes));
+    loop(lo, squaresEnd, lanes, [&](Value k0) {
       dims[c.k] = k0;
       Value row0 = arith::SubIOp::create(b, loc, k0, lo);
       for (int64_t v = 0; v < vectors; ++v) {
@@ -527,6 +556,9 @@ private:
           vector::StoreOp::create(b, loc, square[u], panel,
                                   ValueRange{add(row0, u), cst(v * lanes)});
       }
+    });
+    loop(squaresEnd, hi, 1, [&](Value k) {
+      loop(zero, cst(width), 1, [&](Value jj) { copyElement(k, jj); });
     });
   }
 
@@ -559,9 +591,6 @@ private:
     int64_t width = vectors * lanes;
     Value whole = wholeSteps(n, width);
     loop(zero, whole, width, [&](Value j0) { body(j0, vectors, {}); });
-    // (A transposed pack has whole tiles only.)
-    if (c.transposedB)
-      return;
     // The last partial tile (0 or 1 iterations).
     loop(whole, n, width, [&](Value j0) {
       SmallVector<Value> masks;
@@ -708,16 +737,10 @@ int64_t maxRows(Contraction &c) {
   return 0;
 }
 
-/// Whether a dot-product contraction's B can be packed transposed: its
-/// j and k extents static, whole vectors x lanes columns and whole squares
-/// of lanes along k (and in a block of k), C contiguous along j, a row
-/// tile's panels reused by 4 row tiles or more.
-bool transposable(Contraction &c, ArrayRef<int64_t> ranges, int64_t lanes) {
-  int64_t n = ranges[c.j], k = ranges[c.k];
-  return !ShapedType::isDynamic(n) && !ShapedType::isDynamic(k) && n > 0 &&
-         k > 0 && n % (2 * lanes) == 0 && k % lanes == 0 &&
-         kKBlock % lanes == 0 && maxRows(c) >= 32 &&
-         unitInnerStride(c.op.getDpsInitOperand(0)->get());
+/// Whether a dot-product contraction's B is packed transposed: C
+/// contiguous along j, and a panel reused by 4 row tiles or more.
+bool transposable(Contraction &c) {
+  return maxRows(c) >= 32 && unitInnerStride(c.op.getDpsInitOperand(0)->get());
 }
 
 /// Bits of the host's vector registers and how many there are.
@@ -765,9 +788,9 @@ struct TgcVectorizeContractionsPass
       bool manyRows = !c.window && c.i && maxRows(c) > rows;
       // A block of a large `x W^T` (a linear layer's product): its dot
       // products end in a sum across lanes per element of C, and read A
-      // again per 4 columns. With whole squares of lanes x lanes, W's
-      // panel is packed transposed and tiled along j like `x W`.
-      if (!c.alongJ && manyRows && transposable(c, ranges, lanes)) {
+      // again per 4 columns. W's panel is packed transposed instead and
+      // the block tiled along j like `x W`.
+      if (!c.alongJ && manyRows && transposable(c)) {
         c.alongJ = true;
         c.transposedB = true;
         rows = registers >= 32 ? 8 : 4;
