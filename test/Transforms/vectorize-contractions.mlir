@@ -302,6 +302,28 @@ func.func @block_linear_edges(%x: memref<64x100xf32>, %w: memref<40x100xf32>, %c
 
 // -----
 
+// Without `reassoc` (tgc-run --strict-reductions) the same block is still
+// packed transposed: each sum keeps k's order there.
+
+// CHECK-LABEL: func.func @block_linear_in_order
+// CHECK: memref.alloca() {alignment = 64 : i64} : memref<256x32xf32>
+// CHECK: vector.shuffle
+// CHECK-NOT: vector.reduction
+#lin4 = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>,
+         affine_map<(i, j, k) -> (i, j)>]
+func.func @block_linear_in_order(%x: memref<64x512xf32>, %w: memref<64x512xf32>, %c: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = #lin4, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<64x512xf32>, memref<64x512xf32>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // A direct convolution (tgc-to-linalg's direct-convolutions, a tile of
 // tgc-form-kernels: one image and output row, 8 output channels): a window
 // contraction. Its tiles are 8 output channels (i, which the weight reads

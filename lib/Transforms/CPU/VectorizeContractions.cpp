@@ -47,6 +47,9 @@ struct Contraction {
   /// A dot-product contraction (`B[.., j, k]`) tiled along j all the same:
   /// B's panels are packed transposed (see Emitter::emitTransposedPack).
   bool transposedB = false;
+  /// A dot-product contraction whose sums must keep k's order (no
+  /// `reassoc`): vectorized only with B packed transposed.
+  bool inOrderOnly = false;
   bool fma = false;
 };
 
@@ -222,12 +225,13 @@ std::optional<Contraction> match(linalg::GenericOp op) {
     c.alongJ = true;
     return c;
   }
-  // A dot product of rows reorders the sum: only where it may.
-  bool reassoc =
-      bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::reassoc);
-  if (reassoc && lastIs(aMap, c.k) && lastIs(bMap, c.k) &&
-      unitInnerStride(c.a->get()) && unitInnerStride(c.b->get())) {
+  // A dot product of rows reorders the sum: only where it may. Without
+  // `reassoc`, only a block whose B is packed transposed (in k's order).
+  if (lastIs(aMap, c.k) && lastIs(bMap, c.k) && unitInnerStride(c.a->get()) &&
+      unitInnerStride(c.b->get())) {
     c.alongJ = false;
+    c.inOrderOnly =
+        !bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::reassoc);
     return c;
   }
   return std::nullopt;
@@ -796,6 +800,8 @@ struct TgcVectorizeContractionsPass
         rows = registers >= 32 ? 8 : 4;
         vectors = 2;
       }
+      if (c.inOrderOnly && !c.transposedB)
+        continue; // the scalar loop keeps k's order
       int64_t kBlock = 0, packRows = 0;
       if (manyRows && c.alongJ) {
         // A packed panel pays for its copy over 4 row tiles or more; it

@@ -187,7 +187,8 @@ def TgcVectorizeContractions
       instead packed transposed (squares of lanes x lanes loaded along `k`
       and transposed by rounds of `vector.shuffle`; the steps of `k` after
       the last square and a last partial tile of columns element by
-      element), and the block is tiled along `j` as above.
+      element), and the block is tiled along `j` as above, each sum in the
+      order of `k` (so also without `reassoc`).
 
     Rows and columns that do not fill a tile run one at a time; the last
     partial vector along `j` or `k` is masked. Other loops (a batch) stay
