@@ -155,7 +155,7 @@ def test_linear_algebra():
     (128, 256, 512),   # k in one block (the whole of k)
     (200, 320, 512),   # a last block of 8 rows; k's last block not whole squares
     (256, 100, 512),   # k not whole squares of lanes
-    (160, 300, 1000),  # a last block of 232 columns: a last tile of 8
+    (160, 300, 1000),  # a last block of 232 columns (not whole tiles): dot products
 ])
 def test_large_linear_products(m, k, n):
     # Large products are cut into 2-D blocks (docs/cpu-pipeline.md, "Matrix

@@ -183,12 +183,12 @@ def TgcVectorizeContractions
       partial sums added up at the end. This reorders each sum, so it is
       done only where the add allows `reassoc`
       (`tgc-reassociate-reductions`; `tgc-run --strict-reductions` keeps the
-      scalar loop). In a block of 32 rows or more (below), B's panel is
-      instead packed transposed (squares of lanes x lanes loaded along `k`
-      and transposed by rounds of `vector.shuffle`; the steps of `k` after
-      the last square and a last partial tile of columns element by
-      element), and the block is tiled along `j` as above, each sum in the
-      order of `k` (so also without `reassoc`).
+      scalar loop). In a block of 32 rows or more (below) whose columns
+      are a static count of whole tiles, B's panel is instead packed
+      transposed (squares of lanes x lanes loaded along `k` and transposed
+      by rounds of `vector.shuffle`; the steps of `k` after the last square
+      element by element), and the block is tiled along `j` as above, each
+      sum in the order of `k` (so also without `reassoc`).
 
     Rows and columns that do not fill a tile run one at a time; the last
     partial vector along `j` or `k` is masked. Other loops (a batch) stay
