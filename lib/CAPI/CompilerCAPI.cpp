@@ -418,14 +418,16 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
       hit = capi::fromCacheRecord(record, o, error);
     // The entry's code reports its compile's lines: rewritten to this
     // module's, or, where that cannot be told apart, compiled again.
-    std::optional<Relocation> relocation;
+    bool unmapped = false;
     if (hit) {
-      relocation =
+      std::optional<Relocation> relocation =
           Relocation::between(record.getLines("locations"), numbered.locations);
-      if (relocation)
+      if (relocation) {
         capi::relocate(*hit, *relocation);
-      else
+      } else {
         hit.reset();
+        unmapped = true;
+      }
     }
     if (hit) {
       double ms = std::chrono::duration<double, std::milli>(
@@ -438,7 +440,14 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
       hit->cachePath = cache.pathOf(key);
       return hit.release();
     }
-    if (!error.empty()) {
+    if (unmapped) {
+      // The same program, whose lines cannot be told apart in the entry's
+      // messages: compiled again, and the entry replaced.
+      warning = "did not use the cache entry " + cache.pathOf(key) +
+                ": its source locations do not map one to one onto this "
+                "module's (two columns of one line now on two lines); "
+                "compiling again";
+    } else {
       // A whole entry that does not load (another TGC's layout): not used.
       warning = "ignored the cache entry " + cache.pathOf(key) + ": " + error +
                 "; compiling again";

@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir::tgc;
 using llvm::StringRef;
@@ -81,8 +82,11 @@ std::optional<Parsed> parse(StringRef token) {
   if (close == StringRef::npos || lineColEnd(token, close) != token.size())
     return std::nullopt;
   Parsed p;
-  p.escapedFile = token.slice(1, close - 1).str();
-  p.file = unescape(p.escapedFile);
+  p.file = unescape(token.slice(1, close - 1));
+  // As MLIR prints it (text the compiler printed: the guard code), which
+  // can differ from how the caller wrote it (raw UTF-8, `\n`).
+  llvm::raw_string_ostream os(p.escapedFile);
+  llvm::printEscapedString(p.file, os);
   StringRef rest = token.drop_front(close + 1);
   auto [line, col] = rest.split(':');
   p.line = line.str();
@@ -194,13 +198,19 @@ std::string mlir::tgc::Relocation::apply(StringRef text) const {
       break;
     const auto &[needle, escaped] = needles[which];
     size_t at = best + needle.size();
+    // A file name starts where a name cannot go on (`net.py` is not the
+    // end of `/other/net.py`).
+    auto continuesName = [](char ch) {
+      return llvm::isAlnum(ch) || StringRef("/._-~\\").contains(ch);
+    };
+    bool boundary = best == 0 || !continuesName(text[best - 1]);
     bool quoted = at < text.size() && text[at] == '"';
     size_t colon = quoted ? at + 1 : at;
     size_t lineEnd = colon < text.size() && text[colon] == ':'
                          ? digitsEnd(text, colon + 1)
                          : colon;
     auto target =
-        lineEnd > colon + 1 && colon < text.size()
+        boundary && lineEnd > colon + 1 && colon < text.size()
             ? lines.find({needle, text.slice(colon + 1, lineEnd).str()})
             : lines.end();
     if (target == lines.end()) {

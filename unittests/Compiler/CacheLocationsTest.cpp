@@ -101,6 +101,25 @@ TEST(CacheLocationsTest, AmbiguousListsAreRefused) {
             "a.py:7:8 \"a.py\":7:0 a.py:7");
 }
 
+TEST(CacheLocationsTest, NonAsciiFilesInBothSpellings) {
+  // The caller writes UTF-8 as it is; MLIR prints it escaped (the guard
+  // code). Both are rewritten, each in its own spelling.
+  std::optional<Relocation> r = Relocation::between({"\"/m/\xC3\xBC.py\":3:0"},
+                                                    {"\"/n/\xC3\xBC.py\":5:0"});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->apply("at /m/\xC3\xBC.py:3:0"), "at /n/\xC3\xBC.py:5:0");
+  EXPECT_EQ(r->apply("loc(\"/m/\\C3\\BC.py\":3:0)"),
+            "loc(\"/n/\\C3\\BC.py\":5:0)");
+}
+
+TEST(CacheLocationsTest, FileNamesStartAtABoundary) {
+  std::optional<Relocation> r =
+      Relocation::between({"\"net.py\":1:0"}, {"\"net.py\":2:0"});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->apply("/other/net.py:1 my_net.py:1 net.py:1 (net.py:1:0)"),
+            "/other/net.py:1 my_net.py:1 net.py:2 (net.py:2:0)");
+}
+
 TEST(CacheLocationsTest, LongestFileWins) {
   std::optional<Relocation> r =
       Relocation::between({"\"net.py\":1:0", "\"/x/net.py\":1:0"},

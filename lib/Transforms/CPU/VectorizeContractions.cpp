@@ -731,8 +731,10 @@ int64_t maxRows(Contraction &c) {
 /// GPU machine's Xeon (a 128 x 768 -> 1000 linear, 0.63 against 0.47 ms).
 bool transposable(Contraction &c, ArrayRef<int64_t> ranges, int64_t lanes) {
   int64_t n = ranges[c.j];
-  return !ShapedType::isDynamic(n) && n > 0 && n % (2 * lanes) == 0 &&
-         maxRows(c) >= 32 && unitInnerStride(c.op.getDpsInitOperand(0)->get());
+  // (The in-register transpose takes squares of a power of two.)
+  return llvm::isPowerOf2_64(lanes) && !ShapedType::isDynamic(n) && n > 0 &&
+         n % (2 * lanes) == 0 && maxRows(c) >= 32 &&
+         unitInnerStride(c.op.getDpsInitOperand(0)->get());
 }
 
 /// Bits of the host's vector registers and how many there are.
