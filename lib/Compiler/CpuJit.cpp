@@ -31,6 +31,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -389,6 +390,30 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
   return llvm::Error::success();
 }
 
+/// LLVM's OpenMP runtime keeps a team's workers spinning for 200 ms after
+/// each parallel region (KMP_BLOCKTIME). PyTorch's own thread pool is
+/// usually another OpenMP runtime (libgomp): its eager ops between two
+/// compiled calls found their cores taken by TGC's spinning workers (on the
+/// CI machine an eager `exp` over 4096 x 4096 ran 12-14 ms slower per call
+/// next to a compiled linear layer; docs/cpu-pipeline.md, "Threads"). So
+/// TGC's runtime waits 1 ms, once per process, unless the user set
+/// KMP_BLOCKTIME. `lib` is a library the JIT loaded; nothing happens unless
+/// it is an OpenMP runtime with `kmp_set_defaults`.
+static void shortenOpenMPSpin(const std::string &lib) {
+  static std::once_flag once;
+  if (std::getenv("KMP_BLOCKTIME"))
+    return;
+  std::string why;
+  llvm::sys::DynamicLibrary dl =
+      llvm::sys::DynamicLibrary::getPermanentLibrary(lib.c_str(), &why);
+  using SetDefaults = void (*)(const char *);
+  auto set = dl.isValid() ? reinterpret_cast<SetDefaults>(
+                                dl.getAddressOfSymbol("kmp_set_defaults"))
+                          : nullptr;
+  if (set)
+    std::call_once(once, [&] { set("KMP_BLOCKTIME=1"); });
+}
+
 llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
 mlir::tgc::createHostJit(const std::vector<std::string> &sharedLibs,
                          bool openmp, bool perfListener) {
@@ -429,6 +454,7 @@ mlir::tgc::createHostJit(const std::vector<std::string> &sharedLibs,
     std::string why;
     if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib.c_str(), &why))
       return llvm::createStringError("cannot load " + lib + ": " + why);
+    shortenOpenMPSpin(lib);
   }
   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       (*jit)->getDataLayout().getGlobalPrefix());
