@@ -230,8 +230,9 @@ func.func @block(%a: memref<64x600xf32>, %b: memref<600x256xf32>, %c: memref<64x
 // tiled along j like @block, its panel of W packed transposed, a square of
 // 16 x 16 at a time: 16 rows of W loaded along k, transposed by 4 rounds
 // of 16 shuffles (swapping rows 8 apart first), stored as 16 rows of the
-// panel. No dot products, no sums across lanes. 256-bit vectors: squares
-// of 8.
+// panel; one square's code, in a loop over the tile's two vectors that
+// LLVM does not unroll. No dot products, no sums across lanes. 256-bit
+// vectors: squares of 8.
 
 // CHECK-LABEL: func.func @block_linear
 // CHECK: %[[P:.*]] = memref.alloca() {alignment = 64 : i64} : memref<256x32xf32>
@@ -239,12 +240,17 @@ func.func @block(%a: memref<64x600xf32>, %b: memref<600x256xf32>, %c: memref<64x
 // CHECK: scf.for %[[J0:.*]] = %c0 to %{{.*}} step %c32
 // CHECK-NOT: vector.create_mask
 // CHECK: scf.for %[[K0:.*]] = %[[KC]] to %{{.*}} step %c16 {
-// CHECK: vector.load %arg1[%[[J0]], %[[K0]]] : memref<64x512xf32>, vector<16xf32>
+// CHECK: scf.for %[[V:.*]] = %c0 to %c2 step %c1 {
+// CHECK: %[[C0:.*]] = arith.muli %[[V]], %c16
+// CHECK: %[[JB:.*]] = arith.addi %[[J0]], %[[C0]]
+// CHECK: vector.load %arg1[%[[JB]], %[[K0]]] : memref<64x512xf32>, vector<16xf32>
 // CHECK-COUNT-15: vector.load %arg1
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31]
 // CHECK-COUNT-62: vector.shuffle
-// CHECK-COUNT-16: vector.store %{{.*}}, %[[P]]
+// CHECK-COUNT-16: vector.store %{{.*}}, %[[P]][%{{.*}}, %[[C0]]]
+// CHECK-NEXT: } {loop_annotation = #loop_annotation}
+// CHECK-NOT: memref.load %arg1
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c8
 // CHECK: scf.for %{{.*}} = %[[KC]] to %{{.*}} step %c1 iter_args
 // CHECK-COUNT-2: vector.load %[[P]]
@@ -269,15 +275,20 @@ func.func @block_linear(%x: memref<64x512xf32>, %w: memref<64x512xf32>, %c: memr
 // -----
 
 // The same with 100 steps of k (6 squares of 16, then 4 steps element by
-// element). 40 columns (a last partial tile) keep the dot products.
+// element, in a loop over the 32 columns). 40 columns (a last partial
+// tile) keep the dot products. (@block_linear's 512 steps, whole squares
+// in blocks of 256, have no element-by-element loop.)
 
 // CHECK-LABEL: func.func @block_linear_edges
 // CHECK: %[[P:.*]] = memref.alloca() {alignment = 64 : i64} : memref<100x32xf32>
 // CHECK: scf.for %[[J0:.*]] = %c0 to %{{.*}} step %c32
 // CHECK: scf.for %[[K0:.*]] = %c0 to %[[SE:.*]] step %c16 {
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {
 // CHECK-COUNT-64: vector.shuffle
 // CHECK: scf.for %[[K:.*]] = %[[SE]] to %c100 step %c1 {
-// CHECK-COUNT-32: memref.load %arg1
+// CHECK: scf.for %[[T:.*]] = %c0 to %c32 step %c1 {
+// CHECK: memref.load %arg1
+// CHECK: memref.store %{{.*}}, %[[P]][%{{.*}}, %[[T]]]
 // CHECK-NOT: vector.create_mask
 // CHECK-NOT: vector.reduction
 // CHECK-LABEL: func.func @block_linear_partial

@@ -20,9 +20,6 @@ namespace mlir::tgc {
 #include "tgc/Transforms/CPU/Passes.h.inc"
 namespace {
 
-/// The attribute name `convert-scf-to-cf` carries to the back edge.
-constexpr llvm::StringLiteral kLoopAnnotation = "loop_annotation";
-
 /// Whether `loop`'s body holds another loop.
 bool holdsLoop(scf::ForOp loop) {
   WalkResult found = loop.getBody()->walk([](Operation *op) {
@@ -68,18 +65,6 @@ struct KeepOuterLoops : impl::TgcKeepOuterLoopsBase<KeepOuterLoops> {
   using TgcKeepOuterLoopsBase::TgcKeepOuterLoopsBase;
 
   void runOnOperation() override {
-    MLIRContext *ctx = &getContext();
-    auto unroll = LLVM::LoopUnrollAttr::get(
-        ctx, /*disable=*/BoolAttr::get(ctx, true), /*count=*/nullptr,
-        /*runtimeDisable=*/nullptr, /*full=*/nullptr, nullptr, nullptr,
-        nullptr);
-    auto annotation = LLVM::LoopAnnotationAttr::get(
-        ctx, /*disableNonforced=*/nullptr, /*vectorize=*/nullptr,
-        /*interleave=*/nullptr, unroll, /*unrollAndJam=*/nullptr,
-        /*licm=*/nullptr, /*distribute=*/nullptr, /*pipeline=*/nullptr,
-        /*peeled=*/nullptr, /*unswitch=*/nullptr, /*mustProgress=*/nullptr,
-        /*isVectorized=*/nullptr, /*startLoc=*/nullptr, /*endLoc=*/nullptr,
-        /*parallelAccesses=*/{});
     getOperation().walk([&](scf::ForOp loop) {
       if (loop->hasAttr(kLoopAnnotation) || !holdsLoop(loop))
         return;
@@ -87,7 +72,7 @@ struct KeepOuterLoops : impl::TgcKeepOuterLoopsBase<KeepOuterLoops> {
       std::optional<int64_t> copies = unrolledCopies(loop);
       if (copies && *copies <= smallNest)
         return;
-      loop->setAttr(kLoopAnnotation, annotation);
+      disableUnrolling(loop);
     });
   }
 };

@@ -4,13 +4,14 @@
 // tgc-parallel-if (work known at run time) and tgc-keep-outer-loops (how
 // much full unrolling would copy): a kernel's work is the trip counts of
 // its parallel loop times those of the deepest chain of scf.for loops in
-// its body.
+// its body. Also the mark that keeps a loop from LLVM's unroller.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TGC_LIB_TRANSFORMS_CPU_LOOPWORK_H
 #define TGC_LIB_TRANSFORMS_CPU_LOOPWORK_H
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -27,6 +28,25 @@ inline int64_t saturatingMul(int64_t a, int64_t b) {
 inline int64_t saturatingAdd(int64_t a, int64_t b) {
   int64_t r;
   return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/// The attribute that becomes `llvm.loop.unroll.disable` on `loop`'s back
+/// edge (convert-scf-to-cf carries it; the LLVM dialect must be loaded).
+constexpr llvm::StringLiteral kLoopAnnotation = "loop_annotation";
+inline void disableUnrolling(scf::ForOp loop) {
+  MLIRContext *ctx = loop.getContext();
+  auto unroll = LLVM::LoopUnrollAttr::get(
+      ctx, /*disable=*/BoolAttr::get(ctx, true), /*count=*/nullptr,
+      /*runtimeDisable=*/nullptr, /*full=*/nullptr, nullptr, nullptr, nullptr);
+  loop->setAttr(kLoopAnnotation,
+                LLVM::LoopAnnotationAttr::get(
+                    ctx, /*disableNonforced=*/nullptr, /*vectorize=*/nullptr,
+                    /*interleave=*/nullptr, unroll, /*unrollAndJam=*/nullptr,
+                    /*licm=*/nullptr, /*distribute=*/nullptr,
+                    /*pipeline=*/nullptr, /*peeled=*/nullptr,
+                    /*unswitch=*/nullptr, /*mustProgress=*/nullptr,
+                    /*isVectorized=*/nullptr, /*startLoc=*/nullptr,
+                    /*endLoc=*/nullptr, /*parallelAccesses=*/{}));
 }
 
 /// Iterations of one loop dimension, when its bounds are constants.

@@ -6,6 +6,8 @@
 
 #include "tgc/Transforms/Passes.h"
 
+#include "LoopWork.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -259,6 +261,7 @@ public:
     // Constants go before this one, ahead of every loop.
     anchor = arith::ConstantIndexOp::create(b, loc, 0);
     constants[0] = anchor->getResult(0);
+    linalgRanges = linalgOp.getStaticLoopRanges();
     SmallVector<Range> ranges = linalgOp.createLoopRanges(b, loc);
     for (Range &r : ranges)
       extents.push_back(isa<Value>(r.size)
@@ -290,6 +293,8 @@ private:
   Type element;
   VectorType vecType, maskType;
   SmallVector<Value> extents, dims;
+  /// The loops' static extents (ShapedType::kDynamic where not).
+  SmallVector<int64_t> linalgRanges;
   Value zero, one;
   /// The first op emitted: constants and buffers go before it.
   Operation *anchor = nullptr;
@@ -504,46 +509,59 @@ private:
   void emitTransposedPack(Value j0) {
     Value lo = kLow ? kLow : zero;
     Value hi = kHigh ? kHigh : extents[c.k];
-    int64_t width = vectors * lanes;
     Value squaresEnd = arith::AddIOp::create(
         b, loc, lo, wholeSteps(arith::SubIOp::create(b, loc, hi, lo), lanes));
     loop(lo, squaresEnd, lanes, [&](Value k0) {
       dims[c.k] = k0;
       Value row0 = arith::SubIOp::create(b, loc, k0, lo);
-      for (int64_t v = 0; v < vectors; ++v) {
-        SmallVector<Value> square;
-        for (int64_t t = 0; t < lanes; ++t) {
-          dims[c.j] = add(j0, v * lanes + t);
-          square.push_back(loadVector(c.b, Value()));
-        }
-        for (int64_t s = lanes / 2; s >= 1; s /= 2) {
-          SmallVector<int64_t> low, high;
-          for (int64_t col = 0; col < lanes; ++col) {
-            bool bit = col & s;
-            low.push_back(bit ? lanes + col - s : col);
-            high.push_back(bit ? lanes + col : col + s);
-          }
-          for (int64_t r = 0; r < lanes; ++r) {
-            if (r & s)
-              continue;
-            Value x = square[r], y = square[r + s];
-            square[r] = vector::ShuffleOp::create(b, loc, x, y, low);
-            square[r + s] = vector::ShuffleOp::create(b, loc, x, y, high);
-          }
-        }
-        for (int64_t u = 0; u < lanes; ++u)
-          vector::StoreOp::create(b, loc, square[u], panel,
-                                  ValueRange{add(row0, u), cst(v * lanes)});
+      // One square's code for the tile's vectors, in a loop LLVM keeps:
+      // unrolled, it doubled the kernel's LLVM time.
+      auto vectorLoop = scf::ForOp::create(b, loc, zero, cst(vectors), one);
+      tgc::disableUnrolling(vectorLoop);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(vectorLoop.getBody());
+      Value col0 = arith::MulIOp::create(b, loc, vectorLoop.getInductionVar(),
+                                         cst(lanes));
+      Value jBase = arith::AddIOp::create(b, loc, j0, col0);
+      SmallVector<Value> square;
+      for (int64_t t = 0; t < lanes; ++t) {
+        dims[c.j] = add(jBase, t);
+        square.push_back(loadVector(c.b, Value()));
       }
+      for (int64_t s = lanes / 2; s >= 1; s /= 2) {
+        SmallVector<int64_t> low, high;
+        for (int64_t col = 0; col < lanes; ++col) {
+          bool bit = col & s;
+          low.push_back(bit ? lanes + col - s : col);
+          high.push_back(bit ? lanes + col : col + s);
+        }
+        for (int64_t r = 0; r < lanes; ++r) {
+          if (r & s)
+            continue;
+          Value x = square[r], y = square[r + s];
+          square[r] = vector::ShuffleOp::create(b, loc, x, y, low);
+          square[r + s] = vector::ShuffleOp::create(b, loc, x, y, high);
+        }
+      }
+      for (int64_t u = 0; u < lanes; ++u)
+        vector::StoreOp::create(b, loc, square[u], panel,
+                                ValueRange{add(row0, u), col0});
     });
+    // (None when k and its blocks are whole squares.)
+    int64_t kSteps = linalgRanges[c.k];
+    if (!ShapedType::isDynamic(kSteps) && kSteps % lanes == 0 &&
+        kBlock % lanes == 0)
+      return;
+    // A loop over the columns, not `width` copies: it is rare, and LLVM
+    // spent more time on 32 copies than on the rest of the kernel.
     loop(squaresEnd, hi, 1, [&](Value k) {
-      dims[c.k] = k;
       Value row = arith::SubIOp::create(b, loc, k, lo);
-      for (int64_t t = 0; t < width; ++t) {
-        dims[c.j] = add(j0, t);
+      loop(zero, cst(vectors * lanes), 1, [&](Value t) {
+        dims[c.k] = k;
+        dims[c.j] = arith::AddIOp::create(b, loc, j0, t);
         Value x = memref::LoadOp::create(b, loc, c.b->get(), indices(c.b));
-        memref::StoreOp::create(b, loc, x, panel, ValueRange{row, cst(t)});
-      }
+        memref::StoreOp::create(b, loc, x, panel, ValueRange{row, t});
+      });
     });
   }
 

@@ -226,6 +226,7 @@ def TgcVectorizeContractions
            "Vector register width in bits (0: the host's)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
