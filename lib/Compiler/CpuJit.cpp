@@ -31,6 +31,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -400,9 +401,14 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
 /// KMP_BLOCKTIME. `lib` is a library the JIT loaded; nothing happens unless
 /// it is an OpenMP runtime with `kmp_set_defaults`.
 static void shortenOpenMPSpin(const std::string &lib) {
-  static std::once_flag once;
-  if (std::getenv("KMP_BLOCKTIME"))
+  // Once set (or left to the user), later JITs of the process do nothing.
+  static std::atomic<bool> settled{false};
+  if (settled.load(std::memory_order_relaxed))
     return;
+  if (std::getenv("KMP_BLOCKTIME")) {
+    settled = true;
+    return;
+  }
   std::string why;
   llvm::sys::DynamicLibrary dl =
       llvm::sys::DynamicLibrary::getPermanentLibrary(lib.c_str(), &why);
@@ -410,8 +416,13 @@ static void shortenOpenMPSpin(const std::string &lib) {
   auto set = dl.isValid() ? reinterpret_cast<SetDefaults>(
                                 dl.getAddressOfSymbol("kmp_set_defaults"))
                           : nullptr;
-  if (set)
-    std::call_once(once, [&] { set("KMP_BLOCKTIME=1"); });
+  if (!set)
+    return; // not an OpenMP runtime (the C runner utilities)
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    set("KMP_BLOCKTIME=1");
+    settled = true;
+  });
 }
 
 llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
