@@ -91,7 +91,7 @@ def size_value(s: Size) -> int:
 
 
 def format_type(dtype: torch.dtype, shape: Sequence[Size], storage: bool = False) -> str:
-    dims = "".join(("?" if isinstance(s, Dyn) else str(s)) + "x" for s in shape)
+    dims = "".join(["?x" if isinstance(s, Dyn) else f"{s}x" for s in shape])
     element = "i8" if storage and dtype == torch.uint8 else mlir_dtype(dtype)
     return f"tensor<{dims}{element}>"
 

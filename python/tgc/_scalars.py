@@ -94,6 +94,26 @@ def contains(x, leaf: Callable[[Any], bool]) -> bool:
     return False
 
 
+_CONTAINERS = (list, tuple, dict, slice)
+
+
+def contains_type(x, types) -> bool:
+    """`contains(x, lambda e: isinstance(e, types))`, without a call per
+    element: the tracer asks it of every call's arguments."""
+    if isinstance(x, types):
+        return True
+    if isinstance(x, dict):
+        x = x.values()
+    elif isinstance(x, slice):
+        x = (x.start, x.stop, x.step)
+    elif not isinstance(x, (list, tuple)):
+        return False
+    for e in x:
+        if isinstance(e, types) or (isinstance(e, _CONTAINERS) and contains_type(e, types)):
+            return True
+    return False
+
+
 def replace(x, leaf: Callable[[Any], bool], fn: Callable[[Any], Any]):
     """`x` with each element `leaf` holds for replaced by fn(element); the
     containers of `contains` rebuilt (namedtuples keep their type)."""
@@ -116,7 +136,7 @@ def _is_data(x) -> bool:
 
 
 def has_data(x) -> bool:
-    return contains(x, _is_data)
+    return contains_type(x, DataScalar)
 
 
 def kind_of(value) -> Optional[type]:

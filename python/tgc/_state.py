@@ -174,7 +174,7 @@ _original_getattribute = None
 
 def _recording_getattribute(self, name):
     value = object.__getattribute__(self, name)
-    if _recorders:
+    if _recorders and name[:2] != "__":  # (Module.__getattr__ reads __dict__)
         _recorders[-1].record(self, name, value)
     return value
 

@@ -81,15 +81,22 @@ def user_frame() -> Tuple[str, int]:
     f = sys._getframe(1)
     while f is not None:
         name = f.f_code.co_filename
-        if not (
-            name.startswith(_TORCH_DIR)
-            or name.startswith(_TGC_DIR)
-            or name.startswith("<frozen")
-            or "/torch/fx/" in name
-        ):
+        internal = _INTERNAL_FILES.get(name)
+        if internal is None:
+            internal = _INTERNAL_FILES[name] = (
+                name.startswith(_TORCH_DIR)
+                or name.startswith(_TGC_DIR)
+                or name.startswith("<frozen")
+                or "/torch/fx/" in name
+            )
+        if not internal:
             return name, f.f_lineno
         f = f.f_back
     return "<unknown>", 0
+
+
+# File name -> whether it is torch's or tgc's (user_frame skips its frames).
+_INTERNAL_FILES: Dict[str, bool] = {}
 
 
 def mlir_loc(file: str, line: int) -> str:
