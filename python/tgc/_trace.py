@@ -122,6 +122,13 @@ class NeedRetrace(Exception):
     dynamic: the trace restarts with that size static."""
 
 
+class NeedExact(BaseException):
+    """Raised when an approximate trace (tgc._approximate: products and
+    convolutions not computed) reaches something that needs their values:
+    the trace restarts computing everything. A BaseException, so that the
+    model's own `except Exception` cannot swallow it."""
+
+
 class TracedSize(tuple):
     """``x.shape`` during tracing: a ``torch.Size``-like tuple whose dynamic
     sizes are :class:`SymInt` (symbolic; a comparison becomes a guard)."""
@@ -175,6 +182,8 @@ class TraceResult:
     num_user_args: int
     ops: int
     mutated_args: List[int] = field(default_factory=list)
+    # Products and convolutions the trace did not compute (tgc._approximate).
+    approximated: int = 0
     # One-element inputs read as numbers: (input index, value).
     value_specs: List[Tuple[int, Any]] = field(default_factory=list)
     # Parameter or buffer name of each captured tensor (None: not one of
@@ -303,6 +312,13 @@ class Tracer(TorchFunctionMode):
         self.value_specs: List[Tuple[int, Any]] = []
         self.size_guards: List[SizeGuard] = []
         self.retrace = False  # a deferred specialization (see specialize)
+        # Approximate trace (tgc._approximate): large products and
+        # convolutions on the CPU are not computed; the memory (storage_ptr)
+        # of every tensor whose values depend on one is "tainted".
+        self.approximate = False
+        self.approximated = 0
+        self.tainted: Set[int] = set()
+        self.need_exact = False  # (NeedExact raised, maybe caught by the model)
         # Input sizes Python read as SymInts: where first (see trace()).
         self.size_reads: Dict[Tuple[int, int], str] = {}
         # The graph's size for each size expression (input sizes first, so
@@ -687,6 +703,8 @@ class Tracer(TorchFunctionMode):
     # -- results ---------------------------------------------------------------
 
     def finish(self, out: Any) -> TraceResult:
+        if self.need_exact:
+            raise NeedExact()
         if self.retrace:
             raise NeedRetrace()
         if self.errors:
@@ -892,15 +910,20 @@ def trace(
     breaks=None,
     data_inputs: Set[int] = frozenset(),
     input_names: Sequence[str] = (),
+    approximate: Optional[bool] = None,
 ) -> TraceResult:
     """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
     static and the trace restarts (at most once per input dim).
-    `input_names`: the model's names of the inputs (tgc._names)."""
+    `input_names`: the model's names of the inputs (tgc._names).
+    `approximate`: large CPU products and convolutions are not computed
+    (tgc._approximate; None: unless TGC_TRACE_APPROXIMATE=0)."""
+    if approximate is None:
+        approximate = os.environ.get("TGC_TRACE_APPROXIMATE", "1") != "0"
     # One trace at a time in the process: the tracer patches
     # torch.Tensor.__getitem__ and keeps the active tracer in a global.
     with _trace_lock:
         return _trace(fn, inputs, dynamic, name, module, source, breaks, data_inputs,
-                      input_names)
+                      input_names, approximate)
 
 
 _trace_lock = threading.RLock()
@@ -930,7 +953,8 @@ def _module_scopes(tracer: "Tracer", module_names: Dict[int, str]):
 
 
 def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
-           data_inputs: Set[int] = frozenset(), input_names: Sequence[str] = ()) -> TraceResult:
+           data_inputs: Set[int] = frozenset(), input_names: Sequence[str] = (),
+           approximate: bool = False) -> TraceResult:
     """`module`: the compiled module (its parameters and buffers are named,
     its attribute reads recorded); `source`: the user's function or module,
     whose globals and closure are guarded."""
@@ -945,6 +969,11 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
     for _ in range(64):
         tracer = Tracer(inputs, dyn, name, specs, names, breaks, data_inputs,
                         input_names, labels)
+        tracer.approximate = approximate
+        # The inputs as they were: an approximate trace that has to start
+        # again may have updated them in place.
+        if approximate:
+            originals = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
         recorder = _state.AttributeRecorder(module_names, user_frame)
         tracer.thread = threading.get_ident()
         hooks, recording = None, False
@@ -962,7 +991,10 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             result.value_guards = list(recorder.reads.values())
             if source is not None:
                 result.value_guards += _state.function_value_guards(source)
+            result.approximated = tracer.approximated
             return result
+        except NeedExact:
+            approximate = _exact_again(inputs, originals)
         except NeedRetrace:
             specs = tracer.specializations
             for s in specs:
@@ -973,6 +1005,9 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             # did before SymInts), and the trace restarts.
             reads = {k: w for k, w in tracer.size_reads.items() if k[1] in dyn[k[0]]}
             if "SymInt" not in str(e) or not reads:
+                if tracer.approximated:
+                    approximate = _exact_again(inputs, originals)
+                    continue
                 raise
             specs = tracer.specializations
             why = str(e).strip().splitlines()[0]
@@ -982,6 +1017,14 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
                     f"size read at {where}, passed to a PyTorch call that does not "
                     f"take symbolic sizes ({why})"))
                 dyn[arg].discard(dim)
+        except Unsupported:
+            raise
+        except Exception:
+            # (An error of the values the approximate trace did not compute,
+            # or the model's own: the exact trace tells.)
+            if not tracer.approximated:
+                raise
+            approximate = _exact_again(inputs, originals)
         finally:
             if hooks is not None:
                 _state.remove_own_hooks(hooks)
@@ -990,3 +1033,13 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             _active.pop()
             _count_trace(-1)
     raise Unsupported("tracing did not converge")
+
+
+def _exact_again(inputs: List[Any], originals: List[Any]) -> bool:
+    """Puts the inputs back as they were before an approximate trace (which
+    may have updated them in place); the next trace computes everything."""
+    with torch.no_grad():
+        for x, o in zip(inputs, originals):
+            if isinstance(x, torch.Tensor):
+                x.copy_(o)
+    return False

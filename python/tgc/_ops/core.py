@@ -19,7 +19,8 @@ from .._graph import (
     format_type,
     scalar_literal,
 )
-from .._scalars import DataScalar, contains, from_tensor, has_data, replace
+from .._scalars import DataScalar, contains_type, from_tensor, has_data, replace
+from .. import _approximate
 from .._sym import Expr, SymInt
 from .._trace import NeedRetrace, Poisoned, Tracer, TracedSize, storage_ptr, user_frame
 
@@ -73,10 +74,13 @@ def _is_sym(x) -> bool:
     return isinstance(x, (SymInt, DataScalar))
 
 
+_SYM_TYPES = (SymInt, DataScalar)
+
+
 def _has_sym(x) -> bool:
     """Whether `x` holds a SymInt or a DataScalar (a traced number whose
     eager value the real call takes: see _Concrete)."""
-    return contains(x, _is_sym)
+    return contains_type(x, _SYM_TYPES)
 
 
 def _map_syms(x, fn):
@@ -164,10 +168,18 @@ def dispatch(tr: Tracer, func, args, kwargs, name: Optional[str] = None):
     as an error (the trace goes on, so that one report lists them all) and
     its results are poisoned: what depends on them is not reported again."""
     name = name or func_name(func)
-    if _has_sym(args) or _has_sym(kwargs):
+    if tr.tainted and _approximate.any_tainted(tr, (args, kwargs)):
+        # An operand's values were not computed (tgc._approximate).
+        return _approximate.tainted_call(tr, _dispatch_untainted, func, name, args, kwargs)
+    return _dispatch_untainted(tr, func, args, kwargs, name)
+
+
+def _dispatch_untainted(tr: Tracer, func, args, kwargs, name: str):
+    sym = _has_sym(args) or _has_sym(kwargs)
+    if sym:
         func = _Concrete(func)
     try:
-        return _dispatch(tr, func, name, args, kwargs)
+        return _dispatch(tr, func, name, args, kwargs, sym)
     except Poisoned:  # raised before the call ran
         real = func(*args, **kwargs)
         if tr.breaks is not None and _has_tensor(real):
@@ -310,7 +322,8 @@ def _from_outside(tr: Tracer, t: torch.Tensor) -> bool:
     return not tr.sharing_memory(ptr)
 
 
-def _dispatch(tr: Tracer, func, name: str, args, kwargs):
+def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
+    """`sym`: whether the arguments hold a SymInt or DataScalar."""
     if name in _REBINDS_MEMORY:
         spelled = "x.data = ..." if name == "set.data" else "Tensor.set_"
         raise Unsupported(
@@ -384,7 +397,7 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         )
         return func(*args, **kwargs)
     if name in PASSTHROUGH:
-        if _has_sym(args) or _has_sym(kwargs):
+        if sym:
             # (a check of a number from tensor data is a graph break: it
             # runs eagerly with the call's number)
             specialize_syms(tr, (args, kwargs), f"size passed to {name}")
@@ -415,7 +428,7 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
         # its body is traced, as Dynamo inlines it.
         return _inline(tr, func, args, kwargs)
     if handler is None:
-        if _has_sym(args) or _has_sym(kwargs):
+        if sym:
             # What the call returns may be computed from the values: they
             # are guarded (a handler that takes SymInts keeps them symbolic).
             specialize_syms(tr, (args, kwargs), f"size passed to {name}")
@@ -441,7 +454,11 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
     if out_arg is not None:
         real = func(*args, out=out_arg, **kwargs)
     else:
-        real = func(*args, **kwargs)
+        real = None
+        if tr.approximate and not sym and not poisoned and name in _approximate.OPS:
+            real = _approximate.call(tr, func, name, args, kwargs)
+        if real is None:
+            real = func(*args, **kwargs)
     if poisoned:
         if tr.breaks is not None:
             return _unsupported(tr, real, _EAGER_OPERAND, call=call)
@@ -451,11 +468,11 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs):
     # From here on the op has run (once): a failure to record it is
     # reported and its results poisoned, never a second eager run.
     try:
-        if handler not in SYMBOLIC and (_has_sym(args) or _has_sym(kwargs)):
+        if sym and handler not in SYMBOLIC:
             keep = handler in DATA_SCALARS
             args = specialize_syms(tr, args, f"size passed to {name}", keep)
             kwargs = specialize_syms(tr, kwargs, f"size passed to {name}", keep)
-        elif handler not in DATA_SCALARS and (has_data(args) or has_data(kwargs)):
+        elif sym and handler not in DATA_SCALARS and (has_data(args) or has_data(kwargs)):
             specialize_syms(tr, (args, kwargs), f"size passed to {name}")  # raises
         result = handler(tr, real, *args, **kwargs)
         if isinstance(result, Value) and not inplace and out_arg is None:
@@ -541,6 +558,8 @@ def _unsupported(tr: Tracer, real, message: str, where: str = "", call=None):
     """Records an unsupported call that has run: with graph breaks
     allowed, an island (see tgc._breaks) when `call` (func, name, args,
     kwargs) can be one; else an error, its results poisoned."""
+    if call is not None and tr.tainted and _approximate.any_tainted(tr, call[2:]):
+        _approximate.exact(tr)  # (an island or error of values not computed)
     if not where:
         # The line, and the module running it (tgc._trace.Tracer.scope).
         where = "%s:%d" % user_frame()

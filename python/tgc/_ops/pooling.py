@@ -19,6 +19,7 @@ from typing import List, Tuple
 
 import torch
 
+from .. import _approximate
 from .._graph import Dyn, Unsupported, Value
 from .core import constant, convert, op, tval
 from .elementwise import _binary_value, _where_values
@@ -206,6 +207,8 @@ def _max_pool2d_with_indices_backward(tr, real, grad_output, x, kernel_size, str
                 "max_pool2d_with_indices_backward")
     if any(isinstance(n, Dyn) for n in g.shape[-2:]):
         raise Unsupported("max_pool2d_with_indices_backward of a dynamic output size")
+    if real.device.type != "cpu":
+        _approximate.need_values(tr, indices)
     if real.device.type != "cpu" and not _indices_in_windows(indices, w):
         raise Unsupported("max_pool2d_with_indices_backward of indices outside their "
                           "windows on the GPU (PyTorch's CUDA kernel drops their "

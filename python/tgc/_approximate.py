@@ -1,0 +1,181 @@
+"""Approximate traces: large products and convolutions on the CPU are not
+computed while tracing.
+
+The tracer runs the model eagerly (tgc._trace), but the graph it records
+depends on the values only where Python reads them (``.item()``,
+``bool(t)``, printing, a graph break's eager island, a data-dependent size)
+or where an operator fails on them. Everything else it records from
+dtypes, shapes and strides. On a CPU, the eager products and convolutions
+of a trace are most of its time (a BERT-size encoder on the CI machine:
+3.1 s of an 8.3 s first call), and the compiled call computes them again
+right after.
+
+So when a trace meets a linear layer, matmul, bmm, addmm, baddbmm or
+convolution on CPU tensors whose work is at least ``MIN_FLOPS``, it runs
+the call on meta tensors for the result's sizes, strides and dtype, and
+hands the model a zero-filled tensor of that layout instead. The memory of
+that tensor, and of every tensor computed from it, is *tainted*
+(``Tracer.tainted``, by storage_ptr). When tainted values would matter:
+
+- Python reads them (the names of ``DATA_READS``), or a graph break or
+  unsupported call takes them: ``NeedExact`` is raised before the call;
+- an operator fails on them (an error of the zeros, say a singular
+  matrix, or one the model would also raise): ``NeedExact`` too, so that a
+  model's ``try``/``except`` never sees an error of values it did not
+  compute (``NeedExact`` is a BaseException);
+
+the trace restarts and computes everything (the inputs put back first).
+The graph of an approximate trace is the exact trace's, text for text
+(``test_approximate_trace.py`` compares them over the zoo's models).
+``TGC_TRACE_APPROXIMATE=0`` turns it off. GPU tensors are always computed:
+their kernels run asynchronously, so a trace does not wait for them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import torch
+
+from ._graph import Unsupported
+from ._trace import NeedExact, NeedRetrace, Tracer, storage_ptr
+
+# Products and convolutions a trace may leave uncomputed (canonical names
+# of tgc._ops.core._dispatch).
+OPS = frozenset({
+    "linear", "matmul", "rmatmul", "mm", "bmm", "addmm", "baddbmm", "addbmm",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "conv_transpose3d",
+})
+
+# Below this many floating-point operations the call itself is cheaper
+# than its meta call (tens of microseconds).
+MIN_FLOPS = 1 << 23
+
+# Calls that read a tensor's values into Python, or whose result's sizes
+# depend on them: with a tainted operand the trace must compute everything.
+DATA_READS = frozenset({
+    "item", "_local_scalar_dense", "ScalarImplicit", "__float__", "__int__",
+    "__index__", "__bool__", "__complex__", "tolist", "numpy", "__array__",
+    "__repr__", "__str__", "__format__", "__reduce_ex__", "__contains__",
+    "is_nonzero", "equal", "allclose", "nonzero", "argwhere", "masked_select",
+    "unique", "unique_consecutive", "_unique", "_unique2", "bincount",
+    "one_hot", "repeat_interleave", "histc", "histogram", "tensor",
+    "as_tensor", "asarray", "scalar_tensor",
+})
+
+_FLOATS = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+
+
+def _tensors(x):
+    if isinstance(x, torch.Tensor):
+        yield x
+    elif isinstance(x, (list, tuple)):
+        for e in x:
+            yield from _tensors(e)
+    elif isinstance(x, dict):
+        for e in x.values():
+            yield from _tensors(e)
+
+
+def any_tainted(tr: Tracer, x) -> bool:
+    """Whether a tensor in `x` (arguments: tensors in lists, tuples, dicts)
+    holds values an approximate trace did not compute."""
+    tainted = tr.tainted
+    return any(storage_ptr(t) in tainted for t in _tensors(x))
+
+
+def need_values(tr: Tracer, *tensors: torch.Tensor) -> None:
+    """A handler is about to read these tensors' values: NeedExact if one
+    is tainted."""
+    if tr.tainted and any_tainted(tr, tensors):
+        exact(tr)
+
+
+def exact(tr: Tracer):
+    tr.need_exact = True
+    raise NeedExact()
+
+
+def _taint(tr: Tracer, x) -> None:
+    for t in _tensors(x):
+        ptr = storage_ptr(t)
+        if ptr:
+            tr.tainted.add(ptr)
+
+
+def tainted_call(tr: Tracer, dispatch: Callable, func, name: str, args, kwargs):
+    """`dispatch(tr, func, args, kwargs, name)` of a call with a tainted
+    operand: its results, and the operands it writes, are tainted too."""
+    from ._ops.core import written_operands
+
+    base = name.rsplit(".", 1)[-1] if name.startswith("aten.") else name
+    if base in DATA_READS:
+        exact(tr)
+    try:
+        real = dispatch(tr, func, args, kwargs, name)
+    except (NeedExact, NeedRetrace):
+        raise
+    except Exception:  # noqa: BLE001 - an error of values not computed
+        exact(tr)
+    _taint(tr, real)
+    _taint(tr, written_operands(name, args, kwargs))
+    return real
+
+
+def _flops(name: str, args) -> int:
+    """About the call's floating-point operations, from its operands'
+    sizes (0 where they are not the expected tensors)."""
+    t = [a for a in args if isinstance(a, torch.Tensor)]
+    if name.startswith("conv"):
+        if len(t) < 2 or t[0].dim() < 2 or t[1].dim() < 2 or t[0].shape[1] == 0:
+            return 0
+        # (per output position of a stride-1 convolution: weights / C_in)
+        return 2 * t[0].numel() // t[0].shape[1] * t[1].numel()
+    if name in ("addmm", "baddbmm", "addbmm"):
+        t = t[1:]
+    if len(t) < 2:
+        return 0
+    a, b = (t[1], t[0]) if name == "rmatmul" else (t[0], t[1])
+    if name == "linear":
+        return 2 * a.numel() * (b.shape[0] if b.dim() == 2 else 1)
+    return 2 * a.numel() * (b.shape[-1] if b.dim() >= 2 else 1)
+
+
+def _meta(x):
+    if isinstance(x, torch.Tensor):
+        return torch.empty_strided(tuple(x.shape), x.stride(), dtype=x.dtype, device="meta")
+    if isinstance(x, (list, tuple)):
+        return type(x)(_meta(e) for e in x) if not hasattr(type(x), "_fields") else x
+    return x
+
+
+def call(tr: Tracer, func, name: str, args, kwargs) -> Optional[torch.Tensor]:
+    """The call's result left uncomputed (zeros of its layout, tainted), or
+    None where it is to run for real: a small or non-CPU call, operands
+    that need gradients, or a call the meta device cannot size."""
+    tensors = list(_tensors((args, kwargs)))
+    if not tensors:
+        return None
+    for t in tensors:
+        if t.device.type != "cpu" or t.layout != torch.strided or t.dtype not in _FLOATS:
+            return None
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        return None
+    if _flops(name, args) < MIN_FLOPS:
+        return None
+    try:
+        meta = func(*_meta(list(args)), **{k: _meta(v) for k, v in kwargs.items()})
+    except Unsupported:
+        raise
+    except Exception:  # noqa: BLE001 - no meta kernel: computed for real
+        return None
+    if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
+        return None
+    # (Not zeros_like(meta, device=...): PyTorch 1.13 leaves that memory
+    # as it found it.)
+    out = torch.empty_strided(tuple(meta.shape), meta.stride(), dtype=meta.dtype,
+                              device=tensors[0].device).zero_()
+    tr.approximated += 1
+    _taint(tr, out)
+    return out
