@@ -147,7 +147,7 @@ def trace_to_mlir(fn: Callable, *args, dynamic: Optional[bool] = False, **kwargs
             return fn(*a, **k)
 
     clones = [t.detach().clone() for t in tensors]
-    return trace(run, clones, dims, name=_entry_name(fn)).text
+    return trace(run, clones, dims, name=_entry_name(fn), originals=tensors).text
 
 
 try:  # the torch.compile backend (PyTorch 2.x)

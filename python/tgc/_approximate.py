@@ -10,8 +10,9 @@ of a trace are most of its time (a BERT-size encoder on the CI machine:
 3.1 s of an 8.3 s first call), and the compiled call computes them again
 right after.
 
-So when a trace meets a linear layer, matmul, bmm, addmm, baddbmm or
-convolution on CPU tensors whose work is at least ``MIN_FLOPS``, it runs
+So when a trace meets a linear layer, matmul, mm, bmm, addmm, baddbmm or
+1-d / 2-d convolution of float32 or float64 CPU tensors (a convolution's
+operands contiguous) whose work is at least ``MIN_FLOPS``, it runs
 the call on meta tensors for the result's sizes, strides and dtype, and
 hands the model a zero-filled tensor of that layout instead. The memory of
 that tensor, and of every tensor computed from it, is *tainted*
@@ -43,9 +44,8 @@ from ._trace import NeedExact, NeedRetrace, Tracer, storage_ptr
 # Products and convolutions a trace may leave uncomputed (canonical names
 # of tgc._ops.core._dispatch).
 OPS = frozenset({
-    "linear", "matmul", "rmatmul", "mm", "bmm", "addmm", "baddbmm", "addbmm",
-    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-    "conv_transpose3d",
+    "linear", "matmul", "rmatmul", "mm", "bmm", "addmm", "baddbmm",
+    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
 })
 
 # Below this many floating-point operations the call itself is cheaper
@@ -62,9 +62,33 @@ DATA_READS = frozenset({
     "unique", "unique_consecutive", "_unique", "_unique2", "bincount",
     "one_hot", "repeat_interleave", "histc", "histogram", "tensor",
     "as_tensor", "asarray", "scalar_tensor",
+    # (operators that check their input's values and raise)
+    "binary_cross_entropy", "multinomial", "bernoulli", "poisson",
 })
 
-_FLOATS = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+# Operators whose every positional operand may be a one-element tensor
+# taken as a tensor (a Tensor overload: its values are not read as a
+# number when the call is made). Elsewhere PyTorch reads a one-element
+# tensor in a number's place (`x[n:]`, `torch.full(size, t)`, `alpha=t`)
+# with the tracer out of the way.
+TENSOR_OPERANDS = frozenset({
+    "add", "radd", "sub", "rsub", "mul", "rmul", "div", "rdiv", "true_divide",
+    "floor_divide", "rfloordiv", "remainder", "fmod", "pow", "rpow", "atan2",
+    "maximum", "minimum", "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge",
+    "where", "logical_and", "logical_or", "logical_xor", "logical_and_op",
+    "logical_or_op", "hypot", "copysign", "xlogy", "lerp", "addcmul", "addcdiv",
+})
+
+# Calls whose first operand is a number or sizes, not a tensor.
+FACTORIES = frozenset({
+    "arange", "range", "linspace", "logspace", "full", "zeros", "ones", "empty",
+    "rand", "randn", "randint", "randperm", "eye", "empty_strided", "normal",
+})
+
+# Products and convolutions of these element types only: the CPU kernels
+# of PyTorch 1.13 reject float16 products their meta kernels accept, and
+# its bfloat16 transposed convolutions size their result differently.
+_FLOATS = (torch.float32, torch.float64)
 
 
 def _tensors(x):
@@ -76,6 +100,8 @@ def _tensors(x):
     elif isinstance(x, dict):
         for e in x.values():
             yield from _tensors(e)
+    elif isinstance(x, slice):
+        yield from _tensors((x.start, x.stop, x.step))
 
 
 def any_tainted(tr: Tracer, x) -> bool:
@@ -110,7 +136,7 @@ def tainted_call(tr: Tracer, dispatch: Callable, func, name: str, args, kwargs):
     from ._ops.core import written_operands
 
     base = name.rsplit(".", 1)[-1] if name.startswith("aten.") else name
-    if base in DATA_READS:
+    if base in DATA_READS or _reads_as_number(tr, base, args, kwargs):
         exact(tr)
     try:
         real = dispatch(tr, func, args, kwargs, name)
@@ -121,6 +147,35 @@ def tainted_call(tr: Tracer, dispatch: Callable, func, name: str, args, kwargs):
     _taint(tr, real)
     _taint(tr, written_operands(name, args, kwargs))
     return real
+
+
+def _reads_as_number(tr: Tracer, base: str, args, kwargs) -> bool:
+    """Whether the call may read a tainted operand's values itself:
+    an integer tensor (indices: an index out of range raises in eager
+    PyTorch, a zero does not), a tensor in a slice, or a one-element
+    tensor anywhere but a tensor operand's place."""
+    from ._ops.core import _ALIASES
+
+    tainted = tr.tainted
+    op = _ALIASES.get(base, base)
+    op = op[:-1] if op.endswith("_") and not op.endswith("__") else op
+    operands = op in TENSOR_OPERANDS
+    for i, a in enumerate(args):
+        for t in _tensors(a):
+            if storage_ptr(t) not in tainted:
+                continue
+            if not (t.dtype.is_floating_point or t.dtype == torch.bool):
+                return True
+            if isinstance(a, slice) or (isinstance(a, (list, tuple)) and any(
+                    isinstance(e, slice) for e in a)):
+                return True
+            if t.numel() == 1 and (i > 0 or op in FACTORIES) and not operands:
+                return True
+    for t in _tensors(kwargs):
+        if storage_ptr(t) in tainted and (
+                t.numel() == 1 or not (t.dtype.is_floating_point or t.dtype == torch.bool)):
+            return True
+    return False
 
 
 def _flops(name: str, args) -> int:
@@ -139,7 +194,10 @@ def _flops(name: str, args) -> int:
     a, b = (t[1], t[0]) if name == "rmatmul" else (t[0], t[1])
     if name == "linear":
         return 2 * a.numel() * (b.shape[0] if b.dim() == 2 else 1)
-    return 2 * a.numel() * (b.shape[-1] if b.dim() >= 2 else 1)
+    if a.dim() < 2 or b.dim() < 2:
+        return 0
+    # (either operand may carry the batch: [M, K] @ [B, K, N])
+    return 2 * max(a.numel() * b.shape[-1], b.numel() * a.shape[-2])
 
 
 def _meta(x):
@@ -158,8 +216,16 @@ def call(tr: Tracer, func, name: str, args, kwargs) -> Optional[torch.Tensor]:
     if not tensors:
         return None
     for t in tensors:
-        if t.device.type != "cpu" or t.layout != torch.strided or t.dtype not in _FLOATS:
+        if t.device.type != "cpu" or t.layout != torch.strided or t.dtype != tensors[0].dtype:
             return None
+        # A convolution's result takes its operands' memory format, where
+        # PyTorch's CPU kernels and its meta kernels differ (a transposed
+        # convolution of channels-last operands, a transposed weight):
+        # contiguous operands only.
+        if name.startswith("conv") and not t.is_contiguous():
+            return None
+    if tensors[0].dtype not in _FLOATS:
+        return None
     if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
         return None
     if _flops(name, args) < MIN_FLOPS:

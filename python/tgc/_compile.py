@@ -573,7 +573,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         try:
             tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
                        source=self.fn, breaks=breaks, data_inputs=self.data_inputs,
-                       input_names=input_names)
+                       input_names=input_names, originals=tensors)
             if tr.program is not None and self._island_sizes_changed(tr):
                 # As for inputs: a graph break's result whose size differs
                 # from the last specialization's becomes dynamic (one trace
@@ -582,7 +582,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 tensor_clones = [t.detach().clone() for t in tensors]
                 tr = trace(run, tensor_clones, dynamic, name=self.name, module=module,
                            source=self.fn, breaks=breaks, data_inputs=self.data_inputs,
-                           input_names=input_names)
+                           input_names=input_names, originals=tensors)
         finally:
             _set_rng_state(rng)
         trace_ms = (time.perf_counter() - start) * 1e3

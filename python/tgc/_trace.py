@@ -911,19 +911,23 @@ def trace(
     data_inputs: Set[int] = frozenset(),
     input_names: Sequence[str] = (),
     approximate: Optional[bool] = None,
+    originals: Optional[Sequence[Any]] = None,
 ) -> TraceResult:
     """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
     static and the trace restarts (at most once per input dim).
     `input_names`: the model's names of the inputs (tgc._names).
     `approximate`: large CPU products and convolutions are not computed
-    (tgc._approximate; None: unless TGC_TRACE_APPROXIMATE=0)."""
+    (tgc._approximate; None: unless TGC_TRACE_APPROXIMATE=0).
+    `originals`: `inputs` as the caller has them (the trace runs on
+    copies), put back into the copies before each restart; None: taken
+    here."""
     if approximate is None:
         approximate = os.environ.get("TGC_TRACE_APPROXIMATE", "1") != "0"
     # One trace at a time in the process: the tracer patches
     # torch.Tensor.__getitem__ and keeps the active tracer in a global.
     with _trace_lock:
         return _trace(fn, inputs, dynamic, name, module, source, breaks, data_inputs,
-                      input_names, approximate)
+                      input_names, approximate, originals)
 
 
 _trace_lock = threading.RLock()
@@ -954,7 +958,7 @@ def _module_scopes(tracer: "Tracer", module_names: Dict[int, str]):
 
 def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
            data_inputs: Set[int] = frozenset(), input_names: Sequence[str] = (),
-           approximate: bool = False) -> TraceResult:
+           approximate: bool = False, originals: Optional[Sequence[Any]] = None) -> TraceResult:
     """`module`: the compiled module (its parameters and buffers are named,
     its attribute reads recorded); `source`: the user's function or module,
     whose globals and closure are guarded."""
@@ -966,14 +970,17 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
     if source is not None:
         for k, v in _names.source_tensor_names(source).items():
             labels.setdefault(k, v)
-    for _ in range(64):
+    # The inputs as they were: a trace that starts again (a specialization,
+    # an approximate trace that needs the values) may have updated them in
+    # place, and the next one must see what the call passed.
+    if originals is None:
+        originals = [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+    for attempt in range(64):
+        if attempt:
+            _restore(inputs, originals)
         tracer = Tracer(inputs, dyn, name, specs, names, breaks, data_inputs,
                         input_names, labels)
         tracer.approximate = approximate
-        # The inputs as they were: an approximate trace that has to start
-        # again may have updated them in place.
-        if approximate:
-            originals = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
         recorder = _state.AttributeRecorder(module_names, user_frame)
         tracer.thread = threading.get_ident()
         hooks, recording = None, False
@@ -994,7 +1001,7 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             result.approximated = tracer.approximated
             return result
         except NeedExact:
-            approximate = _exact_again(inputs, originals)
+            approximate = False
         except NeedRetrace:
             specs = tracer.specializations
             for s in specs:
@@ -1005,8 +1012,8 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             # did before SymInts), and the trace restarts.
             reads = {k: w for k, w in tracer.size_reads.items() if k[1] in dyn[k[0]]}
             if "SymInt" not in str(e) or not reads:
-                if tracer.approximated:
-                    approximate = _exact_again(inputs, originals)
+                if tracer.approximated or tracer.need_exact:
+                    approximate = False
                     continue
                 raise
             specs = tracer.specializations
@@ -1017,14 +1024,13 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
                     f"size read at {where}, passed to a PyTorch call that does not "
                     f"take symbolic sizes ({why})"))
                 dyn[arg].discard(dim)
-        except Unsupported:
-            raise
         except Exception:
             # (An error of the values the approximate trace did not compute,
-            # or the model's own: the exact trace tells.)
-            if not tracer.approximated:
+            # or the model's own, or a report that may differ: the exact
+            # trace tells.)
+            if not (tracer.approximated or tracer.need_exact):
                 raise
-            approximate = _exact_again(inputs, originals)
+            approximate = False
         finally:
             if hooks is not None:
                 _state.remove_own_hooks(hooks)
@@ -1035,11 +1041,14 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
     raise Unsupported("tracing did not converge")
 
 
-def _exact_again(inputs: List[Any], originals: List[Any]) -> bool:
-    """Puts the inputs back as they were before an approximate trace (which
-    may have updated them in place); the next trace computes everything."""
+def _restore(inputs: Sequence[Any], originals: Sequence[Any]) -> None:
+    """Puts each input tensor back to its original's values and layout
+    (an in-place op, resize_ or t_ of the trace before)."""
     with torch.no_grad():
         for x, o in zip(inputs, originals):
-            if isinstance(x, torch.Tensor):
+            if not isinstance(x, torch.Tensor) or x is o:
+                continue
+            if x.shape == o.shape and x.stride() == o.stride() and x.dtype == o.dtype:
                 x.copy_(o)
-    return False
+            else:
+                x.set_(o.detach().clone())

@@ -99,6 +99,9 @@ HANDLERS["empty_like"] = _like(True)
 def _arange(tr, real, *args, **kw):
     from .._graph import mlir_dtype
 
+    if any(isinstance(a, torch.Tensor) for a in list(args) + list(kw.values())):
+        # (its length would come from tensor data: a graph break)
+        raise Unsupported("torch.arange with tensor bounds (a size from tensor data)")
     nums = [a for a in args if isinstance(a, (numbers.Number, SymInt))]
     names = ("end",) if len(nums) == 1 else ("start", "end", "step")[:len(nums)]
     bounds = dict(zip(names, nums))
