@@ -272,6 +272,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 self.fallback_reasons.append(reason)
                 warnings.warn(f"tgc: {reason}")
             return self.fn(*args, **kwargs)
+        # (An exported program's ranges hold for training calls too.)
+        self._check_ranges(originals)
         if torch.is_grad_enabled() and self._wants_grad(originals):
             # Gradients flow through the call: compiled forward and backward
             # graphs under autograd (tgc._autograd), never the ones below.
@@ -289,7 +291,6 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                 self.fallback_reasons.append(reason)
                 warnings.warn(f"tgc: {reason}")
             return self.fn(*args, **kwargs)
-        self._check_ranges(originals)
         # The compiled code reads dense row-major tensors (a guard checks it).
         tensors = [t if t.is_contiguous() else t.contiguous() for t in originals]
         # A 0-d CPU tensor beside CUDA tensors is a scalar to PyTorch (Dynamo
