@@ -355,3 +355,97 @@ def test_flop_estimates():
     assert _approximate._flops("conv2d", (torch.empty(1, 3, 8, 8), torch.empty(4, 3, 3, 3))) \
         == 2 * 64 * 108
     assert _approximate._flops("matmul", (torch.empty(5),)) == 0
+
+
+def test_an_error_only_the_values_raise(restarts):
+    # The reverse of the case above: zeros factor, the real values do not.
+    torch.manual_seed(0)
+    x, w = torch.randn(64, 256), torch.randn(256, 512)
+
+    def f(x, w):
+        y = (x @ w) / 100
+        try:
+            return torch.linalg.cholesky(torch.eye(64) - y @ y.T)
+        except RuntimeError:
+            return y.sum(0)
+
+    r = same_graph(f, x, w, approximated=False)
+    assert restarts[0] == 1 and "cholesky" not in r.text
+    with torch.no_grad():
+        assert_same(tgc.compile(f)(x, w), f(x, w))
+
+
+def test_autocast_is_computed():
+    x, w = torch.randn(256, 256), torch.randn(256, 256)
+
+    def f(x, w):
+        return (x @ w).relu()
+
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        same_graph(f, x, w, approximated=False)
+
+    def g(x, w):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = x @ w
+        return y.float() + 1
+    same_graph(g, x, w, approximated=False)
+
+
+class _LazyCache(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Parameter(torch.randn(256, 256)), nn.Parameter(torch.randn(256, 256))
+        self.cache = None
+
+    def forward(self, x):
+        if self.cache is None:
+            self.cache = self.a @ self.b  # kept after the trace
+        return x @ self.cache
+
+
+def test_a_cache_the_forward_fills_is_computed(restarts):
+    torch.manual_seed(0)
+    m = _LazyCache()
+    with torch.no_grad():
+        expected = (torch.randn(4, 256) @ (m.a @ m.b))
+        compiled = tgc.compile(m)
+        x = torch.randn(8, 256)
+        assert_same(compiled(x), x @ (m.a @ m.b), rtol=1e-3, atol=1e-3)
+        assert_same(m.cache, m.a @ m.b)  # not zeros
+        x = torch.randn(5, 256)  # a retrace at another size reads the cache
+        assert_same(compiled(x), x @ (m.a @ m.b), rtol=1e-3, atol=1e-3)
+    assert restarts[0] >= 1 and expected.shape == (4, 256)
+
+
+def test_the_models_hooks_see_the_values(restarts):
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 256)).eval()
+    seen = []
+    m[0].register_forward_hook(lambda mod, i, o: seen.append(o.sum().item() if False else o.clone()))
+    x = torch.randn(64, 256)
+    with torch.no_grad():
+        traced(m, x)
+        expected = m[0](x)
+    assert restarts[0] == 1
+    assert_same(seen[-1], expected)
+
+
+def test_a_swallowed_restart_then_a_specialization():
+    x, w = torch.randn(256, 256), torch.randn(256, 256)
+
+    def f(x, w):
+        y = x @ w
+        try:
+            str(y[0, 0])
+        except BaseException:  # noqa: BLE001
+            if len(x) > 3:  # (a size read only the swallowed restart makes)
+                return y
+        return y * 2
+
+    def run(x, w):
+        with torch.no_grad():
+            return f(x, w)
+    with contextlib.redirect_stdout(io.StringIO()):
+        a = trace(run, [x.clone(), w.clone()], [{0}, set()], approximate=True)
+        e = trace(run, [x.clone(), w.clone()], [{0}, set()], approximate=False)
+    assert a.text == e.text and "?x256" in a.text

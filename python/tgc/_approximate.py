@@ -18,14 +18,25 @@ hands the model a zero-filled tensor of that layout instead. The memory of
 that tensor, and of every tensor computed from it, is *tainted*
 (``Tracer.tainted``, by storage_ptr). When tainted values would matter:
 
-- Python reads them (the names of ``DATA_READS``), or a graph break or
+- Python reads them (the names of ``DATA_READS``, which include the
+  operators that check their input's values and may raise on the real
+  ones, such as the factorizations), PyTorch reads a one-element or
+  integer tensor of them as a number or index, or a graph break or
   unsupported call takes them: ``NeedExact`` is raised before the call;
 - an operator fails on them (an error of the zeros, say a singular
-  matrix, or one the model would also raise): ``NeedExact`` too, so that a
-  model's ``try``/``except`` never sees an error of values it did not
-  compute (``NeedExact`` is a BaseException);
+  matrix): ``NeedExact`` too, so that a model's ``try``/``except`` never
+  sees an error of values it did not compute (``NeedExact`` is a
+  BaseException);
+- a module attribute or buffer is set to them (a cache the forward
+  fills outlives the trace), or a module with hooks of the model's own
+  is called on them (they would keep them); global module hooks, and
+  CPU autocast (its casts are not made on meta tensors), turn the
+  approximation off;
 
 the trace restarts and computes everything (the inputs put back first).
+Tensors the forward stores elsewhere (a global list) are not seen: they
+hold zeros after a first call, where TGC's compiled calls never store
+them at all (Python side effects run at trace time only).
 The graph of an approximate trace is the exact trace's, text for text
 (``test_approximate_trace.py`` compares them over the zoo's models).
 ``TGC_TRACE_APPROXIMATE=0`` turns it off. GPU tensors are always computed:
@@ -63,7 +74,10 @@ DATA_READS = frozenset({
     "one_hot", "repeat_interleave", "histc", "histogram", "tensor",
     "as_tensor", "asarray", "scalar_tensor",
     # (operators that check their input's values and raise)
-    "binary_cross_entropy", "multinomial", "bernoulli", "poisson",
+    "binary_cross_entropy", "multinomial", "bernoulli", "poisson", "cholesky",
+    "inverse", "det", "logdet", "slogdet", "pinverse", "matrix_power", "solve",
+    "triangular_solve", "cholesky_solve", "cholesky_inverse", "lstsq", "lu", "qr",
+    "svd", "eig", "symeig",
 })
 
 # Operators whose every positional operand may be a one-element tensor
@@ -104,6 +118,53 @@ def _tensors(x):
         yield from _tensors((x.start, x.stop, x.step))
 
 
+def allowed() -> bool:
+    """Whether a trace starting now may leave calls uncomputed: not under
+    CPU autocast (its casts are not made on meta tensors), nor with global
+    module hooks of the model's (they would see values not computed;
+    each module's own hooks are checked as it is called)."""
+    from torch.nn.modules import module as nn_module
+
+    autocast = getattr(torch, "is_autocast_cpu_enabled", None)
+    if autocast is not None and autocast():
+        return False
+    for d in ("_global_forward_hooks", "_global_forward_pre_hooks"):
+        if getattr(nn_module, d, None):
+            return False
+    return True
+
+
+_setattr = None
+
+
+def watch_attributes(tr: Tracer) -> None:
+    """During the trace, a module attribute set to values not computed
+    (a cache the forward fills: it outlives the trace) restarts it."""
+    global _setattr
+    if _setattr is not None:
+        return
+    _setattr = (torch.nn.Module.__setattr__, torch.nn.Module.register_buffer)
+
+    def setattr_(self, name, value, __set=_setattr[0]):
+        if tr.tainted and any_tainted(tr, value):
+            exact(tr)
+        __set(self, name, value)
+
+    def register_buffer(self, name, tensor, *args, __register=_setattr[1], **kwargs):
+        if tr.tainted and any_tainted(tr, tensor):
+            exact(tr)
+        return __register(self, name, tensor, *args, **kwargs)
+    torch.nn.Module.__setattr__ = setattr_
+    torch.nn.Module.register_buffer = register_buffer
+
+
+def unwatch_attributes() -> None:
+    global _setattr
+    if _setattr is not None:
+        torch.nn.Module.__setattr__, torch.nn.Module.register_buffer = _setattr
+        _setattr = None
+
+
 def any_tainted(tr: Tracer, x) -> bool:
     """Whether a tensor in `x` (arguments: tensors in lists, tuples, dicts)
     holds values an approximate trace did not compute."""
@@ -136,7 +197,8 @@ def tainted_call(tr: Tracer, dispatch: Callable, func, name: str, args, kwargs):
     from ._ops.core import written_operands
 
     base = name.rsplit(".", 1)[-1] if name.startswith("aten.") else name
-    if base in DATA_READS or _reads_as_number(tr, base, args, kwargs):
+    if base in DATA_READS or base.startswith("linalg_") or \
+            _reads_as_number(tr, base, args, kwargs):
         exact(tr)
     try:
         real = dispatch(tr, func, args, kwargs, name)
@@ -215,6 +277,9 @@ def call(tr: Tracer, func, name: str, args, kwargs) -> Optional[torch.Tensor]:
     tensors = list(_tensors((args, kwargs)))
     if not tensors:
         return None
+    autocast = getattr(torch, "is_autocast_cpu_enabled", None)
+    if autocast is not None and autocast():
+        return None  # (autocast's casts are not made on meta tensors)
     for t in tensors:
         if t.device.type != "cpu" or t.layout != torch.strided or t.dtype != tensors[0].dtype:
             return None

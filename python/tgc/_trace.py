@@ -933,6 +933,12 @@ def trace(
 _trace_lock = threading.RLock()
 
 
+def _approximate_module():
+    from . import _approximate
+
+    return _approximate
+
+
 def _module_scopes(tracer: "Tracer", module_names: Dict[int, str]):
     """Global module hooks that keep `tracer.module_stack`: the path and
     type of each submodule call of this thread, the compiled module itself
@@ -943,11 +949,16 @@ def _module_scopes(tracer: "Tracer", module_names: Dict[int, str]):
 
     def enter(m, _inputs):
         if threading.get_ident() == thread:
+            if tracer.tainted and (m._forward_pre_hooks or m._forward_hooks):
+                # (the model's own hooks would keep values not computed)
+                _approximate_module().need_values(tracer, _inputs)
             path = module_names.get(id(m))
             tracer.module_stack.append(
                 "" if path == "self" else f"{path or type(m).__name__} ({type(m).__name__})")
 
     def leave(m, _inputs, _output):
+        if threading.get_ident() == thread and tracer.tainted and m._forward_hooks:
+            _approximate_module().need_values(tracer, (_inputs, _output))
         if threading.get_ident() == thread and tracer.module_stack:
             tracer.module_stack.pop()
 
@@ -980,7 +991,7 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             _restore(inputs, originals)
         tracer = Tracer(inputs, dyn, name, specs, names, breaks, data_inputs,
                         input_names, labels)
-        tracer.approximate = approximate
+        tracer.approximate = approximate and _approximate_module().allowed()
         recorder = _state.AttributeRecorder(module_names, user_frame)
         tracer.thread = threading.get_ident()
         hooks, recording = None, False
@@ -991,6 +1002,8 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
         try:
             _state.start_recording(recorder)
             recording = True
+            if tracer.approximate:
+                _approximate_module().watch_attributes(tracer)
             hooks = _module_scopes(tracer, module_names)
             with tracer:
                 out = fn(*inputs)
@@ -1003,6 +1016,11 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
         except NeedExact:
             approximate = False
         except NeedRetrace:
+            if tracer.need_exact:
+                # (read by the model's handler of a swallowed NeedExact:
+                # the exact trace decides)
+                approximate = False
+                continue
             specs = tracer.specializations
             for s in specs:
                 dyn[s.arg].discard(s.dim)
@@ -1036,6 +1054,7 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
                 _state.remove_own_hooks(hooks)
             if recording:
                 _state.stop_recording()
+                _approximate_module().unwatch_attributes()
             _active.pop()
             _count_trace(-1)
     raise Unsupported("tracing did not converge")
