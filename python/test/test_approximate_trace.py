@@ -151,13 +151,21 @@ def test_small_products_run_for_real():
     assert r.approximated == 0
 
 
-def test_switched_off(monkeypatch):
-    monkeypatch.setenv("TGC_TRACE_APPROXIMATE", "0")
+def test_an_opt_in(monkeypatch):
     a, b = torch.randn(256, 256), torch.randn(256, 256)
 
     def run(x, y):
         return x @ y
+    monkeypatch.delenv("TGC_TRACE_APPROXIMATE", raising=False)
     assert trace(run, [a, b], [set(), set()]).approximated == 0
+    monkeypatch.setenv("TGC_TRACE_APPROXIMATE", "1")
+    assert trace(run, [a, b], [set(), set()]).approximated == 1
+
+
+@pytest.fixture
+def opted_in(monkeypatch):
+    """tgc.compile's traces approximate (TGC_TRACE_APPROXIMATE=1)."""
+    monkeypatch.setenv("TGC_TRACE_APPROXIMATE", "1")
 
 
 def test_a_python_read_computes_everything(restarts):
@@ -177,7 +185,7 @@ def test_a_python_read_computes_everything(restarts):
 
 
 @pytest.mark.parametrize("use", ["slice", "full", "alpha", "narrow", "index", "arange"])
-def test_numbers_from_values_not_computed(use, restarts):
+def test_numbers_from_values_not_computed(use, restarts, monkeypatch):
     # A one-element tensor in a number's place: PyTorch reads its value
     # with the tracer out of the way (in the exact trace too: the graph
     # holds the number, so tgc.compile must see the real one).
@@ -202,7 +210,9 @@ def test_numbers_from_values_not_computed(use, restarts):
     if use == "arange":  # (a graph break: a size from tensor data)
         r = traced(f, x, w, breaks=_breaks())
         assert r.approximated == 0 and restarts[0] == 1 and r.program is not None
-        assert_same(tgc.compile(f)(x, w), f(x, w))
+        with monkeypatch.context() as m:
+            m.setenv("TGC_TRACE_APPROXIMATE", "1")
+            assert_same(tgc.compile(f)(x, w), f(x, w))
         return
     r = traced(f, x, w)
     assert r.approximated == 0 and restarts[0] == 1
@@ -259,7 +269,7 @@ def test_an_error_the_model_catches_is_never_of_values_not_computed():
     assert r.text == traced(f, y0, w, approximate=False).text
 
 
-def test_a_graph_break_on_values_not_computed(restarts):
+def test_a_graph_break_on_values_not_computed(restarts, opted_in):
     torch.manual_seed(0)
     x, w = torch.randn(128, 256), torch.randn(256, 256)
 
@@ -273,7 +283,7 @@ def test_a_graph_break_on_values_not_computed(restarts):
     assert_same(compiled(x, w), f(x, w))
 
 
-def test_indices_from_a_product(restarts):
+def test_indices_from_a_product(restarts, opted_in):
     # An index out of range raises in eager PyTorch (and a model may catch
     # it); a zero is in range: integer tensors computed from uncomputed
     # values are computed.
@@ -338,7 +348,7 @@ def test_a_swallowed_restart_is_still_taken(restarts):
     assert restarts[0] == 1 and r.approximated == 0
 
 
-def test_compiled_results_match_eager():
+def test_compiled_results_match_eager(opted_in):
     torch.manual_seed(0)
     model = Encoder(vocab=500, d=256, layers=2).eval()
     ids = torch.randint(0, 500, (2, 64))
@@ -357,7 +367,7 @@ def test_flop_estimates():
     assert _approximate._flops("matmul", (torch.empty(5),)) == 0
 
 
-def test_an_error_only_the_values_raise(restarts):
+def test_an_error_only_the_values_raise(restarts, opted_in):
     # The reverse of the case above: zeros factor, the real values do not.
     torch.manual_seed(0)
     x, w = torch.randn(64, 256), torch.randn(256, 512)
@@ -403,7 +413,7 @@ class _LazyCache(nn.Module):
         return x @ self.cache
 
 
-def test_a_cache_the_forward_fills_is_computed(restarts):
+def test_a_cache_the_forward_fills_is_computed(restarts, opted_in):
     torch.manual_seed(0)
     m = _LazyCache()
     with torch.no_grad():
@@ -449,3 +459,33 @@ def test_a_swallowed_restart_then_a_specialization():
         a = trace(run, [x.clone(), w.clone()], [{0}, set()], approximate=True)
         e = trace(run, [x.clone(), w.clone()], [{0}, set()], approximate=False)
     assert a.text == e.text and "?x256" in a.text
+
+
+class _FilledCache(nn.Module):
+    """A cache made during the trace, then filled in place (a static KV
+    cache's pattern): the fill must not leave zeros behind."""
+
+    def __init__(self):
+        super().__init__()
+        self.k = nn.Linear(256, 256)
+        self.cache = None
+
+    def forward(self, x):
+        if self.cache is None:
+            self.cache = torch.zeros(x.shape[0], 256)
+        self.cache.copy_(self.k(x))
+        return self.cache * 2
+
+
+def test_a_cache_filled_in_place(restarts, opted_in):
+    torch.manual_seed(0)
+    m = _FilledCache().eval()
+    twin = _FilledCache().eval()
+    twin.load_state_dict(m.state_dict())
+    x = torch.randn(64, 256)
+    with torch.no_grad():
+        got = tgc.compile(m, fallback=True)(x)
+        expected = twin(x)
+    assert restarts[0] >= 1
+    assert_same(got, expected, rtol=1e-4, atol=1e-4)
+    assert_same(m.cache, twin.cache, rtol=1e-4, atol=1e-4)

@@ -350,3 +350,20 @@ def test_multihead_attention_is_traced_through(batch_first, need_weights, masks)
     else:
         assert got[1] is None
     assert tgc.explain(f).graph_breaks == []
+
+
+def test_embedding_with_max_norm_is_a_break():
+    # F.embedding renormalizes the weight's rows in place before the
+    # lookup; it was compiled as a plain lookup of the old rows.
+    import copy
+
+    torch.manual_seed(0)
+    e = torch.nn.Embedding(10, 4, max_norm=1.0)
+    twin = copy.deepcopy(e)
+    ids = torch.tensor([[1, 2, 3], [4, 1, 0]])
+    with torch.no_grad():
+        f = tgc.compile(lambda i: e(i) * 2)
+        got = f(ids)
+        expected = twin(ids) * 2
+    assert_same(got, expected)
+    assert [b.op for b in tgc.explain(f).graph_breaks] == ["embedding"]

@@ -27,8 +27,9 @@ that tensor, and of every tensor computed from it, is *tainted*
   matrix): ``NeedExact`` too, so that a model's ``try``/``except`` never
   sees an error of values it did not compute (``NeedExact`` is a
   BaseException);
-- a module attribute or buffer is set to them (a cache the forward
-  fills outlives the trace), or a module with hooks of the model's own
+- a module attribute or buffer is set to them, or a tensor set as one
+  during the trace is written with them (a cache the forward fills
+  outlives the trace), or a module with hooks of the model's own
   is called on them (they would keep them); global module hooks, and
   CPU autocast (its casts are not made on meta tensors), turn the
   approximation off;
@@ -39,7 +40,10 @@ hold zeros after a first call, where TGC's compiled calls never store
 them at all (Python side effects run at trace time only).
 The graph of an approximate trace is the exact trace's, text for text
 (``test_approximate_trace.py`` compares them over the zoo's models).
-``TGC_TRACE_APPROXIMATE=0`` turns it off. GPU tensors are always computed:
+It is an opt-in, ``TGC_TRACE_APPROXIMATE=1``: a trace that starts again
+repeats the Python side effects of the first attempt, and those may have
+changed state the second one reads (a module switched to eval mode and
+not back, a global dict holding zeros). GPU tensors are always computed:
 their kernels run asynchronously, so a trace does not wait for them.
 """
 
@@ -145,14 +149,20 @@ def watch_attributes(tr: Tracer) -> None:
         return
     _setattr = (torch.nn.Module.__setattr__, torch.nn.Module.register_buffer)
 
-    def setattr_(self, name, value, __set=_setattr[0]):
+    def escape(value):
         if tr.tainted and any_tainted(tr, value):
             exact(tr)
+        for t in _tensors(value):
+            ptr = storage_ptr(t)
+            if ptr:
+                tr.escaped.add(ptr)
+
+    def setattr_(self, name, value, __set=_setattr[0]):
+        escape(value)
         __set(self, name, value)
 
     def register_buffer(self, name, tensor, *args, __register=_setattr[1], **kwargs):
-        if tr.tainted and any_tainted(tr, tensor):
-            exact(tr)
+        escape(tensor)
         return __register(self, name, tensor, *args, **kwargs)
     torch.nn.Module.__setattr__ = setattr_
     torch.nn.Module.register_buffer = register_buffer
@@ -206,8 +216,11 @@ def tainted_call(tr: Tracer, dispatch: Callable, func, name: str, args, kwargs):
         raise
     except Exception:  # noqa: BLE001 - an error of values not computed
         exact(tr)
+    written = written_operands(name, args, kwargs)
+    if tr.escaped and any(storage_ptr(t) in tr.escaped for t in _tensors(written)):
+        exact(tr)  # (a module attribute set during the trace, filled in place)
     _taint(tr, real)
-    _taint(tr, written_operands(name, args, kwargs))
+    _taint(tr, written)
     return real
 
 

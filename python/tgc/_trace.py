@@ -318,6 +318,9 @@ class Tracer(TorchFunctionMode):
         self.approximate = False
         self.approximated = 0
         self.tainted: Set[int] = set()
+        # The memory of tensors set as module attributes during the trace
+        # (it outlives the trace: written with tainted values, it restarts).
+        self.escaped: Set[int] = set()
         self.need_exact = False  # (NeedExact raised, maybe caught by the model)
         # Input sizes Python read as SymInts: where first (see trace()).
         self.size_reads: Dict[Tuple[int, int], str] = {}
@@ -917,12 +920,12 @@ def trace(
     static and the trace restarts (at most once per input dim).
     `input_names`: the model's names of the inputs (tgc._names).
     `approximate`: large CPU products and convolutions are not computed
-    (tgc._approximate; None: unless TGC_TRACE_APPROXIMATE=0).
+    (tgc._approximate; None: with TGC_TRACE_APPROXIMATE=1, an opt-in).
     `originals`: `inputs` as the caller has them (the trace runs on
     copies), put back into the copies before each restart; None: taken
     here."""
     if approximate is None:
-        approximate = os.environ.get("TGC_TRACE_APPROXIMATE", "1") != "0"
+        approximate = os.environ.get("TGC_TRACE_APPROXIMATE", "0") == "1"
     # One trace at a time in the process: the tracer patches
     # torch.Tensor.__getitem__ and keeps the active tracer in a global.
     with _trace_lock:

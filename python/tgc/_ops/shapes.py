@@ -731,6 +731,10 @@ def _embedding(tr, real, a, b, *rest, **kw):
         weight, ids = a, b
     else:
         ids, weight = a, b
+        max_norm = rest[1] if len(rest) > 1 else kw.get("max_norm")
+        if max_norm is not None:
+            # (F.embedding renormalizes the weight's rows in place first)
+            raise Unsupported("embedding with max_norm (it renormalizes the weight in place)")
     w, i = tval(tr, weight), tval(tr, ids)
     shape = list(i.shape) + [w.shape[1]]
     rt = format_type(w.dtype, shape)
