@@ -56,13 +56,23 @@ std::string packedEntryName(StringRef symbol) {
   return ("_mlir__mlir_ciface_" + symbol).str();
 }
 
-/// Loop nests at the top level of a function: the kernels.
+/// A kernel at the top level of a function: a loop nest, or a call of a
+/// kernel that tgc-outline-identical-kernels outlined (a layer's twin).
+bool isKernel(Operation &op) {
+  if (isa<omp::ParallelOp, scf::ParallelOp, scf::ForOp, scf::WhileOp>(op))
+    return true;
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return false;
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  return callee && callee->hasAttr("tgc.kernel_function");
+}
+
+/// The kernels of a function.
 int64_t countKernels(func::FuncOp func) {
-  int64_t n = 0;
-  for (Operation &op : func.getBody().getOps())
-    if (isa<omp::ParallelOp, scf::ParallelOp, scf::ForOp, scf::WhileOp>(op))
-      ++n;
-  return n;
+  return llvm::count_if(func.getBody().getOps(),
+                        [](Operation &op) { return isKernel(op); });
 }
 
 /// Fields of an LLVM memref descriptor of `rank`: two pointers, the offset,
@@ -400,7 +410,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
       llvm::raw_string_ostream os(result->kernelsText);
       int64_t k = 0;
       for (Operation &op : f.getBody().getOps())
-        if (isa<omp::ParallelOp, scf::ParallelOp, scf::ForOp, scf::WhileOp>(op))
+        if (isKernel(op))
           os << "kernel " << k++ << ": " << kernelSources(&op) << "\n";
       result->arenaText = arenaLayout(f, options.exampleShapes);
     }

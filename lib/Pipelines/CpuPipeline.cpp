@@ -79,6 +79,12 @@ void mlir::tgc::buildCpuGraphToLoopsPipeline(
   // Returned arguments, views of them and constants leave the function as
   // bufferization.clone (a copy the caller owns).
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Identical kernels (a model's repeated layers) become one private
+  // function that each calls, before the loop passes: those passes and
+  // the lowering to LLVM then see each once (a 24-layer encoder's
+  // linalg-to-loops and the canonicalization after it were a quarter of
+  // its MLIR time, once per layer).
+  pm.addPass(createTgcOutlineIdenticalKernels());
 
   // Loops: each kernel's scf.forall runs its iterations in parallel with
   // OpenMP; the loops inside an iteration are sequential (and vectorized

@@ -13,7 +13,7 @@
 // CHECK-NEXT:    scf.for
 // CHECK:           arith.mulf
 // CHECK:         return
-// CHECK:       func.func private @layers__kernel0(%[[X:.*]]: memref<8xf32>, %[[Y:.*]]: memref<8xf32>) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
+// CHECK:       func.func private @layers__kernel0(%[[X:.*]]: memref<8xf32>, %[[Y:.*]]: memref<8xf32>) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"], tgc.kernel_function}
 // CHECK-DAG:     %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[C8]]
@@ -29,7 +29,7 @@
 // EVERY-NEXT:    call @layers__kernel0(%{{.*}}, %{{.*}})
 // EVERY-NEXT:    call @layers__kernel1(%{{.*}}, %{{.*}})
 // EVERY-NEXT:    return
-// EVERY:       func.func private @layers__kernel1({{.*}}) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
+// EVERY:       func.func private @layers__kernel1({{.*}}) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"], tgc.kernel_function}
 // EVERY:         arith.mulf
 // EVERY:       func.func private @layers__kernel0(
 // EVERY:         arith.addf
@@ -123,6 +123,60 @@ func.func @parallel(%a: memref<64xf32>, %b: memref<64xf32>) {
       }
     }
     omp.terminator
+  }
+  return
+}
+
+// -----
+
+// The CPU pipeline runs this pass twice: on the kernels' `scf.forall`s
+// right after bufferization (so that the loop passes and the lowering see
+// each set of twins once), and with every-kernel before the lowering to
+// LLVM. Kernel formation's group numbers differ between layers and are
+// dropped: the two foralls are twins.
+
+// CHECK-LABEL: func.func @foralls
+// CHECK-NEXT:    call @foralls__kernel0(%arg0, %arg1)
+// CHECK-NEXT:    call @foralls__kernel0(%arg1, %arg0)
+// CHECK-NEXT:    return
+// CHECK:       func.func private @foralls__kernel0
+// CHECK-NOT:     tgc.group
+// CHECK:         scf.forall
+// CHECK-NOT:     tgc.group
+// CHECK:       return
+func.func @foralls(%a: memref<64xf32>, %b: memref<64xf32>) {
+  scf.forall (%i) in (64) {
+    %v = memref.load %a[%i] : memref<64xf32>
+    %w = arith.negf %v {tgc.group = 1 : i64, tgc.group_kind = "elementwise"} : f32
+    memref.store %w, %b[%i] : memref<64xf32>
+  } {tgc.group = 1 : i64}
+  scf.forall (%i) in (64) {
+    %v = memref.load %b[%i] : memref<64xf32>
+    %w = arith.negf %v {tgc.group = 2 : i64, tgc.group_kind = "elementwise"} : f32
+    memref.store %w, %a[%i] : memref<64xf32>
+  } {tgc.group = 2 : i64}
+  return
+}
+
+// -----
+
+// A function an earlier run outlined is the kernel: a later run leaves it
+// whole and drops the C interface requested for every function since.
+
+// EVERY-LABEL: func.func @entry
+// EVERY-NEXT:    call @entry__kernel0(%arg0)
+// EVERY-NEXT:    return
+// EVERY:       func.func private @entry__kernel0(%arg0: memref<64xf32>) attributes {tgc.kernel_function}
+// EVERY-NEXT:    scf.forall
+// EVERY-NOT:   func.func
+func.func @entry(%a: memref<64xf32>) attributes {llvm.emit_c_interface} {
+  call @entry__kernel0(%a) : (memref<64xf32>) -> ()
+  return
+}
+func.func private @entry__kernel0(%a: memref<64xf32>) attributes {llvm.emit_c_interface, tgc.kernel_function} {
+  scf.forall (%i) in (64) {
+    %v = memref.load %a[%i] : memref<64xf32>
+    memref.store %v, %a[%i] : memref<64xf32>
   }
   return
 }

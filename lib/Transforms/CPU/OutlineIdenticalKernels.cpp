@@ -11,6 +11,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tgc {
 #define GEN_PASS_DEF_TGCOUTLINEIDENTICALKERNELS
@@ -18,11 +19,24 @@ namespace mlir::tgc {
 namespace {
 
 /// A kernel: a loop nest or parallel region at the top level of a
-/// function, with no results.
+/// function, with no results (`scf.forall` on buffers, before the loops
+/// are lowered).
 bool isKernel(Operation &op) {
-  return isa<scf::ForOp, scf::ParallelOp, omp::ParallelOp>(op) &&
+  return isa<scf::ForOp, scf::ForallOp, scf::ParallelOp, omp::ParallelOp>(op) &&
          op.getNumResults() == 0;
 }
+
+/// The locations of a kernel's ops, fused: its call's location, so that
+/// each twin keeps its own source lines (a kernel map, a profile).
+Location sourceLocations(Operation *kernel) {
+  llvm::SetVector<Location> locations;
+  kernel->walk([&](Operation *op) { locations.insert(op->getLoc()); });
+  return FusedLoc::get(kernel->getContext(), locations.getArrayRef());
+}
+
+/// Marks a function this pass outlined: a later run leaves its kernel
+/// where it is (the function is the kernel).
+constexpr llvm::StringLiteral kKernelFunction = "tgc.kernel_function";
 
 /// A constant (cloned into an outlined kernel, compared by value).
 bool isConstant(Value v) {
@@ -90,6 +104,12 @@ struct TgcOutlineIdenticalKernelsPass
     for (func::FuncOp func : funcs) {
       if (func.isExternal())
         continue;
+      if (func->hasAttr(kKernelFunction)) {
+        // Outlined by an earlier run: no C interface (one may have been
+        // requested for every function since), nothing to outline.
+        func->removeAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName());
+        continue;
+      }
       // Kernels of the function's blocks, with what each captures; a
       // hash of the op (operands ignored) finds the candidates.
       struct Candidate {
@@ -98,6 +118,12 @@ struct TgcOutlineIdenticalKernelsPass
         llvm::hash_code hash;
       };
       SmallVector<Candidate> kernels;
+      // Kernel formation's annotations number the fusion groups, which
+      // differ between layers; nothing after it reads them.
+      func.walk([](Operation *op) {
+        op->removeAttr("tgc.group");
+        op->removeAttr("tgc.group_kind");
+      });
       for (Block &block : func.getBody())
         for (Operation &op : block) {
           if (!isKernel(op))
@@ -129,7 +155,8 @@ struct TgcOutlineIdenticalKernelsPass
         for (size_t k : twins) {
           Operation *op = kernels[k].op;
           OpBuilder b(op);
-          func::CallOp::create(b, op->getLoc(), outlined, kernels[k].captured);
+          func::CallOp::create(b, sourceLocations(op), outlined,
+                               kernels[k].captured);
           op->erase();
           done[k] = true;
         }
@@ -153,6 +180,7 @@ struct TgcOutlineIdenticalKernelsPass
                                        .str(),
                                    FunctionType::get(ctx, types, {}));
     fn.setPrivate();
+    fn->setAttr(kKernelFunction, UnitAttr::get(ctx));
     // Internal in LLVM too (func-to-llvm keeps `llvm.linkage`): not
     // exported from an object, no packed wrapper in the JIT, and LLVM may
     // drop arguments the body does not use.

@@ -561,17 +561,31 @@ def TgcOutlineIdenticalKernels
     LayerNorm / GELU stack spent six times a block's compile time.
 
     This pass finds the top-level kernels of each function (`scf.for`,
-    `scf.parallel`, `omp.parallel`, without results) that are the same
-    but for the values they capture (`OperationEquivalence`, locations
-    ignored), outlines one of each such set into a private function
+    `scf.forall`, `scf.parallel`, `omp.parallel`, without results) that
+    are the same but for the values they capture (`OperationEquivalence`,
+    locations ignored; kernel formation's `tgc.group` / `tgc.group_kind`
+    annotations, which number the fusion groups and differ between layers,
+    are dropped first), outlines one of each such set into a private function
     `@<function>__kernel<N>` (internal linkage in LLVM: `llvm.linkage`,
     kept by func-to-llvm; never exported, no ExecutionEngine wrapper)
     whose arguments are the captured values in
     the order of their first use, and replaces every member of the set by
-    a call with its own values. Constants are not arguments: they are
+    a call with its own values, located at the fused locations of the
+    kernel it replaces (so that each layer keeps its source lines in
+    kernel maps). Constants are not arguments: they are
     cloned into the function, and two kernels are the same only when their
     constants are equal (so loop bounds stay static for LLVM). A kernel
     without a twin stays where it is, unless `every-kernel` is set.
+
+    The CPU pipeline runs it twice. First on the kernels' `scf.forall`s
+    right after bufferization, twins only: the loop passes and the
+    lowering to LLVM then see each set of twins once (a 24-layer
+    encoder's `convert-linalg-to-loops` and the canonicalization after
+    it had been a quarter of its MLIR time). Then with `every-kernel`
+    before the lowering to LLVM, for the rest. Functions it outlined are
+    marked `tgc.kernel_function`: a later run leaves them whole (the
+    function is the kernel) and drops the C interface requested for every
+    function in between.
 
     With `every-kernel` (the CPU pipeline sets it) every kernel becomes a
     function: the entry function is left with the glue between kernels
