@@ -367,3 +367,30 @@ def test_embedding_with_max_norm_is_a_break():
         expected = twin(ids) * 2
     assert_same(got, expected)
     assert [b.op for b in tgc.explain(f).graph_breaks] == ["embedding"]
+
+
+@pytest.mark.parametrize("use", ["slice", "narrow", "alpha", "full", "new_full"])
+def test_a_tensor_value_as_a_number(use):
+    # PyTorch reads a one-element tensor in a number's place itself, out of
+    # the tracer's sight: compiled, the first call's value stayed for
+    # every call (x[:n] kept n = 3 when n was 5). Now a graph break.
+    torch.manual_seed(0)
+    x, w = torch.randn(8, 4), torch.randn(4, 4)
+
+    def f(x, w, n):
+        k = ((x @ w)[0, 0] > 0).long() * 4 + 1  # 1 or 5, from the data
+        if use == "slice":
+            return x[:n] * 2
+        if use == "narrow":
+            return x.narrow(0, 0, k) * 2
+        if use == "alpha":
+            return torch.add(x, x, alpha=(x @ w)[0, 0])
+        if use == "full":
+            return torch.full((3,), (x @ w).sum()) + 1
+        return x.new_full((2,), n) * 3
+
+    compiled = tgc.compile(f)
+    with torch.no_grad():
+        for n, sign in ((3, 1), (5, -1), (2, 1)):
+            args = (sign * x, w, torch.tensor(n))
+            assert_same(compiled(*args), f(*args))

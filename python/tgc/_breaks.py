@@ -206,6 +206,8 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
             return ("list", [template(e) for e in o])
         if isinstance(o, dict):
             return ("dict", {k: template(v) for k, v in o.items()})
+        if isinstance(o, slice):  # (x[:n] with a tensor n: the call's n)
+            return ("slice", [template(e) for e in (o.start, o.stop, o.step)])
         return ("c", o)
 
     targs = template(tuple(args))
@@ -460,6 +462,8 @@ def _build(t, env, island: Island, counter: List[int]):
     if tag == "dict":
         return {k: _build(v, env, island, counter) for k, v in t[1].items()}
     items = [_build(e, env, island, counter) for e in t[1]]
+    if tag == "slice":
+        return slice(*items)
     return tuple(items) if tag == "tuple" else items
 
 

@@ -304,6 +304,71 @@ def written_operands(name: str, args, kwargs,
     return out
 
 
+# Operators whose arguments after the tensor are numbers or sizes (a
+# one-element tensor there is read as a number by PyTorch), and factories,
+# whose arguments all are.
+_NUMBER_ARGS = frozenset({
+    "narrow", "narrow_copy", "select", "split", "split_with_sizes", "tensor_split",
+    "chunk", "view", "reshape", "expand", "repeat", "tile", "new_zeros", "new_ones",
+    "new_full", "new_empty", "full_like", "roll", "topk", "kthvalue", "unflatten",
+    "diagonal", "movedim", "permute", "transpose", "unsqueeze", "squeeze", "flatten",
+    "pad", "constant_pad_nd", "softmax", "log_softmax", "cumsum", "round",
+    "repeat_interleave", "interpolate", "dropout",
+})
+_NUMBER_FACTORIES = frozenset({
+    "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye",
+    "rand", "randn", "randint", "randperm", "empty_strided", "tensor", "as_tensor",
+    "asarray", "scalar_tensor",
+})
+_KWARG_TYPES = frozenset({"out", "dtype", "device", "layout", "memory_format",
+                          "requires_grad", "pin_memory", "generator"})
+
+
+def _value_as_number(tr: Tracer, name: str, args, kwargs) -> bool:
+    """Whether the call takes a number or size from the value of a
+    one-element tensor that is data (an input's, a parameter's, or computed
+    from them; not a constant the function made): `x[:n]`,
+    `x.narrow(0, 0, n)`, `torch.full(size, t)`, `add(x, y, alpha=t)`.
+    PyTorch converts such a tensor itself, out of the tracer's sight, and a
+    handler would record the traced value."""
+    base = name[5:] if name.startswith("aten.") else name
+    if base.endswith("_") and not base.endswith("__"):
+        base = base[:-1]
+    factory = base in _NUMBER_FACTORIES
+    numbers = factory or base in _NUMBER_ARGS
+
+    def data(t) -> bool:
+        return isinstance(t, torch.Tensor) and t.numel() == 1 and not _constant(tr, t)
+
+    def in_slice(a) -> bool:
+        return isinstance(a, slice) and any(data(e) for e in (a.start, a.stop, a.step))
+
+    for i, a in enumerate(args):
+        items = a if isinstance(a, (list, tuple)) else (a,)
+        if any(in_slice(e) for e in items):
+            return True
+        if numbers and (i > 0 or factory) and any(data(e) for e in items):
+            return True
+    for k, v in kwargs.items():
+        if k in _KWARG_TYPES:
+            continue
+        if (numbers or k == "alpha" or (k == "value" and base in ("addcmul", "addcdiv"))) \
+                and data(v):
+            return True
+    return False
+
+
+def _constant(tr: Tracer, t: torch.Tensor) -> bool:
+    """Whether `t` is a constant of the graph (a factory's value inside
+    the function: the same on every call)."""
+    entry = tr.values.get(id(t))
+    if entry is None or entry[0] is not t:
+        return False  # an input, a parameter, a global: data
+    prefix = entry[1].name + " = "
+    line = next((l for l in reversed(tr.graph.lines) if l.startswith(prefix)), "")
+    return line[len(prefix):].startswith(("tgc.constant", "tgc.full"))
+
+
 def _from_outside(tr: Tracer, t: torch.Tensor) -> bool:
     """Whether `t` is memory of the caller's that the trace must not write:
     a captured tensor's (parameter, buffer, global), or a tensor the trace
@@ -403,6 +468,11 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
             specialize_syms(tr, (args, kwargs), f"size passed to {name}")
         return func(*args, **kwargs)
     name = _ALIASES.get(name, name)
+    if _value_as_number(tr, name, args, kwargs):
+        # PyTorch reads the number itself (the tracer never sees it): the
+        # graph would keep the traced value for every call.
+        raise Unsupported(f"{name.split('.')[-1]} takes a number or size from a tensor's "
+                          "value (data, not a constant: a graph break)")
     composition = COMPOSITIONS.get(name)
     body = composition(*args, **kwargs) if composition is not None else None
     if body is not None:
