@@ -187,8 +187,8 @@ def test_a_python_read_computes_everything(restarts):
 @pytest.mark.parametrize("use", ["slice", "full", "alpha", "narrow", "index", "arange"])
 def test_numbers_from_values_not_computed(use, restarts, monkeypatch):
     # A one-element tensor in a number's place: PyTorch reads its value
-    # with the tracer out of the way (in the exact trace too: the graph
-    # holds the number, so tgc.compile must see the real one).
+    # with the tracer out of the way (a graph break in the exact trace too:
+    # test_graph_breaks.py::test_a_tensor_value_as_a_number).
     torch.manual_seed(0)
     x, w = torch.randn(256, 256), torch.randn(256, 256)
 
@@ -207,16 +207,14 @@ def test_numbers_from_values_not_computed(use, restarts, monkeypatch):
             return x[:, :10] + torch.arange(n, n + 10)
         return x.select(0, n)
 
-    if use == "arange":  # (a graph break: a size from tensor data)
-        r = traced(f, x, w, breaks=_breaks())
-        assert r.approximated == 0 and restarts[0] == 1 and r.program is not None
-        with monkeypatch.context() as m:
-            m.setenv("TGC_TRACE_APPROXIMATE", "1")
+    # (each a graph break: a number from tensor data)
+    r = traced(f, x, w, breaks=_breaks())
+    assert r.approximated == 0 and restarts[0] == 1 and r.program is not None
+    assert r.text == traced(f, x, w, approximate=False, breaks=_breaks()).text
+    with monkeypatch.context() as m:
+        m.setenv("TGC_TRACE_APPROXIMATE", "1")
+        with torch.no_grad():
             assert_same(tgc.compile(f)(x, w), f(x, w))
-        return
-    r = traced(f, x, w)
-    assert r.approximated == 0 and restarts[0] == 1
-    assert r.text == traced(f, x, w, approximate=False).text
 
 
 def test_a_tensor_operand_of_one_element_stays_uncomputed(restarts):
