@@ -15,7 +15,7 @@ import torch.nn.functional as F
 import tgc
 from tgc import _approximate
 from tgc._graph import Unsupported
-from tgc._trace import trace
+from tgc._trace_loop import trace
 from conftest import assert_same
 from models import Encoder  # utils/zoo
 
@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - Debian ships it next to PyTorch
 
 
 def traced(fn, *inputs, approximate=True, breaks=None):
-    """tgc._trace.trace of fn over copies of `inputs`, as tgc.compile
+    """tgc._trace_loop.trace of fn over copies of `inputs`, as tgc.compile
     calls it."""
     def run(*xs):
         with torch.no_grad():

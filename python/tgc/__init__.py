@@ -136,7 +136,7 @@ def trace_to_mlir(fn: Callable, *args, dynamic: Optional[bool] = False, **kwargs
     import torch
 
     from ._compile import _entry_name, flatten, unflatten
-    from ._trace import trace
+    from ._trace_loop import trace
 
     tensors, key = flatten((args, kwargs))
     dims = [set(range(t.dim())) if dynamic else set() for t in tensors]

@@ -49,7 +49,7 @@ their kernels run asynchronously, so a trace does not wait for them.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import torch
 
@@ -95,12 +95,6 @@ TENSOR_OPERANDS = frozenset({
     "maximum", "minimum", "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge",
     "where", "logical_and", "logical_or", "logical_xor", "logical_and_op",
     "logical_or_op", "hypot", "copysign", "xlogy", "lerp", "addcmul", "addcdiv",
-})
-
-# Calls whose first operand is a number or sizes, not a tensor.
-FACTORIES = frozenset({
-    "arange", "range", "linspace", "logspace", "full", "zeros", "ones", "empty",
-    "rand", "randn", "randint", "randperm", "eye", "empty_strided", "normal",
 })
 
 # Products and convolutions of these element types only: the CPU kernels
@@ -229,7 +223,7 @@ def _reads_as_number(tr: Tracer, base: str, args, kwargs) -> bool:
     an integer tensor (indices: an index out of range raises in eager
     PyTorch, a zero does not), a tensor in a slice, or a one-element
     tensor anywhere but a tensor operand's place."""
-    from ._ops.core import _ALIASES
+    from ._ops.core import _ALIASES, _NUMBER_FACTORIES
 
     tainted = tr.tainted
     op = _ALIASES.get(base, base)
@@ -244,7 +238,7 @@ def _reads_as_number(tr: Tracer, base: str, args, kwargs) -> bool:
             if isinstance(a, slice) or (isinstance(a, (list, tuple)) and any(
                     isinstance(e, slice) for e in a)):
                 return True
-            if t.numel() == 1 and (i > 0 or op in FACTORIES) and not operands:
+            if t.numel() == 1 and (i > 0 or op in _NUMBER_FACTORIES) and not operands:
                 return True
     for t in _tensors(kwargs):
         if storage_ptr(t) in tainted and (

@@ -27,7 +27,8 @@ from ._breaks import BreakMiss, BreakSizes, run_island
 from ._explain import Explanation
 from ._specialized import Specialized
 from ._graph import Unsupported
-from ._trace import TraceResult, trace
+from ._trace import TraceResult
+from ._trace_loop import trace
 from ._trees import flatten, rebuild, unflatten
 
 DEFAULT_RECOMPILE_LIMIT = 8

@@ -22,18 +22,17 @@ import dataclasses
 import enum
 import os
 import sys
-import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import _names, _state, _trees
+from . import _trees
 from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
 from ._names import mlir_string
 from ._scalars import DataScalar
-from ._tracing import _active, _count_trace
+from ._tracing import _active
 from ._sym import Expr, SizeGuard, SymInt, guard_for, implied, relation
 
 # With a trailing separator: "…/torch" must not match "…/torchvision".
@@ -322,7 +321,7 @@ class Tracer(TorchFunctionMode):
         # (it outlives the trace: written with tainted values, it restarts).
         self.escaped: Set[int] = set()
         self.need_exact = False  # (NeedExact raised, maybe caught by the model)
-        # Input sizes Python read as SymInts: where first (see trace()).
+        # Input sizes Python read as SymInts: where first (see tgc._trace_loop).
         self.size_reads: Dict[Tuple[int, int], str] = {}
         # The graph's size for each size expression (input sizes first, so
         # that view(B, S, D) keeps x's own sizes), and the index SSA value
@@ -852,7 +851,7 @@ class Tracer(TorchFunctionMode):
 # the call reaches the tracer; the wrapper hands such calls to the tracer's
 # mode first, as Dynamo's SymInts are handed over natively.
 # (The rest of PyTorch's C++ functions fail on a SymInt with a TypeError,
-# and the trace restarts reading sizes as numbers: see trace().)
+# and the trace restarts reading sizes as numbers: see tgc._trace_loop.)
 _SIZE_METHODS = (
     "view", "reshape", "expand", "broadcast_to", "narrow", "new_zeros", "new_ones",
     "new_full", "new_empty", "repeat", "tile", "roll", "split", "chunk", "unflatten",
@@ -899,178 +898,3 @@ def _patch_size_functions():
             setattr(owner, name, wrapper)
             patched.append((owner, name, orig if own else None))
     return patched
-
-
-
-
-def trace(
-    fn: Callable,
-    inputs: Sequence[Any],
-    dynamic: Sequence[Set[int]],
-    name: str = "traced",
-    module: Optional[torch.nn.Module] = None,
-    source: Optional[Callable] = None,
-    breaks=None,
-    data_inputs: Set[int] = frozenset(),
-    input_names: Sequence[str] = (),
-    approximate: Optional[bool] = None,
-    originals: Optional[Sequence[Any]] = None,
-) -> TraceResult:
-    """Traces `fn(*inputs)`; dims of `dynamic` sizes read by Python become
-    static and the trace restarts (at most once per input dim).
-    `input_names`: the model's names of the inputs (tgc._names).
-    `approximate`: large CPU products and convolutions are not computed
-    (tgc._approximate; None: with TGC_TRACE_APPROXIMATE=1, an opt-in).
-    `originals`: `inputs` as the caller has them (the trace runs on
-    copies), put back into the copies before each restart; None: taken
-    here."""
-    if approximate is None:
-        approximate = os.environ.get("TGC_TRACE_APPROXIMATE", "0") == "1"
-    # One trace at a time in the process: the tracer patches
-    # torch.Tensor.__getitem__ and keeps the active tracer in a global.
-    with _trace_lock:
-        return _trace(fn, inputs, dynamic, name, module, source, breaks, data_inputs,
-                      input_names, approximate, originals)
-
-
-_trace_lock = threading.RLock()
-
-
-def _approximate_module():
-    from . import _approximate
-
-    return _approximate
-
-
-def _module_scopes(tracer: "Tracer", module_names: Dict[int, str]):
-    """Global module hooks that keep `tracer.module_stack`: the path and
-    type of each submodule call of this thread, the compiled module itself
-    as "" (its own ops are not scoped)."""
-    from torch.nn.modules import module as nn_module
-
-    thread = threading.get_ident()
-
-    def enter(m, _inputs):
-        if threading.get_ident() == thread:
-            if tracer.tainted and (m._forward_pre_hooks or m._forward_hooks):
-                # (the model's own hooks would keep values not computed)
-                _approximate_module().need_values(tracer, _inputs)
-            path = module_names.get(id(m))
-            tracer.module_stack.append(
-                "" if path == "self" else f"{path or type(m).__name__} ({type(m).__name__})")
-
-    def leave(m, _inputs, _output):
-        if threading.get_ident() == thread and tracer.tainted and m._forward_hooks:
-            _approximate_module().need_values(tracer, (_inputs, _output))
-        if threading.get_ident() == thread and tracer.module_stack:
-            tracer.module_stack.pop()
-
-    with _state.own_hooks():  # they change no compiled call
-        return (nn_module.register_module_forward_pre_hook(enter),
-                nn_module.register_module_forward_hook(leave))
-
-
-def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
-           data_inputs: Set[int] = frozenset(), input_names: Sequence[str] = (),
-           approximate: bool = False, originals: Optional[Sequence[Any]] = None) -> TraceResult:
-    """`module`: the compiled module (its parameters and buffers are named,
-    its attribute reads recorded); `source`: the user's function or module,
-    whose globals and closure are guarded."""
-    dyn = [set(d) for d in dynamic]
-    specs: List[Specialization] = []
-    names = _state.tensor_names(module) if module is not None else {}
-    module_names = _state.module_names(module) if module is not None else {}
-    labels = {k: "self." + v for k, v in names.items()}
-    if source is not None:
-        for k, v in _names.source_tensor_names(source).items():
-            labels.setdefault(k, v)
-    # The inputs as they were: a trace that starts again (a specialization,
-    # an approximate trace that needs the values) may have updated them in
-    # place, and the next one must see what the call passed.
-    if originals is None:
-        originals = [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-    for attempt in range(64):
-        if attempt:
-            _restore(inputs, originals)
-        tracer = Tracer(inputs, dyn, name, specs, names, breaks, data_inputs,
-                        input_names, labels)
-        tracer.approximate = approximate and _approximate_module().allowed()
-        recorder = _state.AttributeRecorder(module_names, user_frame)
-        tracer.thread = threading.get_ident()
-        hooks, recording = None, False
-        _active.append(tracer)
-        # Compiled functions called inside the trace are traced through
-        # (CompiledFunction._call), never served by the native path.
-        _count_trace(1)
-        try:
-            _state.start_recording(recorder)
-            recording = True
-            if tracer.approximate:
-                _approximate_module().watch_attributes(tracer)
-            hooks = _module_scopes(tracer, module_names)
-            with tracer:
-                out = fn(*inputs)
-            result = tracer.finish(out)
-            result.value_guards = list(recorder.reads.values())
-            if source is not None:
-                result.value_guards += _state.function_value_guards(source)
-            result.approximated = tracer.approximated
-            return result
-        except NeedExact:
-            approximate = False
-        except NeedRetrace:
-            if tracer.need_exact:
-                # (read by the model's handler of a swallowed NeedExact:
-                # the exact trace decides)
-                approximate = False
-                continue
-            specs = tracer.specializations
-            for s in specs:
-                dyn[s.arg].discard(s.dim)
-        except TypeError as e:
-            # A PyTorch function TGC does not route SymInts to rejected
-            # one: the sizes Python read become static (what reading a size
-            # did before SymInts), and the trace restarts.
-            reads = {k: w for k, w in tracer.size_reads.items() if k[1] in dyn[k[0]]}
-            if "SymInt" not in str(e) or not reads:
-                if tracer.approximated or tracer.need_exact:
-                    approximate = False
-                    continue
-                raise
-            specs = tracer.specializations
-            why = str(e).strip().splitlines()[0]
-            for (arg, dim), where in sorted(reads.items()):
-                specs.append(Specialization(
-                    arg, dim, tracer.hint_size(arg, dim),
-                    f"size read at {where}, passed to a PyTorch call that does not "
-                    f"take symbolic sizes ({why})"))
-                dyn[arg].discard(dim)
-        except Exception:
-            # (An error of the values the approximate trace did not compute,
-            # or the model's own, or a report that may differ: the exact
-            # trace tells.)
-            if not (tracer.approximated or tracer.need_exact):
-                raise
-            approximate = False
-        finally:
-            if hooks is not None:
-                _state.remove_own_hooks(hooks)
-            if recording:
-                _state.stop_recording()
-                _approximate_module().unwatch_attributes()
-            _active.pop()
-            _count_trace(-1)
-    raise Unsupported("tracing did not converge")
-
-
-def _restore(inputs: Sequence[Any], originals: Sequence[Any]) -> None:
-    """Puts each input tensor back to its original's values and layout
-    (an in-place op, resize_ or t_ of the trace before)."""
-    with torch.no_grad():
-        for x, o in zip(inputs, originals):
-            if not isinstance(x, torch.Tensor) or x is o:
-                continue
-            if x.shape == o.shape and x.stride() == o.stride() and x.dtype == o.dtype:
-                x.copy_(o)
-            else:
-                x.set_(o.detach().clone())

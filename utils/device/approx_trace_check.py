@@ -24,7 +24,7 @@ import torch  # noqa: E402
 
 import models  # noqa: E402
 from tgc._compile import flatten, unflatten  # noqa: E402
-from tgc._trace import trace  # noqa: E402
+from tgc._trace_loop import trace  # noqa: E402
 
 
 def traced(model, args, kwargs, approximate):
