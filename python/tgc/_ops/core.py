@@ -336,6 +336,9 @@ def _value_as_number(tr: Tracer, name: str, args, kwargs) -> bool:
         base = base[:-1]
     factory = base in _NUMBER_FACTORIES
     numbers = factory or base in _NUMBER_ARGS
+    indexing = base in ("__getitem__", "__setitem__")
+    if not (numbers or indexing or kwargs):
+        return False  # (most calls: nothing to look at)
 
     def data(t) -> bool:
         return isinstance(t, torch.Tensor) and t.numel() == 1 and not _constant(tr, t)
@@ -345,7 +348,7 @@ def _value_as_number(tr: Tracer, name: str, args, kwargs) -> bool:
 
     for i, a in enumerate(args):
         items = a if isinstance(a, (list, tuple)) else (a,)
-        if any(in_slice(e) for e in items):
+        if indexing and any(in_slice(e) for e in items):
             return True
         if numbers and (i > 0 or factory) and any(data(e) for e in items):
             return True
