@@ -4,6 +4,7 @@ regions (fullgraph=False, the default), never the whole function."""
 import torch
 import torch.fx
 import torch.nn as nn
+import torch.nn.functional as F
 import pytest
 
 import tgc
@@ -369,7 +370,8 @@ def test_embedding_with_max_norm_is_a_break():
     assert [b.op for b in tgc.explain(f).graph_breaks] == ["embedding"]
 
 
-@pytest.mark.parametrize("use", ["slice", "narrow", "alpha", "full", "new_full"])
+@pytest.mark.parametrize("use", ["slice", "narrow", "alpha", "full", "new_full", "tril",
+                                 "leaky_relu", "eps", "beta", "as_tensor"])
 def test_a_tensor_value_as_a_number(use):
     # PyTorch reads a one-element tensor in a number's place itself, out of
     # the tracer's sight: compiled, the first call's value stayed for
@@ -387,6 +389,16 @@ def test_a_tensor_value_as_a_number(use):
             return torch.add(x, x, alpha=(x @ w)[0, 0])
         if use == "full":
             return torch.full((3,), (x @ w).sum()) + 1
+        if use == "tril":  # (these through ATen's schemas: no Tensor there)
+            return torch.tril(x, n - 3)
+        if use == "leaky_relu":
+            return F.leaky_relu(x, n.float() / 10)
+        if use == "eps":
+            return F.layer_norm(x, (4,), eps=n.float())
+        if use == "beta":
+            return torch.addmm(w[0], w, w, beta=n.float())
+        if use == "as_tensor":  # (more than one element: a constant of data)
+            return x * torch.as_tensor(x[0] + 1)
         return x.new_full((2,), n) * 3
 
     compiled = tgc.compile(f)

@@ -337,11 +337,31 @@ def _value_as_number(tr: Tracer, name: str, args, kwargs) -> bool:
     factory = base in _NUMBER_FACTORIES
     numbers = factory or base in _NUMBER_ARGS
     indexing = base in ("__getitem__", "__setitem__")
-    if not (numbers or indexing or kwargs):
-        return False  # (most calls: nothing to look at)
+    if base in ("tensor", "as_tensor", "asarray") and any(
+            isinstance(a, torch.Tensor) and not _constant(tr, a) for a in _leaves(args)):
+        return True  # (a constant of data: its values would stay)
 
     def data(t) -> bool:
         return isinstance(t, torch.Tensor) and t.numel() == 1 and not _constant(tr, t)
+
+    if not (numbers or indexing):
+        # ATen's schemas: a one-element tensor where no overload of the
+        # operator takes a Tensor (tril's diagonal, leaky_relu's slope,
+        # layer_norm's eps, addmm's beta) is read as a number.
+        # (Without an ATen operator of that name, only `alpha=`.)
+        for i in range(1, len(args)):
+            a = args[i]
+            if isinstance(a, torch.Tensor) and a.numel() == 1:
+                schema = _tensor_arguments(base)
+                if schema is not None and i not in schema[0] and not _constant(tr, a):
+                    return True
+        for k, v in kwargs.items():
+            if isinstance(v, torch.Tensor) and v.numel() == 1 and k not in _KWARG_TYPES:
+                schema = _tensor_arguments(base)
+                number = k == "alpha" if schema is None else k not in schema[1]
+                if number and not _constant(tr, v):
+                    return True
+        return False
 
     def in_slice(a) -> bool:
         return isinstance(a, slice) and any(data(e) for e in (a.start, a.stop, a.step))
@@ -359,6 +379,38 @@ def _value_as_number(tr: Tracer, name: str, args, kwargs) -> bool:
                 and data(v):
             return True
     return False
+
+
+def _leaves(x):
+    if isinstance(x, (list, tuple)):
+        for e in x:
+            yield from _leaves(e)
+    else:
+        yield x
+
+
+@functools.lru_cache(maxsize=None)
+def _tensor_arguments(op: str) -> Optional[Tuple[frozenset, frozenset]]:
+    """The positions and names of the arguments that some overload of
+    aten::op takes as tensors (None where ATen has no such operator)."""
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(f"aten::{op}")
+    except Exception:  # noqa: BLE001 - not an ATen name
+        return None
+    if not schemas:
+        return None
+    positions, names = set(), set()
+    for schema in schemas:
+        i = 0
+        for a in schema.arguments:
+            tensor = "Tensor" in str(a.type)
+            if tensor:
+                names.add(a.name)
+            if not a.kwarg_only:
+                if tensor:
+                    positions.add(i)
+                i += 1
+    return frozenset(positions), frozenset(names)
 
 
 def _constant(tr: Tracer, t: torch.Tensor) -> bool:
