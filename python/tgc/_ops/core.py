@@ -337,7 +337,7 @@ def _value_as_number(tr: Tracer, name: str, args, kwargs) -> bool:
     factory = base in _NUMBER_FACTORIES
     numbers = factory or base in _NUMBER_ARGS
     indexing = base in ("__getitem__", "__setitem__")
-    if base in ("tensor", "as_tensor", "asarray") and any(
+    if base in ("tensor", "as_tensor", "asarray", "new_tensor") and any(
             isinstance(a, torch.Tensor) and not _constant(tr, a) for a in _leaves(args)):
         return True  # (a constant of data: its values would stay)
 
