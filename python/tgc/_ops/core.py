@@ -337,8 +337,9 @@ def _value_as_number(tr: Tracer, name: str, args, kwargs) -> bool:
     factory = base in _NUMBER_FACTORIES
     numbers = factory or base in _NUMBER_ARGS
     indexing = base in ("__getitem__", "__setitem__")
+    data_args = args[1:] if base == "new_tensor" else args  # (not new_tensor's self)
     if base in ("tensor", "as_tensor", "asarray", "new_tensor") and any(
-            isinstance(a, torch.Tensor) and not _constant(tr, a) for a in _leaves(args)):
+            isinstance(a, torch.Tensor) and not _constant(tr, a) for a in _leaves(data_args)):
         return True  # (a constant of data: its values would stay)
 
     def data(t) -> bool:
