@@ -527,7 +527,7 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
     if _value_as_number(tr, name, args, kwargs):
         # PyTorch reads the number itself (the tracer never sees it): the
         # graph would keep the traced value for every call.
-        raise Unsupported(f"{name.split('.')[-1]} takes a number or size from a tensor's "
+        raise Unsupported(f"{name.split('.')[-1]} takes a number, size or constant from a tensor's "
                           "value (data, not a constant: a graph break)")
     composition = COMPOSITIONS.get(name)
     body = composition(*args, **kwargs) if composition is not None else None
