@@ -4,7 +4,6 @@ regions (fullgraph=False, the default), never the whole function."""
 import torch
 import torch.fx
 import torch.nn as nn
-import torch.nn.functional as F
 import pytest
 
 import tgc
@@ -392,9 +391,9 @@ def test_a_tensor_value_as_a_number(use):
         if use == "tril":  # (these through ATen's schemas: no Tensor there)
             return torch.tril(x, n - 3)
         if use == "leaky_relu":
-            return F.leaky_relu(x, n.float() / 10)
+            return torch.nn.functional.leaky_relu(x, n.float() / 10)
         if use == "eps":
-            return F.layer_norm(x, (4,), eps=n.float())
+            return torch.nn.functional.layer_norm(x, (4,), eps=n.float())
         if use == "beta":
             return torch.addmm(w[0], w, w, beta=n.float())
         if use == "as_tensor":  # (more than one element: a constant of data)
