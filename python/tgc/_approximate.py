@@ -223,7 +223,8 @@ def _reads_as_number(tr: Tracer, base: str, args, kwargs) -> bool:
     an integer tensor (indices: an index out of range raises in eager
     PyTorch, a zero does not), a tensor in a slice, or a one-element
     tensor anywhere but a tensor operand's place."""
-    from ._ops.core import _ALIASES, _NUMBER_FACTORIES
+    from ._ops.core import _ALIASES
+    from ._ops.number_reads import _NUMBER_FACTORIES
 
     tainted = tr.tainted
     op = _ALIASES.get(base, base)
