@@ -53,7 +53,6 @@ from typing import Callable, Optional
 
 import torch
 
-from ._graph import Unsupported
 from ._trace import NeedExact, NeedRetrace, Tracer, storage_ptr
 
 # Products and convolutions a trace may leave uncomputed (canonical names
@@ -305,8 +304,6 @@ def call(tr: Tracer, func, name: str, args, kwargs) -> Optional[torch.Tensor]:
         return None
     try:
         meta = func(*_meta(list(args)), **{k: _meta(v) for k, v in kwargs.items()})
-    except Unsupported:
-        raise
     except Exception:  # noqa: BLE001 - no meta kernel: computed for real
         return None
     if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
