@@ -29,6 +29,48 @@ def run_isolated(code: str) -> subprocess.CompletedProcess:
     )
 
 
+# --- PyTorch as it was after a trace ------------------------------------------
+
+
+def test_eager_pytorch_is_unchanged_after_a_trace_in_a_subprocess():
+    # The tracer patches torch.Tensor.__getitem__ / __setitem__; removing
+    # the patches left CPython's sq_item slot filled, so every tensor became
+    # a Python sequence: torch.tensor([t]) of a 0-d t then raised
+    # "len() of a 0-d tensor" in eager code after any compile (tgc._slots).
+    r = run_isolated("""
+        import torch, tgc
+        def eager_checks():
+            t = torch.tensor(1.5)
+            assert torch.tensor([t, t * 2]).tolist() == [1.5, 3.0]
+            p = torch.nn.Parameter(torch.tensor(2.0))
+            assert torch.tensor([p.detach(), p.detach()]).tolist() == [2.0, 2.0]
+            x = torch.arange(4.0)
+            x[1:3] = 0
+            assert x[3].item() == 3.0 and x.tolist() == [0.0, 0.0, 0.0, 3.0]
+        eager_checks()
+
+        def f(x):
+            y = x * 2
+            y[0:2] = 1
+            return y[1:] + y[0]
+        x = torch.randn(5)
+        assert torch.equal(tgc.compile(f)(x), f(x))
+        eager_checks()
+
+        def fails(x):
+            y = x[1:]
+            raise ValueError("inside the trace")
+        try:
+            tgc.compile(fails)(x)
+        except ValueError:
+            pass
+        eager_checks()
+        print("ok", tgc._slots.supported())
+    """)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["ok", "True"]
+
+
 # --- size-0 dimensions --------------------------------------------------------
 
 

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import _trees
+from . import _slots, _trees
 from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
 from ._names import mlir_string
 from ._scalars import DataScalar
@@ -659,6 +659,9 @@ class Tracer(TorchFunctionMode):
         # that is not a tuple) through torch functions; x[(i,)] is the same
         # indexing and is routed.
         if not hasattr(Tracer, "_orig_getitem"):
+            # Removing the patches below leaves C slots of torch.Tensor
+            # filled that were empty (tgc._slots): they are put back.
+            Tracer._slots = _slots.snapshot(torch.Tensor)
             orig = torch.Tensor.__getitem__
             orig_set = torch.Tensor.__setitem__
 
@@ -694,6 +697,8 @@ class Tracer(TorchFunctionMode):
                 else:
                     setattr(owner, name, orig)
             del Tracer._patched
+            _slots.restore(Tracer._slots)
+            del Tracer._slots
         return super().__exit__(*exc)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
