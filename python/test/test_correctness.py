@@ -595,3 +595,102 @@ def test_tf32_guard_names_the_flag_that_changed():
     finally:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
         torch.backends.cudnn.enabled = enabled
+
+
+# --- found by a sweep of user idioms (2026-11-30) ------------------------------
+
+
+def test_clamp_with_a_nan_bound_is_eager():
+    # tgc.clamp refuses a NaN bound: it was an internal compile error.
+    x = torch.tensor([1.0, -2.0, float("nan"), 3.0])
+    for f in (lambda x: torch.clamp(x, min=float("nan")),
+              lambda x: x.clamp(max=float("nan")) * 2,
+              lambda x: torch.clamp(x, float("nan"), 1.0)):
+        assert_same(tgc.compile(f)(x), f(x))
+
+
+def test_floor_divide_of_floats_is_div_floor():
+    # floor(a / b) gave inf // 2 = inf (eager: NaN) and 3 // -inf = -0.
+    inf = float("inf")
+    x = torch.tensor([inf, -inf, 5.0, -5.0, 0.0, 7.5, -0.0])
+    y = torch.tensor([2.0, 2.0, -inf, inf, 3.0, -2.0, 3.0])
+    for f in (lambda x, y: x // y, lambda x, y: y // x, lambda x, y: torch.floor_divide(x, 2),
+              lambda x, y: 3.0 // x):
+        assert_same(tgc.compile(f)(x, y), f(x, y))
+
+
+@pytest.mark.parametrize("dynamic", [True, None])
+def test_expand_as_with_dynamic_sizes(dynamic):
+    # The graph had no size operand for the dynamic size: IR that did not verify.
+    f = lambda x, y: x.expand_as(y) * 1  # noqa: E731
+    c = tgc.compile(f, dynamic=dynamic)
+    for a, b in (((1, 3), (2, 3)), ((1, 3), (5, 3)), ((4, 1), (4, 6)), ((3,), (2, 4, 3))):
+        x, y = torch.randn(*a), torch.randn(*b)
+        assert_same(c(x, y), f(x, y))
+
+
+def test_captured_tensors_with_permuted_layouts():
+    # A transposed parameter or global, or channels_last convolution
+    # weights: compiled code reads arguments as row-major and the new
+    # specialization rejected them ("internal error ... arg1 contiguous").
+    torch.manual_seed(0)
+    x = torch.randn(3, 4)
+    lin = nn.Linear(4, 5)
+    lin.weight = nn.Parameter(torch.randn(4, 5).t())
+    W = torch.randn(4, 6).t()
+    with torch.no_grad():
+        c = tgc.compile(lin)
+        assert_same(c(x), lin(x))
+        lin.weight.mul_(2)  # in place: the same memory, seen
+        assert_same(c(x), lin(x))
+        lin.weight = nn.Parameter(torch.randn(4, 5).t())  # replaced, found by name
+        assert_same(c(x), lin(x))
+        g = lambda x: x @ W.t()  # noqa: E731
+        assert_same(tgc.compile(g)(x), g(x))
+        conv = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 4, 1)).to(
+            memory_format=torch.channels_last)
+        img = torch.randn(2, 3, 10, 10)
+        assert_same(tgc.compile(conv)(img), conv(img), atol=1e-5)
+
+
+def test_captured_tensor_with_gaps_is_reported():
+    # Not a permutation of a dense layout: a clear error (it was an internal
+    # one), or eager with fallback=True.
+    base = torch.randn(4, 8)
+    G = base[:, ::2]
+    f = lambda x: x * G + 1  # noqa: E731
+    x = torch.randn(4, 4)
+    with pytest.raises(tgc.Unsupported, match="not a permutation of a row-major one"):
+        tgc.compile(f)(x)
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        assert_same(tgc.compile(f, fallback=True)(x), f(x))
+
+
+def test_in_place_update_of_a_transposed_global_is_reported():
+    # As for a row-major one: never an update of the dense view alone.
+    W = torch.zeros(3, 2).t()
+    W2 = torch.empty_strided((2, 3), (1, 2)).zero_()  # permuted, not a view
+
+    def f(x):
+        W.add_(x)
+        return W * 2
+
+    def g(x):
+        W2.add_(x)
+        return W2 * 2
+    for fn in (f, g):
+        with pytest.raises(tgc.Unsupported, match="updates W2? in place, a tensor from outside"):
+            tgc.compile(fn)(torch.ones(2, 3))
+
+
+def test_update_through_an_argument_that_aliases_a_noncontiguous_one():
+    # y = x.t(): y was made contiguous (a copy) for the call, and the
+    # compiled code's update of x was not seen through y.
+    def f(x, y):
+        x.add_(1)
+        return x + y
+    a = torch.zeros(2, 2)
+    want = f(a, a.t())
+    b = torch.zeros(2, 2)
+    assert_same(tgc.compile(f)(b, b.t()), want)
+    assert torch.equal(b, a)

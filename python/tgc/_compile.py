@@ -27,7 +27,7 @@ from ._breaks import BreakMiss, BreakSizes, run_island
 from ._explain import Explanation
 from ._specialized import Specialized
 from ._graph import Unsupported
-from ._trace import TraceResult
+from ._trace import TraceResult, storage_ptr
 from ._trace_loop import trace
 from ._trees import flatten, rebuild, unflatten
 
@@ -345,6 +345,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         """A later region or a graph break's result rejected the call (see
         tgc._breaks): the sizes that changed become dynamic and the call
         compiles a new specialization (nothing has been written yet)."""
+        if getattr(e, "overlap", None) is not None:
+            return self._eager_after_miss(e, args, kwargs)
         with self._compile_lock:
             for key, d in e.dims:
                 self.island_sizes.make_dynamic(key, d)
@@ -731,7 +733,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             keys=keys,
             example_shapes=[list(t.shape) for t in tensors],
             captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module,
-                                            seed_index=tr.seed_index),
+                                            seed_index=tr.seed_index,
+                                            perms=list(tr.captured_perms)),
             compile_ms=compile_ms,
             trace_ms=trace_ms,
             default_dtype=torch.get_default_dtype(),
@@ -785,6 +788,15 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
     # -- run -------------------------------------------------------------------
 
     def _run(self, spec: Specialized, originals, tensors, call: _capi.Args):
+        if spec.trace.mutated_args:
+            overlap = _copied_overlap(originals, tensors)
+            if overlap is not None:
+                # The compiled code would update a dense copy of one of
+                # them: the other would not see the update. Eager decides.
+                e = BreakMiss(f"arguments that share memory with a non-contiguous one ({overlap}) "
+                              "while it updates an argument in place")
+                e.overlap = overlap
+                raise e
         if spec.trace.program is not None:
             return self._run_program(spec, originals, tensors, call)
         # The guards checked contiguity; inputs are used in place.
@@ -892,6 +904,19 @@ def _log_code(name: str, parts) -> None:
                  + (p.code("plan") or p.code("loops")))
         if "guard_code" in _logs:
             _log("guard_code", f"guard function of {name}:\n" + p.code("guards"))
+
+
+def _copied_overlap(originals, tensors) -> Optional[str]:
+    """Where an argument made contiguous for the call (a copy) shares
+    memory with another argument: "arg I and arg J", else None."""
+    for i, (o, t) in enumerate(zip(originals, tensors)):
+        if o is t or not isinstance(o, torch.Tensor):
+            continue
+        ptr = storage_ptr(o)
+        for j, other in enumerate(originals):
+            if j != i and isinstance(other, torch.Tensor) and ptr and storage_ptr(other) == ptr:
+                return f"arg {i} and arg {j}"
+    return None
 
 
 def _results(spec: Specialized, originals, tensors, results, env=None):

@@ -316,6 +316,8 @@ class CapturedTensors:
     # The random operators' seed (tgc._ops.random._seed): its index, drawn
     # anew for every call by for_call.
     seed_index: Optional[int] = None
+    # The permutation each tensor is passed through (TraceResult.captured_perms).
+    perms: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
 
     def __post_init__(self):
         self.links = self._links()
@@ -361,7 +363,8 @@ class CapturedTensors:
                 continue
             t, _ = _resolve(self.root, name)
             if t is not None:
-                fresh[i] = t
+                perm = self.perms[i] if i < len(self.perms) else None
+                fresh[i] = t.permute(perm) if perm is not None else t
         # Tensors and links change together: a reader of the pair never
         # sees new tensors with old (or no) links.
         links = self._links()

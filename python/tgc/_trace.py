@@ -29,7 +29,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from . import _slots, _trees
-from ._graph import Dyn, Graph, Unsupported, Value, mlir_dtype, size_value
+from ._graph import Dyn, Graph, Unsupported, Value, format_type, mlir_dtype, size_value
 from ._names import mlir_string
 from ._scalars import DataScalar
 from ._tracing import _active
@@ -188,6 +188,10 @@ class TraceResult:
     # Parameter or buffer name of each captured tensor (None: not one of
     # the compiled module's), and the Python values the trace read.
     captured_names: List[Optional[str]] = field(default_factory=list)
+    # For a captured tensor whose layout is a permutation of a dense one
+    # (a transposed weight, channels_last), the permutation that makes it
+    # dense: the graph's argument is `t.permute(p)` (the same memory).
+    captured_perms: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
     # The model's name of each graph argument, None where it has none
     # (tgc._names): inputs, then captured tensors.
     arg_names: List[Optional[str]] = field(default_factory=list)
@@ -304,6 +308,9 @@ class Tracer(TorchFunctionMode):
         self.input_values: List[Optional[Value]] = []
         self.specializations: List[Specialization] = list(specializations)
         self.captured: List[torch.Tensor] = []
+        self.captured_perms: List[Optional[Tuple[int, ...]]] = []
+        # The tensors the model holds for captured arguments passed permuted.
+        self.captured_views: List[torch.Tensor] = []
         self.outside_storages: Set[int] = set()  # the captured tensors' memory
         self.mutated: Dict[int, int] = {}  # id(tensor) -> argument index
         self.errors: List[str] = []
@@ -415,13 +422,34 @@ class Tracer(TorchFunctionMode):
                 f"a tensor subclass ({type(t).__name__}) from outside the function: "
                 "compiled code computes on plain tensors, without its "
                 "__torch_function__, and returns plain tensors", "%s:%d" % user_frame())
-        v = self.graph.add_arg(t.dtype, [int(s) for s in t.shape], self.labels.get(id(t)))
+        # Compiled code reads its arguments as dense row-major tensors: a
+        # transposed or channels_last tensor is passed as the dense view of
+        # its memory and permuted back in the graph.
+        perm = None
+        arg = t
+        if not t.is_contiguous():
+            perm = dense_permutation(t)
+            if perm is None:
+                raise Unsupported(
+                    f"a tensor from outside the function whose layout is not a permutation "
+                    f"of a row-major one (sizes {list(t.shape)}, strides {list(t.stride())})",
+                    "%s:%d" % user_frame())
+            arg = t.permute(perm)
+            self.captured_views.append(t)
+        v = self.graph.add_arg(arg.dtype, [int(s) for s in arg.shape], self.labels.get(id(t)))
         if storage_ptr(t):
             self.outside_storages.add(storage_ptr(t))
-        self.captured.append(t)
+        self.captured.append(arg)
+        self.captured_perms.append(perm)
         self.captured_values.append(v)
         self.captured_names.append(self.tensor_names.get(id(t)))
         w = self.graph.widen(v)
+        if perm is not None:
+            back = [perm.index(d) for d in range(len(perm))]
+            shape = [w.shape[p] for p in back]
+            w = self.graph.emit(
+                f"tgc.permute {w.name} {back} : {w.type} -> {format_type(w.dtype, shape)}",
+                [(w.dtype, shape)], self.loc())[0]
         self.bind(t, w)
         return w
 
@@ -839,6 +867,7 @@ class Tracer(TorchFunctionMode):
             mutated_args=sorted(set(self.mutated.values())),
             value_specs=list(self.value_specs),
             captured_names=list(self.captured_names),
+            captured_perms=list(self.captured_perms),
             arg_names=[self.input_names[i] if i < len(self.inputs) and i < len(self.input_names)
                        else self.graph.labels.get(f"%arg{i}") for i in range(self.graph.nargs)],
             size_guards=list(self.size_guards),
@@ -880,6 +909,13 @@ def _has_symint(x) -> bool:
     if isinstance(x, (list, tuple)):
         return any(_has_symint(e) for e in x)
     return False
+
+
+def dense_permutation(t: torch.Tensor) -> Optional[Tuple[int, ...]]:
+    """A permutation `p` of t's dims with `t.permute(p)` contiguous, or
+    None (a slice with gaps, an expanded dim)."""
+    p = tuple(sorted(range(t.dim()), key=lambda d: (-t.stride(d), d)))
+    return p if t.permute(p).is_contiguous() else None
 
 
 def _patch_size_functions():

@@ -177,9 +177,8 @@ SYMBOLIC.update({_div, _rdiv})
 def _floordiv(tr, real, x, y):
     dtype = real.dtype
     a, b = as_value(tr, x, dtype), as_value(tr, y, dtype)
-    if dtype.is_floating_point:
-        q = _binary_value(tr, "div", a, b, dtype)
-        return tr.graph.emit(f"tgc.floor {q.name} : {q.type}", [(dtype, q.shape)], tr.loc())[0]
+    # torch.floor_divide is div(rounding_mode="floor") since PyTorch 1.13:
+    # for floats not floor(a / b) (inf // 2 is NaN, 3 // -inf is -1).
     return _binary_value(tr, "div", a, b, dtype, " rounding = floor")
 
 
@@ -281,6 +280,10 @@ def _clamp_value(tr, real, x, lo, hi):
         if hi is not None:
             v = _binary_value(tr, "minimum", v, as_value(tr, hi, real.dtype), real.dtype)
         return v
+    if any(b is not None and b != b for b in (lo, hi)):
+        # tgc.clamp refuses a NaN bound (PyTorch versions disagree on it):
+        # eager decides.
+        raise Unsupported("clamp with a NaN bound")
     v = as_value(tr, x, real.dtype)
     if lo is not None and hi is not None and lo > hi:
         # tgc.clamp needs min <= max: two clamps give PyTorch's answer.

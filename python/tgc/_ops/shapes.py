@@ -13,7 +13,6 @@ from .._graph import Dyn, Unsupported, Value, format_type, scalar_literal
 from .._sym import SymInt
 from .._trace import Tracer
 from .core import (
-    broadcast,
     convert,
     derived,
     expr_of,
@@ -279,8 +278,12 @@ def _squeeze(tr, real, x, dim=None):
 
 @op("expand", "broadcast_to", symbolic=True)
 def _expand(tr, real, x, *sizes, **kw):
-    v = tval(tr, x)
     target = _sizes_arg(tr, (kw["size"],) if "size" in kw else sizes)
+    return _expand_to(tr, tval(tr, x), target)
+
+
+def _expand_to(tr, v: Value, target: List[Any]) -> Value:
+    """`v` broadcast to `target` (ints, -1 and Dyns)."""
     lead = len(target) - v.rank
     shape: List[Any] = []
     operands: List[str] = []
@@ -309,12 +312,9 @@ def _expand(tr, real, x, *sizes, **kw):
 
 @op("expand_as")
 def _expand_as(tr, real, x, other):
-    v, o = tval(tr, x), tval(tr, other)
-    shape = broadcast([v.shape, o.shape], list(real.shape))
-    if shape == v.shape:
-        return v
-    rt = format_type(v.dtype, shape)
-    return tr.graph.emit(f"tgc.expand {v.name} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
+    # other's sizes, Dyns included: a dynamic size the input broadcasts to
+    # is an operand of tgc.expand (it had none: IR that did not verify).
+    return _expand_to(tr, tval(tr, x), list(tval(tr, other).shape))
 
 
 # tgc.slice's "to the end" (INT64_MAX: exact for symbolic sizes too).
