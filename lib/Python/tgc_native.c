@@ -43,7 +43,7 @@ typedef const char *(*error_fn)(void);
 
 /* Bumped whenever the entries or setup() change: the package refuses an
  * extension of another version (tgc._native_path.NATIVE_ABI). */
-#define TGC_NATIVE_ABI 7
+#define TGC_NATIVE_ABI 8
 
 #define MAX_DTYPES 16
 #define MAX_RANK 16
@@ -288,6 +288,14 @@ static int state_holds(PyObject *entry) {
   n = PyTuple_Size(guards);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject *guard = PyTuple_GetItem(guards, i);
+    if (PyTuple_Size(guard) == 2) { /* (dict, size): a module container's */
+      Py_ssize_t size = PyLong_AsSsize_t(PyTuple_GetItem(guard, 1));
+      if (size == -1 && PyErr_Occurred())
+        return -1;
+      if (PyDict_Size(PyTuple_GetItem(guard, 0)) != size)
+        return 0;
+      continue;
+    }
     PyObject *now = PyDict_GetItemWithError(PyTuple_GetItem(guard, 0),
                                             PyTuple_GetItem(guard, 1));
     if (!now && PyErr_Occurred())

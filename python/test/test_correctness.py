@@ -694,3 +694,42 @@ def test_update_through_an_argument_that_aliases_a_noncontiguous_one():
     b = torch.zeros(2, 2)
     assert_same(tgc.compile(f)(b, b.t()), want)
     assert torch.equal(b, a)
+
+
+def test_in_place_update_through_data_or_detach_of_an_input():
+    # The update of x.data (another tensor object over x's memory) was
+    # dropped: x and the caller's tensor kept their old values.
+    def f(x):
+        x.data.mul_(2)
+        return x
+
+    def g(x, y):
+        x.detach().add_(y)
+        return y * 2
+
+    def h(x):
+        d = x.detach()
+        d.mul_(2)
+        return d + 1, x * 3
+
+    for fn, n in ((f, 1), (g, 2), (h, 1)):
+        a = [torch.ones(3) for _ in range(n)]
+        b = [torch.ones(3) for _ in range(n)]
+        assert_same(tgc.compile(fn)(*b), fn(*a))
+        assert torch.equal(a[0], b[0])
+
+
+def test_layout_reads_on_non_dense_arguments_run_eagerly():
+    # The trace ran on a dense copy: x.is_contiguous(), x.stride() and
+    # x.storage_offset() answered for the copy, not the caller's tensor.
+    x = torch.arange(6.0).view(3, 2).t()
+    y = torch.arange(4.0)[1:]
+    f = lambda x: x * 2 if x.is_contiguous() else x * 3  # noqa: E731
+    g = lambda x: (x.stride(), x + 0)  # noqa: E731
+    h = lambda x: x * x.storage_offset()  # noqa: E731
+    for fn, arg in ((f, x), (g, x), (h, y), (f, x.contiguous())):
+        c = tgc.compile(fn)
+        assert_same(c(arg), fn(arg))
+    c = tgc.compile(f)
+    assert_same(c(x.contiguous()), f(x.contiguous()))  # traced dense
+    assert_same(c(x), f(x))  # then a transposed one: eager

@@ -789,7 +789,7 @@ class Training:
         finally:
             _state.stop_recording()
             _set_rng_state(rng)
-        guards = list(recorder.reads.values()) + _state.function_value_guards(owner.fn)
+        guards = recorder.guards() + _state.function_value_guards(owner.fn)
 
         def rerun(primals, tangents):
             return torch.fx.Interpreter(traced).run(primals, tangents)

@@ -25,9 +25,9 @@ from . import (_autograd, _cache, _capi, _check, _names, _native_path, _profile,
                _tracing, _watch)
 from ._breaks import BreakMiss, BreakSizes, run_island
 from ._explain import Explanation
-from ._specialized import Specialized
+from ._specialized import Specialized, eager_reason
 from ._graph import Unsupported
-from ._trace import TraceResult, storage_ptr
+from ._trace import TraceResult
 from ._trace_loop import trace
 from ._trees import flatten, rebuild, unflatten
 
@@ -430,6 +430,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
                     f"now {tensors[bad[0]].item()!r}"
                 )
                 continue
+            if spec.trace.grad_mode is not None and spec.trace.grad_mode != torch.is_grad_enabled():
+                failures.append(f"specialization {i}: torch.is_grad_enabled() was "
+                                f"{spec.trace.grad_mode} when traced (the function reads it)")
+                continue
             changed = next((m for m in (g.check() for g in spec.trace.value_guards) if m),
                            None)
             if changed is not None:
@@ -439,6 +443,9 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             captured, refreshed = spec.captured.current()
             if refreshed:
                 self._native_dirty = True
+            if spec.captured.stale is not None:
+                failures.append(f"specialization {i}: {spec.captured.stale}")
+                continue
             if spec.trace.program is not None:
                 full = _capi.Args(spec.first_tensors(tensors, captured))
             else:
@@ -561,9 +568,13 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         call_args, call_kwargs = unflatten(keys, list(tensors))
         input_names = _names.input_names(self.fn, call_args, call_kwargs)
 
+        # The caller's grad mode (nothing requires grad on this path): the
+        # function may read it (torch.is_grad_enabled(), a guard then).
+        grad = torch.is_grad_enabled()
+
         def run(*tensor_args):
             args, kwargs = unflatten(keys, list(tensor_args))
-            with torch.no_grad():
+            with torch.set_grad_enabled(grad):
                 return self.fn(*args, **kwargs)
 
         start = time.perf_counter()
@@ -788,15 +799,11 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
     # -- run -------------------------------------------------------------------
 
     def _run(self, spec: Specialized, originals, tensors, call: _capi.Args):
-        if spec.trace.mutated_args:
-            overlap = _copied_overlap(originals, tensors)
-            if overlap is not None:
-                # The compiled code would update a dense copy of one of
-                # them: the other would not see the update. Eager decides.
-                e = BreakMiss(f"arguments that share memory with a non-contiguous one ({overlap}) "
-                              "while it updates an argument in place")
-                e.overlap = overlap
-                raise e
+        why = eager_reason(spec, originals, tensors)
+        if why is not None:
+            e = BreakMiss(why)
+            e.overlap = why  # this call runs eagerly (_eager_after_miss)
+            raise e
         if spec.trace.program is not None:
             return self._run_program(spec, originals, tensors, call)
         # The guards checked contiguity; inputs are used in place.
@@ -904,19 +911,6 @@ def _log_code(name: str, parts) -> None:
                  + (p.code("plan") or p.code("loops")))
         if "guard_code" in _logs:
             _log("guard_code", f"guard function of {name}:\n" + p.code("guards"))
-
-
-def _copied_overlap(originals, tensors) -> Optional[str]:
-    """Where an argument made contiguous for the call (a copy) shares
-    memory with another argument: "arg I and arg J", else None."""
-    for i, (o, t) in enumerate(zip(originals, tensors)):
-        if o is t or not isinstance(o, torch.Tensor):
-            continue
-        ptr = storage_ptr(o)
-        for j, other in enumerate(originals):
-            if j != i and isinstance(other, torch.Tensor) and ptr and storage_ptr(other) == ptr:
-                return f"arg {i} and arg {j}"
-    return None
 
 
 def _results(spec: Specialized, originals, tensors, results, env=None):

@@ -40,7 +40,7 @@ from . import _capi
 from ._graph import CODE_DTYPES
 
 _NAME = "_tgc_native.abi3.so"
-NATIVE_ABI = 7  # TGC_NATIVE_ABI of tgc_native.c
+NATIVE_ABI = 8  # TGC_NATIVE_ABI of tgc_native.c
 _module: Any = None
 _tried = False
 
@@ -200,7 +200,9 @@ def entry(spec, pool_from: Optional[int] = None) -> Optional[tuple]:
         return None  # a module hook changed since its trace
     trace = spec.trace
     if trace.program is not None or trace.eager_inputs or trace.value_specs \
-            or trace.size_guards or trace.seed_index is not None:
+            or trace.size_guards or trace.seed_index is not None \
+            or getattr(trace, "grad_mode", None) is not None \
+            or getattr(trace, "layout_read", False):
         # (random operators: their seed is drawn per call in Python)
         return None
     out = None if trace.unsigned_results else _outputs(trace)
@@ -215,6 +217,8 @@ def entry(spec, pool_from: Optional[int] = None) -> Optional[tuple]:
         source = getattr(g, "source", None)
         if source is not None:
             dict_guards.append((source[0], source[1], g.value))
+        elif getattr(g, "size_of", None) is not None:
+            dict_guards.append((g.size_of, g.value))  # len(dict) == value, in C
         else:
             guards.append(g)
     tensors, links = spec.captured.snapshot()

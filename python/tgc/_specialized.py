@@ -12,7 +12,7 @@ import torch
 
 from . import _capi, _names, _state
 from ._explain import SpecReport
-from ._trace import TraceResult
+from ._trace import TraceResult, storage_ptr
 
 
 @dataclass
@@ -144,6 +144,30 @@ class Specialized:
             out.append(f"+ {len(attributes)} guards on module attributes ({shown}; "
                        "TGC_LOGS=+guards lists them)")
         return out
+
+
+def eager_reason(spec: Specialized, originals, tensors) -> Optional[str]:
+    """Why this call must run eagerly although `spec` accepts its dense
+    tensors (`tensors`: `originals` made contiguous), or None."""
+    if spec.trace.layout_read and any(
+            isinstance(o, torch.Tensor) and (o is not t or o.storage_offset())
+            for o, t in zip(originals, tensors)):
+        # Python read a layout (x.is_contiguous(), x.stride()) of the
+        # dense tensors it was traced on: not this call's.
+        return ("a tensor argument that is not dense from offset 0, and the function "
+                "reads tensor layouts (is_contiguous, stride, ...)")
+    if spec.trace.mutated_args:
+        # The compiled code would update a dense copy of one of them: the
+        # other would not see the update.
+        for i, (o, t) in enumerate(zip(originals, tensors)):
+            if o is t or not isinstance(o, torch.Tensor):
+                continue
+            ptr = storage_ptr(o)
+            for j, other in enumerate(originals):
+                if j != i and isinstance(other, torch.Tensor) and ptr and storage_ptr(other) == ptr:
+                    return (f"arguments that share memory with a non-contiguous one (arg {i} "
+                            f"and arg {j}) while it updates an argument in place")
+    return None
 
 
 def _phases(parts) -> List[Tuple[str, float]]:

@@ -96,6 +96,12 @@ class ValueGuard:
     # (dict, key) when `getter()` is `dict.get(key)`: the native call path
     # checks it without calling Python (tgc._native_path).
     source: Optional[Tuple[dict, str]] = None
+    # The same object, not an equal value (a submodule, a tensor attribute:
+    # tgc._object_guards).
+    identity: bool = False
+    # A dict whose size `getter()` is (a module container's entries): the
+    # native path checks it without calling Python.
+    size_of: Optional[dict] = None
 
     def check(self) -> Optional[str]:
         source = self.source
@@ -105,12 +111,21 @@ class ValueGuard:
             now = source[0].get(source[1], _MISSING) if source is not None else self.getter()
         except Exception:  # noqa: BLE001 - an attribute deleted since
             now = _MISSING
-        if now is self.value or same(now, self.value):
+        if now is self.value or (not self.identity and same(now, self.value)):
             return None
+        where = f" (read{' at ' + self.where if self.where else ''})"
+        if self.identity:
+            from ._object_guards import short
+            return (f"{self.what} is the object the trace read{where}: now "
+                    f"{'<missing>' if now is _MISSING else 'another, ' + short(now)}")
         shown = "<missing>" if now is _MISSING else repr(now)
-        return f"{self.what} == {self.value!r} (read{' at ' + self.where if self.where else ''}): now {shown}"
+        return f"{self.what} == {self.value!r}{where}: now {shown}"
 
     def describe(self) -> str:
+        if self.identity:
+            from ._object_guards import short
+            return f"{self.what} is the same object ({short(self.value)})  (read" + \
+                (f" at {self.where})" if self.where else ")")
         return f"{self.what} == {self.value!r}  (a Python value the trace read" + \
             (f" at {self.where})" if self.where else ")")
 
@@ -121,10 +136,38 @@ class ValueGuard:
 class AttributeRecorder:
     """Records constant attributes read from modules while active."""
 
-    def __init__(self, names: Dict[int, str], frame: Callable[[], Tuple[str, int]]):
+    def __init__(self, names: Dict[int, str], frame: Callable[[], Tuple[str, int]],
+                 produced: Optional[Callable[[torch.Tensor], bool]] = None):
         self.names = names  # id(module) -> "self.blocks.1"
         self.frame = frame
+        # Whether the trace computed a tensor (not one from outside it).
+        self.produced = produced
         self.reads: Dict[Tuple[int, str], ValueGuard] = {}
+
+    def _add(self, key, guards: List[ValueGuard]) -> None:
+        for i, g in enumerate(guards):
+            self.reads.setdefault(key + (i,), g)
+
+    def guards(self) -> List[ValueGuard]:
+        """The guards, once the trace is over. An object guarded by
+        identity that is gone or another already (an attribute set only
+        while the trace ran, such as functional_call's `_orig_class`, or
+        rebound by the forward itself) is dropped with the guards recorded
+        with it; values are kept as read."""
+        dropped = {k[:2] for k, g in self.reads.items()
+                   if len(k) == 3 and g.identity and g.check() is not None}
+        return [g for k, g in self.reads.items() if len(k) != 3 or k[:2] not in dropped]
+
+    def record_member(self, module: torch.nn.Module, name: str, value: Any) -> None:
+        """A submodule, parameter or buffer read (Module.__getattr__)."""
+        key = (id(module), name)
+        if key in self.reads or key + (0,) in self.reads:
+            return
+        from . import _object_guards
+
+        owner = self.names.get(id(module), type(module).__name__)
+        file, line = self.frame()
+        self._add(key, _object_guards.member(owner, module, name, value, f"{file}:{line}"))
 
     def record(self, module: torch.nn.Module, name: str, value: Any) -> None:
         if name.startswith("__"):
@@ -134,6 +177,9 @@ class AttributeRecorder:
             return
         snapshot = None
         if not is_constant(value):
+            if isinstance(value, torch.Tensor) or callable(value):
+                self._record_object(module, name, value)
+                return
             # A public list or dict attribute, by its contents. (Not the
             # module's own private dicts, such as its hook dicts: a Python
             # check per module per call would cost more than the call.)
@@ -141,6 +187,7 @@ class AttributeRecorder:
                 return
             snapshot = frozen(value)
             if snapshot is None:
+                self._record_object(module, name, value)
                 return
         key = (id(module), name)
         if key in self.reads:
@@ -168,8 +215,39 @@ class AttributeRecorder:
         )
 
 
+    def _record_object(self, module: torch.nn.Module, name: str, value: Any) -> None:
+        """A tensor, a function or a plain object held as an instance
+        attribute (tgc._object_guards)."""
+        key = (id(module), name)
+        if key in self.reads or key + (0,) in self.reads:
+            return
+        d = object.__getattribute__(module, "__dict__")
+        if d.get(name, _MISSING) is not value or isinstance(value, torch.nn.Module):
+            return  # a class attribute or method (code), or a property's value
+        from . import _object_guards
+
+        if isinstance(value, torch.Tensor) and self.produced is not None and self.produced(value):
+            return  # computed by this trace (a cache the forward set)
+        owner = self.names.get(id(module), type(module).__name__)
+        file, line = self.frame()
+        where = f"{file}:{line}"
+        if isinstance(value, torch.Tensor) or callable(value):
+            self._add(key, [_object_guards.identity(f"{owner}.{name}", d, name, value, where)])
+        elif _object_guards.plain_object(value):
+            self._add(key, [_object_guards.identity(f"{owner}.{name}", d, name, value, where)]
+                      + _object_guards.object_attributes(f"{owner}.{name}", value, where))
+
+
 _recorders: List[AttributeRecorder] = []
 _original_getattribute = None
+_original_getattr = None
+
+
+def _recording_getattr(self, name):
+    value = _original_getattr(self, name)
+    if _recorders:
+        _recorders[-1].record_member(self, name, value)
+    return value
 
 
 def _recording_getattribute(self, name):
@@ -181,10 +259,14 @@ def _recording_getattribute(self, name):
 
 def start_recording(recorder: AttributeRecorder) -> None:
     """Installs the recording __getattribute__ (traces are serialized)."""
-    global _original_getattribute
+    global _original_getattribute, _original_getattr
     if not _recorders:
         _original_getattribute = torch.nn.Module.__dict__.get("__getattribute__")
         torch.nn.Module.__getattribute__ = _recording_getattribute
+        # Submodules, parameters and buffers: Module.__getattr__ finds them
+        # (defined by Module itself: it only changes hands).
+        _original_getattr = torch.nn.Module.__dict__["__getattr__"]
+        torch.nn.Module.__getattr__ = _recording_getattr
     _recorders.append(recorder)
 
 
@@ -195,6 +277,7 @@ def stop_recording() -> None:
             del torch.nn.Module.__getattribute__
         else:
             torch.nn.Module.__getattribute__ = _original_getattribute
+        torch.nn.Module.__getattr__ = _original_getattr
 
 
 # --- globals and closures of the compiled function ----------------------------
@@ -209,20 +292,40 @@ def _code_of(fn) -> Optional[types.CodeType]:
 
 def function_value_guards(fn) -> List[ValueGuard]:
     """The constant globals and closure cells the function's own code reads,
-    lists and dicts of constants among them by their contents, and its
-    mutable default arguments (helpers it calls are not looked into)."""
+    lists and dicts of constants among them by their contents, its
+    mutable default arguments, tensors and plain objects among its globals
+    and closure (tgc._object_guards), and the attributes of a bound
+    method's `self` (helpers it calls: tgc._object_guards.FrameNotes)."""
     code, func = _code_of(fn)
     if code is None:
         return []
     guards: List[ValueGuard] = []
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(fn, torch.nn.Module):
+        from . import _object_guards
+
+        if _object_guards.plain_object(owner):
+            guards += _object_guards.object_attributes(
+                "self", owner, f"{code.co_filename}:{code.co_firstlineno}")
     where = f"{code.co_filename}:{code.co_firstlineno}"
     globs = getattr(func, "__globals__", {})
     loaded = {ins.argval for ins in dis.get_instructions(code)
               if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    from . import _object_guards
+
     for name in sorted(loaded):
         if name not in globs:
             continue
-        if is_constant(globs[name]):
+        if isinstance(globs[name], (torch.Tensor, torch.nn.Module)):
+            # Rebinding it makes another graph input (or other code), not
+            # a new value.
+            guards.append(_object_guards.identity(f"global {name}", globs, name, globs[name], where))
+            if isinstance(globs[name], _object_guards.CONTAINERS):
+                guards += _object_guards.container(f"global {name}", globs[name], where)
+        elif _object_guards.plain_object(globs[name]):
+            guards.append(_object_guards.identity(f"global {name}", globs, name, globs[name], where))
+            guards += _object_guards.object_attributes(f"global {name}", globs[name], where)
+        elif is_constant(globs[name]):
             guards.append(ValueGuard(f"global {name}",
                                      lambda g=globs, n=name: g.get(n, _MISSING),
                                      globs[name], where, (globs, name)))
@@ -235,7 +338,16 @@ def function_value_guards(fn) -> List[ValueGuard]:
             value = cell.cell_contents
         except ValueError:  # an empty cell
             continue
-        if is_constant(value):
+        if isinstance(value, (torch.Tensor, torch.nn.Module)):
+            guards.append(ValueGuard(f"closure {name}", lambda c=cell: c.cell_contents, value,
+                                     where, identity=True))
+            if isinstance(value, _object_guards.CONTAINERS):
+                guards += _object_guards.container(f"closure {name}", value, where)
+        elif _object_guards.plain_object(value):
+            guards.append(ValueGuard(f"closure {name}", lambda c=cell: c.cell_contents, value,
+                                     where, identity=True))
+            guards += _object_guards.object_attributes(f"closure {name}", value, where)
+        elif is_constant(value):
             guards.append(ValueGuard(f"closure {name}",
                                      lambda c=cell: c.cell_contents, value, where))
         elif frozen(value) is not None:
@@ -282,6 +394,27 @@ def tensor_names(root: torch.nn.Module) -> Dict[int, str]:
     return out
 
 
+def _aliases(root: torch.nn.Module, names: List[Optional[str]]) -> List[List[str]]:
+    """For each name, the other names of the same tensor in `root`."""
+    wanted = [n for n in names if n is not None]
+    if not wanted:
+        return [[] for _ in names]
+    by_id: Dict[int, List[str]] = {}
+    for prefix, m in root.named_modules(remove_duplicate=False):
+        for kind in ("_parameters", "_buffers"):
+            for k, t in m.__dict__.get(kind, {}).items():
+                if t is not None:
+                    full = prefix + "." + k if prefix else k
+                    by_id.setdefault(id(t), [])
+                    if full not in by_id[id(t)]:
+                        by_id[id(t)].append(full)
+    out = []
+    for n in names:
+        t = _resolve(root, n)[0] if n is not None else None
+        out.append([o for o in by_id.get(id(t), []) if o != n] if t is not None else [])
+    return out
+
+
 def _resolve(root: torch.nn.Module, name: str) -> Tuple[Optional[torch.Tensor], List[Tuple[dict, str, Any]]]:
     """The tensor called `name` now, and the (dict, key, object) links that
     lead to it (each parent's _modules entry, then the _parameters or
@@ -318,17 +451,24 @@ class CapturedTensors:
     seed_index: Optional[int] = None
     # The permutation each tensor is passed through (TraceResult.captured_perms).
     perms: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
+    # The other names of each named tensor (tied weights: one graph input).
+    aliases: List[List[str]] = field(default_factory=list)
+    # Why the module's tensors no longer fit the graph (set by current()).
+    stale: Optional[str] = None
 
     def __post_init__(self):
+        if self.root is not None and not self.aliases:
+            self.aliases = _aliases(self.root, self.names)
         self.links = self._links()
         self._state = (self.tensors, self.links)
 
     def _links(self) -> List[Tuple[dict, str, Any]]:
         links: List[Tuple[dict, str, Any]] = []
         if self.root is not None:
-            for name in self.names:
+            for i, name in enumerate(self.names):
                 if name is not None:
-                    links.extend(_resolve(self.root, name)[1])
+                    for n in [name] + (self.aliases[i] if i < len(self.aliases) else []):
+                        links.extend(_resolve(self.root, n)[1])
         return links
 
     def snapshot(self) -> Tuple[List[torch.Tensor], List[Tuple[dict, str, Any]]]:
@@ -358,13 +498,22 @@ class CapturedTensors:
         else:
             return self.tensors, False
         fresh = list(self.tensors)
+        self.stale = None
         for i, name in enumerate(self.names):
             if name is None:
                 continue
             t, _ = _resolve(self.root, name)
-            if t is not None:
-                perm = self.perms[i] if i < len(self.perms) else None
-                fresh[i] = t.permute(perm) if perm is not None else t
+            if t is None:
+                # (Linear.bias set to None: the graph adds it.)
+                self.stale = f"self.{name} is no longer a tensor of the module"
+                return self.tensors, True
+            for other in self.aliases[i] if i < len(self.aliases) else ():
+                if _resolve(self.root, other)[0] is not t:
+                    self.stale = (f"self.{name} and self.{other} were one tensor when traced "
+                                  "(tied), now they are not")
+                    return self.tensors, True
+            perm = self.perms[i] if i < len(self.perms) else None
+            fresh[i] = t.permute(perm) if perm is not None else t
         # Tensors and links change together: a reader of the pair never
         # sees new tensors with old (or no) links.
         links = self._links()

@@ -82,16 +82,24 @@ def user_frame() -> Tuple[str, int]:
         name = f.f_code.co_filename
         internal = _INTERNAL_FILES.get(name)
         if internal is None:
-            internal = _INTERNAL_FILES[name] = (
-                name.startswith(_TORCH_DIR)
-                or name.startswith(_TGC_DIR)
-                or name.startswith("<frozen")
-                or "/torch/fx/" in name
-            )
+            internal = is_internal_file(name)
         if not internal:
             return name, f.f_lineno
         f = f.f_back
     return "<unknown>", 0
+
+
+def is_internal_file(name: str) -> bool:
+    """Whether a code file is torch's or tgc's (not the model's)."""
+    internal = _INTERNAL_FILES.get(name)
+    if internal is None:
+        internal = _INTERNAL_FILES[name] = (
+            name.startswith(_TORCH_DIR)
+            or name.startswith(_TGC_DIR)
+            or name.startswith("<frozen")
+            or "/torch/fx/" in name
+        )
+    return internal
 
 
 # File name -> whether it is torch's or tgc's (user_frame skips its frames).
@@ -192,6 +200,10 @@ class TraceResult:
     # (a transposed weight, channels_last), the permutation that makes it
     # dense: the graph's argument is `t.permute(p)` (the same memory).
     captured_perms: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
+    # torch.is_grad_enabled() as the function read it (None: not read).
+    grad_mode: Optional[bool] = None
+    # Whether Python read a tensor's layout (it saw dense tensors).
+    layout_read: bool = False
     # The model's name of each graph argument, None where it has none
     # (tgc._names): inputs, then captured tensors.
     arg_names: List[Optional[str]] = field(default_factory=list)
@@ -309,6 +321,8 @@ class Tracer(TorchFunctionMode):
         self.specializations: List[Specialization] = list(specializations)
         self.captured: List[torch.Tensor] = []
         self.captured_perms: List[Optional[Tuple[int, ...]]] = []
+        self.frame_notes = None  # tgc._object_guards.FrameNotes, set by the trace loop
+        self.layout_read = False  # is_contiguous(), stride(), ... (tgc._ops.core)
         # The tensors the model holds for captured arguments passed permuted.
         self.captured_views: List[torch.Tensor] = []
         self.outside_storages: Set[int] = set()  # the captured tensors' memory
@@ -396,6 +410,14 @@ class Tracer(TorchFunctionMode):
 
     def poison(self, t: torch.Tensor) -> None:
         self.poisoned[id(t)] = t
+
+    def produced(self, t: torch.Tensor) -> bool:
+        """Whether the trace computed `t` (bound, and neither an input nor
+        a tensor from outside)."""
+        entry = self.values.get(id(t))
+        if entry is None or entry[0] is not t:
+            return False
+        return not any(x is t for x in list(self.inputs) + self.captured + self.captured_views)
 
     def value_of(self, t: torch.Tensor) -> Value:
         entry = self.values.get(id(t))
@@ -733,6 +755,9 @@ class Tracer(TorchFunctionMode):
         kwargs = kwargs or {}
         from . import _ops
 
+        if self.frame_notes is not None:  # the model's functions (tgc._object_guards)
+            self.frame_notes.note(sys._getframe(1))
+
         return _ops.dispatch(self, func, args, kwargs)
 
     # -- results ---------------------------------------------------------------
@@ -868,6 +893,7 @@ class Tracer(TorchFunctionMode):
             value_specs=list(self.value_specs),
             captured_names=list(self.captured_names),
             captured_perms=list(self.captured_perms),
+            layout_read=self.layout_read,
             arg_names=[self.input_names[i] if i < len(self.inputs) and i < len(self.input_names)
                        else self.graph.labels.get(f"%arg{i}") for i in range(self.graph.nargs)],
             size_guards=list(self.size_guards),

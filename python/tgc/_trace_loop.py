@@ -7,17 +7,41 @@ tgc._approximate), each time from the caller's inputs.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
 import torch
 
-from . import _names, _state
+from . import _names, _object_guards, _state
 from ._graph import Unsupported
 from ._trace import (NeedExact, NeedRetrace, Specialization, TraceResult, Tracer,
-                     user_frame)
+                     is_internal_file, user_frame)
 from ._tracing import _active, _count_trace
+
+
+@contextlib.contextmanager
+def _grad_mode_reads():
+    """Yields a list that receives each value torch.is_grad_enabled()
+    returns to the model's code (a guard of the specialization; torch's own
+    reads, such as set_grad_enabled saving the mode, are not decisions of
+    the model)."""
+    original = torch.is_grad_enabled
+    reads: List[bool] = []
+
+    def recording():
+        value = original()
+        if not is_internal_file(sys._getframe(1).f_code.co_filename):
+            reads.append(value)
+        return value
+
+    torch.is_grad_enabled = recording
+    try:
+        yield reads
+    finally:
+        torch.is_grad_enabled = original
 
 
 def trace(
@@ -112,7 +136,8 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
         tracer = Tracer(inputs, dyn, name, specs, names, breaks, data_inputs,
                         input_names, labels)
         tracer.approximate = approximate and _approximate_module().allowed()
-        recorder = _state.AttributeRecorder(module_names, user_frame)
+        recorder = _state.AttributeRecorder(module_names, user_frame, tracer.produced)
+        tracer.frame_notes = _object_guards.FrameNotes(is_internal_file, sys._getframe())
         tracer.thread = threading.get_ident()
         hooks, recording = None, False
         _active.append(tracer)
@@ -125,12 +150,18 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             if tracer.approximate:
                 _approximate_module().watch_attributes(tracer)
             hooks = _module_scopes(tracer, module_names)
-            with tracer:
+            with tracer, _grad_mode_reads() as grad_reads:
                 out = fn(*inputs)
             result = tracer.finish(out)
-            result.value_guards = list(recorder.reads.values())
+            if grad_reads:
+                result.grad_mode = grad_reads[0]
+            result.value_guards = recorder.guards()
+            if module is not None and isinstance(module, _object_guards.CONTAINERS):
+                result.value_guards += _object_guards.container("self", module, "")
             if source is not None:
                 result.value_guards += _state.function_value_guards(source)
+            result.value_guards += tracer.frame_notes.guards(_state._code_of(source)[0]
+                                                             if source is not None else None)
             result.approximated = tracer.approximated
             return result
         except NeedExact:

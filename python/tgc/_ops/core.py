@@ -36,6 +36,9 @@ PASSTHROUGH = {
     "storage_offset", "is_signed", "__reduce_ex__", "__setstate__",
     "_is_view", "requires_grad_", "has_names",
 }
+# Metadata that depends on a tensor's layout, not on its values.
+_LAYOUT_READS = {"is_contiguous", "stride", "storage_offset", "_is_view",
+                 "is_non_overlapping_and_dense", "data_ptr"}
 GETTERS_PASSTHROUGH = {
     "dtype", "device", "requires_grad", "is_cuda", "ndim", "layout",
     "names", "grad", "is_leaf", "grad_fn", "is_sparse", "is_quantized",
@@ -398,6 +401,11 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
         )
         return func(*args, **kwargs)
     if name in PASSTHROUGH:
+        if name in _LAYOUT_READS:
+            # The trace runs on dense copies of the call's tensors: calls
+            # whose tensors are laid out otherwise run eagerly
+            # (CompiledFunction._run).
+            tr.layout_read = True
         if sym:
             # (a check of a number from tensor data is a graph break: it
             # runs eagerly with the call's number)
@@ -617,10 +625,39 @@ def _assign(tr: Tracer, t: torch.Tensor, v: Value) -> None:
     )
     if arg is None and any(c is t for c in tr.captured + tr.captured_views):
         raise Unsupported("an in-place update of a tensor from outside the function")
+    if arg is None:
+        # Another tensor object over an input's memory (x.data, x.detach()):
+        # updating it updates the input. Before 2026-11-30 the update was
+        # dropped (the input kept its old value, and so did the caller's).
+        alias = _whole_alias_of_input(tr, t)
+        if alias is not None:
+            x = tr.inputs[alias]
+            tr.mutated[id(x)] = alias
+            tr.bind(x, v)
+            refresh_aliases(tr, x)
+            tr.bind(t, v)  # the alias holds the same memory, so the same value
+            return
     if arg is not None:
         tr.mutated[id(t)] = arg
     tr.bind(t, v)
     refresh_aliases(tr, t)
+
+
+def _whole_alias_of_input(tr: Tracer, t: torch.Tensor) -> Optional[int]:
+    """The input whose memory `t` views whole (same storage, offset, sizes,
+    strides and dtype), where `t` is another object; else None. An alias
+    over part of an input raises Unsupported."""
+    ptr = storage_ptr(t)
+    if not ptr:
+        return None
+    for i, x in enumerate(tr.inputs):
+        if isinstance(x, torch.Tensor) and storage_ptr(x) == ptr:
+            if (x.shape, x.stride(), x.storage_offset(), x.dtype) == \
+                    (t.shape, t.stride(), t.storage_offset(), t.dtype):
+                return i
+            raise Unsupported("an in-place update of part of an input through a tensor "
+                              "TGC did not see made from it")
+    return None
 
 
 def _record_alias(tr: Tracer, real, handler, args, kwargs) -> None:

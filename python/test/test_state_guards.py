@@ -1,0 +1,305 @@
+"""What the model holds besides its tensors' values, changed after a compile:
+each change must recompile (or be found again), never leave the old answer
+in place (tgc._object_guards; found by a sweep of user idioms, 2026-11-30).
+Each case failed before: the compiled function kept the old submodule,
+tensor, attribute or global."""
+
+import pytest
+import torch
+import torch.nn as nn
+
+import tgc
+from conftest import assert_same
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+@torch.no_grad()
+def test_a_replaced_submodule_without_parameters():
+    x = torch.randn(3, 4)
+    m = nn.Sequential(nn.ReLU())
+    c = tgc.compile(m)
+    assert_same(c(x), m(x))
+    m[0] = nn.Tanh()
+    assert_same(c(x), m(x))
+    d = nn.ModuleDict({"act": nn.ReLU()})
+    f = tgc.compile(lambda x: d["act"](x))
+    assert_same(f(x), d["act"](x))
+    d["act"] = nn.Sigmoid()
+    assert_same(f(x), d["act"](x))
+
+
+class Sub(nn.Module):
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x):
+        return x * self.scale
+
+
+class Top(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.sub = Sub(3.0)
+
+    def forward(self, x):
+        return self.sub(x)
+
+
+def test_a_submodule_replaced_by_another_of_its_class():
+    x = torch.ones(2)
+    m = Top()
+    c = tgc.compile(m)
+    assert_same(c(x), m(x))
+    m.sub = Sub(1.0)  # the old one's scale stayed compiled in
+    assert_same(c(x), m(x))
+    m.sub.scale = 4.0  # and the new one's was not guarded
+    assert_same(c(x), m(x))
+    assert "self.sub is the object the trace read" in " ".join(tgc.explain(c).recompile_reasons)
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+@torch.no_grad()
+def test_a_module_list_that_grows_or_shrinks():
+    torch.manual_seed(0)
+    x = torch.randn(2, 4)
+    m = Stack()
+    c = tgc.compile(m)
+    assert_same(c(x), m(x))
+    m.layers.append(nn.Linear(4, 4))
+    assert_same(c(x), m(x))
+    del m.layers[0]
+    assert_same(c(x), m(x))
+    seq = nn.Sequential(nn.Linear(4, 4))
+    cs = tgc.compile(seq)
+    assert_same(cs(x), seq(x))
+    seq.append(nn.ReLU())
+    assert_same(cs(x), seq(x))
+
+
+@torch.no_grad()
+def test_a_parameter_set_to_none_and_back():
+    x = torch.randn(3, 4)
+    m = nn.Linear(4, 4)
+    c = tgc.compile(m)
+    assert_same(c(x), m(x))
+    bias = m.bias
+    m.bias = None  # the old bias was still added
+    assert_same(c(x), m(x))
+    m.bias = bias
+    assert_same(c(x), m(x))
+
+
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.e = nn.Embedding(5, 4)
+        self.o = nn.Linear(4, 5, bias=False)
+        self.o.weight = self.e.weight
+
+    def forward(self, i):
+        return self.o(self.e(i))
+
+
+@torch.no_grad()
+def test_tied_weights_untied():
+    torch.manual_seed(0)
+    i = torch.tensor([1, 2])
+    m = Tied()
+    c = tgc.compile(m)
+    assert_same(c(i), m(i))
+    m.o.weight = nn.Parameter(torch.zeros(5, 4))  # one graph input held both
+    assert_same(c(i), m(i))
+    assert "were one tensor when traced (tied)" in " ".join(tgc.explain(c).recompile_reasons)
+
+
+class Offset(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.offset = torch.ones(1)  # a plain attribute, not a buffer
+
+    def forward(self, x):
+        return x + self.offset
+
+
+GT = torch.ones(2)
+G = 3.0
+
+
+def test_tensors_held_as_attributes_globals_and_closures_rebound():
+    x = torch.zeros(2)
+    m = Offset()
+    c = tgc.compile(m)
+    assert_same(c(x), m(x))
+    m.offset = torch.full((1,), 5.0)
+    assert_same(c(x), m(x))
+
+    def uses_global(x):
+        return x + GT
+
+    g = tgc.compile(uses_global)
+    assert_same(g(x), uses_global(x))
+    globals()["GT"] = torch.full((2,), 7.0)
+    try:
+        assert_same(g(x), uses_global(x))
+    finally:
+        globals()["GT"] = torch.ones(2)
+
+    t = torch.ones(2)
+
+    def closure(x):
+        return x * t
+
+    h = tgc.compile(closure)
+    assert_same(h(x + 1), closure(x + 1))
+    t = torch.full((2,), 3.0)  # noqa: F841 - the closure's cell changes
+    assert_same(h(x + 1), closure(x + 1))
+
+
+def test_a_global_that_was_a_number_then_a_tensor_then_a_number():
+    x = torch.ones(2)
+
+    def f(x):
+        return x * G
+
+    c = tgc.compile(f)
+    try:
+        assert_same(c(x), f(x))
+        globals()["G"] = torch.tensor(5.0)
+        assert_same(c(x), f(x))
+        globals()["G"] = 2.0  # the tensor specialization served it
+        assert_same(c(x), f(x))
+    finally:
+        globals()["G"] = 3.0
+
+
+SCALE = 2.0
+
+
+def _helper(t):
+    return t * SCALE
+
+
+def test_globals_of_helper_functions():
+    x = torch.ones(2)
+
+    def f(x):
+        return _helper(x) + 1
+
+    c = tgc.compile(f)
+    try:
+        assert_same(c(x), f(x))
+        globals()["SCALE"] = 5.0
+        assert_same(c(x), f(x))
+        assert "global SCALE of _helper" in " ".join(tgc.explain(c).recompile_reasons)
+    finally:
+        globals()["SCALE"] = 2.0
+
+
+class Config:
+    def __init__(self):
+        self.scale = 1.0
+        self.mode = "mul"
+
+
+CFG = Config()
+
+
+class UsesConfig(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.config = Config()
+
+    def forward(self, x):
+        return x * self.config.scale if self.config.mode == "mul" else x + self.config.scale
+
+
+def test_attributes_of_plain_objects():
+    x = torch.ones(2)
+    m = UsesConfig()
+    c = tgc.compile(m)
+    assert_same(c(x), m(x))
+    m.config.scale = 3.0  # a config object's attribute
+    assert_same(c(x), m(x))
+    m.config.mode = "add"
+    assert_same(c(x), m(x))
+
+    def f(x):
+        return x * CFG.scale
+
+    g = tgc.compile(f)
+    assert_same(g(x), f(x))
+    CFG.scale = 4.0
+    try:
+        assert_same(g(x), f(x))
+    finally:
+        CFG.scale = 1.0
+
+    class A:
+        def __init__(self):
+            self.m = 2.0
+
+        def fwd(self, x):
+            return x * self.m
+
+    a = A()
+    h = tgc.compile(a.fwd)
+    assert_same(h(x), a.fwd(x))
+    a.m = 5.0  # the bound method's self
+    assert_same(h(x), a.fwd(x))
+
+
+@torch.no_grad()
+def test_a_function_held_by_the_instance():
+    x = torch.tensor([-1.0, 2.0])
+    m = nn.Linear(2, 2)
+    m.forward = lambda inp: inp * 100  # before the compile: guarded
+    c = tgc.compile(m)
+    assert_same(c(x), m(x))
+    m.forward = lambda inp: inp * 10
+    assert_same(c(x), m(x))
+
+
+@torch.no_grad()
+def test_state_guards_keep_the_native_path():
+    # The new guards are dict entries checked in C: steady calls stay native.
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), Top())
+    c = tgc.compile(m)
+    x = torch.randn(2, 8)
+    for _ in range(4):
+        assert_same(c(x), m(x))
+    if hasattr(c, "_native_calls"):
+        assert c._native_calls() == 3
+    assert tgc.explain(c).compiles == 1
+
+
+def test_grad_mode_read_by_the_function():
+    # The inference trace ran under no_grad whatever the caller's mode, and
+    # the mode was no guard.
+    def f(x):
+        return x * 2 if torch.is_grad_enabled() else x * 3
+
+    c = tgc.compile(f)
+    x = torch.ones(2)
+    assert_same(c(x), f(x))
+    with torch.no_grad():
+        assert_same(c(x), f(x))
+    assert_same(c(x), f(x))
+    assert tgc.explain(c).compiles == 2
+    g = tgc.compile(lambda x: x * 2)  # not read: one specialization serves both
+    g(x)
+    with torch.no_grad():
+        g(x)
+    assert tgc.explain(g).compiles == 1

@@ -1,0 +1,175 @@
+"""Guards on the objects a trace went through, besides the Python numbers
+tgc._state already guards: what makes a compiled specialization stale when
+the model changes after it was traced.
+
+* **Submodules** a trace read (`self.block`, through `Module.__getattr__`)
+  are guarded by identity: a replaced submodule (`m.act = nn.Tanh()`,
+  `seq[0] = ...`) recompiles instead of running the old one's code with its
+  old attributes. A parameter or buffer that was None when read
+  (`self.bias` of `Linear(bias=False)`) is guarded to stay None.
+* **Module containers** read or compiled (`nn.ModuleList`, `nn.Sequential`,
+  `nn.ModuleDict`, ...): each entry by identity and their number, so an
+  `append` or a replaced entry recompiles.
+* **Tensors held as plain attributes** of a module or in a global or
+  closure of the compiled function (not parameters or buffers, which are
+  found again by name): by identity. `m.offset = torch.ones(1)` rebound
+  after the compile, or a global tensor rebound, recompiles.
+* **Functions held as instance attributes** (`m.forward = ...` set on the
+  instance, a callable stored on a module) by identity.
+* **Plain Python objects** a trace read from a module attribute, or that
+  are globals or the `self` of a compiled bound method (a config object):
+  their constant attributes (numbers, strings, ...; up to 256 per object),
+  each a guard the native path checks without Python.
+* **Globals of the functions the model's code ran** (helpers and submodule
+  `forward`s in the model's files, found on the Python stack of each traced
+  operator): their constant globals read (`SCALE = 2.0` used by a helper).
+
+Each guard is a tgc._state.ValueGuard; identity guards and dict entries
+carry their (dict, key) source, so the native call path checks them in C.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+
+import torch
+
+from . import _state
+
+_MAX_OBJECT_ATTRIBUTES = 256
+
+# Containers whose entries a forward iterates (their `_modules` order and
+# number are part of the graph).
+CONTAINERS = (torch.nn.ModuleList, torch.nn.Sequential, torch.nn.ModuleDict,
+               torch.nn.ParameterList, torch.nn.ParameterDict)
+
+
+def short(value: Any) -> str:
+    """A value as a guard message shows it (a module's repr is pages)."""
+    if isinstance(value, torch.Tensor):
+        return f"a tensor {tuple(value.shape)} {str(value.dtype).replace('torch.', '')}"
+    if isinstance(value, torch.nn.Module):
+        return f"a {type(value).__name__} module"
+    if value is None or _state.is_constant(value):
+        return repr(value)
+    if value is _state._MISSING:
+        return "<missing>"
+    return f"a {type(value).__name__}"
+
+
+def identity(what: str, d: dict, key: str, value: Any, where: str) -> _state.ValueGuard:
+    """`d[key]` must still be `value`, the same object."""
+    return _state.ValueGuard(what, lambda d=d, key=key: d.get(key, _state._MISSING), value,
+                             where, (d, key), identity=True)
+
+
+def plain_object(value: Any) -> bool:
+    """An object whose attributes a trace may read as configuration: not a
+    module, tensor, function, class or Python module."""
+    return (hasattr(value, "__dict__") and type(value).__module__ != "builtins"
+            and not isinstance(value, (torch.nn.Module, torch.Tensor, type, types.ModuleType,
+                                       types.FunctionType, types.MethodType,
+                                       types.BuiltinFunctionType))
+            and not callable(value))
+
+
+def object_attributes(what: str, obj: Any, where: str) -> List[_state.ValueGuard]:
+    """The constant attributes of a plain object, each a guard."""
+    d = getattr(obj, "__dict__", None)
+    if not isinstance(d, dict):
+        return []
+    out = []
+    for key, value in list(d.items())[:_MAX_OBJECT_ATTRIBUTES]:
+        if isinstance(key, str) and not key.startswith("__") and _state.is_constant(value):
+            out.append(_state.ValueGuard(f"{what}.{key}", lambda d=d, key=key: d.get(key, _state._MISSING),
+                                         value, where, (d, key)))
+    return out
+
+
+def container(what: str, module: torch.nn.Module, where: str) -> List[_state.ValueGuard]:
+    """A container module's entries by identity, and their number."""
+    out = []
+    for kind in ("_modules", "_parameters"):
+        d = module.__dict__.get(kind)
+        if not d:
+            continue
+        if kind == "_modules":
+            out += [identity(f"{what}[{k!r}]", d, k, v, where) for k, v in d.items()]
+        out.append(_state.ValueGuard(f"len({what}.{kind})", lambda d=d: len(d), len(d), where,
+                                     size_of=d))
+    # A container may make its entries' dict anew (ModuleList.__delitem__).
+    out += [identity(f"{what}.{kind}", module.__dict__, kind, module.__dict__[kind], where)
+            for kind in ("_modules", "_parameters") if kind in module.__dict__]
+    return out
+
+
+def member(what: str, module: torch.nn.Module, name: str, value: Any,
+           where: str) -> List[_state.ValueGuard]:
+    """Guards for `module.name` found by Module.__getattr__ (a submodule, a
+    parameter or a buffer)."""
+    for kind in ("_modules", "_parameters", "_buffers"):
+        d = module.__dict__.get(kind)
+        if d is None or name not in d or d[name] is not value:
+            continue
+        if value is None:
+            return [_state.ValueGuard(f"{what}.{name}", lambda d=d, name=name: d.get(name, _state._MISSING),
+                                      None, where, (d, name))]
+        if isinstance(value, torch.nn.Module):
+            out = [identity(f"{what}.{name}", d, name, value, where)]
+            if isinstance(value, CONTAINERS):
+                out += container(f"{what}.{name}", value, where)
+            return out
+        return []  # a tensor: found again by its name (tgc._state.CapturedTensors)
+    return []
+
+
+# --- helpers' globals ---------------------------------------------------------------
+
+
+class FrameNotes:
+    """The model's functions that ran traced operators: (code, globals) of
+    every frame outside torch and tgc on the stack of each operator."""
+
+    def __init__(self, internal: Callable[[str], bool], boundary):
+        self.internal = internal
+        self.boundary = boundary  # the trace's own frame: its callers are not the model
+        self.functions: Dict[int, Tuple[types.CodeType, dict]] = {}
+        self._seen: Dict[int, types.CodeType] = {}  # frame id -> its code
+
+    def note(self, frame) -> None:
+        f = frame
+        while f is not None and f is not self.boundary:
+            code = f.f_code
+            # A frame already walked (a caller of an earlier operator still
+            # running): its callers were walked then.
+            if self._seen.get(id(f)) is code:
+                return
+            self._seen[id(f)] = code
+            if not self.internal(code.co_filename):
+                self.functions.setdefault(id(code), (code, f.f_globals))
+            f = f.f_back
+
+    def guards(self, skip: Optional[types.CodeType]) -> List[_state.ValueGuard]:
+        out: List[_state.ValueGuard] = []
+        done: Set[Tuple[int, str]] = set()
+        for code, globs in self.functions.values():
+            if code is skip:
+                continue
+            where = f"{code.co_filename}:{code.co_firstlineno}"
+            # co_names holds the globals the code loads (and attribute
+            # names: a global that shares one is guarded too).
+            for name in code.co_names:
+                if (id(globs), name) in done or name not in globs:
+                    continue
+                value = globs[name]
+                if _state.is_constant(value):
+                    done.add((id(globs), name))
+                    out.append(_state.ValueGuard(f"global {name} of {code.co_name}",
+                                                 lambda g=globs, n=name: g.get(n, _state._MISSING),
+                                                 value, where, (globs, name)))
+                elif isinstance(value, torch.Tensor):
+                    done.add((id(globs), name))
+                    out.append(identity(f"global {name} of {code.co_name}", globs, name, value, where))
+        return out
+
