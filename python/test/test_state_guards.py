@@ -303,3 +303,28 @@ def test_grad_mode_read_by_the_function():
     with torch.no_grad():
         g(x)
     assert tgc.explain(g).compiles == 1
+
+
+class SetsConfigOnFirstUse(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.config = Config()
+        self.config.autoset = False
+
+    def forward(self, x):
+        if not self.config.autoset:  # (as Hugging Face sets config fields lazily)
+            self.config.autoset = True
+        return x * self.config.scale
+
+
+def test_a_config_field_the_forward_sets_is_not_a_guard():
+    # Guarded as read, it would fail on every later call: a recompile each.
+    x = torch.ones(2)
+    m = SetsConfigOnFirstUse()
+    c = tgc.compile(m)
+    for _ in range(3):
+        assert_same(c(x), m(x))
+    assert tgc.explain(c).compiles == 1
+    m.config.scale = 3.0  # the other fields still are
+    assert_same(c(x), m(x))
+    assert tgc.explain(c).compiles == 2

@@ -156,7 +156,11 @@ class AttributeRecorder:
         with it; values are kept as read."""
         dropped = {k[:2] for k, g in self.reads.items()
                    if len(k) == 3 and g.identity and g.check() is not None}
-        return [g for k, g in self.reads.items() if len(k) != 3 or k[:2] not in dropped]
+        # An object's attribute the forward itself changed (a config field
+        # set on first use): a side effect compiled code does not repeat,
+        # and a guard that would fail on every call. Not guarded, as before.
+        return [g for k, g in self.reads.items()
+                if len(k) != 3 or (k[:2] not in dropped and (g.identity or g.check() is None))]
 
     def record_member(self, module: torch.nn.Module, name: str, value: Any) -> None:
         """A submodule, parameter or buffer read (Module.__getattr__)."""
