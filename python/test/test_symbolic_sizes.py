@@ -505,3 +505,19 @@ def test_floor_division_by_an_opaque_size_does_not_escape():
     for h in (5, 7, 9):
         x = torch.randn(2, 3, h, 12)
         assert_same(c(x), f(x))
+
+
+def test_a_slice_to_a_size_less_a_constant():
+    # The arena's size has a negative term ((s0 - 2) * s1 = s1 * -2 + s0 * s1),
+    # which the CPU's checked size computation took for an overflow: every
+    # call failed ("the arena of intermediate values ... does not fit in a
+    # 64-bit integer").
+    def f(x):
+        T = x.shape[-1]
+        return x[..., 1:T - 1] + 1
+
+    for dynamic in (True, None):
+        c = tgc.compile(f, dynamic=dynamic)
+        for s in ((2, 8), (3, 9), (5, 3), (2, 2)):
+            x = torch.randn(*s)
+            torch.testing.assert_close(c(x), f(x))

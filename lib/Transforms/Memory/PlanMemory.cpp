@@ -105,12 +105,20 @@ public:
     }
   }
 
-  /// `e` computed in i64 with overflow checks (sizes are >= 0, so a sum or
-  /// product overflows when it comes out negative or too wide): as an
-  /// index, or -1 when a step overflowed.
+  /// `e` computed in i64 with signed overflow checks: as an index, or -1
+  /// when a step overflowed or the byte count comes out negative. Terms may
+  /// be negative on the way (`s1 * -2 + s0 * s1`, the normal form of
+  /// `(s0 - 2) * s1`): only the whole must be >= 0. (Before 2026-11-30 a
+  /// negative term counted as an overflow, and a slice `x[:, 1:T-1]` of a
+  /// dynamic `T` could not allocate its arena.)
   Value materializeChecked(OpBuilder &b, Location loc, AffineExpr e) {
     Value overflow = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
     Value v = checked(b, loc, e, overflow);
+    overflow = arith::OrIOp::create(
+        b, loc, overflow,
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::slt, v,
+            arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0)));
     Value minusOne = arith::ConstantIntOp::create(b, loc, b.getI64Type(), -1);
     v = arith::SelectOp::create(b, loc, overflow, minusOne, v);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
@@ -132,13 +140,22 @@ private:
     switch (e.getKind()) {
     case AffineExprKind::Add: {
       Value sum = arith::AddIOp::create(b, loc, l, r);
-      orIf(arith::CmpIPredicate::slt, sum);
+      // Signed overflow: both operands differ in sign from the sum.
+      orIf(arith::CmpIPredicate::slt,
+           arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, l, sum),
+                                 arith::XOrIOp::create(b, loc, r, sum)));
       return sum;
     }
     case AffineExprKind::Mul: {
+      // Signed overflow: the high half is not the low half's sign.
       auto product = arith::MulSIExtendedOp::create(b, loc, l, r);
-      orIf(arith::CmpIPredicate::ne, product.getHigh());
-      orIf(arith::CmpIPredicate::slt, product.getLow());
+      Value sign =
+          arith::ShRSIOp::create(b, loc, product.getLow(),
+                                 arith::ConstantIntOp::create(b, loc, i64, 63));
+      overflow = arith::OrIOp::create(
+          b, loc, overflow,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                product.getHigh(), sign));
       return product.getLow();
     }
     default:
