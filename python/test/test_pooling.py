@@ -171,3 +171,20 @@ def test_cpu_backward_is_a_scatter_add():
     bad.view(-1)[5] = 12 * 12
     with pytest.raises(RuntimeError, match="index out of range"):
         c(grad, x, bad)
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+def test_ceil_mode_windows_wider_than_the_input(dynamic):
+    # A window that starts inside the input but is wider than it (padded):
+    # PyTorch has one output there; the verifier rejected it ("window of
+    # size 2 does not fit the padded input of size 1"), an internal error.
+    cases = [
+        (lambda x: F.max_pool1d(x, 2, 2, ceil_mode=True), (1, 2, 1)),
+        (lambda x: F.avg_pool1d(x, 2, 2, ceil_mode=True), (1, 2, 1)),
+        (lambda x: F.max_pool2d(x, 4, 4, ceil_mode=True), (1, 2, 3, 3)),
+        (lambda x: F.avg_pool2d(x, 4, 4, ceil_mode=True), (1, 2, 3, 3)),
+        (lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (1, 2, 1, 2)),
+        (lambda x: F.max_pool2d(x, (3, 2), 3, ceil_mode=True), (2, 1, 2, 5)),
+    ]
+    for f, shape in cases:
+        check(f, torch.randn(*shape), dynamic=dynamic)

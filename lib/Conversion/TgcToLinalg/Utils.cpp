@@ -579,13 +579,15 @@ FailureOr<WindowSize> mlir::tgc::getWindowSize(OpBuilder &b, Location loc,
   Value numerator = arith::SubIOp::create(
       b, loc, arith::AddIOp::create(b, loc, size, constant(2 * padding)),
       constant(span));
+  // In ceil mode a window may be wider than the padded input (one output
+  // when it starts inside it): windowOutputSize's rule.
+  if (ceilMode)
+    numerator = arith::AddIOp::create(b, loc, numerator, constant(stride - 1));
   Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                      numerator, constant(0));
   cf::AssertOp::create(
       b, loc, fits,
       (opName + ": the window does not fit the padded input").str());
-  if (ceilMode)
-    numerator = arith::AddIOp::create(b, loc, numerator, constant(stride - 1));
   Value out = arith::AddIOp::create(
       b, loc, arith::DivSIOp::create(b, loc, numerator, constant(stride)),
       constant(1));

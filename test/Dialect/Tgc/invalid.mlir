@@ -1379,3 +1379,12 @@ func.func @conv_backward_weight_window(%dy: tensor<1x16x8x8xf32>, %x: tensor<1x3
   %0 = tgc.conv2d_backward_weight %dy, %x kernel [3, 3] stride [1, 1] padding [1, 0] dilation [1, 1] groups = 1 : tensor<1x16x8x8xf32>, tensor<1x3x8x8xf32> -> tensor<16x3x3x3xf32>
   return
 }
+
+// -----
+
+func.func @max_pool_window_too_large(%x: tensor<1x1x3x3xf32>) {
+  // Without ceil mode PyTorch has no output for it ("Output size is too small").
+  // expected-error @+1 {{max_pool2d spatial dimension 0: window of size 4 does not fit the padded input of size 3}}
+  %0 = tgc.max_pool2d %x kernel [4, 4] stride [4, 4] padding [0, 0] dilation [1, 1] : tensor<1x1x3x3xf32> -> tensor<1x1x1x1xf32>
+  return
+}

@@ -250,6 +250,10 @@ func.func @nn(%x: tensor<?x768xf32>, %w: tensor<768xf32>, %q: tensor<2x8x?x64xf1
   %10 = tgc.max_pool2d %8 kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] : tensor<?x16x32x32xf32> -> tensor<?x16x16x16xf32>
   // CHECK: tgc.max_pool2d %{{.*}} kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] ceil_mode : tensor<?x16x32x32xf32> -> tensor<?x16x17x17xf32>
   %11 = tgc.max_pool2d %8 kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] ceil_mode : tensor<?x16x32x32xf32> -> tensor<?x16x17x17xf32>
+  // In ceil mode a window wider than the input that starts inside it: one output.
+  // CHECK: tgc.max_pool2d %{{.*}} kernel [4, 4] stride [4, 4] padding [0, 0] dilation [1, 1] ceil_mode : tensor<1x1x3x3xf32> -> tensor<1x1x1x1xf32>
+  %small = tgc.constant dense<1.0> : tensor<1x1x3x3xf32>
+  %13 = tgc.max_pool2d %small kernel [4, 4] stride [4, 4] padding [0, 0] dilation [1, 1] ceil_mode : tensor<1x1x3x3xf32> -> tensor<1x1x1x1xf32>
   // CHECK: tgc.avg_pool2d %{{.*}} kernel [2, 2] stride [2, 2] padding [0, 0] {count_include_pad = false, divisor_override = 3 : i64} : tensor<?x3x32x32xf32> -> tensor<?x3x16x16xf32>
   %12 = tgc.avg_pool2d %img kernel [2, 2] stride [2, 2] padding [0, 0] {count_include_pad = false, divisor_override = 3 : i64} : tensor<?x3x32x32xf32> -> tensor<?x3x16x16xf32>
   return

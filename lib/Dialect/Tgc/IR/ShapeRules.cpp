@@ -136,19 +136,23 @@ std::optional<int64_t> mlir::tgc::windowOutputSize(
   }
   if (ShapedType::isDynamic(input))
     return kDyn;
-  // PyTorch's pooling_output_shape / conv output size.
+  // PyTorch's pooling_output_shape / conv output size (division rounding
+  // down: in ceil mode a window may be wider than the padded input, as
+  // max_pool1d(k=2, ceil_mode=True) of one element, which has one output).
   int64_t span = dilation * (kernel - 1) + 1;
-  int64_t numerator = input + 2 * padding - span;
-  if (numerator < 0) {
+  int64_t numerator = input + 2 * padding - span + (ceilMode ? stride - 1 : 0);
+  int64_t out = (numerator >= 0 ? numerator / stride
+                                : -((-numerator + stride - 1) / stride)) +
+                1;
+  // The last window must start inside the input or the left padding.
+  if (ceilMode && (out - 1) * stride >= input + padding)
+    --out;
+  if (out < 1) {
     error = "window of size " + std::to_string(span) +
             " does not fit the padded input of size " +
             std::to_string(input + 2 * padding);
     return std::nullopt;
   }
-  int64_t out = (numerator + (ceilMode ? stride - 1 : 0)) / stride + 1;
-  // The last window must start inside the input or the left padding.
-  if (ceilMode && (out - 1) * stride >= input + padding)
-    --out;
   return out;
 }
 

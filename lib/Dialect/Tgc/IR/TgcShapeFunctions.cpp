@@ -186,10 +186,19 @@ static FailureOr<AffineExpr> windowOutputExpr(ShapeInferenceContext &ctx,
   ShapeEnv &env = ctx.getEnv();
   AffineExpr span = (kernel - 1) * dilation + 1;
   AffineExpr padded = in + 2 * padding;
-  if (failed(ctx.require(ConstraintKind::ge, padded, span,
+  // In ceil mode a window may be wider than the padded input when it
+  // starts inside it (one output): PyTorch requires an output size >= 1.
+  if (failed(ctx.require(ConstraintKind::ge,
+                         ceilMode ? padded + (stride - 1) : padded, span,
                          opName(op) + " needs the window (dilation * " +
                              "(kernel - 1) + 1) to fit dim " + Twine(dim) +
-                             " plus padding (2 * " + Twine(padding) + ")")))
+                             " plus padding (2 * " + Twine(padding) + ")" +
+                             (ceilMode ? " and stride - 1" : ""))))
+    return failure();
+  if (ceilMode && padding == 0 &&
+      failed(ctx.require(ConstraintKind::ge, in, env.constant(1),
+                         opName(op) + " needs dim " + Twine(dim) +
+                             " to hold a window's start")))
     return failure();
   AffineExpr numerator = padded - span;
   if (!ceilMode)
