@@ -650,7 +650,18 @@ def test_captured_tensors_with_permuted_layouts():
         conv = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 4, 1)).to(
             memory_format=torch.channels_last)
         img = torch.randn(2, 3, 10, 10)
-        assert_same(tgc.compile(conv)(img), conv(img), atol=1e-5)
+        cc = tgc.compile(conv)
+        assert_same(cc(img), conv(img), atol=1e-5)
+        # The parameter's memory swapped under the same object (.data, as
+        # Module._apply, EMA swaps and sharded training do): the dense view
+        # made at trace time read the old memory.
+        conv[0].weight.data = torch.randn_like(conv[0].weight)
+        assert_same(cc(img), conv(img), atol=1e-5)
+        conv.to(memory_format=torch.contiguous_format)
+        conv[0].weight.mul_(2)
+        assert_same(cc(img), conv(img), atol=1e-5)
+        lin.weight.data = torch.randn(4, 5).t()
+        assert_same(c(x), lin(x))
 
 
 def test_captured_tensor_with_gaps_is_reported():

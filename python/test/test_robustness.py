@@ -65,6 +65,17 @@ def test_eager_pytorch_is_unchanged_after_a_trace_in_a_subprocess():
         except ValueError:
             pass
         eager_checks()
+
+        made = []
+
+        def defines_a_subclass(x):  # a Tensor subclass made while the patch is on
+            class Late(torch.Tensor):
+                pass
+            made.append(Late)
+            return x[1:] * 2
+        tgc.compile(defines_a_subclass)(x)
+        late = torch.tensor(1.5).as_subclass(made[0])
+        assert torch.tensor([late, late]).tolist() == [1.5, 1.5]
         print("ok", tgc._slots.supported())
     """)
     assert r.returncode == 0, r.stderr

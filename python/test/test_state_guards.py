@@ -317,14 +317,86 @@ class SetsConfigOnFirstUse(nn.Module):
         return x * self.config.scale
 
 
-def test_a_config_field_the_forward_sets_is_not_a_guard():
-    # Guarded as read, it would fail on every later call: a recompile each.
+def test_a_config_field_the_forward_sets_recompiles_once():
+    # Guarded as read: the trace took the branch of its first value, so the
+    # call after it recompiles once (a dropped guard served the first
+    # value's branch for good); a field the code never names is no guard.
     x = torch.ones(2)
     m = SetsConfigOnFirstUse()
     c = tgc.compile(m)
     for _ in range(3):
         assert_same(c(x), m(x))
-    assert tgc.explain(c).compiles == 1
-    m.config.scale = 3.0  # the other fields still are
+    assert tgc.explain(c).compiles == 2
+    m.config.step = 7  # not named by the model's code
     assert_same(c(x), m(x))
     assert tgc.explain(c).compiles == 2
+    m.config.scale = 3.0
+    assert_same(c(x), m(x))
+    assert tgc.explain(c).compiles == 3
+
+
+class Warmup(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cfg = Config()
+        self.cfg.warmup = True
+
+    def forward(self, x):
+        if self.cfg.warmup:
+            self.cfg.warmup = False
+            return x * 0
+        return x + 1
+
+
+def test_a_field_the_forward_changes_is_guarded_as_read():
+    x = torch.ones(3)
+    m, e = Warmup(), Warmup()
+    c = tgc.compile(m)
+    for _ in range(3):
+        assert_same(c(x), e(x))
+
+
+@torch.no_grad()
+def test_containers_inside_containers():
+    # Reached by iterating, never through __getattr__: their entries were
+    # not guarded (torchvision's Conv2dNormActivation inside `features`).
+    torch.manual_seed(0)
+    x = torch.randn(2, 4)
+    m = nn.Sequential(nn.Sequential(nn.Linear(4, 4), nn.ReLU()), nn.Linear(4, 4))
+    c = tgc.compile(m)
+    assert_same(c(x), m(x))
+    m[0][1] = nn.Tanh()
+    assert_same(c(x), m(x))
+    m[0].append(nn.Sigmoid())
+    assert_same(c(x), m(x))
+
+
+MODE = "on"
+
+
+def _applies(x):
+    return x * 2
+
+
+def _first(x):
+    return _applies(x)
+
+
+def _second(x):
+    # Runs no operator itself: its frame is seen only under _applies',
+    # a frame at the address the first call's frame had.
+    return _applies(x) if MODE == "on" else x
+
+
+def test_globals_of_a_function_whose_frame_reuses_an_address():
+    def f(x):
+        return _second(_first(x))
+
+    x = torch.ones(3)
+    c = tgc.compile(f)
+    try:
+        assert_same(c(x), f(x))
+        globals()["MODE"] = "off"
+        assert_same(c(x), f(x))
+    finally:
+        globals()["MODE"] = "on"

@@ -361,6 +361,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             try:
                 result = self.fn(*args, **kwargs)
             except RuntimeError as err:
+                if getattr(e, "eager_call", False):
+                    raise  # the model's own error (eager_reason), not the arguments
                 # An out= tensor that overlaps an input: PyTorch refuses it.
                 raise _capi.TgcError(
                     f"{self.name}: invalid arguments: {overlap} (PyTorch refuses them "
@@ -745,7 +747,8 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             example_shapes=[list(t.shape) for t in tensors],
             captured=_state.CapturedTensors(list(tr.captured), tr.captured_names, module,
                                             seed_index=tr.seed_index,
-                                            perms=list(tr.captured_perms)),
+                                            perms=list(tr.captured_perms),
+                                            origs=list(tr.captured_origs)),
             compile_ms=compile_ms,
             trace_ms=trace_ms,
             default_dtype=torch.get_default_dtype(),
@@ -803,6 +806,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         if why is not None:
             e = BreakMiss(why)
             e.overlap = why  # this call runs eagerly (_eager_after_miss)
+            e.eager_call = True
             raise e
         if spec.trace.program is not None:
             return self._run_program(spec, originals, tensors, call)

@@ -202,7 +202,10 @@ def entry(spec, pool_from: Optional[int] = None) -> Optional[tuple]:
     if trace.program is not None or trace.eager_inputs or trace.value_specs \
             or trace.size_guards or trace.seed_index is not None \
             or getattr(trace, "grad_mode", None) is not None \
-            or getattr(trace, "layout_read", False):
+            or getattr(trace, "layout_read", False) \
+            or any(o is not None for o in getattr(spec.captured, "origs", ())):
+        # (A permuted capture is checked against the model's tensor per call:
+        # CapturedTensors.current.)
         # (random operators: their seed is drawn per call in Python)
         return None
     out = None if trace.unsigned_results else _outputs(trace)

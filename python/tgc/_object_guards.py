@@ -74,21 +74,26 @@ def plain_object(value: Any) -> bool:
             and not callable(value))
 
 
-def object_attributes(what: str, obj: Any, where: str) -> List[_state.ValueGuard]:
-    """The constant attributes of a plain object, each a guard."""
+def object_attributes(what: str, obj: Any, where: str,
+                      names: Optional[Set[str]] = None) -> List[_state.ValueGuard]:
+    """The constant attributes of a plain object, each a guard (with
+    `names`, only those the model's code names)."""
     d = getattr(obj, "__dict__", None)
     if not isinstance(d, dict):
         return []
     out = []
     for key, value in list(d.items())[:_MAX_OBJECT_ATTRIBUTES]:
-        if isinstance(key, str) and not key.startswith("__") and _state.is_constant(value):
+        if isinstance(key, str) and not key.startswith("__") and _state.is_constant(value) \
+                and (names is None or key in names):
             out.append(_state.ValueGuard(f"{what}.{key}", lambda d=d, key=key: d.get(key, _state._MISSING),
-                                         value, where, (d, key)))
+                                         value, where, (d, key), attribute=key))
     return out
 
 
 def container(what: str, module: torch.nn.Module, where: str) -> List[_state.ValueGuard]:
-    """A container module's entries by identity, and their number."""
+    """A container module's entries by identity, and their number; entries
+    that are containers too, the same way (a Sequential in a Sequential is
+    reached by iterating, never through __getattr__)."""
     out = []
     for kind in ("_modules", "_parameters"):
         d = module.__dict__.get(kind)
@@ -96,6 +101,8 @@ def container(what: str, module: torch.nn.Module, where: str) -> List[_state.Val
             continue
         if kind == "_modules":
             out += [identity(f"{what}[{k!r}]", d, k, v, where) for k, v in d.items()]
+            out += [g for k, v in d.items() if isinstance(v, CONTAINERS)
+                    for g in container(f"{what}[{k!r}]", v, where)]
         out.append(_state.ValueGuard(f"len({what}.{kind})", lambda d=d: len(d), len(d), where,
                                      size_of=d))
     # A container may make its entries' dict anew (ModuleList.__delitem__).
@@ -135,20 +142,22 @@ class FrameNotes:
         self.internal = internal
         self.boundary = boundary  # the trace's own frame: its callers are not the model
         self.functions: Dict[int, Tuple[types.CodeType, dict]] = {}
-        self._seen: Dict[int, types.CodeType] = {}  # frame id -> its code
 
     def note(self, frame) -> None:
+        # The whole stack each time: a frame's id is reused by the next
+        # call of the same function once it returns, so no walked frame can
+        # be taken for one still running.
         f = frame
+        functions = self.functions
         while f is not None and f is not self.boundary:
             code = f.f_code
-            # A frame already walked (a caller of an earlier operator still
-            # running): its callers were walked then.
-            if self._seen.get(id(f)) is code:
-                return
-            self._seen[id(f)] = code
-            if not self.internal(code.co_filename):
-                self.functions.setdefault(id(code), (code, f.f_globals))
+            if id(code) not in functions and not self.internal(code.co_filename):
+                functions[id(code)] = (code, f.f_globals)
             f = f.f_back
+
+    def names(self) -> Set[str]:
+        """Every name the model's functions use (globals, attributes)."""
+        return {n for code, _ in self.functions.values() for n in code.co_names}
 
     def guards(self, skip: Optional[types.CodeType]) -> List[_state.ValueGuard]:
         out: List[_state.ValueGuard] = []
@@ -173,3 +182,22 @@ class FrameNotes:
                     out.append(identity(f"global {name} of {code.co_name}", globs, name, value, where))
         return out
 
+
+
+def names_of_modules(fn) -> Set[str]:
+    """The names the code of a compiled function and of every module
+    reachable from it uses (a joint trace has no FrameNotes)."""
+    out: Set[str] = set()
+    roots = [fn] if isinstance(fn, torch.nn.Module) else [getattr(fn, "__self__", None)]
+    for root in roots:
+        if isinstance(root, torch.nn.Module):
+            for m in root.modules():
+                code = getattr(getattr(type(m), "forward", None), "__code__", None)
+                if code is not None:
+                    out.update(code.co_names)
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    if isinstance(fn, torch.nn.Module):
+        code = getattr(type(fn).forward, "__code__", None)
+    if code is not None:
+        out.update(code.co_names)
+    return out

@@ -93,7 +93,7 @@ def _probe() -> bool:
         probe = Probe()
         if check(probe):
             return False
-        before = snapshot(Probe)
+        before = {Probe: _entries(Probe)}
         Probe.__getitem__ = lambda self, key: 0
         del Probe.__getitem__
         if not check(probe):
@@ -113,16 +113,41 @@ def supported() -> bool:
 
 def snapshot(cls: type) -> Optional[Snapshot]:
     """The slot tables of ``cls`` and its subclasses, or None where
-    unsupported."""
-    if _supported is False:
+    unsupported (the layout is checked before any read)."""
+    if not supported():
         return None
     return {c: _entries(c) for c in _family(cls)}
 
 
+_SQ_ASS_ITEM = 5
+_INDEXING = ("__getitem__", "__setitem__", "__delitem__")
+
+
 def restore(saved: Optional[Snapshot], force: bool = False) -> None:
-    """Write the saved slots back (the patch must be removed first)."""
+    """Write the saved slots back (the patch must be removed first). A
+    subclass made while the patch was on (a class defined inside a forward)
+    inherited its slots: it gets the base's saved ones, unless it defines
+    indexing itself."""
     if saved is None or not (force or supported()):
         return
     for cls, entries in saved.items():
         _write(entries)
+        _modified(cls)
+    if force or not saved:
+        return
+    base = next(iter(saved))
+    table = ctypes.c_void_p.from_address(id(base) + _AS_SEQUENCE).value
+    if not table:
+        return
+    wanted = [(i, ctypes.c_void_p.from_address(table + i * _PTR).value)
+              for i in (_SQ_ITEM, _SQ_ASS_ITEM)]
+    for cls in _family(base):
+        if cls in saved:
+            continue
+        own = [c for c in cls.__mro__[:cls.__mro__.index(base)]
+               if any(n in vars(c) for n in _INDEXING)]
+        sub = ctypes.c_void_p.from_address(id(cls) + _AS_SEQUENCE).value
+        if own or not sub:
+            continue
+        _write([(sub + i * _PTR, v) for i, v in wanted])
         _modified(cls)

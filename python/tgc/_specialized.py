@@ -150,8 +150,8 @@ def eager_reason(spec: Specialized, originals, tensors) -> Optional[str]:
     """Why this call must run eagerly although `spec` accepts its dense
     tensors (`tensors`: `originals` made contiguous), or None."""
     if spec.trace.layout_read and any(
-            isinstance(o, torch.Tensor) and (o is not t or o.storage_offset())
-            for o, t in zip(originals, tensors)):
+            isinstance(o, torch.Tensor) and (not o.is_contiguous() or o.storage_offset())
+            for o in originals):
         # Python read a layout (x.is_contiguous(), x.stride()) of the
         # dense tensors it was traced on: not this call's.
         return ("a tensor argument that is not dense from offset 0, and the function "

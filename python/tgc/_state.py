@@ -28,7 +28,7 @@ import os
 import threading
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import torch
 
@@ -102,6 +102,9 @@ class ValueGuard:
     # A dict whose size `getter()` is (a module container's entries): the
     # native path checks it without calling Python.
     size_of: Optional[dict] = None
+    # For an attribute of a plain object: its name (kept only where the
+    # model's code names it: AttributeRecorder.guards).
+    attribute: Optional[str] = None
 
     def check(self) -> Optional[str]:
         source = self.source
@@ -143,35 +146,46 @@ class AttributeRecorder:
         # Whether the trace computed a tensor (not one from outside it).
         self.produced = produced
         self.reads: Dict[Tuple[int, str], ValueGuard] = {}
+        # Reads by other threads are theirs, not the trace's.
+        self.thread = threading.get_ident()
+        self._objects: set = set()  # ids of plain objects already snapshotted
+        self._nothing: set = set()  # (id(module), name) reads that guard nothing
 
     def _add(self, key, guards: List[ValueGuard]) -> None:
         for i, g in enumerate(guards):
             self.reads.setdefault(key + (i,), g)
 
-    def guards(self) -> List[ValueGuard]:
+    def guards(self, names: Optional[Set[str]] = None) -> List[ValueGuard]:
         """The guards, once the trace is over. An object guarded by
         identity that is gone or another already (an attribute set only
-        while the trace ran, such as functional_call's `_orig_class`, or
-        rebound by the forward itself) is dropped with the guards recorded
-        with it; values are kept as read."""
+        while the trace ran, such as functional_call's `_orig_class`) is
+        dropped with the guards recorded with it. Values are kept as read
+        (a field the forward changes recompiles once). With `names` (the
+        names the model's code uses), an object's attributes that none of
+        it names are dropped: a training loop's `cfg.step += 1` is no
+        reason to recompile."""
         dropped = {k[:2] for k, g in self.reads.items()
                    if len(k) == 3 and g.identity and g.check() is not None}
-        # An object's attribute the forward itself changed (a config field
-        # set on first use): a side effect compiled code does not repeat,
-        # and a guard that would fail on every call. Not guarded, as before.
         return [g for k, g in self.reads.items()
-                if len(k) != 3 or (k[:2] not in dropped and (g.identity or g.check() is None))]
+                if (len(k) != 3 or k[:2] not in dropped)
+                and (names is None or g.attribute is None or g.attribute in names)]
 
     def record_member(self, module: torch.nn.Module, name: str, value: Any) -> None:
         """A submodule, parameter or buffer read (Module.__getattr__)."""
         key = (id(module), name)
-        if key in self.reads or key + (0,) in self.reads:
+        if key in self.reads or key + (0,) in self.reads or key in self._nothing:
             return
         from . import _object_guards
 
         owner = self.names.get(id(module), type(module).__name__)
+        guards = _object_guards.member(owner, module, name, value, "")
+        if not guards:
+            self._nothing.add(key)  # (a parameter: found by name; no frame walk)
+            return
         file, line = self.frame()
-        self._add(key, _object_guards.member(owner, module, name, value, f"{file}:{line}"))
+        for g in guards:
+            g.where = f"{file}:{line}"
+        self._add(key, guards)
 
     def record(self, module: torch.nn.Module, name: str, value: Any) -> None:
         if name.startswith("__"):
@@ -238,8 +252,11 @@ class AttributeRecorder:
         if isinstance(value, torch.Tensor) or callable(value):
             self._add(key, [_object_guards.identity(f"{owner}.{name}", d, name, value, where)])
         elif _object_guards.plain_object(value):
-            self._add(key, [_object_guards.identity(f"{owner}.{name}", d, name, value, where)]
-                      + _object_guards.object_attributes(f"{owner}.{name}", value, where))
+            guards = [_object_guards.identity(f"{owner}.{name}", d, name, value, where)]
+            if id(value) not in self._objects:  # (one snapshot per object)
+                self._objects.add(id(value))
+                guards += _object_guards.object_attributes(f"{owner}.{name}", value, where)
+            self._add(key, guards)
 
 
 _recorders: List[AttributeRecorder] = []
@@ -249,14 +266,15 @@ _original_getattr = None
 
 def _recording_getattr(self, name):
     value = _original_getattr(self, name)
-    if _recorders:
+    if _recorders and _recorders[-1].thread == threading.get_ident():
         _recorders[-1].record_member(self, name, value)
     return value
 
 
 def _recording_getattribute(self, name):
     value = object.__getattribute__(self, name)
-    if _recorders and name[:2] != "__":  # (Module.__getattr__ reads __dict__)
+    if _recorders and name[:2] != "__" and _recorders[-1].thread == threading.get_ident():
+        # (Module.__getattr__ reads __dict__; other threads' reads are theirs)
         _recorders[-1].record(self, name, value)
     return value
 
@@ -294,7 +312,7 @@ def _code_of(fn) -> Optional[types.CodeType]:
     return getattr(fn, "__code__", None), fn
 
 
-def function_value_guards(fn) -> List[ValueGuard]:
+def function_value_guards(fn, names: Optional[Set[str]] = None) -> List[ValueGuard]:
     """The constant globals and closure cells the function's own code reads,
     lists and dicts of constants among them by their contents, its
     mutable default arguments, tensors and plain objects among its globals
@@ -310,7 +328,7 @@ def function_value_guards(fn) -> List[ValueGuard]:
 
         if _object_guards.plain_object(owner):
             guards += _object_guards.object_attributes(
-                "self", owner, f"{code.co_filename}:{code.co_firstlineno}")
+                "self", owner, f"{code.co_filename}:{code.co_firstlineno}", names)
     where = f"{code.co_filename}:{code.co_firstlineno}"
     globs = getattr(func, "__globals__", {})
     loaded = {ins.argval for ins in dis.get_instructions(code)
@@ -328,7 +346,8 @@ def function_value_guards(fn) -> List[ValueGuard]:
                 guards += _object_guards.container(f"global {name}", globs[name], where)
         elif _object_guards.plain_object(globs[name]):
             guards.append(_object_guards.identity(f"global {name}", globs, name, globs[name], where))
-            guards += _object_guards.object_attributes(f"global {name}", globs[name], where)
+            guards += _object_guards.object_attributes(f"global {name}", globs[name], where,
+                                                       names)
         elif is_constant(globs[name]):
             guards.append(ValueGuard(f"global {name}",
                                      lambda g=globs, n=name: g.get(n, _MISSING),
@@ -350,7 +369,8 @@ def function_value_guards(fn) -> List[ValueGuard]:
         elif _object_guards.plain_object(value):
             guards.append(ValueGuard(f"closure {name}", lambda c=cell: c.cell_contents, value,
                                      where, identity=True))
-            guards += _object_guards.object_attributes(f"closure {name}", value, where)
+            guards += _object_guards.object_attributes(f"closure {name}", value, where,
+                                                       names)
         elif is_constant(value):
             guards.append(ValueGuard(f"closure {name}",
                                      lambda c=cell: c.cell_contents, value, where))
@@ -455,12 +475,16 @@ class CapturedTensors:
     seed_index: Optional[int] = None
     # The permutation each tensor is passed through (TraceResult.captured_perms).
     perms: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
+    # The model's tensor behind each permuted one (None where not permuted):
+    # its view is made again when its memory or layout changed.
+    origs: List[Optional[torch.Tensor]] = field(default_factory=list)
     # The other names of each named tensor (tied weights: one graph input).
     aliases: List[List[str]] = field(default_factory=list)
     # Why the module's tensors no longer fit the graph (set by current()).
     stale: Optional[str] = None
 
     def __post_init__(self):
+        self.origs = list(self.origs) + [None] * (len(self.tensors) - len(self.origs))
         if self.root is not None and not self.aliases:
             self.aliases = _aliases(self.root, self.names)
         self.links = self._links()
@@ -493,6 +517,19 @@ class CapturedTensors:
                                                device=old.device)
         return fresh
 
+    def _views_moved(self) -> bool:
+        """Whether a tensor passed permuted (its dense view) no longer views
+        the model's tensor as it is now (`p.data = ...`, `m.to(...)` swap a
+        parameter's memory under the same object)."""
+        for i, o in enumerate(self.origs):
+            if o is None:
+                continue
+            v, want = self.tensors[i], o.permute(self.perms[i])
+            if v.data_ptr() != want.data_ptr() or v.stride() != want.stride() \
+                    or v.shape != want.shape or v.dtype != want.dtype:
+                return True
+        return False
+
     def current(self) -> Tuple[List[torch.Tensor], bool]:
         """The tensors to pass now, and whether they changed (re-resolved by
         name: a replaced parameter, buffer or submodule)."""
@@ -500,9 +537,13 @@ class CapturedTensors:
             if d.get(key) is not obj:
                 break
         else:
-            return self.tensors, False
+            if not self._views_moved():
+                return self.tensors, False
         fresh = list(self.tensors)
         self.stale = None
+        for i, o in enumerate(self.origs):
+            if o is not None and self.names[i] is None:  # a global's permuted view
+                fresh[i] = o.permute(self.perms[i])
         for i, name in enumerate(self.names):
             if name is None:
                 continue
@@ -518,6 +559,8 @@ class CapturedTensors:
                     return self.tensors, True
             perm = self.perms[i] if i < len(self.perms) else None
             fresh[i] = t.permute(perm) if perm is not None else t
+            if perm is not None:
+                self.origs[i] = t
         # Tensors and links change together: a reader of the pair never
         # sees new tensors with old (or no) links.
         links = self._links()

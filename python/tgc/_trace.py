@@ -200,6 +200,7 @@ class TraceResult:
     # (a transposed weight, channels_last), the permutation that makes it
     # dense: the graph's argument is `t.permute(p)` (the same memory).
     captured_perms: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
+    captured_origs: List[Optional[torch.Tensor]] = field(default_factory=list)
     # torch.is_grad_enabled() as the function read it (None: not read).
     grad_mode: Optional[bool] = None
     # Whether Python read a tensor's layout (it saw dense tensors).
@@ -321,6 +322,7 @@ class Tracer(TorchFunctionMode):
         self.specializations: List[Specialization] = list(specializations)
         self.captured: List[torch.Tensor] = []
         self.captured_perms: List[Optional[Tuple[int, ...]]] = []
+        self.captured_origs: List[Optional[torch.Tensor]] = []
         self.frame_notes = None  # tgc._object_guards.FrameNotes, set by the trace loop
         self.layout_read = False  # is_contiguous(), stride(), ... (tgc._ops.core)
         # The tensors the model holds for captured arguments passed permuted.
@@ -463,6 +465,7 @@ class Tracer(TorchFunctionMode):
             self.outside_storages.add(storage_ptr(t))
         self.captured.append(arg)
         self.captured_perms.append(perm)
+        self.captured_origs.append(t if perm is not None else None)
         self.captured_values.append(v)
         self.captured_names.append(self.tensor_names.get(id(t)))
         w = self.graph.widen(v)
@@ -733,6 +736,14 @@ class Tracer(TorchFunctionMode):
 
     def __exit__(self, *exc):
         Tracer._depth -= 1
+        try:
+            self._restore_patches()
+        finally:
+            super().__exit__(*exc)
+        return None
+
+    @staticmethod
+    def _restore_patches() -> None:
         if Tracer._depth == 0 and hasattr(Tracer, "_orig_getitem"):
             for name in ("__getitem__", "__setitem__"):
                 orig = getattr(Tracer, "_orig_" + name.strip("_"))
@@ -747,9 +758,10 @@ class Tracer(TorchFunctionMode):
                 else:
                     setattr(owner, name, orig)
             del Tracer._patched
-            _slots.restore(Tracer._slots)
-            del Tracer._slots
-        return super().__exit__(*exc)
+            try:
+                _slots.restore(Tracer._slots)
+            finally:
+                del Tracer._slots
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -893,6 +905,7 @@ class Tracer(TorchFunctionMode):
             value_specs=list(self.value_specs),
             captured_names=list(self.captured_names),
             captured_perms=list(self.captured_perms),
+            captured_origs=list(self.captured_origs),
             layout_read=self.layout_read,
             arg_names=[self.input_names[i] if i < len(self.inputs) and i < len(self.input_names)
                        else self.graph.labels.get(f"%arg{i}") for i in range(self.graph.nargs)],

@@ -31,9 +31,13 @@ def _grad_mode_reads():
     original = torch.is_grad_enabled
     reads: List[bool] = []
 
+    thread = threading.get_ident()
+
     def recording():
         value = original()
-        if not is_internal_file(sys._getframe(1).f_code.co_filename):
+        # (Grad mode is per thread: another thread's read is not the trace's.)
+        if threading.get_ident() == thread and \
+                not is_internal_file(sys._getframe(1).f_code.co_filename):
             reads.append(value)
         return value
 
@@ -155,13 +159,14 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             result = tracer.finish(out)
             if grad_reads:
                 result.grad_mode = grad_reads[0]
-            result.value_guards = recorder.guards()
+            root = _state._code_of(source)[0] if source is not None else None
+            names = tracer.frame_notes.names() | set(root.co_names if root is not None else ())
+            result.value_guards = recorder.guards(names)
             if module is not None and isinstance(module, _object_guards.CONTAINERS):
                 result.value_guards += _object_guards.container("self", module, "")
             if source is not None:
-                result.value_guards += _state.function_value_guards(source)
-            result.value_guards += tracer.frame_notes.guards(_state._code_of(source)[0]
-                                                             if source is not None else None)
+                result.value_guards += _state.function_value_guards(source, names)
+            result.value_guards += tracer.frame_notes.guards(root)
             result.approximated = tracer.approximated
             return result
         except NeedExact:
