@@ -521,3 +521,27 @@ def test_a_slice_to_a_size_less_a_constant():
         for s in ((2, 8), (3, 9), (5, 3), (2, 2)):
             x = torch.randn(*s)
             torch.testing.assert_close(c(x), f(x))
+
+
+def test_a_size_with_a_floor_modulo_of_a_negative_number():
+    # (-W) % 4 in a size: the CPU arena materialized the affine `mod` as a
+    # truncating remainder ((-6) mod 4 = -2): an arena too small, a heap
+    # overflow (malloc aborts) or wrong values.
+    import torch.nn.functional as F
+
+    def f(x):
+        H, W = x.shape
+        ph, pw = (-H) % 4, (-W) % 4
+        x = F.pad(x, (0, pw, 0, ph))
+        return x.view((H + ph) // 4, 4, (W + pw) // 4, 4).permute(0, 2, 1, 3).reshape(-1, 16).sum(0)
+
+    def g(x):
+        H, W = x.shape
+        pw = (-W) % 4
+        return F.pad(x, (0, pw)).view(H, (W + pw) // 4, 4).transpose(0, 1) + 0
+
+    c, d = tgc.compile(f, dynamic=True), tgc.compile(g, dynamic=True)
+    for s in ((5, 6), (5, 7), (8, 8), (9, 13), (64, 6)):
+        x = torch.randn(*s)
+        torch.testing.assert_close(c(x), f(x))
+        torch.testing.assert_close(d(x), g(x))

@@ -164,7 +164,10 @@ private:
   }
 
   /// floordiv, ceildiv or mod (the divisor is a positive constant or size:
-  /// no overflow to check).
+  /// no overflow to check). An affine `mod` is a floor modulo, never
+  /// negative: `(-6) mod 4` is 2. (arith.remsi alone gave -2, and the
+  /// arena of `F.pad(x, (0, (-W) % 4))` came out too small: a heap
+  /// overflow, before 2026-11-30.)
   static Value division(OpBuilder &b, Location loc, AffineExprKind kind,
                         Value l, Value r) {
     switch (kind) {
@@ -172,8 +175,15 @@ private:
       return arith::FloorDivSIOp::create(b, loc, l, r);
     case AffineExprKind::CeilDiv:
       return arith::CeilDivSIOp::create(b, loc, l, r);
-    default:
-      return arith::RemSIOp::create(b, loc, l, r);
+    default: {
+      Value rem = arith::RemSIOp::create(b, loc, l, r);
+      Value zero =
+          arith::ConstantOp::create(b, loc, b.getZeroAttr(rem.getType()));
+      Value negative =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, zero);
+      return arith::SelectOp::create(
+          b, loc, negative, arith::AddIOp::create(b, loc, rem, r), rem);
+    }
     }
   }
 
