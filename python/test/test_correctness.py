@@ -744,3 +744,23 @@ def test_layout_reads_on_non_dense_arguments_run_eagerly():
     c = tgc.compile(f)
     assert_same(c(x.contiguous()), f(x.contiguous()))  # traced dense
     assert_same(c(x), f(x))  # then a transposed one: eager
+
+
+def test_indexing_with_a_tuple_of_tensors_or_a_bool():
+    # PyTorch 1.13 routes neither x[i, j] (tensors only) nor x[True]
+    # through torch functions: the result was a constant of the first call.
+    x1 = torch.arange(16.0).view(4, 4)
+    x2 = x1 * 10 + 1
+    calls = ((x1, torch.tensor([0, 3]), torch.tensor([1, 2])),
+             (x2, torch.tensor([1, 2]), torch.tensor([3, 3])))
+
+    def add_at(x, i, j):
+        y = x.clone()
+        y[i, j] += 1
+        return y
+
+    for f in (lambda x, i, j: x[i, j], lambda x, i, j: x[i, i], lambda x, i, j: x[(i, j)] + 1,
+              lambda x, i, j: x[True] * 2, lambda x, i, j: x[[0, 2], [1, 3]] * 2, add_at):
+        c = tgc.compile(f)
+        for args in calls:
+            assert_same(c(*args), f(*args))

@@ -241,6 +241,14 @@ def _routed_index(index):
             isinstance(index, tuple) and len(index) == 1
             and isinstance(index[0], torch.Tensor)):
         return (index[0] if isinstance(index, tuple) else index, Ellipsis)
+    # x[i, j] of tensors only, and x[True]: not routed either (the result
+    # became a constant of the first call), the same indexing with a
+    # trailing `...` is.
+    if isinstance(index, bool) or isinstance(index, list):
+        return (index, Ellipsis)
+    if isinstance(index, tuple) and index and all(
+            isinstance(i, (torch.Tensor, bool, list)) for i in index):
+        return index + (Ellipsis,)
     return index
 
 
