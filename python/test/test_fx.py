@@ -131,3 +131,35 @@ def test_torch_size_of_symbolic_sizes_in_a_graph():
         x = torch.randn(2, n, 4)
         assert_same(c(x), torch.relu(x))
     assert tgc.explain(c).compiles == 1
+
+
+@torch.no_grad()
+def test_graph_module_state_replaced_after_the_compile():
+    # compile_graph_module ran the graph through a plain function: the
+    # GraphModule's parameters and attributes were nobody's state, and a
+    # replaced one kept its old tensor compiled in.
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = nn.Parameter(torch.zeros(3))
+
+        def forward(self, x):
+            return x + self.p * 3
+
+    x = torch.ones(3)
+    gm = torch.fx.symbolic_trace(M())
+    c = tgc.fx.compile_graph_module(gm)
+    torch.testing.assert_close(c(x), gm(x))
+    gm.p = nn.Parameter(torch.full((3,), 2.0))
+    torch.testing.assert_close(c(x), gm(x))
+
+    g = torch.fx.Graph()
+    xi = g.placeholder("x")
+    g.output(g.call_function(torch.add, (xi, g.get_attr("const"))))
+    root = nn.Module()
+    root.const = torch.zeros(3)
+    gm2 = torch.fx.GraphModule(root, g)
+    c2 = tgc.fx.compile_graph_module(gm2)
+    torch.testing.assert_close(c2(x), gm2(x))
+    gm2.const = torch.full((3,), -1.0)
+    torch.testing.assert_close(c2(x), gm2(x))

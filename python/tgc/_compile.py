@@ -774,6 +774,9 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         bound method."""
         if isinstance(self.fn, torch.nn.Module):
             return self.fn
+        held = getattr(self.fn, "__tgc_module__", None)  # tgc.fx.compile_graph_module
+        if isinstance(held, torch.nn.Module):
+            return held
         owner = getattr(self.fn, "__self__", None)
         return owner if isinstance(owner, torch.nn.Module) else None
 

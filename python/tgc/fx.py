@@ -219,8 +219,11 @@ def _placeholder_name(node) -> str:
 
 
 def compile_graph_module(gm: torch.fx.GraphModule, **kwargs) -> CompiledFunction:
-    """tgc.compile for a GraphModule (torch-level or aten-level)."""
+    """tgc.compile for a GraphModule (torch-level or aten-level). Its
+    parameters, buffers and attributes are the compiled module's state, as
+    a module's (found again by name when replaced, guarded when read)."""
     fn = graph_module_runner(gm)
+    fn.__tgc_module__ = gm
     return CompiledFunction(fn, **kwargs)
 
 
