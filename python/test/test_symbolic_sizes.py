@@ -545,3 +545,18 @@ def test_a_size_with_a_floor_modulo_of_a_negative_number():
         x = torch.randn(*s)
         torch.testing.assert_close(c(x), f(x))
         torch.testing.assert_close(d(x), g(x))
+
+
+@pytest.mark.parametrize("dynamic", [True, None])
+def test_always_empty_slices_and_reshapes_of_empty_tensors(dynamic):
+    # x[T:] with T the size: "the last 0 elements" became a slice from 0,
+    # a result whose declared size 0 the verifier rejected. reshape(B, -1, 2)
+    # of a (B, 0) tensor: its `?` could not be inferred (any size would do).
+    fs = [lambda x: x[x.shape[0]:] + 1, lambda x: x[:, x.shape[1]:] * 2,
+          lambda x: torch.cat([x[x.shape[0]:], x[:1]]) + 1,
+          lambda x: x[:, :0].reshape(x.shape[0], -1, 2) + 1]
+    for f in fs:
+        c = tgc.compile(f, dynamic=dynamic)
+        for s in ((6, 3), (4, 5), (2, 2)):
+            x = torch.randn(*s)
+            torch.testing.assert_close(c(x), f(x))

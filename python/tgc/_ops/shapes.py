@@ -68,7 +68,9 @@ def _reshape_to(tr: Tracer, v: Value, shape: List[Any], merged=None) -> Value:
         return v
     rt = format_type(v.dtype, shape)
     dyn = [i for i, s in enumerate(shape) if isinstance(s, Dyn)]
-    if len(dyn) <= 1:
+    # One `?` is inferred from the element count, unless a static size is 0
+    # (any size would do: (B, 0) to (B, -1, 2)); then it is passed too.
+    if len(dyn) <= 1 and not (dyn and 0 in shape):
         return tr.graph.emit(f"tgc.reshape {v.name} : {v.type} -> {rt}", [(v.dtype, shape)], tr.loc())[0]
     merged = merged or {}
     sizes: Dict[int, str] = {}
@@ -356,6 +358,10 @@ def _symbolic_slice(tr: Tracer, v: Value, d: int, start, end, step) -> Optional[
         return None
     n_e = end_e - start_e
     n = n_e.constant()
+    if n == 0:
+        # Always empty (x[T:] with T the size): "the last 0" below would
+        # have been a slice from 0, the whole dim.
+        return _slice(tr, v, d, 0, 0, 1)
     size = n if n is not None else tr.dyn_for(SymInt(tr, n_e, n_e.evaluate(tr.hint_size)))
     shape = list(v.shape)
     shape[d] = size
