@@ -400,3 +400,35 @@ def test_globals_of_a_function_whose_frame_reuses_an_address():
         assert_same(c(x), f(x))
     finally:
         globals()["MODE"] = "on"
+
+
+GR = torch.ones(2)
+
+
+def test_rebound_tensors_are_found_again_without_a_recompile():
+    # As parameters by name: a global or plain attribute tensor rebound at
+    # every step is another input, not another graph (an identity guard
+    # recompiled each time, and raised RecompileError after 8).
+    x = torch.zeros(2)
+
+    def f(x):
+        return x + GR
+
+    c = tgc.compile(f)
+    try:
+        for k in range(10):
+            globals()["GR"] = torch.full((2,), float(k))
+            assert_same(c(x), f(x))
+        assert tgc.explain(c).compiles == 1
+        globals()["GR"] = torch.ones(3)  # another shape: the compiled guards decide
+        assert_same(c(torch.zeros(3)), f(torch.zeros(3)))
+        globals()["GR"] = 2.0  # no tensor at all: stale
+        assert_same(c(x), f(x))
+    finally:
+        globals()["GR"] = torch.ones(2)
+    m = Offset()
+    cm = tgc.compile(m)
+    for k in range(10):
+        m.offset = torch.full((1,), float(k))
+        assert_same(cm(x), m(x))
+    assert tgc.explain(cm).compiles == 1

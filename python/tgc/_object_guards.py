@@ -201,3 +201,28 @@ def names_of_modules(fn) -> Set[str]:
     if code is not None:
         out.update(code.co_names)
     return out
+
+
+def by_source(result) -> None:
+    """Tensors from outside that a trace read from a dict entry (a global,
+    a module's plain attribute) and passes to the graph: found again there
+    on a call that rebinds them (CapturedTensors.sources), as parameters are
+    by name, instead of an identity guard that recompiled at every
+    rebinding (torch.compile passes them as inputs too)."""
+    captured = list(result.captured)
+    origs = list(result.captured_origs) + [None] * (len(captured) - len(result.captured_origs))
+    sources: List[Optional[Tuple[dict, str]]] = [None] * len(captured)
+    names = list(result.captured_names) + [None] * (len(captured) - len(result.captured_names))
+    kept = []
+    for g in result.value_guards:
+        target = g.value if g.identity else None
+        if isinstance(target, torch.Tensor) and g.source is not None:
+            at = next((i for i, (c, o) in enumerate(zip(captured, origs))
+                       if (o if o is not None else c) is target and names[i] is None), None)
+            if at is not None:
+                if sources[at] is None:
+                    sources[at] = g.source
+                continue  # (a second read of it: the same tensor, found once)
+        kept.append(g)
+    result.value_guards = kept
+    result.captured_sources = sources

@@ -478,6 +478,9 @@ class CapturedTensors:
     # The model's tensor behind each permuted one (None where not permuted):
     # its view is made again when its memory or layout changed.
     origs: List[Optional[torch.Tensor]] = field(default_factory=list)
+    # The (dict, key) each unnamed tensor was read from, or None
+    # (TraceResult.captured_sources): found again there when rebound.
+    sources: List[Optional[Tuple[dict, str]]] = field(default_factory=list)
     # The other names of each named tensor (tied weights: one graph input).
     aliases: List[List[str]] = field(default_factory=list)
     # Why the module's tensors no longer fit the graph (set by current()).
@@ -485,6 +488,8 @@ class CapturedTensors:
 
     def __post_init__(self):
         self.origs = list(self.origs) + [None] * (len(self.tensors) - len(self.origs))
+        self.sources = list(self.sources) + [None] * (len(self.tensors) - len(self.sources))
+        self.perms = list(self.perms) + [None] * (len(self.tensors) - len(self.perms))
         if self.root is not None and not self.aliases:
             self.aliases = _aliases(self.root, self.names)
         self.links = self._links()
@@ -492,6 +497,10 @@ class CapturedTensors:
 
     def _links(self) -> List[Tuple[dict, str, Any]]:
         links: List[Tuple[dict, str, Any]] = []
+        for i, src in enumerate(self.sources):
+            if src is not None:
+                held = self.origs[i] if self.origs[i] is not None else self.tensors[i]
+                links.append((src[0], src[1], held))
         if self.root is not None:
             for i, name in enumerate(self.names):
                 if name is not None:
@@ -541,6 +550,17 @@ class CapturedTensors:
                 return self.tensors, False
         fresh = list(self.tensors)
         self.stale = None
+        for i, src in enumerate(self.sources):
+            if src is None:
+                continue
+            t = src[0].get(src[1])
+            if not isinstance(t, torch.Tensor):
+                self.stale = f"{src[1]!r}, a tensor when traced, is now {type(t).__name__}"
+                return self.tensors, True
+            if self.perms[i] is not None:
+                self.origs[i] = t
+            else:
+                fresh[i] = t
         for i, o in enumerate(self.origs):
             if o is not None and self.names[i] is None:  # a global's permuted view
                 fresh[i] = o.permute(self.perms[i])

@@ -201,6 +201,10 @@ class TraceResult:
     # dense: the graph's argument is `t.permute(p)` (the same memory).
     captured_perms: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
     captured_origs: List[Optional[torch.Tensor]] = field(default_factory=list)
+    # Where a captured tensor that is no parameter or buffer was read from
+    # (a global's dict, a module's __dict__): found again there when it is
+    # rebound, as a parameter by its name (tgc._object_guards.by_source).
+    captured_sources: List[Optional[Tuple[dict, str]]] = field(default_factory=list)
     # torch.is_grad_enabled() as the function read it (None: not read).
     grad_mode: Optional[bool] = None
     # Whether Python read a tensor's layout (it saw dense tensors).

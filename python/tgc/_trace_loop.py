@@ -167,6 +167,7 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             if source is not None:
                 result.value_guards += _state.function_value_guards(source, names)
             result.value_guards += tracer.frame_notes.guards(root)
+            _object_guards.by_source(result)
             result.approximated = tracer.approximated
             return result
         except NeedExact:
