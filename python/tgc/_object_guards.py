@@ -45,6 +45,11 @@ CONTAINERS = (torch.nn.ModuleList, torch.nn.Sequential, torch.nn.ModuleDict,
                torch.nn.ParameterList, torch.nn.ParameterDict)
 
 
+def _dict_of(module: torch.nn.Module) -> dict:
+    """A module's __dict__, read past the trace's attribute recorder."""
+    return object.__getattribute__(module, "__dict__")
+
+
 def short(value: Any) -> str:
     """A value as a guard message shows it (a module's repr is pages)."""
     if isinstance(value, torch.Tensor):
@@ -96,7 +101,7 @@ def container(what: str, module: torch.nn.Module, where: str) -> List[_state.Val
     reached by iterating, never through __getattr__)."""
     out = []
     for kind in ("_modules", "_parameters"):
-        d = module.__dict__.get(kind)
+        d = _dict_of(module).get(kind)
         if not d:
             continue
         if kind == "_modules":
@@ -106,8 +111,8 @@ def container(what: str, module: torch.nn.Module, where: str) -> List[_state.Val
         out.append(_state.ValueGuard(f"len({what}.{kind})", lambda d=d: len(d), len(d), where,
                                      size_of=d))
     # A container may make its entries' dict anew (ModuleList.__delitem__).
-    out += [identity(f"{what}.{kind}", module.__dict__, kind, module.__dict__[kind], where)
-            for kind in ("_modules", "_parameters") if kind in module.__dict__]
+    out += [identity(f"{what}.{kind}", _dict_of(module), kind, _dict_of(module)[kind], where)
+            for kind in ("_modules", "_parameters") if kind in _dict_of(module)]
     return out
 
 
@@ -116,7 +121,7 @@ def member(what: str, module: torch.nn.Module, name: str, value: Any,
     """Guards for `module.name` found by Module.__getattr__ (a submodule, a
     parameter or a buffer)."""
     for kind in ("_modules", "_parameters", "_buffers"):
-        d = module.__dict__.get(kind)
+        d = _dict_of(module).get(kind)
         if d is None or name not in d or d[name] is not value:
             continue
         if value is None:
@@ -141,28 +146,33 @@ class FrameNotes:
     def __init__(self, internal: Callable[[str], bool], boundary):
         self.internal = internal
         self.boundary = boundary  # the trace's own frame: its callers are not the model
-        self.functions: Dict[int, Tuple[types.CodeType, dict]] = {}
+        self.functions: Dict[types.CodeType, dict] = {}  # code -> its globals
+        self._internal: Set[types.CodeType] = set()  # torch's and tgc's code seen
 
     def note(self, frame) -> None:
         # The whole stack each time: a frame's id is reused by the next
         # call of the same function once it returns, so no walked frame can
         # be taken for one still running.
         f = frame
-        functions = self.functions
-        while f is not None and f is not self.boundary:
+        functions, internal = self.functions, self._internal
+        boundary = self.boundary
+        while f is not None and f is not boundary:
             code = f.f_code
-            if id(code) not in functions and not self.internal(code.co_filename):
-                functions[id(code)] = (code, f.f_globals)
+            if code not in functions and code not in internal:
+                if self.internal(code.co_filename):
+                    internal.add(code)
+                else:
+                    functions[code] = f.f_globals
             f = f.f_back
 
     def names(self) -> Set[str]:
         """Every name the model's functions use (globals, attributes)."""
-        return {n for code, _ in self.functions.values() for n in code.co_names}
+        return {n for code in self.functions for n in code.co_names}
 
     def guards(self, skip: Optional[types.CodeType]) -> List[_state.ValueGuard]:
         out: List[_state.ValueGuard] = []
         done: Set[Tuple[int, str]] = set()
-        for code, globs in self.functions.values():
+        for code, globs in self.functions.items():
             if code is skip:
                 continue
             where = f"{code.co_filename}:{code.co_firstlineno}"
