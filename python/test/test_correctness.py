@@ -764,3 +764,21 @@ def test_indexing_with_a_tuple_of_tensors_or_a_bool():
         c = tgc.compile(f)
         for args in calls:
             assert_same(c(*args), f(*args))
+
+
+def test_list_indices_are_what_pytorch_makes_of_them():
+    # A short list holding a tensor, a list, a slice, None or ... is a tuple
+    # to PyTorch; routing it as one index changed its meaning.
+    x = torch.arange(24.0).view(3, 4, 2)
+    t0, t1 = torch.tensor(0), torch.tensor(1)
+    fs = [lambda x: x[[[0, 1], [1, 0]]] * 1, lambda x: x[[[0, 2]]] * 1,
+          lambda x: x[[0, slice(None)]] * 1, lambda x: x[[None, 0]] * 1,
+          lambda x: x[[t0, t1]] * 1, lambda x: x[[0, 2]] * 1]
+    for f in fs:
+        assert_same(tgc.compile(f)(x), f(x))
+
+    def setitem(x):
+        y = x.clone()
+        y[[[0, 1], [1, 0]]] = -1
+        return y
+    assert_same(tgc.compile(setitem)(x), setitem(x))

@@ -432,3 +432,69 @@ def test_rebound_tensors_are_found_again_without_a_recompile():
         m.offset = torch.full((1,), float(k))
         assert_same(cm(x), m(x))
     assert tgc.explain(cm).compiles == 1
+
+
+class Dims:
+    def __init__(self):
+        self.hidden, self.heads = 4, 2
+
+    @property
+    def head(self):
+        return self.hidden // self.heads
+
+
+def _head_dim(c):  # runs no operator: its frame is never on a traced stack
+    return c.hidden // c.heads
+
+
+class ReadsConfigIndirectly(nn.Module):
+    def __init__(self, how):
+        super().__init__()
+        self.cfg, self.how = Dims(), how
+
+    def forward(self, x):
+        if self.how == "helper":
+            return x.reshape(-1, _head_dim(self.cfg))
+        if self.how == "property":
+            return x.reshape(-1, self.cfg.head)
+        return x.reshape(-1, getattr(self.cfg, "heads"))
+
+
+@pytest.mark.parametrize("how", ["helper", "property", "getattr"])
+def test_config_attributes_read_outside_the_models_code(how):
+    # Guarding only the attribute names the model's code names missed
+    # these reads (a review finding): every constant attribute is guarded.
+    x = torch.arange(8.0)
+    m = ReadsConfigIndirectly(how)
+    c = tgc.compile(m)
+    assert_same(c(x), m(x))
+    m.cfg.heads = 4
+    assert_same(c(x), m(x))
+
+
+WT = torch.ones(3)
+
+
+class HoldsTheGlobal(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = WT
+
+    def forward(self, x):
+        return x * self.w + WT
+
+
+def test_a_tensor_read_from_two_places_is_not_found_again_in_one():
+    # self.w and the global WT were one graph input found again through
+    # the first read only: rebinding either gave the other's tensor.
+    x = torch.ones(3)
+    m = HoldsTheGlobal()
+    c = tgc.compile(m)
+    try:
+        assert_same(c(x), m(x))
+        globals()["WT"] = torch.full((3,), 10.0)
+        assert_same(c(x), m(x))
+        m.w = torch.full((3,), 3.0)
+        assert_same(c(x), m(x))
+    finally:
+        globals()["WT"] = torch.ones(3)

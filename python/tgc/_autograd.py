@@ -42,7 +42,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import torch
 import torch.fx
 
-from . import _object_guards, _state, _tracing
+from . import _state, _tracing
 from ._partition import partition, rebuild_saved, shape_key, share_saved, tensor_meta
 from ._symbolic import (Session, SizeEmitter, SymbolicUnsupported, dims_text, is_symbolic,
                         mask_key, symbolic_placeholders)
@@ -789,8 +789,7 @@ class Training:
         finally:
             _state.stop_recording()
             _set_rng_state(rng)
-        names = _object_guards.names_of_modules(owner.fn)
-        guards = recorder.guards(names) + _state.function_value_guards(owner.fn, names)
+        guards = recorder.guards() + _state.function_value_guards(owner.fn)
 
         def rerun(primals, tangents):
             return torch.fx.Interpreter(traced).run(primals, tangents)

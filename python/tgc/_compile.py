@@ -339,7 +339,7 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
             return True
         with self._lock:
             specs = list(self.specs)
-        return any(t.requires_grad for s in specs for t in s.captured.snapshot()[0])
+        return any(s.captured.requires_grad() for s in specs)
 
     def _break_miss(self, e: BreakMiss, args, kwargs, originals, tensors, keys):
         """A later region or a graph break's result rejected the call (see

@@ -30,6 +30,7 @@ carry their (dict, key) source, so the native call path checks them in C.
 
 from __future__ import annotations
 
+import logging
 import types
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
@@ -71,34 +72,37 @@ def identity(what: str, d: dict, key: str, value: Any, where: str) -> _state.Val
 
 def plain_object(value: Any) -> bool:
     """An object whose attributes a trace may read as configuration: not a
-    module, tensor, function, class or Python module."""
+    module, tensor, function, class, Python module or logger."""
     return (hasattr(value, "__dict__") and type(value).__module__ != "builtins"
+            and not isinstance(value, (logging.Logger, logging.LoggerAdapter))
             and not isinstance(value, (torch.nn.Module, torch.Tensor, type, types.ModuleType,
                                        types.FunctionType, types.MethodType,
                                        types.BuiltinFunctionType))
             and not callable(value))
 
 
-def object_attributes(what: str, obj: Any, where: str,
-                      names: Optional[Set[str]] = None) -> List[_state.ValueGuard]:
-    """The constant attributes of a plain object, each a guard (with
-    `names`, only those the model's code names)."""
+def object_attributes(what: str, obj: Any, where: str) -> List[_state.ValueGuard]:
+    """The constant attributes of a plain object, each a guard."""
     d = getattr(obj, "__dict__", None)
     if not isinstance(d, dict):
         return []
     out = []
     for key, value in list(d.items())[:_MAX_OBJECT_ATTRIBUTES]:
-        if isinstance(key, str) and not key.startswith("__") and _state.is_constant(value) \
-                and (names is None or key in names):
+        if isinstance(key, str) and not key.startswith("__") and _state.is_constant(value):
             out.append(_state.ValueGuard(f"{what}.{key}", lambda d=d, key=key: d.get(key, _state._MISSING),
-                                         value, where, (d, key), attribute=key))
+                                         value, where, (d, key)))
     return out
 
 
-def container(what: str, module: torch.nn.Module, where: str) -> List[_state.ValueGuard]:
+def container(what: str, module: torch.nn.Module, where: str,
+              seen: Optional[Set[int]] = None) -> List[_state.ValueGuard]:
     """A container module's entries by identity, and their number; entries
     that are containers too, the same way (a Sequential in a Sequential is
     reached by iterating, never through __getattr__)."""
+    seen = set() if seen is None else seen
+    if id(module) in seen:
+        return []
+    seen.add(id(module))
     out = []
     for kind in ("_modules", "_parameters"):
         d = _dict_of(module).get(kind)
@@ -107,7 +111,7 @@ def container(what: str, module: torch.nn.Module, where: str) -> List[_state.Val
         if kind == "_modules":
             out += [identity(f"{what}[{k!r}]", d, k, v, where) for k, v in d.items()]
             out += [g for k, v in d.items() if isinstance(v, CONTAINERS)
-                    for g in container(f"{what}[{k!r}]", v, where)]
+                    for g in container(f"{what}[{k!r}]", v, where, seen)]
         out.append(_state.ValueGuard(f"len({what}.{kind})", lambda d=d: len(d), len(d), where,
                                      size_of=d))
     # A container may make its entries' dict anew (ModuleList.__delitem__).
@@ -165,9 +169,6 @@ class FrameNotes:
                     functions[code] = f.f_globals
             f = f.f_back
 
-    def names(self) -> Set[str]:
-        """Every name the model's functions use (globals, attributes)."""
-        return {n for code in self.functions for n in code.co_names}
 
     def guards(self, skip: Optional[types.CodeType]) -> List[_state.ValueGuard]:
         out: List[_state.ValueGuard] = []
@@ -194,25 +195,6 @@ class FrameNotes:
 
 
 
-def names_of_modules(fn) -> Set[str]:
-    """The names the code of a compiled function and of every module
-    reachable from it uses (a joint trace has no FrameNotes)."""
-    out: Set[str] = set()
-    roots = [fn] if isinstance(fn, torch.nn.Module) else [getattr(fn, "__self__", None)]
-    for root in roots:
-        if isinstance(root, torch.nn.Module):
-            for m in root.modules():
-                code = getattr(getattr(type(m), "forward", None), "__code__", None)
-                if code is not None:
-                    out.update(code.co_names)
-    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-    if isinstance(fn, torch.nn.Module):
-        code = getattr(type(fn).forward, "__code__", None)
-    if code is not None:
-        out.update(code.co_names)
-    return out
-
-
 def by_source(result) -> None:
     """Tensors from outside that a trace read from a dict entry (a global,
     a module's plain attribute) and passes to the graph: found again there
@@ -221,18 +203,24 @@ def by_source(result) -> None:
     rebinding (torch.compile passes them as inputs too)."""
     captured = list(result.captured)
     origs = list(result.captured_origs) + [None] * (len(captured) - len(result.captured_origs))
-    sources: List[Optional[Tuple[dict, str]]] = [None] * len(captured)
     names = list(result.captured_names) + [None] * (len(captured) - len(result.captured_names))
-    kept = []
+    held = [o if o is not None else c for c, o in zip(captured, origs)]
+    # Every identity guard on each captured tensor: only a tensor read from
+    # one entry, by that entry itself, is found there again. One read from
+    # two (self.w and a global W of the same tensor) keeps its guards: a
+    # rebinding of either recompiles.
+    on: Dict[int, List[_state.ValueGuard]] = {}
     for g in result.value_guards:
-        target = g.value if g.identity else None
-        if isinstance(target, torch.Tensor) and g.source is not None:
-            at = next((i for i, (c, o) in enumerate(zip(captured, origs))
-                       if (o if o is not None else c) is target and names[i] is None), None)
+        if g.identity and isinstance(g.value, torch.Tensor):
+            at = next((i for i, t in enumerate(held) if t is g.value and names[i] is None), None)
             if at is not None:
-                if sources[at] is None:
-                    sources[at] = g.source
-                continue  # (a second read of it: the same tensor, found once)
-        kept.append(g)
-    result.value_guards = kept
+                on.setdefault(at, []).append(g)
+    sources: List[Optional[Tuple[dict, str]]] = [None] * len(captured)
+    moved = set()
+    for at, guards in on.items():
+        entries = {(id(g.source[0]), g.source[1]) for g in guards if g.source is not None}
+        if len(entries) == 1 and all(g.resolvable for g in guards):
+            sources[at] = guards[0].source
+            moved.update(id(g) for g in guards)
+    result.value_guards = [g for g in result.value_guards if id(g) not in moved]
     result.captured_sources = sources

@@ -28,7 +28,7 @@ import os
 import threading
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 
@@ -102,9 +102,10 @@ class ValueGuard:
     # A dict whose size `getter()` is (a module container's entries): the
     # native path checks it without calling Python.
     size_of: Optional[dict] = None
-    # For an attribute of a plain object: its name (kept only where the
-    # model's code names it: AttributeRecorder.guards).
-    attribute: Optional[str] = None
+    # An identity guard on a tensor read from `source` itself (not matched
+    # by name only): tgc._object_guards.by_source may make it the tensor's
+    # source instead.
+    resolvable: bool = False
 
     def check(self) -> Optional[str]:
         source = self.source
@@ -155,20 +156,19 @@ class AttributeRecorder:
         for i, g in enumerate(guards):
             self.reads.setdefault(key + (i,), g)
 
-    def guards(self, names: Optional[Set[str]] = None) -> List[ValueGuard]:
+    def guards(self) -> List[ValueGuard]:
         """The guards, once the trace is over. An object guarded by
         identity that is gone or another already (an attribute set only
         while the trace ran, such as functional_call's `_orig_class`) is
         dropped with the guards recorded with it. Values are kept as read
-        (a field the forward changes recompiles once). With `names` (the
-        names the model's code uses), an object's attributes that none of
-        it names are dropped: a training loop's `cfg.step += 1` is no
-        reason to recompile."""
+        (a field the forward changes recompiles once). Every constant
+        attribute of a plain object is guarded: which ones the model reads
+        is not seen (a helper that runs no operator, a property,
+        getattr(cfg, "name")), and a guard too many costs a recompile,
+        one too few a wrong answer."""
         dropped = {k[:2] for k, g in self.reads.items()
                    if len(k) == 3 and g.identity and g.check() is not None}
-        return [g for k, g in self.reads.items()
-                if (len(k) != 3 or k[:2] not in dropped)
-                and (names is None or g.attribute is None or g.attribute in names)]
+        return [g for k, g in self.reads.items() if len(k) != 3 or k[:2] not in dropped]
 
     def record_member(self, module: torch.nn.Module, name: str, value: Any) -> None:
         """A submodule, parameter or buffer read (Module.__getattr__)."""
@@ -250,7 +250,9 @@ class AttributeRecorder:
         file, line = self.frame()
         where = f"{file}:{line}"
         if isinstance(value, torch.Tensor) or callable(value):
-            self._add(key, [_object_guards.identity(f"{owner}.{name}", d, name, value, where)])
+            g = _object_guards.identity(f"{owner}.{name}", d, name, value, where)
+            g.resolvable = isinstance(value, torch.Tensor)  # read from d[name] itself
+            self._add(key, [g])
         elif _object_guards.plain_object(value):
             guards = [_object_guards.identity(f"{owner}.{name}", d, name, value, where)]
             if id(value) not in self._objects:  # (one snapshot per object)
@@ -312,7 +314,7 @@ def _code_of(fn) -> Optional[types.CodeType]:
     return getattr(fn, "__code__", None), fn
 
 
-def function_value_guards(fn, names: Optional[Set[str]] = None) -> List[ValueGuard]:
+def function_value_guards(fn) -> List[ValueGuard]:
     """The constant globals and closure cells the function's own code reads,
     lists and dicts of constants among them by their contents, its
     mutable default arguments, tensors and plain objects among its globals
@@ -328,7 +330,7 @@ def function_value_guards(fn, names: Optional[Set[str]] = None) -> List[ValueGua
 
         if _object_guards.plain_object(owner):
             guards += _object_guards.object_attributes(
-                "self", owner, f"{code.co_filename}:{code.co_firstlineno}", names)
+                "self", owner, f"{code.co_filename}:{code.co_firstlineno}")
     where = f"{code.co_filename}:{code.co_firstlineno}"
     globs = getattr(func, "__globals__", {})
     loaded = {ins.argval for ins in dis.get_instructions(code)
@@ -341,13 +343,14 @@ def function_value_guards(fn, names: Optional[Set[str]] = None) -> List[ValueGua
         if isinstance(globs[name], (torch.Tensor, torch.nn.Module)):
             # Rebinding it makes another graph input (or other code), not
             # a new value.
-            guards.append(_object_guards.identity(f"global {name}", globs, name, globs[name], where))
+            g = _object_guards.identity(f"global {name}", globs, name, globs[name], where)
+            g.resolvable = isinstance(globs[name], torch.Tensor)  # a LOAD_GLOBAL of it
+            guards.append(g)
             if isinstance(globs[name], _object_guards.CONTAINERS):
                 guards += _object_guards.container(f"global {name}", globs[name], where)
         elif _object_guards.plain_object(globs[name]):
             guards.append(_object_guards.identity(f"global {name}", globs, name, globs[name], where))
-            guards += _object_guards.object_attributes(f"global {name}", globs[name], where,
-                                                       names)
+            guards += _object_guards.object_attributes(f"global {name}", globs[name], where)
         elif is_constant(globs[name]):
             guards.append(ValueGuard(f"global {name}",
                                      lambda g=globs, n=name: g.get(n, _MISSING),
@@ -369,8 +372,7 @@ def function_value_guards(fn, names: Optional[Set[str]] = None) -> List[ValueGua
         elif _object_guards.plain_object(value):
             guards.append(ValueGuard(f"closure {name}", lambda c=cell: c.cell_contents, value,
                                      where, identity=True))
-            guards += _object_guards.object_attributes(f"closure {name}", value, where,
-                                                       names)
+            guards += _object_guards.object_attributes(f"closure {name}", value, where)
         elif is_constant(value):
             guards.append(ValueGuard(f"closure {name}",
                                      lambda c=cell: c.cell_contents, value, where))
@@ -525,6 +527,15 @@ class CapturedTensors:
         fresh[self.seed_index] = torch.randint(0, 2**62, (), dtype=torch.int64,
                                                device=old.device)
         return fresh
+
+    def requires_grad(self) -> bool:
+        """Whether a tensor the specialization passes requires grad, as
+        the model holds them now (a global rebound to one that does, not
+        yet refreshed by current())."""
+        if any(t.requires_grad for t in self.snapshot()[0]):
+            return True
+        return any(isinstance(src[0].get(src[1]), torch.Tensor) and src[0].get(src[1]).requires_grad
+                   for src in self.sources if src is not None)
 
     def _views_moved(self) -> bool:
         """Whether a tensor passed permuted (its dense view) no longer views

@@ -247,8 +247,16 @@ def _routed_index(index):
         return (index[0] if isinstance(index, tuple) else index, Ellipsis)
     # x[i, j] of tensors only, and x[True]: not routed either (the result
     # became a constant of the first call), the same indexing with a
-    # trailing `...` is.
-    if isinstance(index, bool) or isinstance(index, list):
+    # trailing `...` is. A list is first what PyTorch makes of it: a tuple
+    # when it is short and holds a tensor, a sequence, a slice, None or
+    # `...` (treatSequenceAsTuple), else one index.
+    if isinstance(index, list):
+        if len(index) < 32 and any(
+                isinstance(i, (torch.Tensor, list, tuple, slice)) or i is None or i is Ellipsis
+                for i in index):
+            return _routed_index(tuple(index))
+        return (index, Ellipsis)
+    if isinstance(index, bool):
         return (index, Ellipsis)
     if isinstance(index, tuple) and index and all(
             isinstance(i, (torch.Tensor, bool, list)) for i in index):

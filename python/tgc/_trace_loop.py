@@ -160,12 +160,11 @@ def _trace(fn, inputs, dynamic, name, module, source, breaks=None,
             if grad_reads:
                 result.grad_mode = grad_reads[0]
             root = _state._code_of(source)[0] if source is not None else None
-            names = tracer.frame_notes.names() | set(root.co_names if root is not None else ())
-            result.value_guards = recorder.guards(names)
+            result.value_guards = recorder.guards()
             if module is not None and isinstance(module, _object_guards.CONTAINERS):
                 result.value_guards += _object_guards.container("self", module, "")
             if source is not None:
-                result.value_guards += _state.function_value_guards(source, names)
+                result.value_guards += _state.function_value_guards(source)
             result.value_guards += tracer.frame_notes.guards(root)
             _object_guards.by_source(result)
             result.approximated = tracer.approximated
