@@ -8,12 +8,14 @@ the model changes after it was traced.
   old attributes. A parameter or buffer that was None when read
   (`self.bias` of `Linear(bias=False)`) is guarded to stay None.
 * **Module containers** read or compiled (`nn.ModuleList`, `nn.Sequential`,
-  `nn.ModuleDict`, ...): each entry by identity and their number, so an
-  `append` or a replaced entry recompiles.
+  `nn.ModuleDict`, ...), and containers inside them: each entry by identity
+  and their number, so an `append` or a replaced entry recompiles.
 * **Tensors held as plain attributes** of a module or in a global or
   closure of the compiled function (not parameters or buffers, which are
-  found again by name): by identity. `m.offset = torch.ones(1)` rebound
-  after the compile, or a global tensor rebound, recompiles.
+  found again by name): by identity; one the graph takes and that the
+  trace read from one dict entry is found again there instead
+  (:func:`by_source`): `m.offset = torch.ones(1)` rebound after the compile
+  is another input of the same graph.
 * **Functions held as instance attributes** (`m.forward = ...` set on the
   instance, a callable stored on a module) by identity.
 * **Plain Python objects** a trace read from a module attribute, or that
