@@ -55,7 +55,7 @@ class _Recorder(torch.fx.Interpreter):
         # torch.ops.aten.view.default): the tracer's wrappers of size-taking
         # functions are not in the way, so a call with symbolic sizes is
         # handed to the tracer's mode before PyTorch's argument parser.
-        from ._trace import _has_symint
+        from ._trace_patches import _has_symint
 
         if has_data(args) or has_data(kwargs):
             return self._call_with_data(target, args, kwargs)
