@@ -759,3 +759,18 @@ def test_parameters_of_outputs_the_loss_does_not_use_get_no_gradient():
     out = compiled(x)
     (out[0].sum() + out[1].sum()).backward()
     assert model.b.weight.grad is not None
+
+
+def test_an_out_of_range_index_in_a_training_call_is_the_callers_error():
+    # The joint trace's IndexError made the module run eagerly for good
+    # ("runs eagerly from now on", raised as Unsupported): one bad batch
+    # disabled compiled training. It is eager's IndexError, for that call.
+    torch.manual_seed(0)
+    m = nn.Embedding(6, 3)
+    c = tgc.compile(m)
+    with pytest.raises(IndexError):
+        c(torch.tensor([1, 6]))
+    out = c(torch.tensor([1, 2]))
+    out.sum().backward()
+    assert c._training.eager_reason is None and len(c._training.specs) == 1
+    assert m.weight.grad is not None

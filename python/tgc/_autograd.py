@@ -588,6 +588,11 @@ class Training:
                     try:
                         spec = self._new_spec(args, kwargs, user, keys, state, key)
                     except Eager as e:
+                        if isinstance(e.__cause__, IndexError):
+                            # An index out of range in this call's data: the
+                            # model's error, as eager raises it (not a reason
+                            # to run eagerly from now on).
+                            return self._eager_once(str(e), args, kwargs)
                         return self._eager(str(e), args, kwargs)
         if spec is None:  # the recompile limit: ran eagerly
             owner.fallbacks += 1
@@ -641,6 +646,17 @@ class Training:
                 for i, ds in dims.items()}
         dims = {i: ds for i, ds in dims.items() if ds}
         return dims or None
+
+    def _eager_once(self, reason: str, args, kwargs):
+        """This call eagerly: its error is eager's (an IndexError of the
+        call's data); where eager runs it after all, as _eager."""
+        owner = self.owner
+        result = owner.fn(*args, **kwargs)  # raises eager's error
+        owner.fallbacks += 1
+        msg = f"{owner.name} (training): a call ran eagerly: {reason}"
+        if msg not in owner.fallback_reasons:
+            owner.fallback_reasons.append(msg)
+        return result
 
     def _eager(self, reason: str, args, kwargs):
         owner = self.owner
@@ -785,7 +801,7 @@ class Training:
             what = "the joint forward-backward trace" + (" with dynamic sizes" if dynamic else "")
             if dynamic is not None:
                 raise SymbolicUnsupported(f"{what} failed: {type(e).__name__}: {e}")
-            raise Eager(f"{what} failed: {type(e).__name__}: {e}")
+            raise Eager(f"{what} failed: {type(e).__name__}: {e}") from e
         finally:
             _state.stop_recording()
             _set_rng_state(rng)
