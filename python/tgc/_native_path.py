@@ -204,9 +204,9 @@ def entry(spec, pool_from: Optional[int] = None) -> Optional[tuple]:
             or getattr(trace, "grad_mode", None) is not None \
             or getattr(trace, "layout_read", False) \
             or any(o is not None for o in getattr(spec.captured, "origs", ())):
-        # (A permuted capture is checked against the model's tensor per call:
-        # CapturedTensors.current.)
-        # (random operators: their seed is drawn per call in Python)
+        # (random operators: their seed is drawn per call in Python; a
+        # permuted capture is checked against the model's tensor per call,
+        # CapturedTensors.current)
         return None
     out = None if trace.unsigned_results else _outputs(trace)
     if out is None:

@@ -534,8 +534,8 @@ class CapturedTensors:
         yet refreshed by current())."""
         if any(t.requires_grad for t in self.snapshot()[0]):
             return True
-        return any(isinstance(src[0].get(src[1]), torch.Tensor) and src[0].get(src[1]).requires_grad
-                   for src in self.sources if src is not None)
+        now = (src[0].get(src[1]) for src in self.sources if src is not None)
+        return any(isinstance(t, torch.Tensor) and t.requires_grad for t in now)
 
     def _views_moved(self) -> bool:
         """Whether a tensor passed permuted (its dense view) no longer views
@@ -588,7 +588,7 @@ class CapturedTensors:
                     self.stale = (f"self.{name} and self.{other} were one tensor when traced "
                                   "(tied), now they are not")
                     return self.tensors, True
-            perm = self.perms[i] if i < len(self.perms) else None
+            perm = self.perms[i]
             fresh[i] = t.permute(perm) if perm is not None else t
             if perm is not None:
                 self.origs[i] = t

@@ -81,10 +81,7 @@ def user_frame() -> Tuple[str, int]:
     f = sys._getframe(1)
     while f is not None:
         name = f.f_code.co_filename
-        internal = _INTERNAL_FILES.get(name)
-        if internal is None:
-            internal = is_internal_file(name)
-        if not internal:
+        if not is_internal_file(name):
             return name, f.f_lineno
         f = f.f_back
     return "<unknown>", 0
@@ -312,11 +309,11 @@ class Tracer(TorchFunctionMode):
         self.specializations: List[Specialization] = list(specializations)
         self.captured: List[torch.Tensor] = []
         self.captured_perms: List[Optional[Tuple[int, ...]]] = []
+        # The tensor the model holds behind each captured argument passed
+        # permuted (its dense view), None where it is passed as it is.
         self.captured_origs: List[Optional[torch.Tensor]] = []
         self.frame_notes = None  # tgc._object_guards.FrameNotes, set by the trace loop
         self.layout_read = False  # is_contiguous(), stride(), ... (tgc._ops.core)
-        # The tensors the model holds for captured arguments passed permuted.
-        self.captured_views: List[torch.Tensor] = []
         self.outside_storages: Set[int] = set()  # the captured tensors' memory
         self.mutated: Dict[int, int] = {}  # id(tensor) -> argument index
         self.errors: List[str] = []
@@ -409,7 +406,7 @@ class Tracer(TorchFunctionMode):
         entry = self.values.get(id(t))
         if entry is None or entry[0] is not t:
             return False
-        return not any(x is t for x in list(self.inputs) + self.captured + self.captured_views)
+        return not any(x is t for x in list(self.inputs) + self.captured + self.captured_origs)
 
     def value_of(self, t: torch.Tensor) -> Value:
         entry = self.values.get(id(t))
@@ -449,7 +446,6 @@ class Tracer(TorchFunctionMode):
                     f"of a row-major one (sizes {list(t.shape)}, strides {list(t.stride())})",
                     "%s:%d" % user_frame())
             arg = t.permute(perm)
-            self.captured_views.append(t)
         v = self.graph.add_arg(arg.dtype, [int(s) for s in arg.shape], self.labels.get(id(t)))
         if storage_ptr(t):
             self.outside_storages.add(storage_ptr(t))

@@ -623,7 +623,7 @@ def _assign(tr: Tracer, t: torch.Tensor, v: Value) -> None:
     arg = next(
         (i for i, x in enumerate(tr.inputs) if x is t), None
     )
-    if arg is None and any(c is t for c in tr.captured + tr.captured_views):
+    if arg is None and any(c is t for c in tr.captured + tr.captured_origs):
         raise Unsupported("an in-place update of a tensor from outside the function")
     if arg is None:
         # Another tensor object over an input's memory (x.data, x.detach()):
