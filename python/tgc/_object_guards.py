@@ -153,24 +153,23 @@ class FrameNotes:
         self.internal = internal
         self.boundary = boundary  # the trace's own frame: its callers are not the model
         self.functions: Dict[types.CodeType, dict] = {}  # code -> its globals
-        self._internal: Set[types.CodeType] = set()  # torch's and tgc's code seen
+        self._skipped: Set[types.CodeType] = set()  # torch's and tgc's code seen
 
     def note(self, frame) -> None:
         # The whole stack each time: a frame's id is reused by the next
         # call of the same function once it returns, so no walked frame can
         # be taken for one still running.
         f = frame
-        functions, internal = self.functions, self._internal
+        functions, skipped = self.functions, self._skipped
         boundary = self.boundary
         while f is not None and f is not boundary:
             code = f.f_code
-            if code not in functions and code not in internal:
+            if code not in functions and code not in skipped:
                 if self.internal(code.co_filename):
-                    internal.add(code)
+                    skipped.add(code)
                 else:
                     functions[code] = f.f_globals
             f = f.f_back
-
 
     def guards(self, skip: Optional[types.CodeType]) -> List[_state.ValueGuard]:
         out: List[_state.ValueGuard] = []
@@ -194,7 +193,6 @@ class FrameNotes:
                     done.add((id(globs), name))
                     out.append(identity(f"global {name} of {code.co_name}", globs, name, value, where))
         return out
-
 
 
 def by_source(result) -> None:
