@@ -197,11 +197,21 @@ strip --strip-all -o "$libdir/libtgc_capi.so" "$work/libtgc_capi.so"
 pyinc="$("$py" -c "import sysconfig; print(sysconfig.get_paths()['include'])")"
 if [[ -e $pyinc/Python.h ]]; then
   step "native call path ($libdir/_tgc_native.abi3.so)"
+  # Every source of the extension (lib/Python/CMakeLists.txt's list): a file
+  # left out links anyway (Python's symbols are undefined until it loads)
+  # and the module fails to load on the other machine, where the native
+  # path turns itself off with a warning (session 33's file split did that).
   clang-22 -shared -fPIC -O2 -Wall -Wextra -DPy_LIMITED_API=0x030A0000 \
-    -I"$pyinc" -I"$root/include" "$root/lib/Python/tgc_native.c" \
-    "$root/lib/Python/tgc_native_phases.c" "$root/lib/Python/tgc_native_pool.c" \
+    -I"$pyinc" -I"$root/include" "$root"/lib/Python/*.c \
     -o "$libdir/_tgc_native.abi3.so"
   strip --strip-all "$libdir/_tgc_native.abi3.so"
+  # Loaded here, with this Python, as tgc._native_path loads it (an unresolved
+  # symbol of our own shows up now, not on the GPU machine).
+  # (load() warns and returns None on failure: the warning is an error here.)
+  env -u LD_PRELOAD LD_LIBRARY_PATH= PYTHONPATH="$out" "$py" -W error -c '
+import tgc._native_path as n
+assert n.load() is not None, "not found"
+' || die "the bundle's native call path does not load"
 else
   echo "warning: no Python.h in $pyinc: the bundle has no native call path" >&2
 fi
