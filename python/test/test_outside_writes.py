@@ -230,3 +230,32 @@ def test_inplace_identity_on_a_view_compiles():
     compiled = tgc.compile(f)
     assert_same(compiled(x), f(x))
     assert not tgc.explain(compiled).graph_breaks
+
+
+def test_inplace_update_of_an_operators_own_view():
+    """F.linear of a 3-d input returns a view of its 2-d product, so
+    nn.ReLU(inplace=True) after nn.Linear updates a view (torchvision's
+    Swin V2 position-bias MLP): no other tensor of the function holds that
+    memory, so it compiles; an in-place update of a view the function can
+    see through another tensor still does not."""
+    m = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.ReLU(inplace=True),
+                            torch.nn.Linear(8, 3)).eval()
+    x = torch.randn(1, 5, 2)
+    assert m[0](x)._base is not None  # (the premise: PyTorch's own view)
+    compiled = tgc.compile(m)
+    with torch.no_grad():
+        for shape in ((1, 5, 2), (2, 7, 2)):
+            x = torch.randn(*shape)
+            assert_same(compiled(x), m(x))
+    assert not tgc.explain(compiled).graph_breaks
+
+    def seen_twice(x, w, b):
+        y = F.linear(x, w, b)
+        z = y.reshape(-1)  # another tensor over y's memory
+        F.relu(y, inplace=True)
+        return z + 1
+
+    args = (torch.randn(2, 3, 4), torch.randn(5, 4), torch.randn(5))
+    assert F.linear(*args)._base is not None
+    with pytest.raises(tgc.Unsupported, match="in-place update of a view"):
+        tgc.compile(seen_twice, fallback=False)(*args)

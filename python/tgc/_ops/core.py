@@ -610,16 +610,16 @@ def _assign(tr: Tracer, t: torch.Tensor, v: Value) -> None:
     ):
         if not isinstance(v.shape, list) or old.concrete() != v.concrete():
             raise Unsupported("an out= tensor of a different shape (PyTorch resizes it)")
-    if t._base is not None:
-        view = tr.views.get(id(t))
-        if view is None or view[0] is not t or view[3] is None:
-            raise Unsupported("an in-place update of a view")
+    view = tr.views.get(id(t)) if t._base is not None else None
+    if view is not None and view[0] is t and view[3] is not None:
         # A slice, narrow or select of a traced tensor: the update is
         # written into its base (which recomputes this view from it).
         base = view[1]
         bv = tr.value_of(base)
         _assign(tr, base, view[3](bv, convert(tr, v, bv.dtype)))
         return
+    if t._base is not None and not _sole_holder(tr, t):
+        raise Unsupported("an in-place update of a view")
     arg = next(
         (i for i, x in enumerate(tr.inputs) if x is t), None
     )
@@ -641,6 +641,25 @@ def _assign(tr: Tracer, t: torch.Tensor, v: Value) -> None:
         tr.mutated[id(t)] = arg
     tr.bind(t, v)
     refresh_aliases(tr, t)
+
+
+def _sole_holder(tr: Tracer, t: torch.Tensor) -> bool:
+    """Whether `t`, a view, is the only tensor the function can see of its
+    memory: an operator's result that PyTorch returns as a view of a
+    temporary of its own (F.linear of a 3-d input views its 2-d product, so
+    `nn.ReLU(inplace=True)` after an `nn.Linear` updates a view). Updating
+    it in place then changes nothing else the trace reads: it is rebound
+    like any tensor. A view whose memory another traced, eager or poisoned
+    tensor (an input, a parameter, a graph break's result) shares is not."""
+    if not tr.produced(t):
+        return False
+    ptr = storage_ptr(t)
+    if not ptr or any(a is not t for a in tr.sharing_memory(ptr)):
+        return False
+    others = [e[0] for e in tr.eager.values()] + list(tr.poisoned.values()) + \
+        list(tr.inputs) + tr.captured + tr.captured_origs
+    return not any(isinstance(o, torch.Tensor) and o is not t and storage_ptr(o) == ptr
+                   for o in others)
 
 
 def _whole_alias_of_input(tr: Tracer, t: torch.Tensor) -> Optional[int]:
