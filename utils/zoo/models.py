@@ -224,6 +224,54 @@ HF = [
 ]
 
 
+# A wider sweep of architectures (`--models hf-wide`): not in `hf`, whose
+# runs every validation repeats; each is built from a small config of the
+# installed transformers (a class it lacks: the model is skipped).
+_SMALL = dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4,
+              intermediate_size=256, vocab_size=1000)
+_DECODER = dict(_SMALL, num_key_value_heads=2)
+HF_WIDE = [
+    _hf("hf-distilbert", "DistilBertConfig", "DistilBertModel",
+        dict(n_layers=2, dim=128, n_heads=4, hidden_dim=256, vocab_size=1000)),
+    _hf("hf-roberta", "RobertaConfig", "RobertaModel", dict(_SMALL)),
+    _hf("hf-albert", "AlbertConfig", "AlbertModel", dict(_SMALL, embedding_size=64)),
+    _hf("hf-electra", "ElectraConfig", "ElectraModel", dict(_SMALL, embedding_size=64)),
+    _hf("hf-deberta-v2", "DebertaV2Config", "DebertaV2Model", dict(_SMALL)),
+    _hf("hf-qwen2", "Qwen2Config", "Qwen2Model", dict(_DECODER)),
+    _hf("hf-qwen3", "Qwen3Config", "Qwen3Model", dict(_DECODER, head_dim=32)),
+    _hf("hf-phi3", "Phi3Config", "Phi3Model", dict(_DECODER, pad_token_id=0)),
+    _hf("hf-gemma", "GemmaConfig", "GemmaModel", dict(_DECODER, head_dim=32)),
+    _hf("hf-opt", "OPTConfig", "OPTModel",
+        dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4, ffn_dim=256,
+             word_embed_proj_dim=128, vocab_size=1000, max_position_embeddings=256)),
+    _hf("hf-gpt-neo", "GPTNeoConfig", "GPTNeoModel",
+        dict(num_layers=2, hidden_size=128, num_heads=4, vocab_size=1000,
+             attention_types=[[["global", "local"], 1]], window_size=16,
+             max_position_embeddings=256)),
+    _hf("hf-gptj", "GPTJConfig", "GPTJModel",
+        dict(n_layer=2, n_embd=128, n_head=4, rotary_dim=16, vocab_size=1000, n_positions=256)),
+    _hf("hf-gpt-bigcode", "GPTBigCodeConfig", "GPTBigCodeModel",
+        dict(n_layer=2, n_embd=128, n_head=4, vocab_size=1000, n_positions=256)),
+    _hf("hf-bloom", "BloomConfig", "BloomModel",
+        dict(n_layer=2, hidden_size=128, n_head=4, vocab_size=1000)),
+    _hf("hf-falcon", "FalconConfig", "FalconModel",
+        dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4, vocab_size=1000)),
+    _hf("hf-bart", "BartConfig", "BartModel",
+        dict(encoder_layers=2, decoder_layers=2, d_model=128, encoder_attention_heads=4,
+             decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256,
+             vocab_size=1000, max_position_embeddings=256), kind="seq2seq"),
+    _hf("hf-deit", "DeiTConfig", "DeiTModel",
+        dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4,
+             intermediate_size=256), kind="pixels"),
+    _hf("hf-convnext", "ConvNextConfig", "ConvNextModel",
+        dict(depths=[1, 1, 1, 1], hidden_sizes=[32, 64, 128, 256]), kind="pixels"),
+    _hf("hf-swin", "SwinConfig", "SwinModel",
+        dict(embed_dim=32, depths=[1, 1, 1, 1], num_heads=[1, 2, 4, 8]), kind="pixels"),
+    _hf("hf-resnet", "ResNetConfig", "ResNetModel",
+        dict(depths=[1, 1, 1, 1], hidden_sizes=[32, 64, 128, 256], embedding_size=32),
+        kind="pixels"),
+]
+
 # --- torchvision (random weights) ----------------------------------------------
 
 
@@ -256,4 +304,22 @@ TORCHVISION = [
     _tv("tv-squeezenet", "squeezenet1_1"),
 ]
 
-ALL: Dict[str, Entry] = {e.name: e for e in LOCAL + HF + TORCHVISION}
+# The wider torchvision sweep (`--models torchvision-wide`).
+TORCHVISION_WIDE = [
+    _tv("tv-resnet50", "resnet50"),
+    _tv("tv-resnext50", "resnext50_32x4d"),
+    _tv("tv-densenet121", "densenet121"),
+    _tv("tv-mobilenet-v2", "mobilenet_v2"),
+    _tv("tv-mnasnet", "mnasnet0_5"),
+    _tv("tv-shufflenet-v2", "shufflenet_v2_x0_5"),
+    _tv("tv-regnet-y", "regnet_y_400mf"),
+    _tv("tv-efficientnet-v2-s", "efficientnet_v2_s"),
+    _tv("tv-googlenet", "googlenet"),
+    _tv("tv-vgg11-bn", "vgg11_bn"),
+    _tv("tv-alexnet", "alexnet", res=96),
+    _tv("tv-maxvit-t", "maxvit_t", res=224),
+    _tv("tv-swin-v2-t", "swin_v2_t", res=224),
+]
+
+ALL: Dict[str, Entry] = {e.name: e for e in LOCAL + HF + TORCHVISION + HF_WIDE
+                          + TORCHVISION_WIDE}

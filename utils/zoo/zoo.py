@@ -11,7 +11,7 @@ dtype and device), and at the end every earlier result is compared with the
 copy taken when it was returned: a later call must not change it (a stale
 buffer, an arena or a CUDA graph reused under a result).
 
-    utils/zoo/zoo.py [--models local|hf|torchvision|all|NAME,...]
+    utils/zoo/zoo.py [--models local|hf|torchvision|hf-wide|torchvision-wide|all|NAME,...]
                      [--modes default,reduce-overhead,backend]
                      [--device cpu|cuda] [--dynamic none|true|false]
                      [--varying] [--json OUT] [-v]
@@ -231,6 +231,8 @@ def run_model(entry, mode, device, verbose, dynamic=None, varying=False):
                     break
     except (tgc.Unsupported, tgc.RecompileError, tgc.TgcError) as e:
         row["status"] = "cannot compile: " + first_lines(str(e))
+        if verbose:
+            print(f"  {entry.name} {mode}: {type(e).__name__}: {e}", flush=True)
         row["seconds"] = time.perf_counter() - start
         return row
     except Exception as e:  # noqa: BLE001 - an internal error is a failure
@@ -267,7 +269,8 @@ def run_model(entry, mode, device, verbose, dynamic=None, varying=False):
 
 def select(spec):
     groups = {"local": zoo_models.LOCAL, "hf": zoo_models.HF,
-              "torchvision": zoo_models.TORCHVISION,
+              "torchvision": zoo_models.TORCHVISION, "hf-wide": zoo_models.HF_WIDE,
+              "torchvision-wide": zoo_models.TORCHVISION_WIDE,
               "all": zoo_models.LOCAL + zoo_models.HF + zoo_models.TORCHVISION}
     out = []
     for part in spec.split(","):
