@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::tgc::plan_detail {
 namespace rt = ::tgc::runtime;
@@ -238,6 +239,25 @@ private:
           found = store.getValueToStore();
         }
     return found;
+  }
+
+  /// Position `at` of a reshape's shape when the shape is a constant
+  /// global (`memref.get_global` of a `memref.global constant`: a reshape
+  /// to sizes the frontend made static while the result type kept `?`,
+  /// as in a Dynamo graph's view of a static specialization), or nullopt.
+  static std::optional<int64_t> constantSize(Value shape, int64_t at) {
+    auto get = shape.getDefiningOp<memref::GetGlobalOp>();
+    if (!get)
+      return std::nullopt;
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        get, get.getNameAttr());
+    if (!global || !global.getConstant())
+      return std::nullopt;
+    auto values =
+        dyn_cast_or_null<DenseIntElementsAttr>(global.getConstantInitValue());
+    if (!values || at < 0 || at >= values.getNumElements())
+      return std::nullopt;
+    return values.getValues<APInt>()[at].getSExtValue();
   }
 
   FailureOr<int64_t> computeNode(Value v) {
@@ -559,6 +579,11 @@ private:
       for (auto [d, size] : llvm::enumerate(type.getShape())) {
         if (!ShapedType::isDynamic(size)) {
           l.sizes.push_back(constant(size));
+          continue;
+        }
+        if (std::optional<int64_t> c =
+                constantSize(reshape.getShape(), int64_t(d))) {
+          l.sizes.push_back(constant(*c));
           continue;
         }
         Value v = storedSize(reshape.getShape(), int64_t(d));
