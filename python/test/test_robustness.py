@@ -264,3 +264,25 @@ def test_max_autotune_modes_are_accepted_and_compute_the_same():
     x = torch.randn(4, 4)
     for mode in ("max-autotune", "max-autotune-no-cudagraphs"):
         assert_same(tgc.compile(lambda a: a * 2 + 1, mode=mode)(x), x * 2 + 1)
+
+
+@pytest.mark.skipif(not hasattr(getattr(torch, "compiler", None), "_is_compiling_flag"),
+                    reason="torch.compiler.is_compiling needs PyTorch 2.x")
+def test_is_compiling_during_a_trace():
+    """Libraries leave their data-dependent checks out when a graph compiler
+    traces (Hugging Face's masks: `if is_tracing(...) or padding_mask.all()`):
+    torch.compiler.is_compiling() answers True inside tgc.compile's trace, as
+    in torch.export's non-strict trace, and False again after it."""
+    seen = []
+
+    def f(x, mask):
+        seen.append(torch.compiler.is_compiling())
+        if not torch.compiler.is_compiling() and mask.all():  # data-dependent
+            return x * 2
+        return torch.where(mask, x * 2, x)
+
+    g = tgc.compile(f, fallback=False)
+    x, mask = torch.randn(6), torch.tensor([True, False, True, True, False, True])
+    assert_same(g(x, mask), f(x, mask))
+    assert seen[0] is True and seen[-1] is False
+    assert not torch.compiler.is_compiling()

@@ -32,7 +32,7 @@ from . import _slots, _trees
 from ._graph import Dyn, Graph, Unsupported, Value, format_type, mlir_dtype, size_value
 from ._names import mlir_string
 from ._scalars import DataScalar
-from ._trace_patches import _patch_size_functions, _routed_index
+from ._trace_patches import _enter_compiling, _leave_compiling, _patch_size_functions, _routed_index
 from ._tracing import _active
 from ._sym import Expr, SizeGuard, SymInt, guard_for, implied, relation
 
@@ -717,6 +717,7 @@ class Tracer(TorchFunctionMode):
             torch.Tensor.__getitem__ = getitem
             torch.Tensor.__setitem__ = setitem
             Tracer._patched = _patch_size_functions()
+            Tracer._compiling = _enter_compiling()
         Tracer._depth = getattr(Tracer, "_depth", 0) + 1
         return super().__enter__()
 
@@ -744,6 +745,8 @@ class Tracer(TorchFunctionMode):
                 else:
                     setattr(owner, name, orig)
             del Tracer._patched
+            _leave_compiling(Tracer._compiling)
+            del Tracer._compiling
             try:
                 _slots.restore(Tracer._slots)
             finally:

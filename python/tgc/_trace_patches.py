@@ -2,7 +2,8 @@
 enters and leaves them): on PyTorch 1.13, indexing that is not routed
 through torch functions is rewritten to a routed form (:func:`_routed_index`),
 and torch functions and Tensor methods that take sizes route a call with a
-symbolic size (a SymInt) through the tracer (:func:`_patch_size_functions`).
+symbolic size (a SymInt) through the tracer (:func:`_patch_size_functions`);
+and `torch.compiler.is_compiling()` answers True (:func:`_enter_compiling`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,27 @@ _SIZE_FUNCTIONS = (
     "tensor", "as_tensor", "scalar_tensor", "full_like", "add", "sub", "mul", "div",
     "clamp", "where", "tril", "triu", "linspace", "randn", "rand", "randint", "split",
     "chunk", "roll", "topk")
+
+
+def _enter_compiling():
+    """Makes `torch.compiler.is_compiling()` answer True, as it does while
+    torch.export's non-strict trace runs the model's Python (the same flag):
+    libraries ask it to leave out what a graph compiler cannot trace, such
+    as Hugging Face's data-dependent checks that only choose a faster
+    attention mask (`padding_mask.all()`) or print a warning (`pad_token_id
+    in input_ids`), which made OPT, BART and DeBERTa-v2 fail to compile.
+    Returns the flag's old value (None where PyTorch has no such flag: 1.13)."""
+    compiler = getattr(torch, "compiler", None)
+    if compiler is None or not hasattr(compiler, "_is_compiling_flag"):
+        return None
+    old = compiler._is_compiling_flag
+    compiler._is_compiling_flag = True
+    return old
+
+
+def _leave_compiling(old) -> None:
+    if old is not None:
+        torch.compiler._is_compiling_flag = old
 
 
 def _has_symint(x) -> bool:
