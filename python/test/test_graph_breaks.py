@@ -405,3 +405,21 @@ def test_a_tensor_value_as_a_number(use):
         for n, sign in ((3, 1), (5, -1), (2, 1)):
             args = (sign * x, w, torch.tensor(n))
             assert_same(compiled(*args), f(*args))
+
+
+def test_normalize_is_traced_through():
+    F = torch.nn.functional
+    # F.normalize (Swin V2's cosine attention) is Python code of PyTorch:
+    # its norm, clamp_min, expand_as and division are traced, no graph break
+    # (a row of zeros divides by eps, as in eager).
+    def fn(x, y):
+        return (F.normalize(x, dim=-1) @ F.normalize(y, dim=-1).transpose(-2, -1),
+                F.normalize(x, p=1.0, dim=1, eps=1e-3))
+
+    f = tgc.compile(fn, fullgraph=True)
+    for shape in ((2, 3, 5), (2, 4, 5)):
+        x, y = torch.randn(*shape), torch.randn(*shape)
+        x[0, 0] = 0
+        for got, want in zip(f(x, y), fn(x, y)):
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    assert not tgc.explain(f).graph_breaks

@@ -536,7 +536,9 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
 _INLINE = {("torch.nn.functional", "multi_head_attention_forward"),
            # (their rank checks and unbatched inputs, then feature_dropout)
            ("torch.nn.functional", "dropout1d"), ("torch.nn.functional", "dropout2d"),
-           ("torch.nn.functional", "dropout3d")}
+           ("torch.nn.functional", "dropout3d"),
+           # (a norm, clamp_min, expand_as and a division: Swin V2's attention)
+           ("torch.nn.functional", "normalize")}
 _NO_CHECK = {}  # function -> its copy whose torch-function check is off
 
 
