@@ -242,6 +242,9 @@ def run_model(entry, mode, device, verbose, dynamic=None, varying=False):
         row["seconds"] = time.perf_counter() - start
         return row
     compiles, eager, reason, breaks = explain_totals(compiled, mode)
+    if verbose:
+        for b in dict.fromkeys(f"{b.op} at {b.where}: {b.reason}" for b in breaks):
+            print(f"  {entry.name} {mode} graph break: {b}", flush=True)
     row.update(compiles=compiles, eager_calls=eager, error=worst[1],
                seconds=time.perf_counter() - start, calls=len(sizes),
                graph_breaks=[str(b) for b in breaks])
