@@ -568,3 +568,29 @@ def test_pow_scalar_exponent_special_values(e, device):
         signs = ~torch.isnan(want)
         assert torch.equal(torch.signbit(got[signs]), torch.signbit(want[signs])), (mode, got, want)
         assert torch.equal(torch.isnan(got), torch.isnan(want)), (mode, got, want)
+
+
+KEYWORD_CALLS = [
+    lambda a, b, c: c.baddbmm(batch1=a, batch2=b, beta=1.0, alpha=0.5),  # HF BLOOM
+    lambda a, b, c: torch.baddbmm(c, batch1=a, batch2=b),
+    lambda a, b, c: torch.addmm(c[0, 0, :4], mat1=a[0].t(), mat2=a[1]),
+    lambda a, b, c: a.transpose(dim0=1, dim1=2),
+    lambda a, b, c: torch.transpose(a, dim0=0, dim1=2),
+    lambda a, b, c: a.swapaxes(axis0=0, axis1=1),
+    lambda a, b, c: torch.movedim(a, source=0, destination=2),
+    lambda a, b, c: a.moveaxis(source=(0, 1), destination=(1, 2)),
+    lambda a, b, c: torch.pow(a, exponent=2),
+    lambda a, b, c: a.pow(exponent=3.0),
+    lambda a, b, c: torch.matmul(a, other=b),
+    lambda a, b, c: a[0].mm(mat2=b[0]),
+    lambda a, b, c: torch.bmm(a, mat2=b),
+]
+
+
+@pytest.mark.parametrize("case", range(len(KEYWORD_CALLS)))
+def test_keyword_arguments_by_pytorchs_names(case):
+    """Operators called with PyTorch's keyword names compile (a handler
+    with other parameter names raised TypeError: a graph break per call)."""
+    fn = KEYWORD_CALLS[case]
+    a, b, c = torch.randn(2, 3, 4), torch.randn(2, 4, 5), torch.randn(2, 3, 5)
+    torch.testing.assert_close(tgc.compile(fn, fullgraph=True)(a, b, c), fn(a, b, c))

@@ -115,10 +115,11 @@ HANDLERS["std_mean"] = _stat_mean("std")
 
 
 @op("baddbmm")
-def _baddbmm(tr, real, bias, a, b, beta=1, alpha=1):
+def _baddbmm(tr, real, bias, batch1, batch2, beta=1, alpha=1):
+    """(PyTorch's keyword names: HF BLOOM calls alibi.baddbmm(batch1=q, batch2=k, ...).)"""
     from .nn import _bmm
 
-    prod = _bmm(tr, real, a, b)
+    prod = _bmm(tr, real, batch1, batch2)
     if alpha != 1:
         prod = _binary_value(tr, "mul", prod, as_value(tr, alpha, real.dtype), real.dtype)
     if beta == 0:  # PyTorch ignores the input (NaN and inf included)

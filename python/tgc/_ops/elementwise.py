@@ -188,7 +188,8 @@ def _rfloordiv(tr, real, x, y):
 
 
 @op("pow")
-def _pow(tr, real, x, y):
+def _pow(tr, real, x, exponent):  # (PyTorch's keyword names: pow(x, exponent=2))
+    y = exponent
     dtype = real.dtype
     if isinstance(y, numbers.Number) and not isinstance(x, numbers.Number):
         if y == 2:

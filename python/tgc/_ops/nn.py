@@ -40,7 +40,8 @@ def _matmul_value(tr, a: Value, b: Value, real) -> Value:
 
 
 @op("matmul", "mm")
-def _matmul(tr, real, x, y):
+def _matmul(tr, real, x, other=None, mat2=None):  # matmul(x, other), mm(x, mat2)
+    y = mat2 if other is None else other
     return _matmul_value(tr, as_value(tr, x, real.dtype), as_value(tr, y, real.dtype), real)
 
 
@@ -50,18 +51,18 @@ def _rmatmul(tr, real, x, y):
 
 
 @op("bmm")
-def _bmm(tr, real, x, y):
-    a, b = tval(tr, x), tval(tr, y)
+def _bmm(tr, real, x, mat2):
+    a, b = tval(tr, x), tval(tr, mat2)
     shape = [merge_dims([a.shape[0], b.shape[0]], real.shape[0]), a.shape[1], b.shape[2]]
     rt = format_type(real.dtype, shape)
     return tr.graph.emit(f"tgc.bmm {a.name}, {b.name} : {a.type}, {b.type} -> {rt}", [(real.dtype, shape)], tr.loc())[0]
 
 
 @op("addmm")
-def _addmm(tr, real, bias, x, y, beta=1, alpha=1):
+def _addmm(tr, real, bias, mat1, mat2, beta=1, alpha=1):
     if beta != 1 or alpha != 1:
         raise Unsupported("addmm with alpha/beta")
-    m = _matmul_value(tr, tval(tr, x), tval(tr, y), real)
+    m = _matmul_value(tr, tval(tr, mat1), tval(tr, mat2), real)
     return _binary_value(tr, "add", m, tval(tr, bias), real.dtype)
 
 

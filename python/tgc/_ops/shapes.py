@@ -203,7 +203,10 @@ def _permute_h(tr, real, x, *dims, **kw):
 
 
 @op("transpose")
-def _transpose(tr, real, x, d0, d1):
+def _transpose(tr, real, x, dim0=None, dim1=None, axis0=None, axis1=None):
+    # transpose(dim0=, dim1=); swapaxes(axis0=, axis1=) is its alias
+    d0 = axis0 if dim0 is None else dim0
+    d1 = axis1 if dim1 is None else dim1
     v = tval(tr, x)
     perm = list(range(v.rank))
     a, b = norm_dim(d0, v.rank), norm_dim(d1, v.rank)
@@ -223,7 +226,8 @@ def _mT(tr, real, x):
 
 
 @op("movedim")
-def _movedim(tr, real, x, src, dst):
+def _movedim(tr, real, x, source, destination):  # (moveaxis: its alias)
+    src, dst = source, destination
     v = tval(tr, x)
     src = [src] if isinstance(src, int) else list(src)
     dst = [dst] if isinstance(dst, int) else list(dst)
