@@ -594,3 +594,43 @@ def test_keyword_arguments_by_pytorchs_names(case):
     fn = KEYWORD_CALLS[case]
     a, b, c = torch.randn(2, 3, 4), torch.randn(2, 4, 5), torch.randn(2, 3, 5)
     torch.testing.assert_close(tgc.compile(fn, fullgraph=True)(a, b, c), fn(a, b, c))
+
+
+REPEATS = [
+    lambda x: x.repeat(2, 3),
+    lambda x: x.repeat(2, 1, 3),  # a new leading dim
+    lambda x: x.repeat((1, 1)),
+    lambda x: x.repeat(0, 2),  # empty
+    lambda x: torch.tile(x, (2,)),  # fewer repetitions than dims: ones in front
+    lambda x: x.tile(2, 1, 2),
+    lambda x: x.repeat_interleave(2, dim=1),  # HF GPT-J's rotary embedding
+    lambda x: torch.repeat_interleave(x, 3, dim=0),
+    lambda x: x.repeat_interleave(2),  # flattened
+    lambda x: torch.repeat_interleave(x, repeats=2, dim=-1),
+    lambda x: x.repeat_interleave(0, dim=1),
+    lambda x: (x * 2).repeat(2, 1)[1:] + 1,
+]
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+@pytest.mark.parametrize("case", range(len(REPEATS)))
+def test_repeat_tile_repeat_interleave(case, dynamic):
+    """repeat, tile and repeat_interleave with a number of repetitions
+    (they were graph breaks): one compile for every size with dynamic=True."""
+    fn = REPEATS[case]
+    f = tgc.compile(fn, fullgraph=True, dynamic=dynamic)
+    for shape in ((3, 4), (5, 4), (5, 7)):
+        x = torch.randn(*shape)
+        assert_same(f(x), fn(x))
+    # (dynamic=None: static, then dynamic in each dim as it changes)
+    assert tgc.explain(f).compiles == (1 if dynamic else 3)
+
+
+def test_repeat_interleave_of_counts_is_a_graph_break():
+    def fn(x, counts):
+        return x.repeat_interleave(counts, dim=0) * 2
+
+    f = tgc.compile(fn)
+    x, counts = torch.randn(3, 2), torch.tensor([1, 0, 2])
+    assert_same(f(x, counts), fn(x, counts))
+    assert [b.op for b in tgc.explain(f).graph_breaks] == ["repeat_interleave"]

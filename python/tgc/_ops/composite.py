@@ -116,7 +116,9 @@ HANDLERS["std_mean"] = _stat_mean("std")
 
 @op("baddbmm")
 def _baddbmm(tr, real, bias, batch1, batch2, beta=1, alpha=1):
-    """(PyTorch's keyword names: HF BLOOM calls alibi.baddbmm(batch1=q, batch2=k, ...).)"""
+    """beta * input + alpha * (batch1 @ batch2), by PyTorch's keyword names
+    (HF BLOOM's alibi.baddbmm(batch1=q, batch2=k, ...)); beta = 0 ignores
+    the input, NaN included."""
     from .nn import _bmm
 
     prod = _bmm(tr, real, batch1, batch2)

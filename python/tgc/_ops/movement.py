@@ -6,18 +6,21 @@ padded input under a constant diagonal mask), ``x[index] = value`` (the
 same concatenation per indexed dim), ``Tensor.unfold`` (a gather of the
 windows). Along static sizes; a dynamic one is
 an Unsupported call (a graph break), but for a ``slice_scatter`` over all
-of it."""
+of it. ``repeat``, ``tile`` and ``repeat_interleave`` (a new dim broadcast
+and merged with its neighbour) take dynamic sizes."""
 
 from __future__ import annotations
 
+import math
 from typing import List, Optional
 
 import torch
 
 from .._graph import Dyn, Unsupported, Value
-from .core import norm_dim, op, tval
+from .core import norm_dim, op, product_expr, tval
 from .elementwise import _where_values
-from .shapes import _concat_values, _permute, _slice, _unsqueeze, pad_value
+from .shapes import (_concat_values, _expand_to, _known, _permute, _reshape_to, _slice,
+                     _unsqueeze, pad_value)
 
 
 def _static_size(v: Value, d: int, what: str) -> int:
@@ -273,3 +276,80 @@ def _unfold(tr, real, x, dimension, size, step):
     g = _reshape_to(tr, g, v.shape[:d] + [count, size] + v.shape[d + 1:])
     perm = [i for i in range(g.rank) if i != d + 1] + [d + 1]
     return _permute(tr, g, perm)
+
+
+# --- repeat, tile, repeat_interleave ----------------------------------------------
+
+
+def _repeat_dims(tr, real, v: Value, reps: List[int]) -> Value:
+    """`v` repeated `reps[i]` times along dim i (len(reps) >= rank: leading
+    dims of size 1 added): each repeated dim is a new dim of size r before
+    it, broadcast, and the two merged (r * s), which a kernel writes as a
+    broadcast copy. Dynamic sizes keep their expressions (r * s)."""
+    for _ in range(len(reps) - v.rank):
+        v = _unsqueeze(tr, v, 0)
+    for i, r in enumerate(reps):
+        if r == 1:
+            continue
+        if r == 0:  # an empty dim (a reshape to 0 of a dynamic size does not lower)
+            v = _slice(tr, v, i, 0, 0, 1)
+            continue
+        s = v.shape[i]
+        u = _unsqueeze(tr, v, i)
+        target = list(u.shape)
+        target[i] = r
+        u = _expand_to(tr, u, target)
+        merged = _known(tr, [r, s], real.shape[i], product_expr([r, s]))
+        v = _reshape_to(tr, u, u.shape[:i] + [merged] + u.shape[i + 2:], {i: [i, i + 1]})
+    return v
+
+
+def _int_list(reps) -> List[int]:
+    if len(reps) == 1 and isinstance(reps[0], (list, tuple, torch.Size)):
+        reps = reps[0]
+    return [int(r) for r in reps]
+
+
+@op("repeat")
+def _repeat(tr, real, x, *repeats, **kw):
+    """x.repeat(r0, r1, ...): each dim `r` times (more counts than dims add
+    leading dims), as a broadcast copy; dynamic sizes stay dynamic."""
+    reps = _int_list((kw["repeats"],) if "repeats" in kw else repeats)
+    return _repeat_dims(tr, real, tval(tr, x), reps)
+
+
+@op("tile")
+def _tile(tr, real, x, *dims, **kw):
+    """torch.tile: repeat, with ones in front of fewer counts than dims."""
+    reps = _int_list((kw["dims"],) if "dims" in kw else dims)
+    v = tval(tr, x)
+    # (fewer repetitions than dims: ones in front, unlike repeat)
+    return _repeat_dims(tr, real, v, [1] * (v.rank - len(reps)) + reps)
+
+
+@op("repeat_interleave")
+def _repeat_interleave(tr, real, x, repeats=None, dim=None, *, output_size=None):
+    """Each element `repeats` times in a row along `dim` (flattened when
+    None): a new dim of size r after it, broadcast, and the two merged. A
+    tensor of counts gives a size from the data: a graph break."""
+    if not isinstance(x, torch.Tensor) or isinstance(repeats, torch.Tensor):
+        raise Unsupported("repeat_interleave with a tensor of counts (a size from the data)")
+    r = int(repeats)
+    v = tval(tr, x)
+    if dim is None:
+        if v.rank != 1:
+            n = math.prod(s.value if isinstance(s, Dyn) else s for s in v.shape)
+            v = _reshape_to(tr, v, [_known(tr, v.shape, n, product_expr(v.shape))],
+                            {0: list(range(v.rank))})
+        d = 0
+    else:
+        d = norm_dim(int(dim), v.rank)
+    if r == 0:
+        return _slice(tr, v, d, 0, 0, 1)
+    s = v.shape[d]
+    u = _unsqueeze(tr, v, d + 1)
+    target = list(u.shape)
+    target[d + 1] = r
+    u = _expand_to(tr, u, target)
+    merged = _known(tr, [s, r], real.shape[d], product_expr([s, r]))
+    return _reshape_to(tr, u, u.shape[:d] + [merged] + u.shape[d + 2:], {d: [d, d + 1]})
