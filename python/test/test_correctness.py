@@ -316,7 +316,7 @@ def _slice_copy_into_input(x):
 def _island_updates_base(x):
     y = x + 1
     v = y.narrow(0, 0, 2)
-    y.cumsum_(0)  # a graph break updating y: v is recomputed after it
+    y.cumprod_(0)  # a graph break updating y: v is recomputed after it
     return v * 1
 
 

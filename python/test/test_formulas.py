@@ -134,6 +134,30 @@ def test_cumsum_matches_eager(fn, arg):
     check(fn, arg, rtol=1e-5, atol=1e-5)
 
 
+def test_cumsum_along_a_dynamic_size():
+    """HF RoBERTa's position ids (a cumsum of the padding mask along the
+    sequence) with a sequence length that changes: no graph break, one
+    compile for lengths up to 1024, another past them, exact integers."""
+    def position_ids(ids):
+        mask = ids.ne(1).int()
+        return (torch.cumsum(mask, dim=1).type_as(mask) * mask).long() + 1
+
+    f = tgc.compile(position_ids, fullgraph=True, dynamic=True)
+    for length in (7, 12, 33, 1024):
+        ids = torch.randint(0, 4, (2, length))
+        assert torch.equal(f(ids), position_ids(ids))
+    assert tgc.explain(f).compiles == 1
+    for length in (1500, 2048, 900):  # past 1024: compiled again, for up to 4096
+        ids = torch.randint(0, 4, (3, length))
+        assert torch.equal(f(ids), position_ids(ids))
+    assert tgc.explain(f).compiles == 2
+    assert not tgc.explain(f).graph_breaks
+    g = tgc.compile(lambda x: x.cumsum(0) * 2, fullgraph=True, dynamic=True)
+    for rows in (3, 9, 40):
+        x = torch.randn(rows, 5)
+        torch.testing.assert_close(g(x), x.cumsum(0) * 2, rtol=1e-5, atol=1e-5)
+
+
 P = torch.rand(3, 7) + 0.5
 IP = torch.randint(-3, 4, (4, 5), dtype=torch.int32)
 

@@ -167,13 +167,22 @@ def _kl_div(tr, real, input, target, size_average=None, reduce=None, reduction="
     return _reduce(tr, loss, reduction, real)
 
 
+# The fewest shifts of a cumsum along a dynamic size (its sizes up to 1024
+# in one compile: Hugging Face's position ids from an attention mask).
+_MIN_DYNAMIC_SCAN_STEPS = 10
+
+
 @op("cumsum")
 def _cumsum(tr, real, x, dim, dtype=None, **kw):
     """An inclusive scan in log2(n) steps (Hillis-Steele): y += y shifted
-    by 1, 2, 4, ... along `dim` (a static size); exact for integers, for
-    floats the sums' rounding order differs from eager's loop as a GPU
-    scan's does."""
-    from .core import convert, tval
+    by 1, 2, 4, ... along `dim`; exact for integers, for floats the sums'
+    rounding order differs from eager's loop as a GPU scan's does. Along a
+    dynamic size, enough shifts for twice the traced size (at least 1024),
+    with a guard that the size stays within them (a larger one compiles
+    again); a shift past the size adds zeros."""
+    import operator
+
+    from .core import convert, expr_of, tval
     from .shapes import _slice, pad_value
 
     dt = real.dtype
@@ -182,18 +191,25 @@ def _cumsum(tr, real, x, dim, dtype=None, **kw):
         return v
     d = norm_dim(int(dim), v.rank)
     n = v.shape[d]
-    if not isinstance(n, int):
-        raise Unsupported("cumsum along a dynamic size")
     if dt == torch.bool:
         raise Unsupported("cumsum of bools")
-    step = 1
-    while step < n:
+    if isinstance(n, int):
+        steps, end = max(n - 1, 0).bit_length(), n
+    else:
+        e = expr_of(n)
+        if e is None or e.opaque():
+            raise Unsupported("cumsum along a dynamic size the graph cannot express")
+        steps = max(_MIN_DYNAMIC_SCAN_STEPS, max(n.value - 1, 0).bit_length() + 1)
+        if not tr.guard_compare(e, 2 ** steps, operator.le,
+                                f"cumsum along a dynamic size: {steps} shifts"):
+            raise Unsupported("cumsum along a dynamic size")  # (the traced size is within)
+        end = tr.sym_size(v, d)
+    for i in range(steps):
         low = [0] * v.rank
         high = [0] * v.rank
-        low[d] = step
-        shifted = _slice(tr, pad_value(tr, v, low, high), d, 0, n, 1)
+        low[d] = 2 ** i
+        shifted = _slice(tr, pad_value(tr, v, low, high), d, 0, end, 1)
         v = _b(tr, "add", v, shifted, dt)
-        step *= 2
     return v
 
 
