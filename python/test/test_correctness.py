@@ -766,6 +766,42 @@ def test_indexing_with_a_tuple_of_tensors_or_a_bool():
             assert_same(c(*args), f(*args))
 
 
+def test_several_index_tensors_along_dynamic_sizes():
+    """x[b, kv] with broadcast aranges (Hugging Face's padding mask
+    function, which runs under is_compiling) and x[:, i, j], with sizes
+    that change: one compile; an entry out of its dim's range is an error
+    (it used to read another element of the flattened dims: x[0, 5] of a
+    6 x 7 tensor gave x[0, 5], of a 3 x 4 one x[1, 1])."""
+    def mask_fn(pm):
+        B, T = pm.shape
+        b = torch.arange(B)[:, None, None, None]
+        kv = torch.arange(T)[None, None, None, :]
+        q = torch.arange(T)[None, None, :, None]
+        return pm[b, kv] & (kv <= q)
+
+    g = tgc.compile(mask_fn, fullgraph=True, dynamic=True)
+    for B, T in [(2, 5), (3, 9), (4, 17)]:
+        pm = torch.rand(B, T) > 0.3
+        assert_same(g(pm), mask_fn(pm))
+    assert tgc.explain(g).compiles == 1
+
+    def cols(x, i, j):
+        return x[:, i, j] + 1
+
+    h = tgc.compile(cols, fullgraph=True, dynamic=True)
+    for n in (4, 6, 9):
+        x, i, j = torch.randn(2, n, n + 1), torch.randint(-n, n, (3,)), torch.randint(0, n + 1, (3,))
+        assert_same(h(x, i, j), cols(x, i, j))
+    assert tgc.explain(h).compiles == 1
+    for f in (h, tgc.compile(cols, fullgraph=True, dynamic=False)):
+        x = torch.randn(2, 6, 7)
+        f(x, torch.tensor([0, 1, 2]), torch.tensor([1, 0, 0]))
+        with pytest.raises((IndexError, tgc.TgcError), match="out of"):
+            f(x, torch.tensor([0, 1, 2]), torch.tensor([7, 0, 0]))
+        with pytest.raises((IndexError, tgc.TgcError), match="out of"):
+            f(x, torch.tensor([0, -7, 2]), torch.tensor([1, 0, 0]))
+
+
 def test_list_indices_are_what_pytorch_makes_of_them():
     # A short list holding a tensor, a list, a slice, None or ... is a tuple
     # to PyTorch; routing it as one index changed its meaning.

@@ -4,12 +4,13 @@ embedding, padding."""
 
 from __future__ import annotations
 
+import math
 import operator
 
 import torch
 from typing import Any, Dict, List, Optional
 
-from .._graph import Dyn, Unsupported, Value, format_type, scalar_literal
+from .._graph import Dyn, Unsupported, Value, format_type, scalar_literal, size_value
 from .._sym import SymInt
 from .._trace import Tracer
 from .core import (
@@ -21,6 +22,7 @@ from .core import (
     op,
     product_expr,
     sum_expr,
+    sym_tensor,
     tval,
 )
 
@@ -560,9 +562,9 @@ def _advanced_index(tr, real, v: Value, index) -> Value:
 
 def _multi_index(tr, real, v: Value, index, tensors: List[int]) -> Value:
     """x[..., i, j, ...] with several integer index tensors: the basic items
-    first, then the indexed dims (static sizes) flattened into one and
-    gathered by the linear index ((i * n1 + j) * n2 + ...), negative entries
-    wrapped and index shapes broadcast. Adjacent index tensors put the
+    first, then the indexed dims (static or dynamic sizes) flattened into one
+    and gathered by the linear index ((i * n1 + j) * n2 + ...), negative
+    entries wrapped and index shapes broadcast. Adjacent index tensors put the
     result's index dims in their place; separated ones put them first
     (PyTorch's rule)."""
     from .composite import _gather_values
@@ -588,23 +590,31 @@ def _multi_index(tr, real, v: Value, index, tensors: List[int]) -> Value:
         base = _permute(tr, base, dims + rest)
         dims = list(range(len(dims)))
     sizes = [base.shape[d] for d in dims]
-    if any(isinstance(n, Dyn) for n in sizes):
-        raise Unsupported("advanced indexing with several tensors along a dynamic size")
+    if any(isinstance(n, Dyn) and (expr_of(n) is None or expr_of(n).opaque()) for n in sizes):
+        raise Unsupported("advanced indexing with several tensors along a dynamic size "
+                          "the graph cannot express")
     i64 = torch.int64
     linear = None
+    bad = None  # an entry out of its dim's range (eager: IndexError)
     for k, n in zip(tensors, sizes):
+        nv = constant(tr, n, i64) if isinstance(n, int) else sym_tensor(tr, expr_of(n))
         idx = convert(tr, tr.value_of(index[k]), i64)
         neg = _binary_value(tr, "cmp lt,", idx, constant(tr, 0, i64), torch.bool)
-        idx = _where_values(tr, neg, _binary_value(tr, "add", idx, constant(tr, n, i64), i64),
-                            idx, i64)
+        idx = _where_values(tr, neg, _binary_value(tr, "add", idx, nv, i64), idx, i64)
+        out = _binary_value(tr, "logical_or", _binary_value(tr, "cmp lt,", idx, constant(tr, 0, i64),
+                                                    torch.bool),
+                            _binary_value(tr, "cmp ge,", idx, nv, torch.bool), torch.bool)
+        bad = out if bad is None else _binary_value(tr, "logical_or", bad, out, torch.bool)
         linear = idx if linear is None else _binary_value(
-            tr, "add", _binary_value(tr, "mul", linear, constant(tr, n, i64), i64), idx, i64)
+            tr, "add", _binary_value(tr, "mul", linear, nv, i64), idx, i64)
+    # An entry out of range would land on another element of the flattened
+    # dims (x[0, 5] of a 3 x 4 tensor is x[1, 1]): such a linear index is
+    # made one the gather's range check rejects.
+    linear = _where_values(tr, bad, constant(tr, 2**63 - 1, i64), linear, i64)
     d0 = dims[0]
-    total = 1
-    for n in sizes:
-        total *= n
+    total = _known(tr, sizes, math.prod(size_value(n) for n in sizes), product_expr(sizes))
     flat = _reshape_to(tr, base, list(base.shape[:d0]) + [total] +
-                       list(base.shape[d0 + len(dims):]))
+                       list(base.shape[d0 + len(dims):]), {d0: list(range(d0, d0 + len(dims)))})
     return _gather_values(tr, flat, d0, linear, real)
 
 
