@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import tgc
-from conftest import check, requires_cuda
+from conftest import assert_same, check, requires_cuda
 
 
 def test_scatter_add_along_each_dim():
@@ -100,6 +100,24 @@ def test_index_out_of_range_is_an_error_not_a_write():
         with pytest.raises(RuntimeError, match="index out of range"):
             c(b, torch.tensor(bad), s)
     assert torch.equal(b, torch.zeros(4))  # the caller's base is not written
+
+
+def test_index_put_with_several_indices_checks_each_dim():
+    """x[i, j] += v linearizes (i, j) into i * n1 + j: an entry out of its own
+    dim's range (j = 5 of 4) landed in another row (x[1, 1]) where eager
+    raises; it is an error (as in eager, the entries before it may have been
+    added)."""
+    def put(x, i, j, v):
+        x.index_put_((i, j), v, accumulate=True)
+        return x * 1
+
+    c = tgc.compile(put)
+    x, v = torch.zeros(3, 4), torch.ones(2)
+    assert_same(c(x.clone(), torch.tensor([0, 1]), torch.tensor([1, 2]), v),
+                put(x.clone(), torch.tensor([0, 1]), torch.tensor([1, 2]), v))
+    for i, j in (([0, 1], [5, 2]), ([0, -4], [1, 2]), ([3, 0], [0, 0])):
+        with pytest.raises(RuntimeError, match="index out of range"):
+            c(x.clone(), torch.tensor(i), torch.tensor(j), v)
 
 
 class Tagger(nn.Module):

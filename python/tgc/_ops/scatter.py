@@ -150,6 +150,7 @@ def _index_put(tr, real, x, indices, values, accumulate=False):
         raise Unsupported("index_put with several index tensors along a dynamic size")
     i64 = torch.int64
     linear = None
+    bad = None  # an entry out of its dim's range, when several are linearized
     for t, n in zip(idx, sizes):
         # A negative index counts from the end (x[-1] += v); the wrapped
         # one is range-checked by the op.
@@ -163,8 +164,17 @@ def _index_put(tr, real, x, indices, values, accumulate=False):
             size = constant(tr, n, i64)
         neg = _binary_value(tr, "cmp lt,", t, constant(tr, 0, i64), torch.bool)
         t = _where_values(tr, neg, _binary_value(tr, "add", t, size, i64), t, i64)
+        if k > 1:
+            out = _binary_value(
+                tr, "logical_or", _binary_value(tr, "cmp lt,", t, constant(tr, 0, i64), torch.bool),
+                _binary_value(tr, "cmp ge,", t, size, torch.bool), torch.bool)
+            bad = out if bad is None else _binary_value(tr, "logical_or", bad, out, torch.bool)
         linear = t if linear is None else _binary_value(
             tr, "add", _binary_value(tr, "mul", linear, size, i64), t, i64)
+    if bad is not None:
+        # x[0, 5] of a 3 x 4 tensor would add into x[1, 1] (eager: IndexError):
+        # a position the scatter's range check rejects instead.
+        linear = _where_values(tr, bad, constant(tr, 2**63 - 1, i64), linear, i64)
     rest = list(v.shape[k:])
     ishape = list(linear.shape)
     # One position per element of the index shape, and one row of x per
