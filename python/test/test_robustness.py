@@ -286,3 +286,37 @@ def test_is_compiling_during_a_trace():
     assert_same(g(x, mask), f(x, mask))
     assert seen[0] is True and seen[-1] is False
     assert not torch.compiler.is_compiling()
+
+
+@torch.jit.script
+def _scripted_double(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+def test_torchscript_calls_are_not_constants():
+    """TorchScript runs its operators where the tracer does not see them:
+    the result of a scripted function was taken for a tensor from outside
+    the function, the first call's value returned for every call (HF
+    DeBERTa's helpers). It is traced through where PyTorch keeps the Python
+    function (2.x) and a graph break otherwise; a scripted module too."""
+    def f(x):
+        return _scripted_double(x) + 1
+
+    lin = torch.nn.Linear(4, 3)
+    scripted = torch.jit.script(lin)
+
+    def g(x):
+        return scripted(x).relu()
+
+    for fn in (f, g):
+        c = tgc.compile(fn)
+        for _ in range(3):
+            x = torch.randn(2, 4)
+            with torch.no_grad():
+                assert_same(c(x), fn(x))
+        breaks = tgc.explain(c).graph_breaks
+        assert all("TorchScript" in b.reason for b in breaks), breaks
+    with torch.no_grad():
+        lin.weight.mul_(2)  # the scripted module shares the Linear's tensors
+        x = torch.randn(2, 4)
+        assert_same(c(x), g(x))

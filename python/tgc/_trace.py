@@ -32,7 +32,8 @@ from . import _slots, _trees
 from ._graph import Dyn, Graph, Unsupported, Value, format_type, mlir_dtype, size_value
 from ._names import mlir_string
 from ._scalars import DataScalar
-from ._trace_patches import _enter_compiling, _leave_compiling, _patch_size_functions, _routed_index
+from ._trace_patches import (_enter_compiling, _leave_compiling, _patch_script_calls,
+                             _patch_size_functions, _routed_index)
 from ._tracing import _active
 from ._sym import Expr, SizeGuard, SymInt, guard_for, implied, relation
 
@@ -716,7 +717,7 @@ class Tracer(TorchFunctionMode):
             Tracer._orig_setitem = orig_set if "__setitem__" in vars(torch.Tensor) else None
             torch.Tensor.__getitem__ = getitem
             torch.Tensor.__setitem__ = setitem
-            Tracer._patched = _patch_size_functions()
+            Tracer._patched = _patch_size_functions() + _patch_script_calls()
             Tracer._compiling = _enter_compiling()
         Tracer._depth = getattr(Tracer, "_depth", 0) + 1
         return super().__enter__()

@@ -3,10 +3,14 @@ enters and leaves them): on PyTorch 1.13, indexing that is not routed
 through torch functions is rewritten to a routed form (:func:`_routed_index`),
 and torch functions and Tensor methods that take sizes route a call with a
 symbolic size (a SymInt) through the tracer (:func:`_patch_size_functions`);
-and `torch.compiler.is_compiling()` answers True (:func:`_enter_compiling`).
+`torch.compiler.is_compiling()` answers True (:func:`_enter_compiling`); and
+TorchScript functions and methods are traced through or run as graph breaks
+(:func:`_patch_script_calls`).
 """
 
 from __future__ import annotations
+
+import types
 
 import torch
 
@@ -110,4 +114,40 @@ def _patch_size_functions():
             own = name in vars(owner)  # else inherited (torch._C._TensorBase)
             setattr(owner, name, wrapper)
             patched.append((owner, name, orig if own else None))
+    return patched
+
+
+def _patch_script_calls():
+    """Calls of TorchScript functions and methods (`torch.jit.script`,
+    `torch.jit.trace`; HF DeBERTa's helpers) during a trace. Their operators
+    run in TorchScript's interpreter, which the tracer never sees: their
+    results were taken for tensors from outside the function, constants of
+    the first call (a wrong answer). A function PyTorch 2.x scripted from
+    Python (`_torchdynamo_inline`, what Dynamo inlines) has its Python traced
+    instead; any other call reaches the tracer as one operator it has no
+    handler for: a graph break that runs the TorchScript code at every call."""
+    from torch.overrides import handle_torch_function
+
+    patched = []
+    classes = [getattr(torch.jit, "ScriptFunction", None), getattr(torch._C, "ScriptMethod", None)]
+    for cls in classes:
+        orig = vars(cls).get("__call__") if cls is not None else None
+        if orig is None:
+            continue
+
+        def call(self, *args, __orig=orig, **kwargs):
+            python = getattr(self, "_torchdynamo_inline", None)
+            if isinstance(python, types.FunctionType):
+                return python(*args, **kwargs)
+
+            def torchscript(*a, **k):
+                return __orig(self, *a, **k)
+
+            torchscript.tgc_torchscript = getattr(self, "name", None) or "?"
+            tensors = [a for a in list(args) + list(kwargs.values())
+                       if isinstance(a, torch.Tensor)]
+            return handle_torch_function(torchscript, tensors, *args, **kwargs)
+
+        cls.__call__ = call
+        patched.append((cls, "__call__", orig))
     return patched

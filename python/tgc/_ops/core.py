@@ -328,6 +328,13 @@ def _from_outside(tr: Tracer, t: torch.Tensor) -> bool:
 
 def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
     """`sym`: whether the arguments hold a SymInt or DataScalar."""
+    script = getattr(func, "tgc_torchscript", None)
+    if script is not None:  # (tgc._trace_patches._patch_script_calls)
+        if sym:
+            specialize_syms(tr, (args, kwargs), f"size passed to TorchScript {script}")
+        return _unsupported(tr, func(*args, **kwargs),
+                            f"TorchScript '{script}' (its operators run without the tracer)",
+                            call=(func, f"torchscript_{script}".rstrip("_"), args, kwargs))
     if name in _REBINDS_MEMORY:
         spelled = "x.data = ..." if name == "set.data" else "Tensor.set_"
         raise Unsupported(
