@@ -802,6 +802,24 @@ def test_several_index_tensors_along_dynamic_sizes():
             f(x, torch.tensor([0, -7, 2]), torch.tensor([1, 0, 0]))
 
 
+@pytest.mark.parametrize("dynamic", [None, True])
+def test_lists_and_ellipsis_in_advanced_indices_compile(dynamic):
+    """A list inside an index is an index tensor to PyTorch (HF Falcon's
+    `qkv[:, :, :, [-2]]` and `fused_qkv[..., [-2], :]`), as is a 1-d list of
+    bools (its Trues' positions); an ellipsis before an index tensor: each
+    compiles, with no graph break, and follows the sizes."""
+    fns = [lambda q: q[:, :, :, [-2]] * 1, lambda q: q[..., [-1], :] + 0,
+           lambda q: q[[0, 1]] * 2, lambda q: q[:, [True, False, True]] * 1,
+           lambda q: q[[[0], [1]], [0, 2]] * 1, lambda q: q[:, [0, 2], :, [1, 0]] * 1,
+           lambda q: q[..., torch.tensor([1, 0])] * 1, lambda q: q[0, ..., torch.tensor([2]), :] * 1]
+    for fn in fns:
+        f = tgc.compile(fn, dynamic=dynamic)
+        for shape in ((2, 3, 4, 5), (3, 3, 6, 5)):
+            x = torch.randn(*shape)
+            assert_same(f(x), fn(x))
+        assert not tgc.explain(f).graph_breaks
+
+
 def test_list_indices_are_what_pytorch_makes_of_them():
     # A short list holding a tensor, a list, a slice, None or ... is a tuple
     # to PyTorch; routing it as one index changed its meaning.

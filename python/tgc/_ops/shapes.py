@@ -631,17 +631,46 @@ def _aten_index(tr, real, x, indices):
     return _getitem(tr, real, x, tuple(slice(None) if i is None else i for i in indices))
 
 
+def _list_index(tr, item) -> torch.Tensor:
+    """A list inside an index (`qkv[:, :, [-2]]`, HF Falcon's key heads) is
+    an index tensor to PyTorch: a constant of the graph here, bound to a
+    tensor that stands for it. A 1-d list of bools is the positions of its
+    Trues (a constant mask)."""
+    from .factories import dense_constant
+
+    def plain(e):
+        return isinstance(e, (bool, int)) or (isinstance(e, list) and all(plain(i) for i in e))
+
+    if not plain(item):
+        raise Unsupported("indexing with a list of other than Python ints or bools")
+    t = torch.tensor(item)
+    if t.dtype == torch.bool:
+        if t.dim() != 1:
+            raise Unsupported("indexing with a nested list of bools")
+        t = torch.arange(t.numel())[t]
+    tr.bind(t, dense_constant(tr, t))
+    return t
+
+
 @op("__getitem__", symbolic=True)
 def _getitem(tr, real, x, index):
     v = x.v if isinstance(x, _ValueBox) else tval(tr, x)
+    if isinstance(index, list):  # (PyTorch 2.x; 1.13's is routed as a tuple already)
+        from .._trace_patches import _routed_index
+
+        index = _routed_index(index)
     if not isinstance(index, tuple):
         index = (index,)
-    if any(isinstance(i, torch.Tensor) for i in index):
-        return _advanced_index(tr, real, v, index)
-    if Ellipsis in index:
+    if any(isinstance(i, list) for i in index):
+        index = tuple(_list_index(tr, i) if isinstance(i, list) else i for i in index)
+    if Ellipsis in index and not any(isinstance(i, torch.Tensor) and i.dtype == torch.bool
+                                     for i in index):
+        # (an integer index tensor takes one dim, as an int or a slice does)
         k = index.index(Ellipsis)
         used = sum(1 for i in index if i is not None and i is not Ellipsis)
         index = index[:k] + (slice(None),) * (v.rank - used) + index[k + 1 :]
+    if any(isinstance(i, torch.Tensor) for i in index):
+        return _advanced_index(tr, real, v, index)
     d = 0
     for item in index:
         if item is None:
