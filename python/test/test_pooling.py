@@ -10,7 +10,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import tgc
-from conftest import check, requires_cuda
+from conftest import assert_same, check, requires_cuda
 
 GRID = [  # kernel, stride, padding, dilation, ceil_mode
     (3, 2, 1, 1, False),   # ResNet's stem
@@ -188,3 +188,20 @@ def test_ceil_mode_windows_wider_than_the_input(dynamic):
     ]
     for f, shape in cases:
         check(f, torch.randn(*shape), dynamic=dynamic)
+
+
+def test_max_pool_without_a_window_runs_eagerly():
+    # PyTorch 1.13's max_pool1d without grad returns an empty result where
+    # no window fits (dilation 3, kernel 2, one element); TGC reported an
+    # internal error. It is a graph break now: eager's answer (2.x raises).
+    def f(x):
+        return F.max_pool1d(x, 2, 3, 0, 3, ceil_mode=True) + 1
+
+    x = torch.randn(1, 2, 1)
+    try:
+        want = f(x)
+    except RuntimeError:
+        pytest.skip("this PyTorch rejects the pool")
+    c = tgc.compile(f)
+    assert_same(c(x), want)
+    assert [b.op for b in tgc.explain(c).graph_breaks] == ["max_pool1d"]

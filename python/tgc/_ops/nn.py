@@ -395,6 +395,12 @@ def _max_pool2d(tr, real, x, kernel_size, stride=None, padding=0, dilation=1, ce
 
 def _max_pool2d_value(tr, v, real, kernel_size, stride, padding, dilation, ceil_mode):
     stride = kernel_size if stride is None or stride == [] else stride
+    for size, out in zip(v.shape[-2:], real.shape[-2:]):
+        if out == 0 and isinstance(size, int) and size > 0:
+            # PyTorch 1.13's max_pool1d without grad has no window there and
+            # returns an empty result (2.x raises): eager's, through a graph
+            # break (tgc.max_pool2d takes at least one window).
+            raise Unsupported("a max pool without a window (an empty result)")
     shape = _pool_shape(v, real)
     rt = format_type(v.dtype, shape)
     cm = " {ceil_mode}" if ceil_mode else ""
