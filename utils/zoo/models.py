@@ -188,6 +188,11 @@ def _hf(name: str, config_cls: str, model_cls: str, config: dict, kind: str = "i
         ids = torch.randint(0, vocab, (batch, seq), device=device)
         if kind == "seq2seq":
             return (), {"input_ids": ids, "decoder_input_ids": ids[:, : max(1, seq // 2)]}
+        if kind == "whisper":  # log-mel features: twice the encoder's 64 positions
+            return (), {"input_features": torch.randn(batch, 80, 128, device=device),
+                        "decoder_input_ids": ids[:, : max(1, seq // 2)]}
+        if kind == "audio":  # raw samples: 50 per token
+            return (), {"input_values": torch.randn(batch, 50 * seq, device=device)}
         return (), {"input_ids": ids}
 
     sizes = {"pixels": [(2, 0), (4, 0), (3, 0)],
@@ -304,6 +309,41 @@ TORCHVISION = [
     _tv("tv-squeezenet", "squeezenet1_1"),
 ]
 
+HF_WIDE2 = [
+    _hf("hf-clip-text", "CLIPTextConfig", "CLIPTextModel", dict(_SMALL)),
+    _hf("hf-clip-vision", "CLIPVisionConfig", "CLIPVisionModel",
+        dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4,
+             intermediate_size=256), kind="pixels"),
+    _hf("hf-whisper", "WhisperConfig", "WhisperModel",
+        dict(encoder_layers=2, decoder_layers=2, d_model=128, encoder_attention_heads=4,
+             decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256,
+             vocab_size=1000, max_source_positions=64, max_target_positions=128,
+             num_mel_bins=80), kind="whisper"),
+    _hf("hf-wav2vec2", "Wav2Vec2Config", "Wav2Vec2Model",
+        dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4,
+             intermediate_size=256, conv_dim=(32, 32, 32), conv_stride=(5, 2, 2),
+             conv_kernel=(10, 3, 3), num_conv_pos_embeddings=16,
+             num_conv_pos_embedding_groups=4), kind="audio"),
+    _hf("hf-mobilebert", "MobileBertConfig", "MobileBertModel",
+        dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=4,
+             intermediate_size=128, embedding_size=64, intra_bottleneck_size=64,
+             true_hidden_size=64, vocab_size=1000)),
+    _hf("hf-xlnet", "XLNetConfig", "XLNetModel",
+        dict(n_layer=2, d_model=128, n_head=4, d_inner=256, vocab_size=1000)),
+    _hf("hf-longformer", "LongformerConfig", "LongformerModel",
+        dict(_SMALL, attention_window=16)),
+    _hf("hf-mpnet", "MPNetConfig", "MPNetModel", dict(_SMALL)),
+    _hf("hf-pegasus", "PegasusConfig", "PegasusModel",
+        dict(encoder_layers=2, decoder_layers=2, d_model=128, encoder_attention_heads=4,
+             decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256,
+             vocab_size=1000, max_position_embeddings=256), kind="seq2seq"),
+    _hf("hf-gpt-neox", "GPTNeoXConfig", "GPTNeoXModel", dict(_SMALL)),
+    _hf("hf-stablelm", "StableLmConfig", "StableLmModel", dict(_DECODER)),
+    _hf("hf-mixtral", "MixtralConfig", "MixtralModel",
+        dict(_DECODER, num_local_experts=4, num_experts_per_tok=2)),
+    _hf("hf-fnet", "FNetConfig", "FNetModel", dict(_SMALL)),
+]
+
 # The wider torchvision sweep (`--models torchvision-wide`).
 TORCHVISION_WIDE = [
     _tv("tv-resnet50", "resnet50"),
@@ -322,4 +362,4 @@ TORCHVISION_WIDE = [
 ]
 
 ALL: Dict[str, Entry] = {e.name: e for e in LOCAL + HF + TORCHVISION + HF_WIDE
-                          + TORCHVISION_WIDE}
+                          + HF_WIDE2 + TORCHVISION_WIDE}

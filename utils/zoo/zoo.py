@@ -11,7 +11,7 @@ dtype and device), and at the end every earlier result is compared with the
 copy taken when it was returned: a later call must not change it (a stale
 buffer, an arena or a CUDA graph reused under a result).
 
-    utils/zoo/zoo.py [--models local|hf|torchvision|hf-wide|torchvision-wide|all|NAME,...]
+    utils/zoo/zoo.py [--models local|hf|torchvision|hf-wide|hf-wide2|torchvision-wide|all|NAME,...]
                      [--modes default,reduce-overhead,backend]
                      [--device cpu|cuda] [--dynamic none|true|false]
                      [--varying] [--json OUT] [-v]
@@ -273,6 +273,7 @@ def run_model(entry, mode, device, verbose, dynamic=None, varying=False):
 def select(spec):
     groups = {"local": zoo_models.LOCAL, "hf": zoo_models.HF,
               "torchvision": zoo_models.TORCHVISION, "hf-wide": zoo_models.HF_WIDE,
+              "hf-wide2": zoo_models.HF_WIDE2,
               "torchvision-wide": zoo_models.TORCHVISION_WIDE,
               "all": zoo_models.LOCAL + zoo_models.HF + zoo_models.TORCHVISION}
     out = []
