@@ -347,6 +347,18 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     // are), since bufferization takes arguments as writable.
     Value outside = outsideFusionGroup(op.getBase());
     Operation *def = outside.getDefiningOp();
+    // Through views of either dialect (the conversion may already have
+    // replaced a tgc.reshape of the argument by a tensor.collapse_shape:
+    // x.reshape(-1).scatter_add(...) then added into the caller's x).
+    Value origin = outside;
+    while (Operation *view = origin.getDefiningOp()) {
+      if (!isa<ReshapeOp, PermuteOp, ExpandOp, SliceOp, SqueezeOp, UnsqueezeOp,
+               tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+               tensor::ExtractSliceOp, tensor::CastOp, tensor::ReshapeOp>(view))
+        break;
+      origin = outsideFusionGroup(view->getOperand(0));
+    }
+    bool ofArgument = isa<BlockArgument>(origin);
     TypedAttr splat;
     if (auto full = dyn_cast_or_null<FullOp>(def))
       splat = full.getValue();
@@ -356,8 +368,7 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     if (splat)
       base = createFilled(rewriter, loc, baseType, baseDims,
                           arith::ConstantOp::create(rewriter, loc, splat));
-    else if (!def || isa<ReshapeOp, PermuteOp, ExpandOp, SliceOp, SqueezeOp,
-                         UnsqueezeOp>(def))
+    else if (!def || ofArgument)
       base = bufferization::AllocTensorOp::create(rewriter, loc, baseType,
                                                   /*dynamicSizes=*/ValueRange{},
                                                   /*copy=*/base);
