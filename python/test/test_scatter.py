@@ -192,3 +192,23 @@ def test_index_put_values_and_index_of_independent_dynamic_sizes():
     assert e.compiles == 1 and not e.graph_breaks, str(e)
     with pytest.raises(Exception, match="shape mismatch|must match|broadcast"):
         c(torch.randn(10, 4), torch.randint(0, 10, (5,)), torch.randn(6, 4))
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+def test_out_of_place_scatter_into_a_view_leaves_the_input(dynamic):
+    """scatter_add, index_add and index_put(accumulate=True) return a new
+    tensor: on a view of an argument (a reshape, a slice, a select; several
+    index tensors reshape it too) they added into the caller's tensor."""
+    cases = [
+        (lambda x, i, v: x.reshape(-1).scatter_add(0, i, v), [0, 4], torch.ones(2)),
+        (lambda x, i, v: x[1:].index_add(0, i, v), [0, 1], torch.ones(2, 3)),
+        (lambda x, i, v: x[0].scatter_add(0, i, v), [0], torch.ones(1)),
+        (lambda x, i, v: x.index_put((i, i), v, accumulate=True), [0, 1], torch.ones(2)),
+        (lambda x, i, v: x[:, 1:].index_add(1, i, v), [0, 1], torch.ones(3, 2)),
+    ]
+    for fn, i, v in cases:
+        c = tgc.compile(fn, dynamic=dynamic)
+        for _ in range(2):
+            x = torch.zeros(3, 3)
+            assert_same(c(x, torch.tensor(i), v), fn(torch.zeros(3, 3), torch.tensor(i), v))
+            assert torch.equal(x, torch.zeros(3, 3))

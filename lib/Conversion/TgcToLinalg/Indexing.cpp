@@ -347,11 +347,17 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     // are), since bufferization takes arguments as writable.
     Value outside = outsideFusionGroup(op.getBase());
     Operation *def = outside.getDefiningOp();
-    // Through views of either dialect (the conversion may already have
-    // replaced a tgc.reshape of the argument by a tensor.collapse_shape:
+    // Through views of either dialect (a tgc.reshape of the argument may
+    // be in a fusion group of its own, or already a tensor.collapse_shape:
     // x.reshape(-1).scatter_add(...) then added into the caller's x).
+    // A view in a fusion group of its own is followed into the group.
     Value origin = outside;
     while (Operation *view = origin.getDefiningOp()) {
+      if (auto group = dyn_cast<FusionGroupOp>(view)) {
+        Operation *yield = group.getBody().front().getTerminator();
+        origin = yield->getOperand(cast<OpResult>(origin).getResultNumber());
+        continue;
+      }
       if (!isa<ReshapeOp, PermuteOp, ExpandOp, SliceOp, SqueezeOp, UnsqueezeOp,
                tensor::CollapseShapeOp, tensor::ExpandShapeOp,
                tensor::ExtractSliceOp, tensor::CastOp, tensor::ReshapeOp>(view))

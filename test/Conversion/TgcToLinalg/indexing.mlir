@@ -138,6 +138,21 @@ func.func @scatter_add(%b: tensor<4x8xf32>, %i: tensor<4x3xi64>, %s: tensor<4x5x
 
 // -----
 
+// A base that is a view of an argument (x.reshape(-1).scatter_add(...);
+// the reshape in a fusion group of its own) is copied too: updated in place
+// it added into the caller's tensor.
+// CHECK-LABEL: func.func @scatter_add_into_a_view
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape
+// CHECK: %[[COPY:.*]] = bufferization.alloc_tensor() copy(%[[FLAT]]) {{.*}}: tensor<9xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[COPY]])
+func.func @scatter_add_into_a_view(%b: tensor<3x3xf32>, %i: tensor<2xi64>, %s: tensor<2xf32>) -> tensor<9xf32> {
+  %0 = tgc.reshape %b : tensor<3x3xf32> -> tensor<9xf32>
+  %1 = tgc.scatter_add %0, %i, %s dim = 0 : tensor<9xf32>, tensor<2xi64>, tensor<2xf32> -> tensor<9xf32>
+  return %1 : tensor<9xf32>
+}
+
+// -----
+
 // The index_add form over dynamic sizes: src's length along dim is
 // asserted equal to the index's, the positions visited are the index's,
 // and integers add with arith.addi. A splat base (the zeros of an
