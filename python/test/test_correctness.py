@@ -820,6 +820,42 @@ def test_lists_and_ellipsis_in_advanced_indices_compile(dynamic):
         assert not tgc.explain(f).graph_breaks
 
 
+def test_python_bools_in_indices_are_new_dims():
+    """x[True] is x[None] to PyTorch (x[False] an empty dim): the tracer
+    read a bool as the integer 1 or 0 (y[True] = 1 wrote row 1 only, of the
+    caller's tensor too; x[True, i] checked i against the wrong dim)."""
+    def set_all(x):
+        y = x.clone()
+        y[True] = 1
+        return y
+
+    def set_col(x):
+        y = x.clone()
+        y[True, 0] = 5
+        return y
+
+    def into_input(x):
+        x[True] = 1
+        return x * 1
+
+    fns = [set_all, set_col, lambda x: x[True] * 2,
+           lambda x: x[True, 0] + x[0, True] + x[:, True].sum() + x[..., True].sum(),
+           lambda x: x[False] * 1]
+    for fn in fns:
+        c = tgc.compile(fn)
+        for _ in range(2):
+            x = torch.arange(6.0).reshape(2, 3)
+            assert_same(c(x), fn(x))
+    x1, x2 = torch.zeros(2, 3), torch.zeros(2, 3)
+    tgc.compile(into_input)(x1)
+    into_input(x2)
+    assert_same(x1, x2)
+    c = tgc.compile(lambda x, i: x[True, i])
+    x = torch.arange(12.0).reshape(4, 3)
+    for i in ([0, 1], [3, 2]):
+        assert_same(c(x, torch.tensor(i)), x[True, torch.tensor(i)])
+
+
 def test_list_indices_are_what_pytorch_makes_of_them():
     # A short list holding a tensor, a list, a slice, None or ... is a tuple
     # to PyTorch; routing it as one index changed its meaning.

@@ -195,8 +195,9 @@ def _box(v: Value, index) -> List[tuple]:
     """Per dim of `v`, the part `x[index]` selects: (lo, hi, kept) with
     kept False for an integer index; basic indices with step 1 only."""
     items = list(index) if isinstance(index, tuple) else [index]
-    if any(i is None or isinstance(i, (torch.Tensor, list)) or
+    if any(i is None or isinstance(i, (torch.Tensor, list, bool)) or
            (isinstance(i, slice) and i.step not in (None, 1)) for i in items):
+        # (a bool is a new dim to PyTorch, not the integer 0 or 1)
         raise Unsupported("x[index] = value with an index other than integers and "
                           "step-1 slices (index_put)")
     if items.count(Ellipsis) > 1:

@@ -663,6 +663,12 @@ def _getitem(tr, real, x, index):
         index = (index,)
     if any(isinstance(i, list) for i in index):
         index = tuple(_list_index(tr, i) if isinstance(i, list) else i for i in index)
+    if any(isinstance(i, bool) for i in index):
+        # A Python bool is no integer here: x[True] is x[None] (a new dim of
+        # size 1) and x[False] an empty one (it was read as x[1] and x[0]).
+        if any(i is False for i in index) or any(isinstance(i, torch.Tensor) for i in index):
+            raise Unsupported("indexing with False, or with a bool among index tensors")
+        index = tuple(None if isinstance(i, bool) else i for i in index)
     if Ellipsis in index and not any(isinstance(i, torch.Tensor) and i.dtype == torch.bool
                                      for i in index):
         # (an integer index tensor takes one dim, as an int or a slice does)
