@@ -423,3 +423,28 @@ def test_normalize_is_traced_through():
         for got, want in zip(f(x, y), fn(x, y)):
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
     assert not tgc.explain(f).graph_breaks
+
+
+def test_as_strided_of_a_compiled_view_is_not_an_island():
+    """as_strided reads the memory under a tensor: an island of it received
+    the compiled value laid out anew (dense, from offset 0) and read other
+    elements than eager's. Of a compiled view it is no graph break (the
+    function runs eagerly with fallback=True); of a tensor with its own
+    memory it still is one."""
+    import warnings
+
+    x = torch.arange(12.0).reshape(3, 4)
+    for fn in (lambda x: x.t().as_strided((2, 2), (1, 2), 1),
+               lambda x: x[:, 1:].as_strided((2, 2), (1, 4))):
+        with pytest.raises(tgc.Unsupported, match="as_strided reads the memory"):
+            tgc.compile(fn)(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert_same(tgc.compile(fn, fallback=True)(x), fn(x))
+
+    def own(x):
+        return (x * 2).as_strided((2, 2), (1, 4)) + 1
+
+    c = tgc.compile(own)
+    assert_same(c(x), own(x))
+    assert [b.op for b in tgc.explain(c).graph_breaks] == ["as_strided"]

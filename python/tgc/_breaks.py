@@ -135,12 +135,26 @@ class BreakMiss(Exception):
         self.dims = list(dims)  # ((island, slot), dim) sizes that changed
 
 
+# Operators whose result depends on the memory under a tensor, not only on
+# its elements: an island of one cannot take a compiled view.
+_STORAGE_READS = ("as_strided", "as_strided_", "as_strided_copy", "as_strided_scatter")
+
+
 def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str):
     """Records the call that just ran as an island and binds its results;
     returns the real result, or raises Unsupported (why it cannot be one)."""
     from ._ops.core import specialize_syms, written_operands
     from ._trace import _compiles, storage_ptr
 
+    if op.split(".")[-1] in _STORAGE_READS:
+        for t in list(args) + list(kwargs.values()):
+            if isinstance(t, torch.Tensor) and tr.produced(t) and not (
+                    t._base is None and t.is_contiguous() and t.storage_offset() == 0):
+                # The island would get the compiled value laid out anew
+                # (dense, from offset 0): x.t().as_strided(...) read other
+                # elements than eager's.
+                raise Unsupported(f"{op.split('.')[-1]} reads the memory under a view that "
+                                  "the compiled code lays out anew")
     args = specialize_syms(tr, args, f"size passed to {op} (graph break)", True)
     kwargs = specialize_syms(tr, dict(kwargs), f"size passed to {op} (graph break)", True)
     reads: List[str] = []
