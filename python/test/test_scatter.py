@@ -212,3 +212,19 @@ def test_out_of_place_scatter_into_a_view_leaves_the_input(dynamic):
             x = torch.zeros(3, 3)
             assert_same(c(x, torch.tensor(i), v), fn(torch.zeros(3, 3), torch.tensor(i), v))
             assert torch.equal(x, torch.zeros(3, 3))
+
+
+def test_index_add_of_a_lower_rank_source_is_a_graph_break():
+    # PyTorch 1.13 adds a 1-d source's elements to whole rows of a 2-d
+    # tensor; the traced graph did not verify (an internal error).
+    def f(x, i, v):
+        return x.index_add(0, i, v)
+
+    x, i, v = torch.zeros(3, 3), torch.tensor([0, 1, 2]), torch.arange(3.0)
+    try:
+        want = f(x, i, v)
+    except RuntimeError:
+        pytest.skip("this PyTorch requires the ranks to match")
+    c = tgc.compile(f)
+    assert_same(c(x, i, v), want)
+    assert [b.op for b in tgc.explain(c).graph_breaks] == ["index_add"]

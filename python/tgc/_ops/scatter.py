@@ -79,6 +79,9 @@ def _index_add(tr, real, x, dim, index, source, alpha=1):
         if v.rank > 1:
             raise Unsupported("index_add with a 0-d index into a tensor of rank > 1")
         i, s = _vector(tr, i), _vector(tr, s)
+    elif s.rank != v.rank:
+        # (PyTorch 1.13 broadcasts a source of lower rank over each slice)
+        raise Unsupported("index_add with a source of another rank than the tensor's")
     if alpha != 1:
         s = _binary_value(tr, "mul", convert(tr, s, v.dtype), constant(tr, alpha, v.dtype), v.dtype)
     return _scatter_any_rank(tr, v, i, s, d)
