@@ -205,7 +205,8 @@ _ITEM_FX = ("item", "aten.item", "_local_scalar_dense", "aten._local_scalar_dens
 _ITEM = _ITEM_FX + ("__float__", "__int__", "__index__", "__bool__")
 
 # Why a call whose operand an island computed eagerly is an island too.
-_EAGER_OPERAND = "an operand is only computed eagerly (a dtype TGC does not compile)"
+_EAGER_OPERAND = ("an operand is only computed eagerly (a dtype TGC does not compile, or a "
+                  "value TGC cannot follow, such as a view read after its base changed)")
 
 
 def _has_tensor(x) -> bool:
