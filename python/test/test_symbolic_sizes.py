@@ -560,3 +560,26 @@ def test_always_empty_slices_and_reshapes_of_empty_tensors(dynamic):
         for s in ((6, 3), (4, 5), (2, 2)):
             x = torch.randn(*s)
             torch.testing.assert_close(c(x), f(x))
+
+
+def test_decisions_on_floor_divisions_that_can_be_negative_are_guarded():
+    """(T - 5) // 2 is negative for T < 5: a product with it has no lower
+    bound from its factors'. The tracer took ((T - 5) // 2) ** 2 >= 1 and
+    B * ((T - 5) // 2) >= -4 for always true, recorded no guard, and later
+    sizes took the traced branch (found by a helper's sweep)."""
+    def square(x):
+        k = (x.shape[0] - 5) // 2
+        return x * 2 if k * k >= 1 else x * 3
+
+    def product(x):
+        B, T = x.shape
+        return x * 2 if B * ((T - 5) // 2) >= -4 else x * 3
+
+    c = tgc.compile(square, dynamic=True)
+    for n in (9, 5, 6, 9):
+        x = torch.ones(n)
+        assert torch.equal(c(x), square(x))
+    c = tgc.compile(product, dynamic=True)
+    for shape in ((2, 7), (10, 2), (2, 7)):
+        x = torch.ones(shape)
+        assert torch.equal(c(x), product(x))

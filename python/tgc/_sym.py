@@ -184,7 +184,10 @@ class Expr:
                 else:  # a floor division of non-negative operands
                     lo = a[1].lower_bound()
                     den = a[2].constant()
-                    if lo is None or den is None or den <= 0:
+                    if lo is None or lo < 0 or den is None or den <= 0:
+                        # ((s - 5) // 2) can be negative: a product with it
+                        # has no lower bound from its factors' (it claimed
+                        # ((s - 5) // 2) ** 2 >= 4, 0 at s = 5: a guard lost)
                         return None
                     p *= lo // den
             total += p
