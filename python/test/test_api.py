@@ -297,3 +297,75 @@ def test_gpu_kernel_shape_options():
         block_size("max-blocks=0")
     with pytest.raises(_capi.TgcError, match="row-registers=2: expected 0 or 1"):
         block_size("row-registers=2")
+
+
+def test_non_tensor_arguments_are_keyed_by_type_and_bits():
+    """Specializations are keyed by their non-tensor arguments, compared
+    with ==: 0.0 and -0.0, dict keys 1, 1.0 and True, and two enums of one
+    name shared a key (a stale answer), and NaN never matched its own key
+    (every call recompiled). Found by a helper's sweep."""
+    import enum
+
+    f = lambda x, a: 1.0 / (x * a)  # noqa: E731
+    c = tgc.compile(f)
+    x = torch.ones(2)
+    c(x, 0.0)
+    assert torch.equal(c(x, -0.0), f(x, -0.0))
+
+    def by_key(d):
+        return [v * k for k, v in d.items()]
+
+    c = tgc.compile(by_key)
+    i = torch.arange(3)
+    for key in (1, 1.0, True):
+        assert c({key: i})[0].dtype == by_key({key: i})[0].dtype
+
+    class Mode(enum.IntEnum):
+        A = 1
+    first = Mode
+
+    class Mode(enum.IntEnum):  # noqa: F811 - another class of the same name
+        A = 1
+    second = Mode
+
+    c = tgc.compile(lambda x, m: x * (2 if type(m) is first else 3))
+    c(torch.ones(1), first.A)
+    assert c(torch.ones(1), second.A).item() == 3.0
+    c = tgc.compile(lambda x, v: x + 1)
+    for _ in range(10):
+        c(torch.ones(2), float("nan"))
+    assert tgc.explain(c).compiles == 1
+
+
+def test_arguments_rebuilt_as_the_caller_made_them():
+    """torch.Size and other tuple subclasses arrived as lists, a defaultdict
+    failed to rebuild, and a dataclass was built again through __init__: a
+    field with init=False went back to its default and __post_init__ ran a
+    second time (wrong answers on the first call)."""
+    import collections
+    import dataclasses
+
+    assert tgc.compile(lambda x, s: x.reshape(s + (1,)))(
+        torch.ones(2, 3), torch.Size([3, 2])).shape == (3, 2, 1)
+    d = collections.defaultdict(int, a=torch.ones(2))
+    assert torch.equal(tgc.compile(lambda d: d["a"] * 2)(d), torch.ones(2) * 2)
+
+    @dataclasses.dataclass
+    class Cfg:
+        x: torch.Tensor
+        scale: float = dataclasses.field(init=False, default=1.0)
+
+    cfg = Cfg(torch.ones(2))
+    cfg.scale = 5.0
+    assert tgc.compile(lambda c: c.x * c.scale)(cfg).tolist() == [5.0, 5.0]
+
+    @dataclasses.dataclass
+    class Counted:
+        x: torch.Tensor
+        n: int
+
+        def __post_init__(self):
+            self.n += 1
+
+    p = Counted(torch.ones(2), 1)
+    assert tgc.compile(lambda p: p.x * p.n)(p).tolist() == [2.0, 2.0]

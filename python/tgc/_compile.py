@@ -108,12 +108,16 @@ def describe_key(key) -> str:
             return "<tensor>"
         if tag == "c":
             return repr(k[2])
-        if tag == "dict":
-            return "{" + ", ".join(f"{n}: {show(v)}" for n, v in k[2]) + "}"
+        if tag == "f":
+            return repr(float.fromhex(k[2]))
+        if tag in ("dict", "defaultdict"):
+            return "{" + ", ".join(f"{show(n)}: {show(v)}" for n, v in k[2]) + "}"
         if tag == "namedtuple":
             return k[1].__name__ + "(" + ", ".join(show(e) for e in k[2]) + ")"
         if tag == "dataclass":
             return k[1].__name__ + "(" + ", ".join(f"{n}={show(v)}" for n, v in k[2]) + ")"
+        if tag == "seq":
+            return k[1].__name__ + "(" + ", ".join(show(e) for e in k[2]) + ")"
         inner = ", ".join(show(e) for e in k[1])
         return f"({inner})" if tag == "tuple" else f"[{inner}]"
 

@@ -155,7 +155,7 @@ def _pattern(keys) -> Optional[Tuple[Optional[bool], ...]]:
     for k in args[1]:
         if k == ("T",):
             pattern.append(True)
-        elif k == ("c", "NoneType", None):
+        elif k == ("c", type(None), None):
             pattern.append(None)
         else:
             return None

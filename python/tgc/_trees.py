@@ -4,6 +4,7 @@ leaves (rebuild)."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import enum
 from typing import Any, List, Sequence, Tuple
@@ -47,24 +48,41 @@ def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
                     "compile with fallback=True to run such calls eagerly)")
             tensors.append(o)
             return ("T",)
-        if o is None or isinstance(o, (bool, int, float, str, torch.dtype, torch.device,
-                                       enum.Enum)):
-            return ("c", type(o).__name__, o)
+        if isinstance(o, float):
+            # By its bits: 0.0 and -0.0 differ (1 / x), and NaN is one key
+            # (nan != nan: every call recompiled).
+            return ("f", type(o), o.hex())
+        if o is None or isinstance(o, (bool, int, str, torch.dtype, torch.device, enum.Enum)):
+            # The type itself: 1 and True, or two enums of one name, differ.
+            return ("c", type(o), o)
         if isinstance(o, tuple) and hasattr(type(o), "_fields"):  # a namedtuple
             return ("namedtuple", type(o), tuple(walk(e) for e in o))
-        if isinstance(o, (tuple, list)):
+        if type(o) in (tuple, list):
             return (type(o).__name__, tuple(walk(e) for e in o))
+        if isinstance(o, (tuple, list)):  # torch.Size, other subclasses
+            return ("seq", type(o), tuple(walk(e) for e in o))
         if isinstance(o, dict):
-            return ("dict", type(o), tuple((k, walk(v)) for k, v in o.items()))
+            entries = tuple((dict_key(k), walk(v)) for k, v in o.items())
+            if isinstance(o, collections.defaultdict):
+                return ("defaultdict", type(o), entries, o.default_factory)
+            return ("dict", type(o), entries)
         if dataclasses.is_dataclass(o) and not isinstance(o, type):
-            return ("dataclass", type(o),
-                    tuple((f.name, walk(getattr(o, f.name)))
-                          for f in dataclasses.fields(o) if f.init))
+            # Every attribute as the object holds it (fields with init=False
+            # and what __post_init__ set too): rebuilt without running
+            # __init__ or __post_init__ again.
+            state = vars(o) if hasattr(o, "__dict__") else {
+                f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+            return ("dataclass", type(o), tuple((n, walk(v)) for n, v in state.items()))
         raise Unsupported(
             f"an argument of type {type(o).__name__} (tensors, numbers, strings, "
             "enums and tuples, namedtuples, lists, dicts and dataclasses of them "
             "are supported)"
         )
+
+    def dict_key(k):
+        if isinstance(k, torch.Tensor):
+            raise Unsupported("a dict argument with tensor keys")
+        return walk(k)
 
     key = walk(obj)
     return tensors, key
@@ -79,13 +97,23 @@ def unflatten(key, tensors: List[torch.Tensor]):
             return next(it)
         if tag == "c":
             return k[2]
-        if tag == "dict":
-            items = {name: build(v) for name, v in k[2]}
-            return items if k[1] is dict else k[1](items)
+        if tag == "f":
+            value = float.fromhex(k[2])
+            return value if k[1] is float else k[1](value)
+        if tag in ("dict", "defaultdict"):
+            items = {build(name): build(v) for name, v in k[2]}
+            if k[1] is dict:
+                return items
+            return k[1](k[3], items) if tag == "defaultdict" else k[1](items)
         if tag == "namedtuple":
             return k[1](*[build(e) for e in k[2]])
         if tag == "dataclass":
-            return k[1](**{name: build(v) for name, v in k[2]})
+            obj = object.__new__(k[1])
+            for name, v in k[2]:
+                object.__setattr__(obj, name, build(v))
+            return obj
+        if tag == "seq":
+            return k[1]([build(e) for e in k[2]])
         items = [build(e) for e in k[1]]
         return tuple(items) if tag == "tuple" else items
 
