@@ -872,3 +872,21 @@ def test_list_indices_are_what_pytorch_makes_of_them():
         y[[[0, 1], [1, 0]]] = -1
         return y
     assert_same(tgc.compile(setitem)(x), setitem(x))
+
+
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+def test_a_tensor_returned_twice_is_one_object(mode):
+    """`return y, y` gave two tensors: an update of one was not seen
+    through the other, as it is in eager (found by a helper's sweep)."""
+    def f(x):
+        y = x + 1
+        return y, y, {"a": y, "b": x}, x
+
+    for dynamic in (None, True):
+        c = tgc.compile(f, mode=mode, dynamic=dynamic)
+        for n in (2, 3, 2):
+            x = torch.zeros(n)
+            a, b, d, same = c(x)
+            assert a is b and d["a"] is a and d["b"] is x and same is x
+            a.add_(5)
+            assert b.tolist() == [6.0] * n

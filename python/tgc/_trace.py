@@ -781,8 +781,13 @@ class Tracer(TorchFunctionMode):
         input_ids = {id(x): i for i, x in enumerate(self.inputs)}
         graph_device = self.device
 
+        leaf_of = {}  # id of a returned tensor -> its leaf (returned twice: one object)
+
         def walk(o):
+            if isinstance(o, torch.Tensor) and leaf_of.get(id(o), (None,))[0] is o:
+                return leaf_of[id(o)][1]
             if isinstance(o, torch.Tensor):
+                leaf_of[id(o)] = (o, ("leaf", len(outputs)))
                 if id(o) in input_ids:
                     outputs.append(("arg", input_ids[id(o)]))
                 elif id(o) in self.eager and self.eager[id(o)][0] is o:
