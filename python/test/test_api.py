@@ -369,3 +369,35 @@ def test_arguments_rebuilt_as_the_caller_made_them():
 
     p = Counted(torch.ones(2), 1)
     assert tgc.compile(lambda p: p.x * p.n)(p).tolist() == [2.0, 2.0]
+
+
+def test_module_attributes_do_not_replace_the_compiled_functions():
+    """tgc.compile(module) copied the module's __dict__ onto the compiled
+    function (functools.update_wrapper): an attribute named `fn` replaced
+    the function that runs (a wrong answer without gradients), and
+    EmbeddingBag's `mode` the compile mode (found by a helper's sweep)."""
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4)
+            self.fn = torch.nn.functional.gelu
+
+        def forward(self, x):
+            return self.fn(self.lin(x))
+
+    m = Block()
+    x = torch.randn(2, 4)
+    y = tgc.compile(m)(x)
+    torch.testing.assert_close(y, m(x))
+    assert y.requires_grad
+    bag = torch.nn.EmbeddingBag(10, 3, mode="sum")
+    tgc.compile(bag)(torch.tensor([[1, 2]])).sum().backward()
+    assert bag.weight.grad is not None
+
+    def double(x):
+        return x * 2
+
+    double.mode = "not a mode"
+    c = tgc.compile(double)
+    assert c.__name__ == "double" and c.__doc__ == double.__doc__
+    assert_same(c(torch.ones(2)), torch.ones(2) * 2)

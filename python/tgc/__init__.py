@@ -125,7 +125,10 @@ def compile(
     try:
         import functools
 
-        functools.update_wrapper(compiled, fn_or_module)
+        # Its name, qualified name, module and docstring, not its __dict__:
+        # a module's attributes (self.fn, EmbeddingBag's mode) replaced the
+        # compiled function's own (which function runs, its mode).
+        functools.update_wrapper(compiled, fn_or_module, updated=())
     except (AttributeError, TypeError):
         pass
     return compiled
