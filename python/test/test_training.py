@@ -774,3 +774,24 @@ def test_an_out_of_range_index_in_a_training_call_is_the_callers_error():
     out.sum().backward()
     assert c._training.eager_reason is None and len(c._training.specs) == 1
     assert m.weight.grad is not None
+
+
+@pytest.mark.parametrize("name", ["elu_", "selu_", "celu_", "elu", "selu", "celu"])
+def test_elu_family_gradients_in_place_and_not(name):
+    """PyTorch 1.13's decomposition of elu_backward returned the result
+    instead of the gradient where the input was positive when the op ran
+    in place: nn.ELU/SELU/CELU(inplace=True) trained with wrong gradients."""
+    act = {"elu_": lambda h: F.elu(h, inplace=True), "selu_": torch.selu_,
+           "celu_": lambda h: torch.celu_(h, 2.0), "elu": lambda h: F.elu(h, alpha=0.7),
+           "selu": torch.selu, "celu": lambda h: torch.celu(h, 2.0)}[name]
+
+    def f(x):
+        h = x * 1.0
+        r = act(h)
+        return (h if name.endswith("_") else r) * torch.arange(5.0)
+
+    x = torch.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    f(x1).sum().backward()
+    tgc.compile(f)(x2).sum().backward()
+    torch.testing.assert_close(x2.grad, x1.grad)

@@ -240,6 +240,20 @@ def _nll_loss_backward(grad_output, self, target, weight, reduction, ignore_inde
     return grad.to(self.dtype)
 
 
+def _elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """ATen's elu_backward (ELU, SELU, CELU): PyTorch 1.13's decomposition
+    returned `self_or_result * scale` where the input was positive when the
+    op ran in place (is_result), not `grad_output * scale`: nn.ELU(inplace=
+    True) trained with wrong gradients (found by a helper's sweep)."""
+    neg_coef, pos_coef, neg_input_coef = alpha * scale, scale, input_scale
+    x = self_or_result
+    if is_result:
+        negative = grad_output * neg_input_coef * (x + neg_coef)
+    else:
+        negative = grad_output * neg_input_coef * neg_coef * torch.exp(x * neg_input_coef)
+    return torch.where(x <= 0, negative, grad_output * pos_coef)
+
+
 @functools.lru_cache(maxsize=None)
 def decompositions() -> Dict[Any, Any]:
     """(built once per process; callers must not change it)"""
@@ -251,6 +265,7 @@ def decompositions() -> Dict[Any, Any]:
         op = getattr(aten.nll_loss_backward, overload, None)
         if op is not None and overload == "default":
             table[op] = _nll_loss_backward
+    table[aten.elu_backward.default] = _elu_backward
     return table
 
 
