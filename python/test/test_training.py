@@ -795,3 +795,23 @@ def test_elu_family_gradients_in_place_and_not(name):
     f(x1).sum().backward()
     tgc.compile(f)(x2).sum().backward()
     torch.testing.assert_close(x2.grad, x1.grad)
+
+
+def test_a_batch_of_zero_runs_eagerly_once():
+    """A batch of 0 through LayerNorm: PyTorch 1.13's decomposition of its
+    backward fails there; the call raised Unsupported and every later call
+    ran eagerly. That call runs eagerly now, and the next compiles."""
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.LayerNorm(8))
+    ref = copy.deepcopy(m)
+    c = tgc.compile(m)
+    for batch in (4, 0, 4):
+        x = torch.randn(batch, 6)
+        y, want = c(x), ref(x)
+        y.sum().backward()
+        want.sum().backward()
+        torch.testing.assert_close(y, want)
+        for p, q in zip(m.parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad)
+    assert c.fallbacks <= 1
+    assert type(y.grad_fn).__name__ == "CompiledTrainingBackward"

@@ -603,10 +603,13 @@ class Training:
                     try:
                         spec = self._new_spec(args, kwargs, user, keys, state, key)
                     except Eager as e:
-                        if isinstance(e.__cause__, IndexError):
+                        if isinstance(e.__cause__, IndexError) or \
+                                any(t.numel() == 0 for t in user):
                             # An index out of range in this call's data: the
-                            # model's error, as eager raises it (not a reason
-                            # to run eagerly from now on).
+                            # model's error, as eager raises it; or a tensor
+                            # with no elements (a batch of 0: PyTorch 1.13's
+                            # layer norm backward does not decompose there).
+                            # Not a reason to run eagerly from now on.
                             return self._eager_once(str(e), args, kwargs)
                         return self._eager(str(e), args, kwargs)
         if spec is None:  # the recompile limit: ran eagerly
