@@ -815,3 +815,19 @@ def test_a_batch_of_zero_runs_eagerly_once():
             torch.testing.assert_close(p.grad, q.grad)
     assert c.fallbacks <= 1
     assert type(y.grad_fn).__name__ == "CompiledTrainingBackward"
+
+
+def test_copy_into_a_slice_of_an_intermediate_trains():
+    """(x * 1)[:, :3].copy_(y) returned: its backward reads as_strided views
+    of whole gradient buffers, graph breaks whose operands are laid out as
+    compiled code lays them out (an island check of as_strided made this
+    backward fail at backward() for a while on 2026-11-30)."""
+    def f(x, y):
+        return (x * 1)[:, :3].copy_(y)
+
+    x, y = torch.randn(4, 6, requires_grad=True), torch.randn(4, 3, requires_grad=True)
+    x2, y2 = x.detach().clone().requires_grad_(), y.detach().clone().requires_grad_()
+    (tgc.compile(f)(x, y) * torch.arange(3.0)).sum().backward()
+    (f(x2, y2) * torch.arange(3.0)).sum().backward()
+    torch.testing.assert_close(x.grad, x2.grad)
+    torch.testing.assert_close(y.grad, y2.grad)

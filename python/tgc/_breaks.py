@@ -140,6 +140,19 @@ class BreakMiss(Exception):
 _STORAGE_READS = ("as_strided", "as_strided_", "as_strided_copy", "as_strided_scatter")
 
 
+def _dense_storage(t: torch.Tensor) -> bool:
+    """Whether `t` is laid out as compiled code returns it: row-major from
+    offset 0 over exactly its own memory (a view of a whole tensor of the
+    same size is; x[:1], x[1:], x.t() are not)."""
+    if not t.is_contiguous() or t.storage_offset() != 0:
+        return False
+    try:
+        elements = t.untyped_storage().nbytes() // t.element_size()
+    except AttributeError:  # PyTorch 1.13
+        elements = t.storage().size()
+    return elements == t.numel()
+
+
 def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str):
     """Records the call that just ran as an island and binds its results;
     returns the real result, or raises Unsupported (why it cannot be one)."""
@@ -148,8 +161,7 @@ def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str
 
     if op.split(".")[-1] in _STORAGE_READS:
         for t in list(args) + list(kwargs.values()):
-            if isinstance(t, torch.Tensor) and tr.produced(t) and not (
-                    t._base is None and t.is_contiguous() and t.storage_offset() == 0):
+            if isinstance(t, torch.Tensor) and tr.produced(t) and not _dense_storage(t):
                 # The island would get the compiled value laid out anew
                 # (dense, from offset 0): x.t().as_strided(...) read other
                 # elements than eager's.
