@@ -179,3 +179,53 @@ def test_uint8_module_buffer_and_image_normalization():
     img = torch.randint(0, 256, (2, 3, 8, 8), dtype=torch.int64).to(torch.uint8)
     m = M()
     torch.testing.assert_close(tgc.compile(m, fullgraph=True)(img), m(img))
+
+
+U8 = torch.tensor([136, 48, 173, 130], dtype=torch.uint8)
+I64 = torch.tensor([-3, 5, -2, -1])
+F16 = torch.tensor([1.5, -2.25, 3.0, -0.3]).half()
+F32 = torch.tensor([0.4, 1.1, -0.7, 0.9])
+INTO_CASES = [
+    (lambda u, i: u.clone().remainder_(i), (U8, I64)),
+    (lambda u, i: u.clone().floor_divide_(i), (U8, I64)),
+    (lambda u, i: u.clone().div_(i, rounding_mode="floor"), (U8, I64)),
+    (lambda x, y: x.clone().floor_divide_(y),
+     (torch.tensor([5, 7], dtype=torch.int32), torch.tensor([2**32, 3]))),
+    (lambda h, f: h.clone().remainder_(f), (F16, F32)),
+    (lambda h, f: h.clone().add_(f), (F16, F32)),
+    (lambda h, f: h.clone().sub_(f, alpha=2), (F16, F32)),
+    (lambda a, b: torch.sub(a, b, out=torch.empty(4, dtype=torch.float64)), (F32, F32 / 3)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(INTO_CASES)))
+def test_in_place_and_out_arithmetic_computes_in_the_promoted_dtype(case):
+    """PyTorch computes a.op_(b) and op(a, b, out=c) in result_type(a, b)
+    and converts the result: TGC computed in the destination's dtype
+    (u8.remainder_(i64) gave [136, 3, 173, 130], f16.add_(f32) rounded its
+    operands first; found by a helper's numerics sweep)."""
+    fn, args = INTO_CASES[case]
+    got, want = tgc.compile(fn)(*args), fn(*args)
+    assert got.dtype == want.dtype and torch.equal(got, want)
+
+
+def test_numerics_sweep_regressions():
+    """threshold keeps NaN; an int scalar out of int8/int32 range wraps as
+    PyTorch converts it; bool clamp with tensor bounds, bool fill_ and
+    copy_, and copy_ of a Python number compile (internal errors before)."""
+    F = torch.nn.functional
+    x = torch.tensor([float("nan"), 0.3, 0.7, 0.5])
+    fn = lambda x: F.threshold(x, 0.5, -9.0)  # noqa: E731
+    torch.testing.assert_close(tgc.compile(fn)(x), fn(x), equal_nan=True)
+    for dt, s in [(torch.int8, 300), (torch.int8, -200), (torch.int32, 2**40)]:
+        t = torch.tensor([1, 2], dtype=dt)
+        for fn in (lambda x: x + s, lambda x: x * s):
+            assert torch.equal(tgc.compile(fn)(t), fn(t))
+    b, c = torch.tensor([True, False, True]), torch.tensor([False, True, True])
+    for fn, dynamic in [(lambda b, c: torch.clamp(b, min=c), None),
+                        (lambda b, c: torch.clamp_max(b, c), None),
+                        (lambda b, c: b.clone().fill_(torch.tensor(0)), None),
+                        (lambda b, c: b.clone().copy_(c[:1]), None),
+                        (lambda b, c: b.clone().copy_(c), True),
+                        (lambda b, c: b.float().copy_(2.5), None)]:
+        assert torch.equal(tgc.compile(fn, fullgraph=True, dynamic=dynamic)(b, c), fn(b, c))

@@ -173,6 +173,10 @@ def scalar_literal(value, dtype: torch.dtype) -> str:
         return float_literal(float(value), dtype)
     if dtype == torch.uint8:
         return str(int(value) % 256)  # as PyTorch converts a number to uint8
+    bits = {torch.int8: 8, torch.int32: 32, torch.int64: 64}.get(dtype)
+    if bits is not None:  # wrapped to the type, two's complement (x + 300 of int8)
+        half = 1 << (bits - 1)
+        return str((int(value) + half) % (1 << bits) - half)
     return str(int(value))
 
 

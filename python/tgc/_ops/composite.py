@@ -77,22 +77,32 @@ def _fill(tr, real, x, value):
     v = tval(tr, x)
     if not isinstance(value, torch.Tensor):
         return _full_value(tr, real, value, like=v)
-    # -0.0 + value is value for every value (-0.0 and NaN included).
+    return _broadcast_into(tr, real, v, convert(tr, tval(tr, value), v.dtype))
+
+
+def _broadcast_into(tr, real, v: Value, s: Value) -> Value:
+    """`s` (of v's dtype) broadcast to v's shape: -0.0 + s is s for every
+    value (-0.0 and NaN included); False | s for bools (tgc.add takes
+    numbers: bool fill_ and copy_ were internal errors)."""
+    if v.dtype == torch.bool:
+        base = _full_value(tr, real, False, like=v)
+        return _binary_value(tr, "logical_or", base, s, v.dtype)
     base = _full_value(tr, real, -0.0 if v.dtype.is_floating_point else 0, like=v)
-    return _binary_value(tr, "add", base, convert(tr, tval(tr, value), v.dtype), v.dtype)
+    return _binary_value(tr, "add", base, s, v.dtype)
 
 
 @op("copy")
 def _copy(tr, real, x, src, non_blocking=False):
     """x.copy_(src): src converted to x's dtype and broadcast to its shape."""
     v = tval(tr, x)
+    if not isinstance(src, torch.Tensor):  # x.copy_(2.5)
+        return _full_value(tr, real, src, like=v)
     if src.device != x.device:
         raise Unsupported("copy_ across devices inside the function")
     s = convert(tr, tval(tr, src), v.dtype)
     if s.shape == v.shape:
         return s
-    base = _full_value(tr, real, -0.0 if v.dtype.is_floating_point else 0, like=v)
-    return _binary_value(tr, "add", base, s, v.dtype)
+    return _broadcast_into(tr, real, v, s)
 
 
 # --- reductions and linear algebra -------------------------------------------------
@@ -620,9 +630,11 @@ HANDLERS["all"] = _any_all("amin")
 
 @op("threshold", "_threshold")
 def _threshold(tr, real, x, threshold, value, inplace=False):
+    # value where x <= threshold, as ATen selects it: NaN is kept (a test
+    # of x > threshold replaced it, found by a helper's sweep).
     v = as_value(tr, x, real.dtype)
-    keep = _binary_value(tr, "cmp gt,", v, as_value(tr, threshold, real.dtype), torch.bool)
-    return _where_values(tr, keep, v, as_value(tr, value, real.dtype), real.dtype)
+    low = _binary_value(tr, "cmp le,", v, as_value(tr, threshold, real.dtype), torch.bool)
+    return _where_values(tr, low, as_value(tr, value, real.dtype), v, real.dtype)
 
 
 def _gather_values(tr, v: Value, d: int, idx: Value, real) -> Value:

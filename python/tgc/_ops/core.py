@@ -327,6 +327,29 @@ def _from_outside(tr: Tracer, t: torch.Tensor) -> bool:
     return not tr.sharing_memory(ptr)
 
 
+# Arithmetic that PyTorch computes in its operands' promoted dtype also in
+# place and with out=, converting only the result to the destination's.
+_PROMOTING = frozenset({"add", "sub", "rsub", "mul", "div", "true_divide", "floor_divide",
+                        "remainder", "fmod", "pow", "maximum", "minimum", "fmax", "fmin",
+                        "atan2"})
+
+
+def _computed_as(real, name: str, args, into: bool):
+    """What a handler takes for the result: `real`, or for an in-place or
+    out= call of promoting arithmetic whose destination has another dtype
+    than the operands' promoted one, an empty tensor of that dtype (its
+    value is converted when assigned: u8.remainder_(i64) was computed in
+    uint8 and f16.add_(f32) rounded its operands first)."""
+    if not into or not isinstance(real, torch.Tensor) or len(args) < 2 or \
+            name.split(".")[-1].rstrip("_") not in _PROMOTING:
+        return real
+    try:
+        promoted = torch.result_type(args[0], args[1])
+    except (TypeError, RuntimeError):
+        return real
+    return real if promoted == real.dtype else torch.empty_like(real, dtype=promoted)
+
+
 def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
     """`sym`: whether the arguments hold a SymInt or DataScalar."""
     script = getattr(func, "tgc_torchscript", None)
@@ -496,7 +519,8 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
             kwargs = specialize_syms(tr, kwargs, f"size passed to {name}", keep)
         elif sym and handler not in DATA_SCALARS and (has_data(args) or has_data(kwargs)):
             specialize_syms(tr, (args, kwargs), f"size passed to {name}")  # raises
-        result = handler(tr, real, *args, **kwargs)
+        result = handler(tr, _computed_as(real, name, args, inplace or out_arg is not None),
+                         *args, **kwargs)
         if isinstance(result, Value) and not inplace and out_arg is None:
             _record_alias(tr, real, handler, args, kwargs)
         if inplace and isinstance(args[0], (list, tuple)):  # _foreach_op_

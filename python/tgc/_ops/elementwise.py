@@ -276,10 +276,14 @@ def _clamp_value(tr, real, x, lo, hi):
             isinstance(hi, (torch.Tensor, DataScalar)) or \
             not real.dtype.is_floating_point:
         v = as_value(tr, x, real.dtype)
+        # (on bools max is or and min is and: tgc.maximum takes numbers)
+        boolean = real.dtype == torch.bool
         if lo is not None:
-            v = _binary_value(tr, "maximum", v, as_value(tr, lo, real.dtype), real.dtype)
+            v = _binary_value(tr, "logical_or" if boolean else "maximum", v,
+                              as_value(tr, lo, real.dtype), real.dtype)
         if hi is not None:
-            v = _binary_value(tr, "minimum", v, as_value(tr, hi, real.dtype), real.dtype)
+            v = _binary_value(tr, "logical_and" if boolean else "minimum", v,
+                              as_value(tr, hi, real.dtype), real.dtype)
         return v
     if any(b is not None and b != b for b in (lo, hi)):
         # tgc.clamp refuses a NaN bound (PyTorch versions disagree on it):
