@@ -197,7 +197,7 @@ def _taint(tr: Tracer, x) -> None:
 def tainted_call(tr: Tracer, dispatch: Callable, func, name: str, args, kwargs):
     """`dispatch(tr, func, args, kwargs, name)` of a call with a tainted
     operand: its results, and the operands it writes, are tainted too."""
-    from ._ops.core import written_operands
+    from ._ops.writes import written_operands
 
     base = name.rsplit(".", 1)[-1] if name.startswith("aten.") else name
     if base in DATA_READS or base.startswith("linalg_") or \

@@ -156,7 +156,8 @@ def _dense_storage(t: torch.Tensor) -> bool:
 def record_island(tr, func, op: str, args, kwargs, real, reason: str, where: str):
     """Records the call that just ran as an island and binds its results;
     returns the real result, or raises Unsupported (why it cannot be one)."""
-    from ._ops.core import specialize_syms, written_operands
+    from ._ops.core import specialize_syms
+    from ._ops.writes import written_operands
     from ._trace import _compiles, storage_ptr
 
     if op.split(".")[-1] in _STORAGE_READS:

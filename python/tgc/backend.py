@@ -73,7 +73,8 @@ def _lift_written_attributes(gm: torch.fx.GraphModule):
     and no targets when there is none. TGC updates its inputs in place,
     and must not write tensors from outside the function it compiles.
     (Dynamo still reads its own graph after the backend returns.)"""
-    from ._ops.core import func_name, written_operands
+    from ._ops.core import func_name
+    from ._ops.writes import written_operands
 
     attrs = {n: n.target for n in gm.graph.nodes if n.op == "get_attr"}
     written: List[str] = []
