@@ -9,6 +9,8 @@
 
 #include "tgc_native_guards.h"
 
+#include <string.h>
+
 /* Whether `now` is the guarded `value`, as tgc._state.same decides; 0 also
  * where this cannot tell (the Python path decides then). */
 static int same_value(PyObject *now, PyObject *value) {
@@ -26,8 +28,11 @@ static int same_value(PyObject *now, PyObject *value) {
         return 0;
     return 1;
   }
-  if (type != (PyObject *)&PyLong_Type && type != (PyObject *)&PyFloat_Type &&
-      type != (PyObject *)&PyUnicode_Type)
+  if (type == (PyObject *)&PyFloat_Type) { /* by bits: 0.0 and -0.0 differ */
+    double a = PyFloat_AsDouble(now), b = PyFloat_AsDouble(value);
+    return (a != a && b != b) || memcmp(&a, &b, sizeof a) == 0;
+  }
+  if (type != (PyObject *)&PyLong_Type && type != (PyObject *)&PyUnicode_Type)
     return 0;
   int eq = PyObject_RichCompareBool(now, value, Py_EQ);
   if (eq < 0) {

@@ -498,3 +498,28 @@ def test_a_tensor_read_from_two_places_is_not_found_again_in_one():
         assert_same(c(x), m(x))
     finally:
         globals()["WT"] = torch.ones(3)
+
+
+def test_float_attributes_are_guarded_by_their_bits():
+    """0.0 == -0.0, so an attribute changed from one to the other kept the
+    first specialization (1 / (x * s): inf for -inf); a review of the
+    argument-key fix found it in the Python and the native checks."""
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.s = 0.0
+
+        def forward(self, x):
+            return 1 / (x * self.s)
+
+    m = M()
+    c = tgc.compile(m)
+    x = torch.ones(2)
+    for _ in range(3):  # (the native path serves the later calls)
+        assert torch.equal(c(x), m(x))
+    m.s = -0.0
+    assert torch.equal(c(x), m(x))
+    m.s = float("nan")
+    for _ in range(3):
+        torch.testing.assert_close(c(x), m(x), equal_nan=True)
+    assert tgc.explain(c).compiles == 3

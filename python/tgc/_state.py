@@ -78,8 +78,8 @@ def same(a: Any, b: Any) -> bool:
     guards, as a float attribute turned int may change promotion)."""
     if type(a) is not type(b):
         return False
-    if isinstance(a, float) and a != a:
-        return b != b
+    if isinstance(a, float):  # by bits: 0.0 and -0.0 differ (1 / x), NaN is NaN
+        return a.hex() == b.hex() or (a != a and b != b)
     if isinstance(a, tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     return a == b
