@@ -229,3 +229,24 @@ def test_numerics_sweep_regressions():
                         (lambda b, c: b.clone().copy_(c), True),
                         (lambda b, c: b.float().copy_(2.5), None)]:
         assert torch.equal(tgc.compile(fn, fullgraph=True, dynamic=dynamic)(b, c), fn(b, c))
+
+
+def test_integer_true_division_and_atan2_into_a_float_destination():
+    """The promoted dtype of two integers is an integer, but true division
+    and atan2 compute them as floats: an out= float destination made the
+    first review of the promotion fix find an internal error (atan2) and a
+    graph break (div)."""
+    a, b = torch.tensor([7, -7, 5]), torch.tensor([2, 2, -3])
+
+    def atan2(a, b):
+        out = torch.empty(3)
+        torch.atan2(a, b, out=out)
+        return out * 1
+
+    def div(a, b):
+        return torch.div(a, b, out=torch.empty(3, dtype=torch.float64))
+
+    for fn in (atan2, div):
+        c = tgc.compile(fn)
+        torch.testing.assert_close(c(a, b), fn(a, b))
+        assert not tgc.explain(c).graph_breaks

@@ -242,19 +242,24 @@ _PROMOTING = frozenset({"add", "sub", "rsub", "mul", "div", "true_divide", "floo
                         "atan2"})
 
 
-def _computed_as(real, name: str, args, into: bool):
+def _computed_as(real, name: str, args, kwargs, into: bool):
     """What a handler takes for the result: `real`, or for an in-place or
     out= call of promoting arithmetic whose destination has another dtype
     than the operands' promoted one, an empty tensor of that dtype (its
     value is converted when assigned: u8.remainder_(i64) was computed in
     uint8 and f16.add_(f32) rounded its operands first)."""
+    base = name.split(".")[-1].rstrip("_")
     if not into or not isinstance(real, torch.Tensor) or len(args) < 2 or \
-            name.split(".")[-1].rstrip("_") not in _PROMOTING:
+            base not in _PROMOTING:
         return real
     try:
         promoted = torch.result_type(args[0], args[1])
     except (TypeError, RuntimeError):
         return real
+    rounding = kwargs.get("rounding_mode", args[2] if len(args) > 2 else None)
+    if not promoted.is_floating_point and (
+            base in ("true_divide", "atan2") or (base == "div" and rounding is None)):
+        promoted = torch.get_default_dtype()  # (integers divide as floats)
     return real if promoted == real.dtype else torch.empty_like(real, dtype=promoted)
 
 
@@ -427,7 +432,7 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
             kwargs = specialize_syms(tr, kwargs, f"size passed to {name}", keep)
         elif sym and handler not in DATA_SCALARS and (has_data(args) or has_data(kwargs)):
             specialize_syms(tr, (args, kwargs), f"size passed to {name}")  # raises
-        result = handler(tr, _computed_as(real, name, args, inplace or out_arg is not None),
+        result = handler(tr, _computed_as(real, name, args, kwargs, inplace or out_arg is not None),
                          *args, **kwargs)
         if isinstance(result, Value) and not inplace and out_arg is None:
             _record_alias(tr, real, handler, args, kwargs)
