@@ -401,3 +401,37 @@ def test_module_attributes_do_not_replace_the_compiled_functions():
     c = tgc.compile(double)
     assert c.__name__ == "double" and c.__doc__ == double.__doc__
     assert_same(c(torch.ones(2)), torch.ones(2) * 2)
+
+
+def test_dataclass_arguments_with_slots_or_other_attributes():
+    """A slots dataclass over a plain base has an empty __dict__ (its fields
+    were left out of the key), and one whose __post_init__ stores a lock
+    was refused: both compile, keyed by their fields (found by the review
+    of the argument-key fix)."""
+    import dataclasses
+    import sys
+    import threading
+
+    class Base:
+        pass
+
+    if sys.version_info >= (3, 10):
+        @dataclasses.dataclass(slots=True)
+        class Slotted(Base):
+            scale: float
+
+        c = tgc.compile(lambda x, s: x * s.scale)
+        for s in (2.0, 3.0):
+            assert_same(c(torch.ones(2), Slotted(s)), torch.ones(2) * s)
+
+    @dataclasses.dataclass
+    class Locked:
+        x: torch.Tensor
+        k: float = dataclasses.field(init=False, default=1.0)
+
+        def __post_init__(self):
+            self.lock = threading.Lock()
+
+    obj = Locked(torch.ones(2))
+    obj.k = 4.0
+    assert_same(tgc.compile(lambda o: o.x * o.k)(obj), torch.ones(2) * 4)

@@ -114,8 +114,9 @@ def describe_key(key) -> str:
             return "{" + ", ".join(f"{show(n)}: {show(v)}" for n, v in k[2]) + "}"
         if tag == "namedtuple":
             return k[1].__name__ + "(" + ", ".join(show(e) for e in k[2]) + ")"
-        if tag == "dataclass":
-            return k[1].__name__ + "(" + ", ".join(f"{n}={show(v)}" for n, v in k[2]) + ")"
+        if tag in ("dataclass", "dataclass-init"):
+            items = list(k[2]) + (list(k[3]) if tag == "dataclass-init" else [])
+            return k[1].__name__ + "(" + ", ".join(f"{n}={show(v)}" for n, v in items) + ")"
         if tag == "seq":
             return k[1].__name__ + "(" + ", ".join(show(e) for e in k[2]) + ")"
         inner = ", ".join(show(e) for e in k[1])

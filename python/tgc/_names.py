@@ -64,9 +64,11 @@ def input_names(fn: Callable, args: Sequence[Any], kwargs: Dict[str, Any]) -> Li
             for k, v in o.items():
                 walk(v, f"{path}[{k!r}]")
         elif dataclasses.is_dataclass(o) and not isinstance(o, type):
-            for f in dataclasses.fields(o):
-                if f.init:
-                    walk(getattr(o, f.name), f"{path}.{f.name}")
+            from ._trees import dataclass_items  # (a cycle at import time)
+
+            _, first, rest = dataclass_items(o)
+            for n, v in first + rest:
+                walk(v, f"{path}.{n}")
 
     for name, a in zip(_signature_names(fn, len(args), kwargs), args):
         walk(a, name)

@@ -28,10 +28,35 @@ def plain_tensor_type(cls) -> bool:
             getattr(cls, "__torch_dispatch__", None) is _PLAIN_TORCH_DISPATCH)
 
 
+def _keyable(o) -> bool:
+    """Whether flatten takes `o` as part of a key (without raising)."""
+    if o is None or isinstance(o, (torch.Tensor, bool, int, float, str, torch.dtype,
+                                   torch.device, enum.Enum)):
+        return True
+    if isinstance(o, (tuple, list)):
+        return all(_keyable(e) for e in o)
+    if isinstance(o, dict):
+        return all(_keyable(k) and _keyable(v) for k, v in o.items())
+    return dataclasses.is_dataclass(o) and not isinstance(o, type)
+
+
+def dataclass_items(o):
+    """A dataclass argument's attributes in flatten's order: (True, every
+    field and the other attributes, []) when all are values of a key, else
+    (False, the init fields, the other fields) for the constructor."""
+    fields = dataclasses.fields(o)
+    state = {f.name: getattr(o, f.name) for f in fields}
+    extra = {n: v for n, v in getattr(o, "__dict__", {}).items() if n not in state}
+    if all(_keyable(v) for v in extra.values()):
+        return True, list(state.items()) + list(extra.items()), []
+    return (False, [(f.name, state[f.name]) for f in fields if f.init],
+            [(f.name, state[f.name]) for f in fields if not f.init])
+
+
 def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
     """The tensors of a call's arguments and a hashable key of the rest
-    (numbers, strings and None by value; tuples, lists and dicts by
-    structure)."""
+    (constants by type and value, floats by their bits; tuples, lists,
+    dicts and dataclasses by structure)."""
     tensors: List[torch.Tensor] = []
 
     def walk(o):
@@ -67,12 +92,16 @@ def flatten(obj) -> Tuple[List[torch.Tensor], Any]:
                 return ("defaultdict", type(o), entries, o.default_factory)
             return ("dict", type(o), entries)
         if dataclasses.is_dataclass(o) and not isinstance(o, type):
-            # Every attribute as the object holds it (fields with init=False
-            # and what __post_init__ set too): rebuilt without running
-            # __init__ or __post_init__ again.
-            state = vars(o) if hasattr(o, "__dict__") else {
-                f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
-            return ("dataclass", type(o), tuple((n, walk(v)) for n, v in state.items()))
+            # Every field as the object holds it (init=False ones too) and
+            # the other attributes __post_init__ set: rebuilt without running
+            # __init__ or __post_init__ again. An attribute that is no value
+            # of a key (a lock, a module) leaves the old way: the
+            # constructor with the init fields, then the others set.
+            whole, first, rest = dataclass_items(o)
+            if whole:
+                return ("dataclass", type(o), tuple((n, walk(v)) for n, v in first))
+            return ("dataclass-init", type(o), tuple((n, walk(v)) for n, v in first),
+                    tuple((n, walk(v)) for n, v in rest))
         raise Unsupported(
             f"an argument of type {type(o).__name__} (tensors, numbers, strings, "
             "enums and tuples, namedtuples, lists, dicts and dataclasses of them "
@@ -110,6 +139,11 @@ def unflatten(key, tensors: List[torch.Tensor]):
         if tag == "dataclass":
             obj = object.__new__(k[1])
             for name, v in k[2]:
+                object.__setattr__(obj, name, build(v))
+            return obj
+        if tag == "dataclass-init":
+            obj = k[1](**{name: build(v) for name, v in k[2]})
+            for name, v in k[3]:
                 object.__setattr__(obj, name, build(v))
             return obj
         if tag == "seq":
