@@ -16,7 +16,7 @@ from typing import List, Optional
 
 import torch
 
-from .._graph import Dyn, Unsupported, Value
+from .._graph import Dyn, Unsupported, Value, size_value
 from .core import norm_dim, op, product_expr, tval
 from .elementwise import _where_values
 from .shapes import (_concat_values, _expand_to, _known, _permute, _reshape_to, _slice,
@@ -339,7 +339,7 @@ def _repeat_interleave(tr, real, x, repeats=None, dim=None, *, output_size=None)
     v = tval(tr, x)
     if dim is None:
         if v.rank != 1:
-            n = math.prod(s.value if isinstance(s, Dyn) else s for s in v.shape)
+            n = math.prod(size_value(s) for s in v.shape)
             v = _reshape_to(tr, v, [_known(tr, v.shape, n, product_expr(v.shape))],
                             {0: list(range(v.rank))})
         d = 0

@@ -15,9 +15,9 @@ from typing import Any, List
 import torch
 
 from .._graph import Dyn, Unsupported, Value, format_type
-from .core import constant, convert, expr_of, norm_dim, op, product_expr, sym_tensor, tval
-from .elementwise import _binary_value, _where_values
-from .shapes import _known, _reshape_to
+from .core import constant, convert, expr_of, norm_dim, op, product_expr, tval
+from .elementwise import _binary_value
+from .shapes import _known, _reshape_to, linear_index
 
 
 def scatter_add_value(tr, base: Value, index: Value, src: Value, dim: int) -> Value:
@@ -151,33 +151,11 @@ def _index_put(tr, real, x, indices, values, accumulate=False):
     sizes = v.shape[:k]
     if k > 1 and any(isinstance(n, Dyn) for n in sizes):
         raise Unsupported("index_put with several index tensors along a dynamic size")
-    i64 = torch.int64
-    linear = None
-    bad = None  # an entry out of its dim's range, when several are linearized
-    for t, n in zip(idx, sizes):
-        # A negative index counts from the end (x[-1] += v); the wrapped
-        # one is range-checked by the op.
-        t = convert(tr, t, i64)
-        if isinstance(n, Dyn):
-            e = expr_of(n)
-            if e is None:
-                raise Unsupported("index_put along a size the graph cannot compute")
-            size = sym_tensor(tr, e)
-        else:
-            size = constant(tr, n, i64)
-        neg = _binary_value(tr, "cmp lt,", t, constant(tr, 0, i64), torch.bool)
-        t = _where_values(tr, neg, _binary_value(tr, "add", t, size, i64), t, i64)
-        if k > 1:
-            out = _binary_value(
-                tr, "logical_or", _binary_value(tr, "cmp lt,", t, constant(tr, 0, i64), torch.bool),
-                _binary_value(tr, "cmp ge,", t, size, torch.bool), torch.bool)
-            bad = out if bad is None else _binary_value(tr, "logical_or", bad, out, torch.bool)
-        linear = t if linear is None else _binary_value(
-            tr, "add", _binary_value(tr, "mul", linear, size, i64), t, i64)
-    if bad is not None:
-        # x[0, 5] of a 3 x 4 tensor would add into x[1, 1] (eager: IndexError):
-        # a position the scatter's range check rejects instead.
-        linear = _where_values(tr, bad, constant(tr, 2**63 - 1, i64), linear, i64)
+    if any(isinstance(n, Dyn) and expr_of(n) is None for n in sizes):
+        raise Unsupported("index_put along a size the graph cannot compute")
+    # (a negative index counts from the end, x[-1] += v; the scatter checks
+    # the range of the wrapped one)
+    linear = linear_index(tr, idx, sizes)
     rest = list(v.shape[k:])
     ishape = list(linear.shape)
     # One position per element of the index shape, and one row of x per

@@ -568,8 +568,6 @@ def _multi_index(tr, real, v: Value, index, tensors: List[int]) -> Value:
     result's index dims in their place; separated ones put them first
     (PyTorch's rule)."""
     from .composite import _gather_values
-    from .core import constant
-    from .elementwise import _binary_value, _where_values
 
     if any(index[k].dtype not in (torch.int64, torch.int32) for k in tensors):
         raise Unsupported("indexing with a boolean mask among several indices")
@@ -593,29 +591,41 @@ def _multi_index(tr, real, v: Value, index, tensors: List[int]) -> Value:
     if any(isinstance(n, Dyn) and (expr_of(n) is None or expr_of(n).opaque()) for n in sizes):
         raise Unsupported("advanced indexing with several tensors along a dynamic size "
                           "the graph cannot express")
-    i64 = torch.int64
-    linear = None
-    bad = None  # an entry out of its dim's range (eager: IndexError)
-    for k, n in zip(tensors, sizes):
-        nv = constant(tr, n, i64) if isinstance(n, int) else sym_tensor(tr, expr_of(n))
-        idx = convert(tr, tr.value_of(index[k]), i64)
-        neg = _binary_value(tr, "cmp lt,", idx, constant(tr, 0, i64), torch.bool)
-        idx = _where_values(tr, neg, _binary_value(tr, "add", idx, nv, i64), idx, i64)
-        out = _binary_value(tr, "logical_or", _binary_value(tr, "cmp lt,", idx, constant(tr, 0, i64),
-                                                    torch.bool),
-                            _binary_value(tr, "cmp ge,", idx, nv, torch.bool), torch.bool)
-        bad = out if bad is None else _binary_value(tr, "logical_or", bad, out, torch.bool)
-        linear = idx if linear is None else _binary_value(
-            tr, "add", _binary_value(tr, "mul", linear, nv, i64), idx, i64)
-    # An entry out of range would land on another element of the flattened
-    # dims (x[0, 5] of a 3 x 4 tensor is x[1, 1]): such a linear index is
-    # made one the gather's range check rejects.
-    linear = _where_values(tr, bad, constant(tr, 2**63 - 1, i64), linear, i64)
+    linear = linear_index(tr, [tr.value_of(index[k]) for k in tensors], sizes)
     d0 = dims[0]
     total = _known(tr, sizes, math.prod(size_value(n) for n in sizes), product_expr(sizes))
     flat = _reshape_to(tr, base, list(base.shape[:d0]) + [total] +
                        list(base.shape[d0 + len(dims):]), {d0: list(range(d0, d0 + len(dims)))})
     return _gather_values(tr, flat, d0, linear, real)
+
+
+def linear_index(tr, indices: List[Value], sizes: List[Any]) -> Value:
+    """(i * n1 + j) * n2 + ... of integer index values along dims of
+    `sizes` (ints, or Dyns the graph can express), negative entries wrapped
+    and shapes broadcast. With several, an entry out of its own dim's range
+    would land on another element of the flattened dims (x[0, 5] of a 3 x 4
+    tensor is x[1, 1]; eager raises IndexError): such a position is made one
+    the gather's or scatter's range check rejects."""
+    from .elementwise import _binary_value, _where_values
+    from .core import constant
+
+    i64 = torch.int64
+    linear = bad = None
+    for idx, n in zip(indices, sizes):
+        nv = constant(tr, n, i64) if isinstance(n, int) else sym_tensor(tr, expr_of(n))
+        idx = convert(tr, idx, i64)
+        neg = _binary_value(tr, "cmp lt,", idx, constant(tr, 0, i64), torch.bool)
+        idx = _where_values(tr, neg, _binary_value(tr, "add", idx, nv, i64), idx, i64)
+        if len(indices) > 1:
+            out = _binary_value(
+                tr, "logical_or", _binary_value(tr, "cmp lt,", idx, constant(tr, 0, i64), torch.bool),
+                _binary_value(tr, "cmp ge,", idx, nv, torch.bool), torch.bool)
+            bad = out if bad is None else _binary_value(tr, "logical_or", bad, out, torch.bool)
+        linear = idx if linear is None else _binary_value(
+            tr, "add", _binary_value(tr, "mul", linear, nv, i64), idx, i64)
+    if bad is not None:
+        linear = _where_values(tr, bad, constant(tr, 2**63 - 1, i64), linear, i64)
+    return linear
 
 
 class _ValueBox:
