@@ -267,8 +267,8 @@ def _dispatch(tr: Tracer, func, name: str, args, kwargs, sym: bool):
     """`sym`: whether the arguments hold a SymInt or DataScalar."""
     script = getattr(func, "tgc_torchscript", None)
     if script is not None:  # (tgc._trace_patches._patch_script_calls)
-        if sym:
-            specialize_syms(tr, (args, kwargs), f"size passed to TorchScript {script}")
+        # (with symbolic sizes among the arguments `func` arrives wrapped in
+        # _Concrete, and the generic path below makes the same island)
         return _unsupported(tr, func(*args, **kwargs),
                             f"TorchScript '{script}' (its operators run without the tracer)",
                             call=(func, f"torchscript_{script}".rstrip("_"), args, kwargs))
