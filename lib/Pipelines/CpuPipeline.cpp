@@ -164,15 +164,18 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void mlir::tgc::buildGraphPasses(OpPassManager &pm, bool decompose,
-                                 bool fuse) {
+void mlir::tgc::buildGraphPasses(OpPassManager &pm, bool decompose, bool fuse,
+                                 bool fusePermutes) {
   pm.addPass(createCanonicalizerPass());
   if (decompose) {
     pm.addNestedPass<func::FuncOp>(createTgcDecompose());
     pm.addNestedPass<func::FuncOp>(createTgcSinkGathers());
   }
-  if (fuse)
-    pm.addNestedPass<func::FuncOp>(createTgcFuse());
+  if (fuse) {
+    TgcFuseOptions options;
+    options.permutes = fusePermutes;
+    pm.addNestedPass<func::FuncOp>(createTgcFuse(options));
+  }
 }
 
 void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm,

@@ -34,7 +34,11 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
     tf32.convolutions = options.tf32Convolutions;
     pm.addNestedPass<func::FuncOp>(createTgcMarkTf32(tf32));
   }
-  buildGraphPasses(pm, options.decompose, options.fuse);
+  // Permutes join the elementwise work around them (head splits and
+  // merges): on the GPU a transposing copy fused into a kernel costs its
+  // reads, where a kernel of its own costs a launch and a round trip.
+  buildGraphPasses(pm, options.decompose, options.fuse,
+                   /*fusePermutes=*/true);
   TgcToLinalgOptions toLinalg;
   toLinalg.im2colPads = true;
   toLinalg.libraryConvolutions = options.cudnnConvolutions;

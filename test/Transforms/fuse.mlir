@@ -1,6 +1,7 @@
 // RUN: tgc-opt %s -tgc-fuse | FileCheck %s
 // The fused IR is valid and round-trips.
 // RUN: tgc-opt %s -tgc-fuse | tgc-opt | FileCheck %s
+// RUN: tgc-opt %s -tgc-fuse="permutes=1" | FileCheck %s --check-prefix=PERM
 
 // A vertical chain with a broadcast (bias add): one elementwise group.
 // CHECK-LABEL: func.func @chain
@@ -210,3 +211,33 @@ func.func @backward_group(%a17: tensor<f32>, %a18: tensor<10x4xf32>, %a20: tenso
   return %v105, %v119, %v148, %v155 : tensor<4xf32>, tensor<f32>, tensor<3x3x16xf32>, tensor<1x1x1xf32>
 }
 
+
+// Attention's output zeroed where a row has no key (a where), then the
+// head merge (a permute): without `permutes` the permute is no group
+// member; with it (the GPU pipeline) the where and the permute are one
+// elementwise group, while a permute that a matmul reads stays alone (the
+// GEMM reads the transpose itself) and a permute of a matmul's output is
+// no epilogue.
+// CHECK-LABEL: func.func @merge_heads
+// CHECK-NOT: tgc.fusion_group
+// PERM-LABEL: func.func @merge_heads
+// PERM-NEXT: tgc.matmul
+// PERM-NEXT: tgc.permute
+// PERM-NEXT: tgc.constant
+// PERM-NEXT: tgc.fusion_group "elementwise"
+// PERM-NEXT: ^bb0
+// PERM-NEXT: tgc.where
+// PERM-NEXT: tgc.permute
+// PERM-NEXT: tgc.yield
+// PERM: tgc.permute %arg1 [0, 1, 3, 2]
+// PERM-NEXT: tgc.matmul
+func.func @merge_heads(%a: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %keep: tensor<2x1x8x1xi1>, %sq: tensor<2x4x16x16xf32>) -> (tensor<2x8x4x16xf32>, tensor<2x4x8x8xf32>, tensor<2x4x16x8xf32>) {
+  %m = tgc.matmul %a, %sq : tensor<2x4x8x16xf32>, tensor<2x4x16x16xf32> -> tensor<2x4x8x16xf32>
+  %t = tgc.permute %m [0, 1, 3, 2] : tensor<2x4x8x16xf32> -> tensor<2x4x16x8xf32>
+  %z = tgc.constant dense<0.0> : tensor<f32>
+  %w = tgc.where %keep, %a, %z : tensor<2x1x8x1xi1>, tensor<2x4x8x16xf32>, tensor<f32> -> tensor<2x4x8x16xf32>
+  %p = tgc.permute %w [0, 2, 1, 3] : tensor<2x4x8x16xf32> -> tensor<2x8x4x16xf32>
+  %kt = tgc.permute %k [0, 1, 3, 2] : tensor<2x4x8x16xf32> -> tensor<2x4x16x8xf32>
+  %s = tgc.matmul %a, %kt : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x8x8xf32>
+  return %p, %s, %t : tensor<2x8x4x16xf32>, tensor<2x4x8x8xf32>, tensor<2x4x16x8xf32>
+}

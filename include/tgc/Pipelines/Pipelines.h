@@ -96,7 +96,8 @@ void buildBufferizeAndPlanMemory(OpPassManager &pm, bool checkedArenaSize,
 
 /// The graph passes both pipelines run on `tgc` after the frontend:
 /// canonicalization, tgc-decompose and tgc-fuse (each when asked for).
-void buildGraphPasses(OpPassManager &pm, bool decompose, bool fuse);
+void buildGraphPasses(OpPassManager &pm, bool decompose, bool fuse,
+                      bool fusePermutes = false);
 
 /// Registers tgc-cpu-pipeline.
 void registerCpuPipeline();

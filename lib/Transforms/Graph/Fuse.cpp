@@ -98,8 +98,18 @@ bool isRowOp(Operation *op) {
   return isa<LayerNormOp, RmsNormOp>(op);
 }
 
-Kind classify(Operation *op) {
-  if (isElementwise(op))
+/// A permute that joins groups as elementwise work (option `permutes`):
+/// none of its users is a matmul, which reads a transpose itself.
+bool isFusiblePermute(Operation *op) {
+  if (!isa<PermuteOp>(op))
+    return false;
+  return llvm::none_of(op->getUsers(), [](Operation *user) {
+    return isa<MatmulOp, BmmOp, LinearOp>(user);
+  });
+}
+
+Kind classify(Operation *op, bool permutes) {
+  if (isElementwise(op) || (permutes && isFusiblePermute(op)))
     return Kind::Elementwise;
   if (isRowOp(op))
     return Kind::Rows;
@@ -157,12 +167,12 @@ struct Group {
 
 class Fuser {
 public:
-  Fuser(Block &block, unsigned maxGroupSize)
+  Fuser(Block &block, unsigned maxGroupSize, bool permutes)
       : block(block), maxGroupSize(maxGroupSize) {
     int64_t n = 0;
     for (Operation &op : block) {
       position[&op] = n++;
-      Kind k = classify(&op);
+      Kind k = classify(&op, permutes);
       if (k == Kind::None || op.getNumResults() == 0)
         continue;
       // A group's inputs are tensors: an op with size operands (a dynamic
@@ -378,9 +388,10 @@ private:
       if (pk == Kind::Matmul || pk == Kind::Convolution) {
         // cuBLASLt-style epilogue: the product's only user, over its
         // space (a convolution's bias and ReLU: one pass over its output
-        // instead of two).
+        // instead of two). A permute is no epilogue (it moves elements).
         auto users = computeUsers(value);
-        if (std::distance(users.begin(), users.end()) != 1 ||
+        if (isa<PermuteOp>(consumer) ||
+            std::distance(users.begin(), users.end()) != 1 ||
             !shapesAgree(produced, space))
           return std::nullopt;
         return combine(p, c, pk);
@@ -496,7 +507,7 @@ struct TgcFusePass : tgc::impl::TgcFuseBase<TgcFusePass> {
     if (func.isExternal() || !func.getBody().hasOneBlock())
       return;
     Block &block = func.front();
-    Fuser fuser(block, maxGroupSize);
+    Fuser fuser(block, maxGroupSize, permutes);
     fuser.run();
     for (const Group &g : fuser.finalGroups())
       materialize(g);

@@ -147,10 +147,21 @@ def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
     come from the same value), so fusion works with dynamic shapes.
     Annotations (tgc_sym.bind) of values that end up inside a group are
     dropped.
+
+    With `permutes`, a `tgc.permute` (a transposing copy) groups as an
+    elementwise op: the head split after a projection and the head merge
+    before the next one join the elementwise work around them (a where
+    over the attention's output, a rotary embedding) instead of being
+    copy kernels of their own. A permute that a matmul reads stays alone,
+    for the GEMM to read it transposed (tgc-gpu-fold-gemm-transposes).
   }];
   let options = [
     Option<"maxGroupSize", "max-group-size", "unsigned", "64",
            "Largest number of ops in one group">,
+    Option<"permutes", "permutes", "bool", "false",
+           "Group tgc.permute as an elementwise op (a copy through a "
+           "permutation of its loops) unless a matmul reads it (GEMMs "
+           "read transposes themselves); the GPU pipeline sets it">,
   ];
 }
 
