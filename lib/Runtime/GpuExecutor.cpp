@@ -571,7 +571,8 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
       out.b = buffers[gemm.b];
       out.c = buffers[gemm.c];
       out.bias = gemm.bias >= 0 ? buffers[gemm.bias] : 0;
-      pointers[s] = {out.a, out.b, out.c, out.bias};
+      out.residual = gemm.residual >= 0 ? buffers[gemm.residual] : 0;
+      pointers[s] = {out.a, out.b, out.c, out.bias, out.residual};
       break;
     }
     case PlanStep::Conv:

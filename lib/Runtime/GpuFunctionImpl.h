@@ -71,6 +71,7 @@ struct GemmArgs {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   int64_t strideA = 0, strideB = 0, strideC = 0;
   uint64_t a = 0, b = 0, c = 0, bias = 0;
+  uint64_t residual = 0; // 0: none (beta = 0)
 };
 
 /// What a captured graph recorded for one step.

@@ -53,7 +53,8 @@ std::vector<int64_t> GpuFunction::Impl::gemmKey(size_t s) const {
           pointerAlignment(args.a),
           pointerAlignment(args.b),
           pointerAlignment(args.c),
-          pointerAlignment(args.bias)};
+          pointerAlignment(args.bias),
+          args.residual ? int64_t(pointerAlignment(args.residual)) : -1};
 }
 
 GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
@@ -77,7 +78,8 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
   // C, D and the bias.
   int outType = cudaType(gemm.cDtype >= 0 ? gemm.cDtype : gemm.dtype);
   uint32_t alignA = pointerAlignment(args.a), alignB = pointerAlignment(args.b),
-           alignC = pointerAlignment(args.c);
+           alignD = pointerAlignment(args.c),
+           alignC = args.residual ? pointerAlignment(args.residual) : alignD;
   std::vector<int64_t> key = gemmKey(s);
   auto found = gemmConfigs.find(key);
   if (found == gemmConfigs.end()) {
@@ -167,7 +169,7 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
       return configFail("cublasLtMatmulPreferenceCreate", status);
     uint64_t workspaceBytes = kGemmWorkspaceBytes;
     // cuBLAS's A is our B, its B our A.
-    uint32_t alignments[] = {alignB, alignA, alignC, alignC};
+    uint32_t alignments[] = {alignB, alignA, alignC, alignD};
     int alignmentAttrs[] = {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
                             CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
                             CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
@@ -197,11 +199,14 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
     }
     config.algo = heuristics[0].algo;
     // The shape's tuned algorithm: cached, or timed now.
-    std::vector<int64_t> shape(key.begin() + 1, key.end());
+    std::vector<int64_t> shape(key.begin() + 1, key.end() - 1);
     for (int64_t field :
          {int64_t(gemm.dtype), int64_t(gemm.cDtype), int64_t(gemm.transA),
           int64_t(gemm.transB), int64_t(gemm.epilogue), int64_t(gemm.tf32)})
       shape.push_back(field);
+    // A residual adds its alignment (entries without one keep their key).
+    if (gemm.residual >= 0)
+      shape.push_back(key.back());
     auto tuned = tunedAlgos.find(shape);
     if (tuned != tunedAlgos.end()) {
       config.algo = tuned->second;
@@ -240,19 +245,22 @@ cublasStatus_t GpuFunction::Impl::matmul(size_t s, const GemmConfig &config,
                                          uint64_t c) {
   const GemmArgs &args = gemms[s];
   bool isF64 = plan.steps[s].gemm.dtype == TGC_DTYPE_F64;
-  float alpha32 = 1.0f, beta32 = 0.0f;
-  double alpha64 = 1.0, beta64 = 0.0;
+  // beta = 1 adds the residual (C's layout) to the product.
+  bool residual = args.residual != 0;
+  float alpha32 = 1.0f, beta32 = residual ? 1.0f : 0.0f;
+  double alpha64 = 1.0, beta64 = residual ? 1.0 : 0.0;
   const void *alpha = isF64 ? static_cast<const void *>(&alpha64)
                             : static_cast<const void *>(&alpha32);
   const void *beta = isF64 ? static_cast<const void *>(&beta64)
                            : static_cast<const void *>(&beta32);
   void *d = reinterpret_cast<void *>(c);
+  const void *cIn =
+      residual ? reinterpret_cast<const void *>(args.residual) : d;
   return lt->cublasLtMatmul(
       ltHandle, config.desc, alpha, reinterpret_cast<const void *>(args.b),
       config.layoutA, reinterpret_cast<const void *>(args.a), config.layoutB,
-      beta, d, config.layoutC, d, config.layoutC, &algo,
-      reinterpret_cast<void *>(workspace), size_t(kGemmWorkspaceBytes),
-      stream);
+      beta, cIn, config.layoutC, d, config.layoutC, &algo,
+      reinterpret_cast<void *>(workspace), size_t(kGemmWorkspaceBytes), stream);
 }
 
 int GpuFunction::Impl::fastestCandidate(int count, int runs,

@@ -278,12 +278,15 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
       int32_t epilogue = int32_t(gemm.epilogue);
       line("gemm " + dtypeText(gemm.dtype) +
            (gemm.cDtype != -1 ? " out " + dtypeText(gemm.cDtype) : "") +
-           (gemm.tf32 ? " tf32" : "") + " m " +
-           node(gemm.m) + " n " + node(gemm.n) + " k " + node(gemm.k) +
-           " batch " + node(gemm.batch) + " transa " +
-           (gemm.transA ? "1" : "0") + " transb " + (gemm.transB ? "1" : "0") +
-           " a " + buffer(gemm.a) + " b " + buffer(gemm.b) + " c " +
-           buffer(gemm.c) + " bias " + buffer(gemm.bias) + " epilogue " +
+           (gemm.tf32 ? " tf32" : "") + " m " + node(gemm.m) + " n " +
+           node(gemm.n) + " k " + node(gemm.k) + " batch " + node(gemm.batch) +
+           " transa " + (gemm.transA ? "1" : "0") + " transb " +
+           (gemm.transB ? "1" : "0") + " a " + buffer(gemm.a) + " b " +
+           buffer(gemm.b) + " c " + buffer(gemm.c) + " bias " +
+           buffer(gemm.bias) +
+           (gemm.residual >= 0 ? " residual " + buffer(gemm.residual)
+                               : std::string()) +
+           " epilogue " +
            (epilogue >= 0 && epilogue < kNumEpilogues ? kEpilogueNames[epilogue]
                                                       : num(epilogue).c_str()) +
            " strides " + node(gemm.strideA) + " " + node(gemm.strideB) + " " +

@@ -731,8 +731,15 @@ bool PlanParser::parseGemm() {
   if (!keyword("a") || !bufferRef("the a buffer", false, gemm.a) ||
       !keyword("b") || !bufferRef("the b buffer", false, gemm.b) ||
       !keyword("c") || !bufferRef("the c buffer", false, gemm.c) ||
-      !keyword("bias") || !bufferRef("the bias buffer", true, gemm.bias) ||
-      !keyword("epilogue"))
+      !keyword("bias") || !bufferRef("the bias buffer", true, gemm.bias))
+    return false;
+  // `residual bN`: added to the product before the epilogue (beta = 1).
+  if (!atEnd() && !tokens[pos].quoted && peek() == "residual") {
+    ++pos;
+    if (!bufferRef("the residual buffer", false, gemm.residual))
+      return false;
+  }
+  if (!keyword("epilogue"))
     return false;
   Token epilogue;
   if (!next("an epilogue", epilogue))

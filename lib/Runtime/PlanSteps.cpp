@@ -141,10 +141,12 @@ tgc::runtime::summarizePlanSteps(const Plan &plan,
       int64_t ab = dtypeBytes(gemm.dtype), cb = dtypeBytes(cDtype);
       int epilogue = int(gemm.epilogue);
       s.name = "gemm";
-      s.strategy = std::string("cuBLASLt") + (gemm.tf32 ? " TF32" : "") +
-                   (epilogue > 0 && epilogue < plan_text::kNumEpilogues
-                        ? std::string(" + ") + plan_text::kEpilogueNames[epilogue]
-                        : std::string());
+      s.strategy =
+          std::string("cuBLASLt") + (gemm.tf32 ? " TF32" : "") +
+          (gemm.residual >= 0 ? " + residual" : "") +
+          (epilogue > 0 && epilogue < plan_text::kNumEpilogues
+               ? std::string(" + ") + plan_text::kEpilogueNames[epilogue]
+               : std::string());
       s.shape = "m " + std::to_string(m) + " n " + std::to_string(n) + " k " +
                 std::to_string(k) + " batch " + std::to_string(batch) + " " +
                 plan_text::dtypeText(gemm.dtype) +
@@ -162,6 +164,8 @@ tgc::runtime::summarizePlanSteps(const Plan &plan,
                     mul(mul(m, n), mul(batch, cb)));
       if (gemm.bias >= 0)
         s.bytes = add(s.bytes, mul(n, cb));
+      if (gemm.residual >= 0)
+        s.bytes = add(s.bytes, mul(mul(m, n), mul(batch, cb)));
       s.flops = mul(mul(mul(2, m), mul(n, k)), batch);
       break;
     }

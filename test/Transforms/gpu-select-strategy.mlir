@@ -228,6 +228,77 @@ module {
 
 // -----
 
+// A residual added after the bias (`x + linear(a)`): cuBLASLt adds it as
+// its C operand (beta = 1), so the GEMM writes the sum and the add is no
+// kernel. Without a bias the epilogue is `residual`. A ReLU after the
+// residual is no epilogue (cuBLASLt's activations come after beta * C,
+// but the ReLU of `relu(c + b) + r` comes before the residual): the add
+// stays a kernel.
+// CHECK-LABEL: func.func @linear_residual
+// CHECK: tgc_gpu.gemm = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = true, epilogue = bias_residual>
+// CHECK: tgc_gpu.gemm_epilogue_of
+// CHECK: tgc_gpu.gemm = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = true, epilogue = residual>
+// CHECK: tgc_gpu.gemm_epilogue_of
+// CHECK: tgc_gpu.gemm = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = true>
+// CHECK-NOT: gemm_epilogue_of
+// CHECK: tgc_gpu.strategy
+#rmap1 = affine_map<(d0, d1) -> (d0, d1)>
+#rmap2 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rmap3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#rmap4 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#rmap5 = affine_map<(d0, d1) -> (d1)>
+module {
+  func.func @linear_residual(%a: memref<16x64xf32>, %w: memref<32x64xf32>, %b: memref<32xf32>, %r: memref<16x32xf32>) -> (memref<16x32xf32>, memref<16x32xf32>, memref<16x32xf32>) {
+    %c = memref.alloc() {alignment = 64 : i64} : memref<16x32xf32>
+    %o = memref.alloc() {alignment = 64 : i64} : memref<16x32xf32>
+    linalg.generic {indexing_maps = [#rmap2, #rmap3, #rmap4], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %w : memref<16x64xf32>, memref<32x64xf32>) outs(%c : memref<16x32xf32>) attrs =  {tgc.group = 0 : i64, tgc.group_kind = "matmul"} {
+    ^bb0(%in: f32, %in_0: f32, %out: f32):
+      %0 = arith.mulf %in, %in_0 : f32
+      %1 = arith.addf %out, %0 : f32
+      linalg.yield %1 : f32
+    }
+    linalg.generic {indexing_maps = [#rmap1, #rmap5, #rmap1, #rmap1], iterator_types = ["parallel", "parallel"]} ins(%c, %b, %r : memref<16x32xf32>, memref<32xf32>, memref<16x32xf32>) outs(%o : memref<16x32xf32>) attrs =  {tgc.group = 0 : i64, tgc.group_kind = "matmul"} {
+    ^bb0(%in: f32, %in_0: f32, %in_1: f32, %out: f32):
+      %0 = arith.addf %in, %in_0 : f32
+      %1 = arith.addf %in_1, %0 : f32
+      linalg.yield %1 : f32
+    }
+    %c2 = memref.alloc() {alignment = 64 : i64} : memref<16x32xf32>
+    %o2 = memref.alloc() {alignment = 64 : i64} : memref<16x32xf32>
+    linalg.generic {indexing_maps = [#rmap2, #rmap3, #rmap4], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %w : memref<16x64xf32>, memref<32x64xf32>) outs(%c2 : memref<16x32xf32>) attrs =  {tgc.group = 1 : i64, tgc.group_kind = "matmul"} {
+    ^bb0(%in: f32, %in_0: f32, %out: f32):
+      %0 = arith.mulf %in, %in_0 : f32
+      %1 = arith.addf %out, %0 : f32
+      linalg.yield %1 : f32
+    }
+    linalg.generic {indexing_maps = [#rmap1, #rmap1, #rmap1], iterator_types = ["parallel", "parallel"]} ins(%c2, %r : memref<16x32xf32>, memref<16x32xf32>) outs(%o2 : memref<16x32xf32>) attrs =  {tgc.group = 1 : i64, tgc.group_kind = "matmul"} {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
+      %1 = arith.addf %in, %in_1 : f32
+      linalg.yield %1 : f32
+    }
+    %c3 = memref.alloc() {alignment = 64 : i64} : memref<16x32xf32>
+    %o3 = memref.alloc() {alignment = 64 : i64} : memref<16x32xf32>
+    linalg.generic {indexing_maps = [#rmap2, #rmap3, #rmap4], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %w : memref<16x64xf32>, memref<32x64xf32>) outs(%c3 : memref<16x32xf32>) attrs =  {tgc.group = 2 : i64, tgc.group_kind = "matmul"} {
+    ^bb0(%in: f32, %in_0: f32, %out: f32):
+      %0 = arith.mulf %in, %in_0 : f32
+      %1 = arith.addf %out, %0 : f32
+      linalg.yield %1 : f32
+    }
+    linalg.generic {indexing_maps = [#rmap1, #rmap5, #rmap1, #rmap1], iterator_types = ["parallel", "parallel"]} ins(%c3, %b, %r : memref<16x32xf32>, memref<32xf32>, memref<16x32xf32>) outs(%o3 : memref<16x32xf32>) attrs =  {tgc.group = 2 : i64, tgc.group_kind = "matmul"} {
+    ^bb0(%in: f32, %in_0: f32, %in_1: f32, %out: f32):
+      %zero = arith.constant 0.000000e+00 : f32
+      %0 = arith.addf %in, %in_0 : f32
+      %lt = arith.cmpf olt, %0, %zero : f32
+      %2 = arith.select %lt, %zero, %0 : f32
+      %3 = arith.addf %2, %in_1 : f32
+      linalg.yield %3 : f32
+    }
+    return %o, %o2, %o3 : memref<16x32xf32>, memref<16x32xf32>, memref<16x32xf32>
+  }
+}
+
+// -----
+
 // A #tgc_gpu.conv generic (tgc-to-linalg's library-convolutions) over
 // buffers cuDNN takes keeps its mark and no strategy (the launch plan
 // runs it as a cuDNN call), and the zero fill of its output before it is

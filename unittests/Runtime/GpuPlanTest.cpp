@@ -109,6 +109,8 @@ TEST(GpuPlanText, RoundTrip) {
   EXPECT_FALSE(gemm.transA);
   EXPECT_EQ(gemm.epilogue, GemmStep::BiasRelu);
   EXPECT_EQ(gemm.bias, 2);
+  EXPECT_EQ(gemm.residual, -1);
+  EXPECT_EQ(plan.steps[3].gemm.residual, 7);
   EXPECT_EQ(plan.steps[3].gemm.strideB, 10);
   EXPECT_EQ(plan.steps[5].memset.value, 0xdeadbeefu);
 

@@ -80,7 +80,7 @@ buffer global 0 n7
 launch k0 grid n5 n6 n6 block n3 n6 n6 shmem none params b0:n4*4r b4 i0 i4 b6/2{n7;n0,n2;n2,n6}*4rw b7/0{none;;}*8w
 launch k1 grid n5 n6 n6 block n3 n6 n6 shmem n7 params
 gemm f16 out f32 m n0 n n2 k n1 batch none transa 0 transb 1 a b0 b b1 c b3 bias b2 epilogue bias_relu strides none none none
-gemm f32 tf32 m n0 n n2 k n1 batch n6 transa 1 transb 0 a b4 b b6 c b5 bias none epilogue gelu strides n4 n10 n8
+gemm f32 tf32 m n0 n n2 k n1 batch n6 transa 1 transb 0 a b4 b b6 c b5 bias none residual b7 epilogue gelu strides n4 n10 n8
 copy dst b5 src b4 bytes n8
 memset dst b6 bytes n7 value 0xdeadbeef
 check flag b4 when n0 "tgc.gather: index out of range at m.py:3"

@@ -141,8 +141,9 @@ struct LaunchStep {
   std::vector<KernelParam> params;
 };
 
-/// Row-major C[m, n] = epilogue(alpha * op(A)[m, k] @ op(B)[k, n] + bias)
-/// over `batch` matrices, through cuBLASLt.
+/// Row-major C[m, n] = epilogue(alpha * op(A)[m, k] @ op(B)[k, n]
+/// [+ residual] + bias) over `batch` matrices, through cuBLASLt. A residual
+/// (cuBLASLt's beta = 1 input) has C's type and layout; it may be C itself.
 struct GemmStep {
   enum Epilogue : uint8_t { None, Bias, Relu, BiasRelu, Gelu, BiasGelu };
   int32_t dtype = TGC_DTYPE_F32; // of A and B
@@ -153,6 +154,7 @@ struct GemmStep {
   int64_t m = -1, n = -1, k = -1, batch = -1; // node indices
   bool transA = false, transB = false;
   int64_t a = -1, b = -1, c = -1, bias = -1; // buffer indices (bias: -1)
+  int64_t residual = -1; // buffer index; -1: none (beta = 0)
   Epilogue epilogue = None;
   /// Elements between consecutive matrices of a batch (node indices; a
   /// stride node evaluating to 0 broadcasts one matrix over the batch).

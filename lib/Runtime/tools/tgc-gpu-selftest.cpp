@@ -430,6 +430,24 @@ buffer result 0
 gemm f32 m n0 n n2 k n1 batch none transa 0 transb 0 a b0 b b1 c b3 bias b2 epilogue bias_relu strides none none none
 )plan";
 
+// x @ w + bias + r: the residual r added by cuBLASLt (beta = 1).
+const char *const kGemmResidualPlan = R"plan(function linear_residual
+arg 0 f32 2
+arg 1 f32 2
+arg 2 f32 1
+arg 3 f32 2
+expr 0 argdim 0 0
+expr 1 argdim 0 1
+expr 2 argdim 1 1
+result 0 f32 2 n0 n2
+buffer arg 0
+buffer arg 1
+buffer arg 2
+buffer arg 3
+buffer result 0
+gemm f32 m n0 n n2 k n1 batch none transa 0 transb 0 a b0 b b1 c b4 bias b2 residual b3 epilogue bias strides none none none
+)plan";
+
 // A stored [batch, k, m] (transA), B stored [batch, n, k] (transB).
 const char *const kGemmBatchedPlan = R"plan(function batched_tt
 arg 0 f32 3
@@ -552,6 +570,35 @@ void testGemm(const std::string &ptx) {
       return report(false, "gemm bias+relu (cuBLASLt)", error);
     std::string mismatch = compare(c, expected, 1e-4f);
     report(mismatch.empty(), "gemm bias+relu (cuBLASLt, 64x48x40)", mismatch);
+  }
+  {
+    const char *name = "gemm bias+residual (cuBLASLt, 64x48x40)";
+    std::unique_ptr<GpuFunction> function =
+        loadPlan(kGemmResidualPlan, ptx, "gemm bias+residual");
+    if (!function)
+      return;
+    const int64_t m = 64, n = 48, k = 40;
+    std::vector<float> a = pattern(m * k, 23), b = pattern(k * n, 24),
+                       bias = pattern(n, 25), r = pattern(m * n, 26);
+    std::vector<float> expected =
+        referenceGemm(a, b, &bias, 1, m, n, k, false, false, false);
+    for (size_t i = 0; i < expected.size(); ++i)
+      expected[i] += r[i];
+    DeviceBuffer da, db, dbias, dr;
+    std::vector<DeviceTensor> results;
+    if (!da.upload(a, error) || !db.upload(b, error) ||
+        !dbias.upload(bias, error) || !dr.upload(r, error) ||
+        !function->run({tensor(da, {m, k}), tensor(db, {k, n}),
+                        tensor(dbias, {n}), tensor(dr, {m, n})},
+                       results, false, error))
+      return report(false, name, error);
+    std::vector<float> c;
+    bool ok = download(results[0], c, error);
+    freeResults(results);
+    if (!ok)
+      return report(false, name, error);
+    std::string mismatch = compare(c, expected, 1e-4f);
+    report(mismatch.empty(), name, mismatch);
   }
   {
     std::unique_ptr<GpuFunction> function =

@@ -92,7 +92,9 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
         {GemmEpilogue::relu, rt::GemmStep::Relu},
         {GemmEpilogue::bias_relu, rt::GemmStep::BiasRelu},
         {GemmEpilogue::gelu, rt::GemmStep::Gelu},
-        {GemmEpilogue::bias_gelu, rt::GemmStep::BiasGelu}};
+        {GemmEpilogue::bias_gelu, rt::GemmStep::BiasGelu},
+        {GemmEpilogue::residual, rt::GemmStep::None},
+        {GemmEpilogue::bias_residual, rt::GemmStep::Bias}};
     const auto *found = llvm::find_if(kinds, [&](const auto &k) {
       return k.first == gemmAttr.getEpilogue();
     });
@@ -106,17 +108,30 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
     cLayout = *l;
     tc = getElementTypeOrSelf(out.getType());
     Value c = op.getDpsInitOperand(0)->get();
+    bool residual = gemmAttr.getEpilogue() == GemmEpilogue::residual ||
+                    gemmAttr.getEpilogue() == GemmEpilogue::bias_residual;
+    int64_t outRank = cast<MemRefType>(out.getType()).getRank();
     for (OpOperand *in : epilogue.getDpsInputOperands()) {
       if (in->get() == c)
         continue;
-      FailureOr<Layout> bias = b.layout(in->get());
-      if (failed(bias))
+      FailureOr<Layout> layout = b.layout(in->get());
+      if (failed(layout))
         return failure();
-      g.bias = b.pointerOf(*bias, tc);
+      // The residual has the output's rank (cuBLASLt reads it in D's
+      // layout: tgc-gpu-select-strategy checked it is dense), the bias
+      // rank 1.
+      int64_t &slot =
+          residual && cast<MemRefType>(in->get().getType()).getRank() == outRank
+              ? g.residual
+              : g.bias;
+      if (slot >= 0)
+        return epilogue.emitOpError() << "does not match its GEMM epilogue";
+      slot = b.pointerOf(*layout, tc);
     }
     if ((g.bias >= 0) != (g.epilogue == rt::GemmStep::Bias ||
                           g.epilogue == rt::GemmStep::BiasRelu ||
-                          g.epilogue == rt::GemmStep::BiasGelu))
+                          g.epilogue == rt::GemmStep::BiasGelu) ||
+        residual != (g.residual >= 0))
       return epilogue.emitOpError() << "does not match its GEMM epilogue";
   }
   g.dtype = *dtypeOf(ta);

@@ -260,12 +260,14 @@ Value matchTanhGelu(Value v) {
 
 /// The operands of an elementwise op over a GEMM's output `C` that may be
 /// its cuBLASLt epilogue: all-parallel over C's dims in the GEMM's fusion
-/// group, reading C through the identity and at most a bias (a dense
-/// vector of the output type over the last loop, the GEMM's n), writing a
-/// dense f32 / f16 / bf16 output through the identity without reading it.
+/// group, reading C through the identity, at most a bias (a dense vector of
+/// the output type over the last loop, the GEMM's n) and at most a
+/// residual (a dense tensor of the output's type and shape read through
+/// the identity: cuBLASLt's `beta * C`), writing a dense f32 / f16 / bf16
+/// output through the identity without reading it.
 struct EpilogueOperands {
-  OpOperand *c = nullptr, *bias = nullptr, *out = nullptr;
-  BlockArgument cArg, biasArg;
+  OpOperand *c = nullptr, *bias = nullptr, *residual = nullptr, *out = nullptr;
+  BlockArgument cArg, biasArg, residualArg;
   Type outType, accType;
 };
 
@@ -273,7 +275,7 @@ std::optional<EpilogueOperands> epilogueOperands(linalg::GenericOp gemm,
                                                  linalg::GenericOp epilogue) {
   Value c = gemm.getDpsInitOperand(0)->get();
   if (!isAllParallel(epilogue) || epilogue.getNumDpsInits() != 1 ||
-      epilogue.getNumDpsInputs() < 1 || epilogue.getNumDpsInputs() > 2 ||
+      epilogue.getNumDpsInputs() < 1 || epilogue.getNumDpsInputs() > 3 ||
       !epilogue.hasPureBufferSemantics() ||
       epilogue.getNumLoops() != cast<MemRefType>(c.getType()).getRank() ||
       getFusionGroup(gemm) != getFusionGroup(epilogue))
@@ -301,6 +303,14 @@ std::optional<EpilogueOperands> epilogueOperands(linalg::GenericOp gemm,
       continue;
     }
     auto type = dyn_cast<MemRefType>(in->get().getType());
+    auto outMemRef = cast<MemRefType>(e.out->get().getType());
+    if (in->get() != c && map.isIdentity() && !e.residual && type &&
+        type.getShape() == outMemRef.getShape() &&
+        type.getElementType() == e.outType && isDenseMemRef(in->get())) {
+      e.residual = in;
+      e.residualArg = arg;
+      continue;
+    }
     if (e.bias || !type || type.getRank() != 1 ||
         type.getElementType() != e.outType || !isDenseMemRef(in->get()) ||
         map.getNumResults() != 1 ||
@@ -340,6 +350,7 @@ StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
     return "";
   if (e->bias)
     bias = e->bias->get();
+  BlockArgument residualArg = e->residualArg;
   Block *body = epilogue.getBody();
   // Walk back from the yielded value.
   Value v = body->getTerminator()->getOperand(0);
@@ -361,6 +372,40 @@ StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
   if (!v)
     return "";
   StringRef act = "";
+  if (residualArg) {
+    // `x + residual` (either order; a 16-bit residual extended first),
+    // and no activation: cuBLASLt adds beta * C before its epilogue, so
+    // only `act(c + bias + residual)` would be one, and models add the
+    // residual after the projection. A rounding of `x` to the output type
+    // before the add is skipped, as for GELU: one rounding instead of two.
+    auto add = v.getDefiningOp<arith::AddFOp>();
+    if (!add)
+      return "";
+    auto isResidual = [&](Value x) {
+      if (x == residualArg)
+        return true;
+      auto ext = x.getDefiningOp<arith::ExtFOp>();
+      return ext && ext.getIn() == residualArg;
+    };
+    if (isResidual(add.getRhs()))
+      v = add.getLhs();
+    else if (isResidual(add.getLhs()))
+      v = add.getRhs();
+    else
+      return "";
+    v = skipRounding(v);
+    if (biasArg) {
+      auto biasAdd = v.getDefiningOp<arith::AddFOp>();
+      Value other = biasAdd ? otherOperand(biasAdd, cArg) : Value();
+      if (!other ||
+          (other != biasArg &&
+           !(other.getDefiningOp<arith::ExtFOp>() &&
+             other.getDefiningOp<arith::ExtFOp>().getIn() == biasArg)))
+        return "";
+      return "bias_residual";
+    }
+    return v == cArg ? "residual" : "";
+  }
   if (Value x = matchRelu(v)) {
     act = "relu";
     v = x;
@@ -397,7 +442,8 @@ StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
 std::optional<std::pair<linalg::GenericOp, linalg::GenericOp>>
 splitGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue) {
   std::optional<EpilogueOperands> e = epilogueOperands(gemm, epilogue);
-  if (!e)
+  // (The second op reads only the first's output: no residual.)
+  if (!e || e->residual)
     return std::nullopt;
   Type outType = e->outType, accType = e->accType;
   BlockArgument cArg = e->cArg, biasArg = e->biasArg;

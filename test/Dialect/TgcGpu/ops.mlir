@@ -30,6 +30,31 @@ func.func @gemm(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>)
   return
 }
 
+// CHECK-LABEL: func @residual
+// CHECK: #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = false, epilogue = bias_residual>
+// CHECK: #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = false, epilogue = residual>
+func.func @residual(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
+  linalg.generic {indexing_maps = [#mm, #mk, #mn],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+      attrs = {tgc_gpu.gemm = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = false, epilogue = bias_residual>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#mm, #mk, #mn],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+      attrs = {tgc_gpu.gemm = #tgc_gpu.gemm<m = [0], n = 1, k = 2, trans_a = false, trans_b = false, epilogue = residual>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // CHECK-LABEL: func @batched
 // CHECK: #tgc_gpu.gemm<batch = [0], m = [1, 2], n = 3, k = 4, trans_a = true, trans_b = false>
 func.func @batched(%a: memref<2x3x5x7xf32>, %b: memref<2x7x6xf32>, %c: memref<2x3x5x6xf32>) {

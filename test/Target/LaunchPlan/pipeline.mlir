@@ -20,6 +20,20 @@ func.func @linear(%x: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32
 
 // -----
 
+// A residual after a linear layer (`x + linear(a)`): cuBLASLt adds x as
+// its C operand (beta = 1) with the bias epilogue; no kernel.
+// CHECK-LABEL: function linear_residual
+// CHECK-NOT: kernel
+// CHECK: gemm f32 out f32 {{.*}} transa 0 transb 1 {{.*}} bias b{{[0-9]+}} residual b{{[0-9]+}} epilogue bias strides
+// CHECK-NOT: launch
+func.func @linear_residual(%a: tensor<?x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>, %x: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  %h = tgc.linear %a, %w, %b : tensor<?x64xf32>, tensor<32x64xf32>, tensor<32xf32> -> tensor<?x32xf32>
+  %r = tgc.add %x, %h : tensor<?x32xf32>, tensor<?x32xf32> -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}
+
+// -----
+
 // A flat kernel's 16-byte vectors become alignment guards on its argument
 // buffers; the broadcast check of the operands' sizes is a guard.
 // CHECK-LABEL: function add

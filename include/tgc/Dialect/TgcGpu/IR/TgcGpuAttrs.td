@@ -23,7 +23,9 @@ def TgcGpu_GemmEpilogue : I32EnumAttr<"GemmEpilogue",
       I32EnumAttrCase<"relu", 3>,
       I32EnumAttrCase<"bias_relu", 4>,
       I32EnumAttrCase<"gelu", 5>,
-      I32EnumAttrCase<"bias_gelu", 6>]> {
+      I32EnumAttrCase<"bias_gelu", 6>,
+      I32EnumAttrCase<"residual", 7>,
+      I32EnumAttrCase<"bias_residual", 8>]> {
   let cppNamespace = "::mlir::tgc::tgc_gpu";
   let genSpecializedAttr = 0;
 }
@@ -49,7 +51,9 @@ def TgcGpu_GemmAttr : TgcGpu_Attr<"Gemm", "gemm"> {
     transposed, and `epilogue`, when there is one, the elementwise op
     after it that cuBLASLt applies while writing (`none`: only the rounding
     to the output type; `bias`, `relu`, `bias_relu`, `gelu` (tanh),
-    `bias_gelu`); that op's generic carries `tgc_gpu.gemm_epilogue_of`.
+    `bias_gelu`; `residual` and `bias_residual`: a tensor of the output's
+    shape added too, cuBLASLt's `beta * C` with beta 1); that op's generic
+    carries `tgc_gpu.gemm_epilogue_of`.
     `tf32` (f32 operands only): cuBLASLt may round A and B to TF32 and
     accumulate in f32 (`CUBLAS_COMPUTE_32F_FAST_TF32`), as PyTorch does
     where its flags allow it (tgc-mark-tf32).
