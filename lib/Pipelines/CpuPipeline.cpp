@@ -165,7 +165,7 @@ void mlir::tgc::buildCpuLoopsToLLVMPipeline(OpPassManager &pm) {
 }
 
 void mlir::tgc::buildGraphPasses(OpPassManager &pm, bool decompose, bool fuse,
-                                 bool fusePermutes) {
+                                 bool gpuFusion) {
   pm.addPass(createCanonicalizerPass());
   if (decompose) {
     pm.addNestedPass<func::FuncOp>(createTgcDecompose());
@@ -173,7 +173,8 @@ void mlir::tgc::buildGraphPasses(OpPassManager &pm, bool decompose, bool fuse,
   }
   if (fuse) {
     TgcFuseOptions options;
-    options.permutes = fusePermutes;
+    options.permutes = gpuFusion;
+    options.reshapes = gpuFusion;
     pm.addNestedPass<func::FuncOp>(createTgcFuse(options));
   }
 }

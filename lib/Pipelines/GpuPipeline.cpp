@@ -36,9 +36,11 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   }
   // Permutes join the elementwise work around them (head splits and
   // merges): on the GPU a transposing copy fused into a kernel costs its
-  // reads, where a kernel of its own costs a launch and a round trip.
+  // reads, where a kernel of its own costs a launch and a round trip. A
+  // residual add after a reshape of a product moves above the reshape,
+  // into the GEMM's group (cuBLASLt adds it).
   buildGraphPasses(pm, options.decompose, options.fuse,
-                   /*fusePermutes=*/true);
+                   /*gpuFusion=*/true);
   TgcToLinalgOptions toLinalg;
   toLinalg.im2colPads = true;
   toLinalg.libraryConvolutions = options.cudnnConvolutions;

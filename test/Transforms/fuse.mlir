@@ -2,6 +2,7 @@
 // The fused IR is valid and round-trips.
 // RUN: tgc-opt %s -tgc-fuse | tgc-opt | FileCheck %s
 // RUN: tgc-opt %s -tgc-fuse="permutes=1" | FileCheck %s --check-prefix=PERM
+// RUN: tgc-opt %s -tgc-fuse="reshapes=1" | FileCheck %s --check-prefix=RESHAPE
 
 // A vertical chain with a broadcast (bias add): one elementwise group.
 // CHECK-LABEL: func.func @chain
@@ -240,4 +241,31 @@ func.func @merge_heads(%a: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %keep
   %kt = tgc.permute %k [0, 1, 3, 2] : tensor<2x4x8x16xf32> -> tensor<2x4x16x8xf32>
   %s = tgc.matmul %a, %kt : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x8x8xf32>
   return %p, %s, %t : tensor<2x8x4x16xf32>, tensor<2x4x8x8xf32>, tensor<2x4x16x8xf32>
+}
+
+// GPT-2's residual after the view of its addmm: with `reshapes` the add
+// moves above the reshape (the residual reshaped instead), into the
+// matmul's group as its epilogue; a reshape with another reader stays.
+// CHECK-LABEL: func.func @residual_after_view
+// CHECK: tgc.fusion_group "matmul"
+// CHECK: tgc.reshape
+// CHECK: tgc.add
+// RESHAPE-LABEL: func.func @residual_after_view
+// RESHAPE: %[[R:.*]] = tgc.reshape %arg3 : tensor<2x4x8xf32> -> tensor<8x8xf32>
+// RESHAPE: %[[G:.*]] = tgc.fusion_group "matmul" ins(%arg0, %arg1, %arg2, %[[R]] :
+// RESHAPE: tgc.matmul
+// RESHAPE-NEXT: tgc.add
+// RESHAPE-NEXT: tgc.add %{{.*}}, %{{.*}} : tensor<8x8xf32>
+// RESHAPE: tgc.reshape %[[G]] : tensor<8x8xf32> -> tensor<2x4x8xf32>
+// RESHAPE: %[[KEPT:.*]] = tgc.reshape %{{.*}} : tensor<8x8xf32> -> tensor<2x4x8xf32>
+// RESHAPE: tgc.add %[[KEPT]], %arg3
+func.func @residual_after_view(%a: tensor<8x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>, %x: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+  %m = tgc.matmul %a, %w : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
+  %h = tgc.add %m, %b : tensor<8x8xf32>, tensor<8xf32> -> tensor<8x8xf32>
+  %v = tgc.reshape %h : tensor<8x8xf32> -> tensor<2x4x8xf32>
+  %r = tgc.add %v, %x : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+  %m2 = tgc.matmul %a, %w : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
+  %v2 = tgc.reshape %m2 : tensor<8x8xf32> -> tensor<2x4x8xf32>
+  %r2 = tgc.add %v2, %x : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+  return %r, %r2, %v2 : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
 }

@@ -38,7 +38,10 @@ def kernel_table(fn, ids, calls=10, rows=25):
 
 
 def main():
-    names = sys.argv[1:] or list(MODELS)
+    # --tgc-only: TGC's tables alone (Inductor's and eager's do not change
+    # with TGC's code).
+    tgc_only = "--tgc-only" in sys.argv
+    names = [a for a in sys.argv[1:] if not a.startswith("--")] or list(MODELS)
     for name in names:
         cfg, cls, kw = MODELS[name]
         torch.manual_seed(0)
@@ -51,6 +54,8 @@ def main():
             print(tgc.profile(c, ids, repeat=20))
             print(f"== {name}: tgc, torch.profiler")
             kernel_table(c, ids)
+            if tgc_only:
+                continue
             ind = torch.compile(m)
             for _ in range(3):
                 ind(ids)

@@ -95,9 +95,10 @@ void buildBufferizeAndPlanMemory(OpPassManager &pm, bool checkedArenaSize,
                                  bool readOutsInPlace = false);
 
 /// The graph passes both pipelines run on `tgc` after the frontend:
-/// canonicalization, tgc-decompose and tgc-fuse (each when asked for).
+/// canonicalization, tgc-decompose and tgc-fuse (each when asked for);
+/// `gpuFusion`: tgc-fuse's GPU choices (permutes and reshapes).
 void buildGraphPasses(OpPassManager &pm, bool decompose, bool fuse,
-                      bool fusePermutes = false);
+                      bool gpuFusion = false);
 
 /// Registers tgc-cpu-pipeline.
 void registerCpuPipeline();

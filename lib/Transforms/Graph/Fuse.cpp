@@ -449,6 +449,67 @@ private:
   std::vector<std::pair<int64_t, int64_t>> spans;
 };
 
+/// Whether `v` is a matmul's result or an elementwise op's over one
+/// (a linear layer's bias add): what a GEMM epilogue can extend.
+bool fromMatmul(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (isa_and_present<MatmulOp, BmmOp, LinearOp>(def))
+    return true;
+  return def && isElementwise(def) &&
+         llvm::any_of(def->getOperands(), [](Value operand) {
+           return isa_and_present<MatmulOp, BmmOp, LinearOp>(
+               operand.getDefiningOp());
+         });
+}
+
+/// `add(reshape(x), y)` with x a matmul's result (or its bias add's), the
+/// reshape static and read only there, and y of the add's own static type
+/// (no broadcast): `reshape(add(x, reshape(y)))`. The add then reads the
+/// product over its own space and joins the matmul's group as its
+/// epilogue (GPT-2's residual after its `addmm`'s view). Operand order is
+/// kept.
+void sinkReshapesBelowAdds(Block &block) {
+  SmallVector<AddOp> adds;
+  for (Operation &op : block)
+    if (auto add = dyn_cast<AddOp>(op))
+      adds.push_back(add);
+  for (AddOp add : adds) {
+    auto type = dyn_cast<RankedTensorType>(add.getType());
+    if (!type || !type.hasStaticShape())
+      continue;
+    for (unsigned side = 0; side < 2; ++side) {
+      auto reshape = add->getOperand(side).getDefiningOp<ReshapeOp>();
+      Value other = add->getOperand(1 - side);
+      if (!reshape)
+        continue;
+      auto users = computeUsers(reshape.getResult());
+      if (!reshape.getDynamicSizes().empty() ||
+          std::distance(users.begin(), users.end()) != 1 ||
+          other.getType() != type || reshape.getType() != type ||
+          !fromMatmul(reshape.getInput()))
+        continue;
+      auto inner = cast<RankedTensorType>(reshape.getInput().getType());
+      if (!inner.hasStaticShape())
+        continue;
+      OpBuilder b(add);
+      Location loc = add.getLoc();
+      Value y = ReshapeOp::create(b, loc, inner, other, ValueRange{});
+      Value x = reshape.getInput();
+      Value sum = side == 0 ? AddOp::create(b, loc, inner, x, y).getResult()
+                            : AddOp::create(b, loc, inner, y, x).getResult();
+      Value back = ReshapeOp::create(b, loc, type, sum, ValueRange{});
+      add.getResult().replaceAllUsesWith(back);
+      add->erase();
+      // (Its annotations described a value that no longer exists.)
+      for (Operation *user : llvm::make_early_inc_range(reshape->getUsers()))
+        if (isa<sym::BindOp>(user))
+          user->erase();
+      reshape->erase();
+      break;
+    }
+  }
+}
+
 /// Wraps `ops` (program order, one block) into a tgc.fusion_group.
 void materialize(const Group &group) {
   SetVector<Operation *> members(group.ops.begin(), group.ops.end());
@@ -507,6 +568,8 @@ struct TgcFusePass : tgc::impl::TgcFuseBase<TgcFusePass> {
     if (func.isExternal() || !func.getBody().hasOneBlock())
       return;
     Block &block = func.front();
+    if (reshapes)
+      sinkReshapesBelowAdds(block);
     Fuser fuser(block, maxGroupSize, permutes);
     fuser.run();
     for (const Group &g : fuser.finalGroups())

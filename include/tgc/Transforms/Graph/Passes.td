@@ -154,6 +154,12 @@ def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
     over the attention's output, a rotary embedding) instead of being
     copy kernels of their own. A permute that a matmul reads stays alone,
     for the GEMM to read it transposed (tgc-gpu-fold-gemm-transposes).
+
+    With `reshapes`, `add(reshape(x), y)` where x is a matmul's result (or
+    its bias add's), the reshape static and read only by the add, and y
+    of the add's type becomes `reshape(add(x, reshape(y)))` first: GPT-2's
+    residual after the view of its `addmm` then joins the GEMM's group,
+    where cuBLASLt adds it (tgc-gpu-select-strategy's `bias_residual`).
   }];
   let options = [
     Option<"maxGroupSize", "max-group-size", "unsigned", "64",
@@ -162,6 +168,10 @@ def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
            "Group tgc.permute as an elementwise op (a copy through a "
            "permutation of its loops) unless a matmul reads it (GEMMs "
            "read transposes themselves); the GPU pipeline sets it">,
+    Option<"reshapes", "reshapes", "bool", "false",
+           "Move a static reshape of a matmul's result below the add that "
+           "reads it, so that the add joins the matmul's group (a residual "
+           "as a GEMM epilogue); the GPU pipeline sets it">,
   ];
 }
 
