@@ -54,7 +54,9 @@ std::vector<int64_t> GpuFunction::Impl::gemmKey(size_t s) const {
           pointerAlignment(args.b),
           pointerAlignment(args.c),
           pointerAlignment(args.bias),
-          args.residual ? int64_t(pointerAlignment(args.residual)) : -1};
+          plan.steps[s].gemm.residual >= 0
+              ? int64_t(pointerAlignment(args.residual))
+              : -1};
 }
 
 GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
@@ -79,7 +81,8 @@ GemmConfig *GpuFunction::Impl::gemmConfig(size_t s, bool tune,
   int outType = cudaType(gemm.cDtype >= 0 ? gemm.cDtype : gemm.dtype);
   uint32_t alignA = pointerAlignment(args.a), alignB = pointerAlignment(args.b),
            alignD = pointerAlignment(args.c),
-           alignC = args.residual ? pointerAlignment(args.residual) : alignD;
+           alignC =
+               gemm.residual >= 0 ? pointerAlignment(args.residual) : alignD;
   std::vector<int64_t> key = gemmKey(s);
   auto found = gemmConfigs.find(key);
   if (found == gemmConfigs.end()) {
@@ -246,7 +249,7 @@ cublasStatus_t GpuFunction::Impl::matmul(size_t s, const GemmConfig &config,
   const GemmArgs &args = gemms[s];
   bool isF64 = plan.steps[s].gemm.dtype == TGC_DTYPE_F64;
   // beta = 1 adds the residual (C's layout) to the product.
-  bool residual = args.residual != 0;
+  bool residual = plan.steps[s].gemm.residual >= 0;
   float alpha32 = 1.0f, beta32 = residual ? 1.0f : 0.0f;
   double alpha64 = 1.0, beta64 = residual ? 1.0 : 0.0;
   const void *alpha = isF64 ? static_cast<const void *>(&alpha64)

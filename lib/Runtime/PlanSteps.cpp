@@ -143,10 +143,10 @@ tgc::runtime::summarizePlanSteps(const Plan &plan,
       s.name = "gemm";
       s.strategy =
           std::string("cuBLASLt") + (gemm.tf32 ? " TF32" : "") +
-          (gemm.residual >= 0 ? " + residual" : "") +
           (epilogue > 0 && epilogue < plan_text::kNumEpilogues
                ? std::string(" + ") + plan_text::kEpilogueNames[epilogue]
-               : std::string());
+               : std::string()) +
+          (gemm.residual >= 0 ? " + residual" : "");
       s.shape = "m " + std::to_string(m) + " n " + std::to_string(n) + " k " +
                 std::to_string(k) + " batch " + std::to_string(batch) + " " +
                 plan_text::dtypeText(gemm.dtype) +

@@ -269,3 +269,33 @@ func.func @residual_after_view(%a: tensor<8x16xf32>, %w: tensor<16x8xf32>, %b: t
   %r2 = tgc.add %v2, %x : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
   return %r, %r2, %v2 : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
 }
+
+// A permute is elementwise work only beside elementwise work: after a
+// softmax along the last dim it would read across rows, and the rows
+// group would no longer be one row kernel; it stays out.
+// PERM-LABEL: func.func @softmax_then_permute
+// PERM: tgc.fusion_group "rows"
+// PERM-NEXT: ^bb0
+// PERM-NEXT: tgc.exp
+// PERM-NEXT: tgc.softmax
+// PERM-NEXT: tgc.yield
+// PERM: tgc.permute
+func.func @softmax_then_permute(%x: tensor<4x8x64xf32>) -> tensor<8x4x64xf32> {
+  %e = tgc.exp %x : tensor<4x8x64xf32>
+  %s = tgc.softmax %e dim = 2 : tensor<4x8x64xf32>
+  %p = tgc.permute %s [1, 0, 2] : tensor<4x8x64xf32> -> tensor<8x4x64xf32>
+  return %p : tensor<8x4x64xf32>
+}
+
+// The product (or its bias add) read elsewhere too: the add cannot join
+// the GEMM's group, so the reshape stays where it is.
+// RESHAPE-LABEL: func.func @product_read_twice
+// RESHAPE: %[[V:.*]] = tgc.reshape %{{.*}} : tensor<8x8xf32> -> tensor<2x4x8xf32>
+// RESHAPE: tgc.add %[[V]], %arg3
+func.func @product_read_twice(%a: tensor<8x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>, %x: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<8x8xf32>) {
+  %m = tgc.matmul %a, %w : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
+  %h = tgc.add %m, %b : tensor<8x8xf32>, tensor<8xf32> -> tensor<8x8xf32>
+  %v = tgc.reshape %h : tensor<8x8xf32> -> tensor<2x4x8xf32>
+  %r = tgc.add %v, %x : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+  return %r, %h : tensor<2x4x8xf32>, tensor<8x8xf32>
+}

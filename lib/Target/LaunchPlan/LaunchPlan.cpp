@@ -110,18 +110,17 @@ LogicalResult addGemm(PlanBuilder &b, linalg::GenericOp op,
     Value c = op.getDpsInitOperand(0)->get();
     bool residual = gemmAttr.getEpilogue() == GemmEpilogue::residual ||
                     gemmAttr.getEpilogue() == GemmEpilogue::bias_residual;
-    int64_t outRank = cast<MemRefType>(out.getType()).getRank();
     for (OpOperand *in : epilogue.getDpsInputOperands()) {
       if (in->get() == c)
         continue;
       FailureOr<Layout> layout = b.layout(in->get());
       if (failed(layout))
         return failure();
-      // The residual has the output's rank (cuBLASLt reads it in D's
-      // layout: tgc-gpu-select-strategy checked it is dense), the bias
-      // rank 1.
+      // The residual is read through the identity (cuBLASLt reads it in
+      // D's layout: tgc-gpu-select-strategy checked it is dense), the
+      // bias along the last loop.
       int64_t &slot =
-          residual && cast<MemRefType>(in->get().getType()).getRank() == outRank
+          residual && epilogue.getMatchingIndexingMap(in).isIdentity()
               ? g.residual
               : g.bias;
       if (slot >= 0)

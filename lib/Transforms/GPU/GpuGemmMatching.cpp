@@ -377,15 +377,13 @@ StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
     // and no activation: cuBLASLt adds beta * C before its epilogue, so
     // only `act(c + bias + residual)` would be one, and models add the
     // residual after the projection. A rounding of `x` to the output type
-    // before the add is skipped, as for GELU: one rounding instead of two.
+    // before the add is skipped below, as for GELU: one rounding, not two.
     auto add = v.getDefiningOp<arith::AddFOp>();
     if (!add)
       return "";
     auto isResidual = [&](Value x) {
-      if (x == residualArg)
-        return true;
       auto ext = x.getDefiningOp<arith::ExtFOp>();
-      return ext && ext.getIn() == residualArg;
+      return x == residualArg || (ext && ext.getIn() == residualArg);
     };
     if (isResidual(add.getRhs()))
       v = add.getLhs();
@@ -393,20 +391,7 @@ StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
       v = add.getRhs();
     else
       return "";
-    v = skipRounding(v);
-    if (biasArg) {
-      auto biasAdd = v.getDefiningOp<arith::AddFOp>();
-      Value other = biasAdd ? otherOperand(biasAdd, cArg) : Value();
-      if (!other ||
-          (other != biasArg &&
-           !(other.getDefiningOp<arith::ExtFOp>() &&
-             other.getDefiningOp<arith::ExtFOp>().getIn() == biasArg)))
-        return "";
-      return "bias_residual";
-    }
-    return v == cArg ? "residual" : "";
-  }
-  if (Value x = matchRelu(v)) {
+  } else if (Value x = matchRelu(v)) {
     act = "relu";
     v = x;
   } else if (Value x = matchTanhGelu(v)) {
@@ -424,10 +409,14 @@ StringRef matchGemmEpilogue(linalg::GenericOp gemm, linalg::GenericOp epilogue,
       if (!ext || ext.getIn() != biasArg)
         return "";
     }
+    if (residualArg)
+      return "bias_residual";
     return act.empty() ? "bias" : act == "relu" ? "bias_relu" : "bias_gelu";
   }
   if (v != cArg)
     return "";
+  if (residualArg)
+    return "residual";
   return act.empty() ? "none" : act;
 }
 

@@ -158,6 +158,12 @@ auto computeUsers(Value v) {
       v.getUsers(), [](Operation *u) { return !isa<sym::BindOp>(u); });
 }
 
+/// The number of users of `v` that compute with it.
+int64_t countComputeUsers(Value v) {
+  auto users = computeUsers(v);
+  return std::distance(users.begin(), users.end());
+}
+
 struct Group {
   Kind kind;
   SmallVector<Operation *> ops; // program order
@@ -352,6 +358,16 @@ private:
   std::optional<Group> combine(const Group &a, const Group &b, Kind kind) {
     if (a.ops.size() + b.ops.size() > maxGroupSize)
       return std::nullopt;
+    // A permute (option `permutes`) is elementwise work only beside
+    // elementwise work: in a rows or reduction group it would read or
+    // write across rows, and the group would no longer be one row kernel.
+    auto hasPermute = [](const Group &g) {
+      return llvm::any_of(g.ops,
+                          [](Operation *op) { return isa<PermuteOp>(op); });
+    };
+    if ((kind == Kind::Rows || kind == Kind::Reduction) &&
+        (hasPermute(a) || hasPermute(b)))
+      return std::nullopt;
     if (wouldCycle(a, b))
       return std::nullopt;
     Group g{kind, {}, {}};
@@ -389,9 +405,7 @@ private:
         // cuBLASLt-style epilogue: the product's only user, over its
         // space (a convolution's bias and ReLU: one pass over its output
         // instead of two). A permute is no epilogue (it moves elements).
-        auto users = computeUsers(value);
-        if (isa<PermuteOp>(consumer) ||
-            std::distance(users.begin(), users.end()) != 1 ||
+        if (isa<PermuteOp>(consumer) || countComputeUsers(value) != 1 ||
             !shapesAgree(produced, space))
           return std::nullopt;
         return combine(p, c, pk);
@@ -449,16 +463,20 @@ private:
   std::vector<std::pair<int64_t, int64_t>> spans;
 };
 
-/// Whether `v` is a matmul's result or an elementwise op's over one
-/// (a linear layer's bias add): what a GEMM epilogue can extend.
+/// Whether `v` is a matmul's result, or a bias add of one, that nothing
+/// but its next op reads: a GEMM epilogue can extend it (an add of a
+/// product read elsewhere too stays out of the GEMM's group, and then a
+/// reshape moved below it would only end the next group).
 bool fromMatmul(Value v) {
   Operation *def = v.getDefiningOp();
-  if (isa_and_present<MatmulOp, BmmOp, LinearOp>(def))
+  if (!def || countComputeUsers(v) != 1)
+    return false;
+  if (isa<MatmulOp, BmmOp, LinearOp>(def))
     return true;
-  return def && isElementwise(def) &&
-         llvm::any_of(def->getOperands(), [](Value operand) {
+  return isa<AddOp>(def) && llvm::any_of(def->getOperands(), [](Value operand) {
            return isa_and_present<MatmulOp, BmmOp, LinearOp>(
-               operand.getDefiningOp());
+                      operand.getDefiningOp()) &&
+                  countComputeUsers(operand) == 1;
          });
 }
 
@@ -480,11 +498,8 @@ void sinkReshapesBelowAdds(Block &block) {
     for (unsigned side = 0; side < 2; ++side) {
       auto reshape = add->getOperand(side).getDefiningOp<ReshapeOp>();
       Value other = add->getOperand(1 - side);
-      if (!reshape)
-        continue;
-      auto users = computeUsers(reshape.getResult());
-      if (!reshape.getDynamicSizes().empty() ||
-          std::distance(users.begin(), users.end()) != 1 ||
+      if (!reshape || !reshape.getDynamicSizes().empty() ||
+          countComputeUsers(reshape.getResult()) != 1 ||
           other.getType() != type || reshape.getType() != type ||
           !fromMatmul(reshape.getInput()))
         continue;
