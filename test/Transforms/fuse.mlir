@@ -299,3 +299,24 @@ func.func @product_read_twice(%a: tensor<8x16xf32>, %w: tensor<16x8xf32>, %b: te
   %r = tgc.add %v, %x : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
   return %r, %h : tensor<2x4x8xf32>, tensor<8x8xf32>
 }
+
+// A permute read by a matmul through a reshape (keys transposed, batch
+// dims merged) stays alone too, even after an elementwise producer: the
+// GEMM reads it transposed.
+// PERM-LABEL: func.func @permute_reshape_bmm
+// PERM: tgc.fusion_group "elementwise"
+// PERM-NEXT: ^bb0
+// PERM-NEXT: tgc.exp
+// PERM-NEXT: tgc.neg
+// PERM-NEXT: tgc.yield
+// PERM: tgc.permute
+// PERM-NEXT: tgc.reshape
+// PERM-NEXT: tgc.bmm
+func.func @permute_reshape_bmm(%q: tensor<8x4x16xf32>, %k: tensor<2x4x4x16xf32>) -> (tensor<8x4x4xf32>, tensor<2x4x4x16xf32>) {
+  %e = tgc.exp %k : tensor<2x4x4x16xf32>
+  %t = tgc.permute %e [0, 1, 3, 2] : tensor<2x4x4x16xf32> -> tensor<2x4x16x4xf32>
+  %r = tgc.reshape %t : tensor<2x4x16x4xf32> -> tensor<8x16x4xf32>
+  %s = tgc.bmm %q, %r : tensor<8x4x16xf32>, tensor<8x16x4xf32> -> tensor<8x4x4xf32>
+  %n = tgc.neg %e : tensor<2x4x4x16xf32>
+  return %s, %n : tensor<8x4x4xf32>, tensor<2x4x4x16xf32>
+}

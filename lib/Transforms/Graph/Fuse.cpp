@@ -99,12 +99,28 @@ bool isRowOp(Operation *op) {
 }
 
 /// A permute that joins groups as elementwise work (option `permutes`):
-/// none of its users is a matmul, which reads a transpose itself.
+/// any but a swap of the last two dims that a matmul reads, directly or
+/// through a reshape (a GEMM reads such a transpose itself, also under a
+/// collapse of batch dims: tgc-gpu-fold-gemm-transposes). A head merge
+/// ([0, 2, 1, 3]) before a projection is a copy either way.
 bool isFusiblePermute(Operation *op) {
-  if (!isa<PermuteOp>(op))
+  auto permute = dyn_cast<PermuteOp>(op);
+  if (!permute)
     return false;
-  return llvm::none_of(op->getUsers(), [](Operation *user) {
+  ArrayRef<int64_t> perm = permute.getPermutation();
+  int64_t rank = static_cast<int64_t>(perm.size());
+  bool lastTwoSwapped =
+      rank >= 2 && perm[rank - 1] == rank - 2 && perm[rank - 2] == rank - 1;
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    lastTwoSwapped &= perm[i] == i;
+  if (!lastTwoSwapped)
+    return true;
+  auto isMatmul = [](Operation *user) {
     return isa<MatmulOp, BmmOp, LinearOp>(user);
+  };
+  return llvm::none_of(op->getUsers(), [&](Operation *user) {
+    return isMatmul(user) ||
+           (isa<ReshapeOp>(user) && llvm::any_of(user->getUsers(), isMatmul));
   });
 }
 
