@@ -149,11 +149,14 @@ def TgcFuse : Pass<"tgc-fuse", "func::FuncOp"> {
     dropped.
 
     With `permutes`, a `tgc.permute` (a transposing copy) groups as an
-    elementwise op: the head split after a projection and the head merge
-    before the next one join the elementwise work around them (a where
-    over the attention's output, a rotary embedding) instead of being
-    copy kernels of their own. A permute that a matmul reads stays alone,
-    for the GEMM to read it transposed (tgc-gpu-fold-gemm-transposes).
+    elementwise op beside elementwise work (not in rows or reduction
+    groups, where it would read across rows): the head split after a
+    projection and the head merge before the next one join the
+    elementwise work around them (a where over the attention's output, a
+    rotary embedding) instead of being copy kernels of their own. A swap
+    of the last two dims that a matmul reads, directly or through a
+    reshape, stays alone, for the GEMM to read it transposed
+    (tgc-gpu-fold-gemm-transposes).
 
     With `reshapes`, `add(reshape(x), y)` where x is a matmul's result (or
     its bias add's), the reshape static and read only by the add, and y
