@@ -543,87 +543,62 @@ void testGemmHalf(const std::string &ptx) {
   report(mismatch.empty(), name, mismatch);
 }
 
-void testGemm(const std::string &ptx) {
+/// Uploads f32 `inputs` (values and sizes), runs `function` on them and
+/// reports its first result against `expected`.
+void checkF32Run(
+    GpuFunction &function,
+    const std::vector<std::pair<std::vector<float>, std::vector<int64_t>>>
+        &inputs,
+    const std::vector<float> &expected, const char *name) {
   std::string error;
-  {
-    std::unique_ptr<GpuFunction> function =
-        loadPlan(kGemmBiasReluPlan, ptx, "gemm bias+relu");
-    if (!function)
-      return;
-    const int64_t m = 64, n = 48, k = 40;
+  std::vector<DeviceBuffer> buffers(inputs.size());
+  std::vector<DeviceTensor> args, results;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!buffers[i].upload(inputs[i].first, error))
+      return report(false, name, error);
+    args.push_back(tensor(buffers[i], inputs[i].second));
+  }
+  if (!function.run(args, results, false, error))
+    return report(false, name, error);
+  std::vector<float> c;
+  bool ok = download(results[0], c, error);
+  freeResults(results);
+  if (!ok)
+    return report(false, name, error);
+  std::string mismatch = compare(c, expected, 1e-4f);
+  report(mismatch.empty(), name, mismatch);
+}
+
+void testGemm(const std::string &ptx) {
+  const int64_t m = 64, n = 48, k = 40;
+  if (std::unique_ptr<GpuFunction> function =
+          loadPlan(kGemmBiasReluPlan, ptx, "gemm bias+relu")) {
     std::vector<float> a = pattern(m * k, 20), b = pattern(k * n, 21),
                        bias = pattern(n, 22);
-    std::vector<float> expected =
-        referenceGemm(a, b, &bias, 1, m, n, k, false, false, true);
-    DeviceBuffer da, db, dbias;
-    std::vector<DeviceTensor> results;
-    if (!da.upload(a, error) || !db.upload(b, error) ||
-        !dbias.upload(bias, error) ||
-        !function->run(
-            {tensor(da, {m, k}), tensor(db, {k, n}), tensor(dbias, {n})},
-            results, false, error))
-      return report(false, "gemm bias+relu (cuBLASLt)", error);
-    std::vector<float> c;
-    bool ok = download(results[0], c, error);
-    freeResults(results);
-    if (!ok)
-      return report(false, "gemm bias+relu (cuBLASLt)", error);
-    std::string mismatch = compare(c, expected, 1e-4f);
-    report(mismatch.empty(), "gemm bias+relu (cuBLASLt, 64x48x40)", mismatch);
+    checkF32Run(*function, {{a, {m, k}}, {b, {k, n}}, {bias, {n}}},
+                referenceGemm(a, b, &bias, 1, m, n, k, false, false, true),
+                "gemm bias+relu (cuBLASLt, 64x48x40)");
   }
-  {
-    const char *name = "gemm bias+residual (cuBLASLt, 64x48x40)";
-    std::unique_ptr<GpuFunction> function =
-        loadPlan(kGemmResidualPlan, ptx, "gemm bias+residual");
-    if (!function)
-      return;
-    const int64_t m = 64, n = 48, k = 40;
+  if (std::unique_ptr<GpuFunction> function =
+          loadPlan(kGemmResidualPlan, ptx, "gemm bias+residual")) {
     std::vector<float> a = pattern(m * k, 23), b = pattern(k * n, 24),
                        bias = pattern(n, 25), r = pattern(m * n, 26);
     std::vector<float> expected =
         referenceGemm(a, b, &bias, 1, m, n, k, false, false, false);
     for (size_t i = 0; i < expected.size(); ++i)
       expected[i] += r[i];
-    DeviceBuffer da, db, dbias, dr;
-    std::vector<DeviceTensor> results;
-    if (!da.upload(a, error) || !db.upload(b, error) ||
-        !dbias.upload(bias, error) || !dr.upload(r, error) ||
-        !function->run({tensor(da, {m, k}), tensor(db, {k, n}),
-                        tensor(dbias, {n}), tensor(dr, {m, n})},
-                       results, false, error))
-      return report(false, name, error);
-    std::vector<float> c;
-    bool ok = download(results[0], c, error);
-    freeResults(results);
-    if (!ok)
-      return report(false, name, error);
-    std::string mismatch = compare(c, expected, 1e-4f);
-    report(mismatch.empty(), name, mismatch);
+    checkF32Run(*function, {{a, {m, k}}, {b, {k, n}}, {bias, {n}}, {r, {m, n}}},
+                expected, "gemm bias+residual (cuBLASLt, 64x48x40)");
   }
-  {
-    std::unique_ptr<GpuFunction> function =
-        loadPlan(kGemmBatchedPlan, ptx, "gemm batched");
-    if (!function)
-      return;
-    const int64_t batch = 3, m = 33, n = 17, k = 29;
-    std::vector<float> a = pattern(batch * k * m, 30),
-                       b = pattern(batch * n * k, 31);
-    std::vector<float> expected =
-        referenceGemm(a, b, nullptr, batch, m, n, k, true, true, false);
-    DeviceBuffer da, db;
-    std::vector<DeviceTensor> results;
-    if (!da.upload(a, error) || !db.upload(b, error) ||
-        !function->run({tensor(da, {batch, k, m}), tensor(db, {batch, n, k})},
-                       results, false, error))
-      return report(false, "gemm batched transposed", error);
-    std::vector<float> c;
-    bool ok = download(results[0], c, error);
-    freeResults(results);
-    if (!ok)
-      return report(false, "gemm batched transposed", error);
-    std::string mismatch = compare(c, expected, 1e-4f);
-    report(mismatch.empty(), "gemm batched, transa and transb (3x33x17x29)",
-           mismatch);
+  if (std::unique_ptr<GpuFunction> function =
+          loadPlan(kGemmBatchedPlan, ptx, "gemm batched")) {
+    const int64_t batch = 3, bm = 33, bn = 17, bk = 29;
+    std::vector<float> a = pattern(batch * bk * bm, 30),
+                       b = pattern(batch * bn * bk, 31);
+    checkF32Run(
+        *function, {{a, {batch, bk, bm}}, {b, {batch, bn, bk}}},
+        referenceGemm(a, b, nullptr, batch, bm, bn, bk, true, true, false),
+        "gemm batched, transa and transb (3x33x17x29)");
   }
 }
 
