@@ -54,6 +54,9 @@ typedef struct tgc_compiled tgc_compiled;
  *                          (default: libomp and MLIR's C runner utils where
  *                          the build found them)
  *   chip=sm_90, ptx-only=0|1, vectorize=0|1, cuda-graphs=0|1   CUDA
+ *   device-asserts=0|1     CUDA: device-side checks as asserting kernels,
+ *                          never waited for; a failed one leaves CUDA
+ *                          unusable in the process (0; docs/gpu-runtime.md)
  *   exact-division=0|1     CUDA: IEEE f32 divisions, not one reciprocal
  *                          and products per shared divisor (0)
  *   block-size=N, max-blocks=N, row-block-size=N, long-row-block-size=N,
@@ -207,7 +210,9 @@ const char *tgc_compiled_profile(tgc_compiled *compiled,
  * whose algorithm was timed and those whose choice came from the tuning
  * cache (tgc_set_gemm_tuning_cache), cuDNN convolutions, and convolution
  * shapes whose engine was timed and those whose choice came from the tuning
- * cache, so far; zeros on the CPU. `out` holds 11 values. */
+ * cache, and calls that waited on the host for their device-side checks
+ * (none with the option device-asserts=1), so far; zeros on the CPU. `out`
+ * holds 12 values. */
 void tgc_compiled_gpu_stats(const tgc_compiled *compiled, int64_t *out);
 
 /* Runs `entry` of the tgc module `module_text` (NULL or "": its only

@@ -164,6 +164,7 @@ mlir::tgc::capi::fromCacheRecord(const CacheRecord &record, const Options &o,
   if (o.cuda) {
     c->cuda = true;
     c->cudaGraphs = o.cudaGraphs;
+    c->deviceAsserts = o.deviceAsserts;
     if (!rt::readGpuArtifact(record.get("artifact"), c->artifact, error))
       return nullptr;
     for (const rt::PlanGuard &g : c->artifact.plan.guards) {

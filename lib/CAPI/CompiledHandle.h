@@ -34,8 +34,10 @@ struct Options {
   std::string policy = "dynamic";
   bool zeroOne = true, duck = true, fuse = true, decompose = true,
        keepCode = false;
+  // deviceAsserts: GpuFunction::setDeviceAsserts (a run-time choice, not
+  // part of the cache key, as cudaGraphs).
   bool openmp = true, approximateMath = false, cudaGraphs = false,
-       vectorMath = true, directConvolutions = true;
+       deviceAsserts = false, vectorMath = true, directConvolutions = true;
   bool ptxOnly = false;
   // f32 GEMMs that may round to TF32 (tgc-mark-tf32).
   bool tf32Matmuls = false, tf32Convolutions = false;
@@ -65,7 +67,7 @@ struct tgc_compiled {
   std::unique_ptr<mlir::MLIRContext> context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   bool cuda = false;
-  bool cudaGraphs = false;
+  bool cudaGraphs = false, deviceAsserts = false;
   int32_t numArgs = 0, numResults = 0;
   double compileMs = 0;
   int64_t kernels = 0;

@@ -86,6 +86,7 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
       {"vector-math", &o.vectorMath},
       {"direct-convolutions", &o.directConvolutions},
       {"cuda-graphs", &o.cudaGraphs},
+      {"device-asserts", &o.deviceAsserts},
       {"ptx-only", &o.ptxOnly},
       {"tf32-matmuls", &o.tf32Matmuls},
       {"tf32-convolutions", &o.tf32Convolutions},
@@ -358,6 +359,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
   }
   result->cuda = true;
   result->cudaGraphs = o.cudaGraphs;
+  result->deviceAsserts = o.deviceAsserts;
   result->artifact = std::move(compiled->artifact);
   result->compileMs = compiled->compileMs;
   result->kernels = compiled->kernels + compiled->gemms;
@@ -616,8 +618,11 @@ static bool validRunArguments(const std::string &prefix, const tgc_compiled *c,
 
 /// The GPU function of `c`, loaded on first use (under c->runMutex).
 static bool loadGpu(tgc_compiled *c, std::string &error) {
-  if (!c->gpu)
-    c->gpu = rt::GpuFunction::load(c->artifact, error);
+  if (c->gpu)
+    return true;
+  c->gpu = rt::GpuFunction::load(c->artifact, error);
+  if (c->gpu && !c->gpu->setDeviceAsserts(c->deviceAsserts, error))
+    c->gpu.reset();
   return c->gpu != nullptr;
 }
 
@@ -820,7 +825,7 @@ const char *tgc_compiled_profile(tgc_compiled *c, const tgc_arg_desc *args,
 void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   if (!out)
     return;
-  for (int i = 0; i < 11; ++i)
+  for (int i = 0; i < 12; ++i)
     out[i] = 0;
   if (!c || !c->gpu)
     return;
@@ -836,6 +841,7 @@ void tgc_compiled_gpu_stats(const tgc_compiled *c, int64_t *out) {
   out[8] = s.convs;
   out[9] = s.convTunings;
   out[10] = s.convTuningsFromDisk;
+  out[11] = s.checkWaits;
 }
 
 } // extern "C"

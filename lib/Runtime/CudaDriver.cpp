@@ -120,6 +120,11 @@ std::string tgc::runtime::cuda::errorMessage(const Driver &driver,
   message += name ? name : "CUDA error " + std::to_string(result);
   if (text)
     message += std::string(" (") + text + ")";
+  if (result == CUDA_ERROR_ASSERT)
+    message += "; a device-side check failed (the device printed its "
+               "message on standard error), and CUDA cannot be used again "
+               "in this process, as after eager PyTorch's device-side "
+               "asserts";
   return message;
 }
 

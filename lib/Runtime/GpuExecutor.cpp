@@ -69,6 +69,8 @@ GpuFunction::Impl::~Impl() {
     cu->cuModuleUnload(module);
   if (checkBytes)
     cu->cuMemFreeHost(checkBytes);
+  if (checkTexts)
+    cu->cuMemFree(checkTexts);
 }
 
 void GpuFunction::Impl::destroyGraph(Graph &graph) {
@@ -187,6 +189,7 @@ std::unique_ptr<GpuFunction> GpuFunction::load(const GpuArtifact &artifact,
   // (graphFirst); later ones are read after it, and such a call waits.
   if (checks > 0 && 2 * (impl.lastCheckStep + 1) <= impl.plan.steps.size())
     impl.graphFirst = impl.lastCheckStep + 1;
+  impl.hostChecksGraphFirst = impl.graphFirst;
   if (checks > 0) {
     void *host = nullptr;
     CUresult result = cu->cuMemAllocHost(&host, size_t(checks));
@@ -600,11 +603,13 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
       break;
     }
     case PlanStep::Check:
-      // {flag, host byte}; {} when this call's sizes skip the check.
+      // {flag, host byte}, or {flag, device message} with device asserts;
+      // {} when this call's sizes skip the check.
       if (step.check.when < 0 || value(step.check.when) != 0)
         pointers[s] = {buffers[step.check.flag],
-                       uint64_t(reinterpret_cast<uintptr_t>(
-                           checkBytes + checkSlot[s]))};
+                       deviceAsserts ? checkMessages[checkSlot[s]]
+                                     : uint64_t(reinterpret_cast<uintptr_t>(
+                                           checkBytes + checkSlot[s]))};
       break;
     }
   }
@@ -688,6 +693,8 @@ bool GpuFunction::Impl::issue(size_t s, bool capturing, std::string &error) {
     return true;
   }
   case PlanStep::Check: {
+    if (deviceAsserts)
+      return issueDeviceCheck(s, error);
     const std::vector<uint64_t> &p = pointers[s];
     if (p.empty())
       return true; // skipped for these sizes
@@ -730,7 +737,8 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
     target->wouldWait = false;
   // A call with device-side checks waits for them: known before prepare
   // allocates the results (a first try would allocate them all twice).
-  if (target && target->noWait && state.checkBytes) {
+  bool hostChecks = state.checkBytes && !state.deviceAsserts;
+  if (target && target->noWait && hostChecks) {
     target->wouldWait = true;
     return false;
   }
@@ -752,8 +760,8 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
   // checks, when they come early) are issued and read before the replay;
   // a graph that holds checks is read after its replay.
   // Their bytes start as "not run" (or passed, where the sizes skip it).
-  bool checksPending = state.checkBytes != nullptr;
-  if (state.checkBytes) {
+  bool checksPending = hostChecks;
+  if (hostChecks) {
     for (size_t s = 0; s < state.plan.steps.size(); ++s)
       if (state.checkSlot[s] >= 0)
         state.checkBytes[state.checkSlot[s]] =
@@ -832,7 +840,7 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
 }
 
 bool GpuFunction::Impl::wouldWait() const {
-  if (checkBytes)
+  if (checkBytes && !deviceAsserts)
     return true;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     if (plan.steps[s].kind == PlanStep::Gemm && !gemms[s].skip &&
@@ -846,6 +854,7 @@ bool GpuFunction::Impl::wouldWait() const {
 }
 
 bool GpuFunction::Impl::readChecks(std::string &error) {
+  ++stats.checkWaits;
   CUresult result = cu->cuStreamSynchronize(stream);
   if (result != CUDA_SUCCESS) {
     error = errorMessage(*cu, "cuStreamSynchronize", result) +

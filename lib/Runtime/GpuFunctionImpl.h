@@ -177,6 +177,18 @@ struct GpuFunction::Impl {
   /// The steps before it are issued on the stream and their checks read
   /// before the replay, which then runs without a wait, as plain calls do.
   size_t graphFirst = 0;
+  /// graphFirst when the checks are read on the host (setDeviceAsserts
+  /// makes it 0 and back).
+  size_t hostChecksGraphFirst = 0;
+  /// Device-side checks as asserting kernels (setDeviceAsserts,
+  /// GpuDeviceChecks.cpp): the kernel, and in device memory each check
+  /// step's message (`checkMessages[checkSlot[step]]`), then the file and
+  /// function texts `__assertfail` prints, all in `checkTexts`.
+  bool deviceAsserts = false;
+  CUfunction checkKernel = nullptr;
+  CUdeviceptr checkTexts = 0;
+  std::vector<uint64_t> checkMessages;
+  uint64_t checkFile = 0, checkFunction = 0;
   std::vector<int64_t> sharedConfigured; // per kernel
   /// The stream of the call being issued: `ownStream`, or the caller's
   /// (RunTarget). Graphs are captured on `ownStream` (the legacy default
@@ -242,6 +254,8 @@ struct GpuFunction::Impl {
   /// Waits for the stream (the check steps issued so far) and reports the
   /// first device-side check that failed or did not run.
   bool readChecks(std::string &error);
+  /// Issues check step `step` as its asserting kernel (deviceAsserts).
+  bool issueDeviceCheck(size_t step, std::string &error);
   bool issue(size_t step, bool capturing, std::string &error);
   bool issueGemm(size_t step, bool capturing, std::string &error);
   /// The step's cuBLASLt configuration, made on first use; with `tune`,

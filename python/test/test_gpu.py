@@ -418,13 +418,14 @@ def test_index_checks_before_the_computation(mode):
     # waits for it there, then issues the rest without waiting: results as
     # eager's, a bad index still an error naming the op, and the function
     # usable afterwards (no sticky device error, as a device assert leaves).
+    # Reduce-overhead asserts on the device unless told not to (below).
     w = torch.randn(50, 16, device="cuda")
 
     def f(x, i):
         h = torch.tanh(x @ w.t())  # a GEMM and a kernel before the gather
         return F.embedding(i, h) * 2, h.sum()
 
-    c = tgc.compile(f, mode=mode)
+    c = tgc.compile(f, mode=mode, options="device-asserts=0")
     x = torch.randn(40, 16, device="cuda")
     for _ in range(3):
         i = torch.randint(0, 40, (4, 7), device="cuda")
@@ -444,6 +445,65 @@ def test_index_checks_before_the_computation(mode):
         assert stats["graph_captures"] >= 1, stats
     else:
         assert stats["graph_replays"] == 0, stats
+    assert stats["check_waits"] == 5, stats  # every call read its check
+
+
+def _embedding_in_a_graph(bad: bool):
+    emb = torch.randn(30, 8, device="cuda")
+
+    def f(i, x):
+        return F.embedding(i, emb) * torch.tanh(x)
+
+    c = tgc.compile(f, mode="reduce-overhead")
+    x = torch.randn(5, 8, device="cuda")
+    outs, wants = [], []
+    for k in range(6):
+        i = torch.randint(0, 30, (5,), device="cuda")
+        if bad and k == 3:
+            i[2] = 30
+        outs.append(c(i, x))
+        wants.append(f(i, x) if not (bad and k == 3) else None)
+    return c, outs, wants
+
+
+def test_index_checks_as_device_asserts():
+    # Reduce-overhead's checks are kernels that assert (as eager's and
+    # Inductor's): no call waits for them, the graph holds every step.
+    c, outs, wants = _embedding_in_a_graph(bad=False)
+    torch.cuda.synchronize()
+    for out, want in zip(outs, wants):
+        assert_same(out, want, rtol=0, atol=0)
+    stats = c.specs[0].compiled.gpu_stats()
+    assert stats["check_waits"] == 0, stats
+    assert stats["graph_replays"] == 6, stats
+
+
+def test_a_failed_device_assert_is_reported(tmp_path):
+    # A bad index in reduce-overhead mode ends CUDA's use in the process,
+    # as eager's device-side asserts do: the device prints the check's
+    # message, and the next synchronizing call raises. In a child process.
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import sys, torch\n"
+        f"sys.path.insert(0, {os.path.dirname(__file__)!r})\n"
+        "import test_gpu\n"
+        "try:\n"
+        "    test_gpu._embedding_in_a_graph(bad=True)\n"
+        "    torch.cuda.synchronize()\n"
+        "except Exception as e:\n"
+        "    print('RAISED', type(e).__name__, e)\n"
+        "    sys.exit(0)\n"
+        "print('NOT RAISED')\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ))
+    out = done.stdout + done.stderr
+    assert "RAISED" in done.stdout, out
+    assert "index out of range" in out, out  # printed by the device
+    assert "device-side assert" in out, out
 
 
 @pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
@@ -458,7 +518,7 @@ def test_index_checks_many_calls_in_flight(mode):
     def f(i, x):
         return F.embedding(i, emb) + x
 
-    c = tgc.compile(f, mode=mode)
+    c = tgc.compile(f, mode=mode, options="device-asserts=0")
     x = torch.randn(5, 8, device="cuda")
     outs, wants = [], []
     for k in range(12):

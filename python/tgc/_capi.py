@@ -305,11 +305,11 @@ class Compiled:
 
     def gpu_stats(self) -> dict:
         """CUDA runs so far (tgc_compiled_gpu_stats)."""
-        out = (ctypes.c_int64 * 11)()
+        out = (ctypes.c_int64 * 12)()
         _lib.tgc_compiled_gpu_stats(self.handle, out)
         names = ("launches", "gemms", "graph_captures", "graph_replays", "patched_nodes",
                  "graph_resizes", "gemm_tunings", "gemm_tunings_from_disk", "convs",
-                 "conv_tunings", "conv_tunings_from_disk")
+                 "conv_tunings", "conv_tunings_from_disk", "check_waits")
         return dict(zip(names, list(out)))
 
     def code(self, what: str) -> str:

@@ -127,6 +127,13 @@ cl::opt<bool> tgc_run::cudaGraphs(
     cl::desc("With --device cuda: run through CUDA graphs captured once per "
              "size set, changed pointers patched (mode reduce-overhead)"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> tgc_run::deviceAsserts(
+    "device-asserts",
+    cl::desc("With --device cuda: device-side checks (indices in range) "
+             "assert in a kernel instead of being read on the host, so no "
+             "run waits for them; a failed one ends the process's use of "
+             "CUDA (Python's reduce-overhead mode)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> tgc_run::freshInputs(
     "fresh-inputs",
     cl::desc("With --device cuda: copy the inputs to new device buffers for "
@@ -269,9 +276,10 @@ void tgc_run::parseCommandLine(int argc, char **argv) {
     if (std::error_code ec = llvm::sys::fs::create_directories(saveCase))
       fail("cannot create '" + saveCase + "': " + ec.message());
   if (device != "cuda" &&
-      (cudaGraphs || freshInputs || compileOnly || !emitArtifact.empty() ||
-       !emitPlan.empty() || ptxOnly || profileOpt))
-    fail("--cuda-graphs, --fresh-inputs, --compile-only, --emit-artifact, "
+      (cudaGraphs || deviceAsserts || freshInputs || compileOnly ||
+       !emitArtifact.empty() || !emitPlan.empty() || ptxOnly || profileOpt))
+    fail("--cuda-graphs, --device-asserts, --fresh-inputs, --compile-only, "
+         "--emit-artifact, "
          "--emit-plan, --ptx-only and --profile need --device cuda");
   if (repeat == 0)
     fail("--repeat must be at least 1");

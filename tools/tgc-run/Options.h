@@ -63,6 +63,7 @@ extern cl::opt<bool> directConvolutions;
 extern cl::opt<bool> vectorMath;
 extern cl::opt<bool> strictReductions;
 extern cl::opt<bool> cudaGraphs;
+extern cl::opt<bool> deviceAsserts;
 extern cl::opt<bool> freshInputs;
 extern cl::opt<bool> compileOnly;
 extern cl::opt<std::string> emitArtifact;

@@ -487,7 +487,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
       if (!compileOnly) {
         std::string error;
         spec.fn = rt::GpuFunction::load(spec.compiled.artifact, error);
-        if (!spec.fn)
+        if (!spec.fn || !spec.fn->setDeviceAsserts(deviceAsserts, error))
           fail(error);
       }
       specs.push_back(std::move(spec));

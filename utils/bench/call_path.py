@@ -16,10 +16,13 @@ and the bandwidth (GB/s, bytes read and written once) or TFLOP/s of the
 throughput time. Every output is checked against eager first. With
 `--phases`, each tgc row is followed by where its native calls' host time
 goes (tgc._native_path.phase_profile, µs per call, back-to-back calls).
+With TGC_BENCH_HOST_CHECKS=1, a "tgc r-o host checks" row compiles with
+options="device-asserts=0" (device-side checks read on the host).
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from typing import Callable, List, Optional, Tuple
@@ -167,6 +170,11 @@ def _compilers(has_compile: bool) -> List[Tuple[str, Callable]]:
         out.append(("inductor r-o", fresh(mode="reduce-overhead")))
     out.append(("tgc", lambda f: tgc.compile(f)))
     out.append(("tgc r-o", lambda f: tgc.compile(f, mode="reduce-overhead")))
+    if os.environ.get("TGC_BENCH_HOST_CHECKS") == "1":
+        # Reduce-overhead with its device-side checks read on the host
+        # (before 2026-11-30's device asserts), for a comparison.
+        out.append(("tgc r-o host checks", lambda f: tgc.compile(
+            f, mode="reduce-overhead", options="device-asserts=0")))
     if has_compile:
         out.append(("backend=tgc", fresh(backend="tgc")))
     return out

@@ -66,6 +66,9 @@ struct GpuRunStats {
   int64_t gemmTunings = 0;    // GEMM shapes whose cuBLASLt algorithm was timed
   int64_t gemmTuningsFromDisk = 0; // ... taken from the tuning cache instead
   int64_t arenaBytes = 0;     // of the last call
+  /// Calls that waited on the host for their device-side checks (none
+  /// with setDeviceAsserts).
+  int64_t checkWaits = 0;
   /// With setDeviceTiming: every timed call's device time, from an event
   /// recorded before its first step to one after its last, in call order
   /// as they become known (when a call waits).
@@ -148,6 +151,19 @@ public:
   /// to issue its first step (launch latency) unless the GPU was still
   /// busy with earlier calls that did not wait.
   void setDeviceTiming(bool on);
+
+  /// How the plan's device-side checks (a gather's indices in range, ...)
+  /// report a failure. Off (the default): each call copies their flags to
+  /// the host and waits for them before its later steps, and a failed
+  /// check fails that call with its message, recoverably. On: each check
+  /// is a one-thread kernel that calls CUDA's `__assertfail` with the
+  /// message when its flag is 0, as eager PyTorch's and Inductor's kernels
+  /// assert: no call waits (a CUDA graph holds every step), and a failed
+  /// check prints its message from the device and leaves the CUDA context
+  /// unusable (CUDA_ERROR_ASSERT from the next call of this process,
+  /// TGC's or PyTorch's). Drops captured graphs. Fails only when the
+  /// check kernel cannot be loaded.
+  bool setDeviceAsserts(bool on, std::string &error);
 
 private:
   GpuFunction();
