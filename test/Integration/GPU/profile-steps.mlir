@@ -32,7 +32,7 @@
 // JSON:          "name": "mlp_elementwise_0",
 
 // RUN: not tgc-run %s --entry mlp --shape x=4x64 --profile 2>&1 | FileCheck %s --check-prefix=CPU
-// CPU: tgc-run: error: --cuda-graphs, --fresh-inputs, --compile-only, --emit-artifact, --emit-plan, --ptx-only and --profile need --device cuda
+// CPU: tgc-run: error: --cuda-graphs, --device-asserts, --fresh-inputs, --compile-only, --emit-artifact, --emit-plan, --ptx-only and --profile need --device cuda
 
 // bf16 attention: the probabilities are rounded to bf16 (as PyTorch's
 // math path and flash attention have them), so both products are cuBLASLt
