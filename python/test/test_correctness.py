@@ -890,3 +890,36 @@ def test_a_tensor_returned_twice_is_one_object(mode):
             assert a is b and d["a"] is a and d["b"] is x and same is x
             a.add_(5)
             assert b.tolist() == [6.0] * n
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_masks_built_from_aranges(causal):
+    """Hugging Face's masks come from aranges (masking_utils): padding masks
+    without padding fold to true at compile time, and with them the
+    attention's mask and `_safe_softmax`'s guard of fully masked rows
+    (amax of the mask, a where); a causal mask folds to a triangle (small
+    sizes) or is computed. Results as eager's either way."""
+    def f(q, k, pad):
+        b, t, _ = q.shape
+        rows = torch.arange(t)[None, None, :, None]
+        cols = torch.arange(t)[None, None, None, :]
+        keep = (rows >= 0).expand(b, 1, t, t) if not causal else (cols <= rows).expand(b, 1, t, t)
+        keep = keep & pad[:, None, None, :]
+        s = (q @ k.transpose(-1, -2))[:, None] / 4.0
+        s = s.masked_fill(~keep, float("-inf"))
+        p = torch.softmax(s, -1)
+        any_kept = keep.int().amax(-1, keepdim=True) > 0
+        return torch.where(any_kept, p, torch.zeros(()))
+
+    for t in (8, 40):  # 40 x 40 = 1600: over the 1024 elements folded
+        q, k = torch.randn(2, t, 16), torch.randn(2, t, 16)
+        ones = torch.ones(2, t, dtype=torch.bool)
+        some = ones.clone()
+        some[1, : t // 2] = False
+        c = tgc.compile(f)
+        for pad in (ones, some):
+            assert_same(c(q, k, pad), f(q, k, pad), rtol=1e-5, atol=1e-6)
+
+        def no_padding(q, k):  # the whole mask is data-independent
+            return f(q, k, torch.ones(q.shape[0], q.shape[1], dtype=torch.bool))
+        assert_same(tgc.compile(no_padding)(q, k), no_padding(q, k), rtol=1e-5, atol=1e-6)

@@ -42,14 +42,15 @@ func.func @iota(%n: index) -> tensor<?xf32> {
 
 // -----
 
+// (Longer than the 1024 elements a static integer iota folds to.)
 // CHECK-LABEL: func.func @iota_i32
-// CHECK: tensor.empty() {{.*}}: tensor<8xi32>
+// CHECK: tensor.empty() {{.*}}: tensor<2000xi32>
 // CHECK: arith.muli %{{.*}}, %{{.*}} : i64
 // CHECK: arith.addi %{{.*}}, %{{.*}} : i64
 // CHECK: arith.trunci %{{.*}} : i64 to i32
-func.func @iota_i32() -> tensor<8xi32> {
-  %r = tgc.iota 3 : i32, -2 : i32 : tensor<8xi32>
-  return %r : tensor<8xi32>
+func.func @iota_i32() -> tensor<2000xi32> {
+  %r = tgc.iota 3 : i32, -2 : i32 : tensor<2000xi32>
+  return %r : tensor<2000xi32>
 }
 
 // -----

@@ -217,3 +217,88 @@ func.func @convert_fold() -> (tensor<3xi1>, tensor<2xf32>, tensor<2xi8>) {
   %2 = tgc.convert %i : tensor<2xi64> -> tensor<2xi8>
   return %0, %1, %2 : tensor<3xi1>, tensor<2xf32>, tensor<2xi8>
 }
+
+// -----
+
+// Integer aranges of static, small length fold (wrapping at the element
+// width); unsqueeze keeps a constant's elements. A float arange, one of a
+// dynamic size, and one over 1024 elements stay.
+// CHECK-LABEL: func.func @iota_fold
+func.func @iota_fold(%n: index) -> (tensor<1x4xi64>, tensor<3xi8>, tensor<4xf32>, tensor<?xi64>, tensor<2048xi32>) {
+  // CHECK-DAG: tgc.constant dense<{{\[}}[2, 5, 8, 11]]> : tensor<1x4xi64>
+  %0 = tgc.iota 2 : i64, 3 : i64 : tensor<4xi64>
+  %1 = tgc.unsqueeze %0 dim = 0 : tensor<4xi64> -> tensor<1x4xi64>
+  // CHECK-DAG: tgc.constant dense<[126, 127, -128]> : tensor<3xi8>
+  %2 = tgc.iota 126 : i8, 1 : i8 : tensor<3xi8>
+  // CHECK-DAG: tgc.iota 0.000000e+00 : f32, 1.000000e+00 : f32 : tensor<4xf32>
+  %3 = tgc.iota 0.0 : f32, 1.0 : f32 : tensor<4xf32>
+  // CHECK-DAG: tgc.iota 0 : i64, 1 : i64 [%{{.*}}] : tensor<?xi64>
+  %4 = tgc.iota 0 : i64, 1 : i64 [%n] : tensor<?xi64>
+  // CHECK-DAG: tgc.iota 0 : i32, 1 : i32 : tensor<2048xi32>
+  %5 = tgc.iota 0 : i32, 1 : i32 : tensor<2048xi32>
+  return %1, %2, %3, %4, %5 : tensor<1x4xi64>, tensor<3xi8>, tensor<4xf32>, tensor<?xi64>, tensor<2048xi32>
+}
+
+// -----
+
+// amax / amin of a splat over static dimensions (non-empty: the verifier
+// rejects an empty one) is the splat; of a non-splat constant, or of a
+// dynamic tensor (it may be empty at run time), stays.
+// CHECK-LABEL: func.func @extremum_of_splat
+func.func @extremum_of_splat(%size: index) -> (tensor<2x1xi32>, tensor<2xf32>, tensor<2xi32>, tensor<2x1xi32>) {
+  %s = tgc.constant dense<7> : tensor<2x5xi32>
+  // CHECK-DAG: tgc.constant dense<7> : tensor<2x1xi32>
+  %0 = tgc.amax %s dims [1] keepdim : tensor<2x5xi32> -> tensor<2x1xi32>
+  %n = tgc.constant dense<0x7FC00000> : tensor<2x3xf32>
+  // CHECK-DAG: tgc.constant dense<0x7FC00000> : tensor<2xf32>
+  %1 = tgc.amin %n dims [1] : tensor<2x3xf32> -> tensor<2xf32>
+  %c = tgc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  // CHECK-DAG: tgc.amax %{{.*}} dims [1] : tensor<2x2xi32> -> tensor<2xi32>
+  %2 = tgc.amax %c dims [1] : tensor<2x2xi32> -> tensor<2xi32>
+  %seven = tgc.constant dense<7> : tensor<i32>
+  %e = tgc.expand %seven [%size] : tensor<i32> -> tensor<2x?xi32>
+  // CHECK-DAG: tgc.amax %{{.*}} dims [1] keepdim : tensor<2x?xi32> -> tensor<2x1xi32>
+  %3 = tgc.amax %e dims [1] keepdim : tensor<2x?xi32> -> tensor<2x1xi32>
+  return %0, %1, %2, %3 : tensor<2x1xi32>, tensor<2xf32>, tensor<2xi32>, tensor<2x1xi32>
+}
+
+// -----
+
+// Hugging Face's padding mask without padding, built from aranges: it folds
+// to true, so the attention has no mask, and `_safe_softmax`'s guard of
+// fully masked rows (amax of the mask > 0, a where) folds away.
+// CHECK-LABEL: func.func @arange_mask_folds_away
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x8x16xf32>, %[[K:.*]]: tensor<2x4x8x16xf32>, %[[V:.*]]: tensor<2x4x8x16xf32>)
+// CHECK-NEXT: %[[O:.*]] = tgc.scaled_dot_product_attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f64} :
+// CHECK-NEXT: return %[[O]]
+func.func @arange_mask_folds_away(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %i = tgc.iota 0 : i64, 1 : i64 : tensor<8xi64>
+  %u = tgc.unsqueeze %i dim = 1 : tensor<8xi64> -> tensor<8x1xi64>
+  %zero = tgc.constant dense<0> : tensor<i64>
+  %ge = tgc.cmp ge, %u, %zero : tensor<8x1xi64>, tensor<i64> -> tensor<8x1xi1>
+  %mask = tgc.expand %ge : tensor<8x1xi1> -> tensor<2x1x8x8xi1>
+  %o = tgc.scaled_dot_product_attention %q, %k, %v mask(%mask : tensor<2x1x8x8xi1>) {scale = 0.25 : f64} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  %m32 = tgc.convert %mask : tensor<2x1x8x8xi1> -> tensor<2x1x8x8xi32>
+  %any = tgc.amax %m32 dims [3] keepdim : tensor<2x1x8x8xi32> -> tensor<2x1x8x1xi32>
+  %z32 = tgc.constant dense<0> : tensor<i32>
+  %keep = tgc.cmp gt, %any, %z32 : tensor<2x1x8x1xi32>, tensor<i32> -> tensor<2x1x8x1xi1>
+  %fz = tgc.constant dense<0.0> : tensor<f32>
+  %r = tgc.where %keep, %o, %fz : tensor<2x1x8x1xi1>, tensor<2x4x8x16xf32>, tensor<f32> -> tensor<2x4x8x16xf32>
+  return %r : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+// A mask that keeps something out (a causal triangle), one that is false,
+// and a float mask of ones stay.
+// CHECK-LABEL: func.func @masks_that_stay
+// CHECK-COUNT-3: tgc.scaled_dot_product_attention {{.*}} mask(
+func.func @masks_that_stay(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>) -> (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) {
+  %tri = tgc.constant dense<[[true, false, false], [true, true, false], [true, true, true]]> : tensor<3x3xi1>
+  %0 = tgc.scaled_dot_product_attention %q, %k, %k mask(%tri : tensor<3x3xi1>) : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  %no = tgc.constant dense<false> : tensor<3x3xi1>
+  %1 = tgc.scaled_dot_product_attention %q, %k, %k mask(%no : tensor<3x3xi1>) : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  %ones = tgc.constant dense<1.0> : tensor<3x3xf32>
+  %2 = tgc.scaled_dot_product_attention %q, %k, %k mask(%ones : tensor<3x3xf32>) : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  return %0, %1, %2 : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
+}

@@ -535,3 +535,90 @@ OpFoldResult SqueezeOp::fold(FoldAdaptor) {
     return unsqueeze.getInput();
   return {};
 }
+
+OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
+  // A constant gains a size-1 dimension: the same elements.
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  auto out = getResult().getType();
+  if (dense && out.hasStaticShape() &&
+      (dense.isSplat() || foldableConstant(dense)))
+    return dense.reshape(out);
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Data-independent values: a model's masks built from aranges
+//===----------------------------------------------------------------------===//
+
+OpFoldResult IotaOp::fold(FoldAdaptor) {
+  // Integer sequences of static, small length: `start + i * step`, wrapping
+  // at the element width as the kernel's integer arithmetic does.
+  auto type = getResult().getType();
+  auto start = dyn_cast<IntegerAttr>(getStart());
+  auto step = dyn_cast<IntegerAttr>(getStep());
+  if (getSize() || !type.hasStaticShape() || !start || !step ||
+      !type.getElementType().isSignlessInteger() ||
+      type.getNumElements() > kMaxFoldElements)
+    return {};
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  APInt value = start.getValue().sextOrTrunc(width);
+  APInt delta = step.getValue().sextOrTrunc(width);
+  SmallVector<APInt> out;
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
+    out.push_back(value);
+    value += delta;
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
+/// amax / amin of a splat over non-empty static dimensions: the splat.
+template <typename ReduceOp>
+static OpFoldResult foldExtremumOfSplat(ReduceOp op, Attribute input) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(input);
+  auto inType = op.getInput().getType();
+  auto out = op.getResult().getType();
+  if (!dense || !dense.isSplat() || !out.hasStaticShape() ||
+      !inType.hasStaticShape() || inType.getNumElements() == 0)
+    return {};
+  return SplatElementsAttr::get(out, dense.getSplatValue<Attribute>());
+}
+
+OpFoldResult AmaxOp::fold(FoldAdaptor adaptor) {
+  return foldExtremumOfSplat(*this, adaptor.getInput());
+}
+
+OpFoldResult AminOp::fold(FoldAdaptor adaptor) {
+  return foldExtremumOfSplat(*this, adaptor.getInput());
+}
+
+OpFoldResult ScaledDotProductAttentionOp::fold(FoldAdaptor adaptor) {
+  // A mask that keeps everything (bool true) or adds zero is no mask, when
+  // it does not broadcast the result beyond the query's leading sizes:
+  // each of its sizes is 1, or the query's (or the key's length for the
+  // last). Masks built from aranges fold to such splats (Hugging Face's
+  // padding masks without padding).
+  auto mask = dyn_cast_or_null<DenseElementsAttr>(adaptor.getMask());
+  if (!mask || !mask.isSplat() || getCausal())
+    return {};
+  Type element = mask.getElementType();
+  if (element.isInteger(1)
+          ? !mask.getSplatValue<bool>()
+          : !isa<FloatType>(element) || !mask.getSplatValue<APFloat>().isZero())
+    return {};
+  auto maskType = cast<RankedTensorType>(getMask().getType());
+  auto query = getQuery().getType();
+  auto key = getKey().getType();
+  int64_t rank = query.getRank(), maskRank = maskType.getRank();
+  if (maskRank > rank || !query.hasStaticShape() || !key.hasStaticShape())
+    return {};
+  for (int64_t i = 0; i < maskRank; ++i) {
+    int64_t d = rank - maskRank + i; // the query's dimension it aligns with
+    int64_t size = maskType.getDimSize(i);
+    int64_t allowed =
+        d == rank - 1 ? key.getDimSize(key.getRank() - 2) : query.getDimSize(d);
+    if (size != 1 && size != allowed)
+      return {};
+  }
+  getMaskMutable().clear();
+  return getResult();
+}

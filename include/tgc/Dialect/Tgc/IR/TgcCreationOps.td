@@ -71,6 +71,7 @@ def Tgc_IotaOp : Tgc_Op<"iota", [Pure]> {
     $start `,` $step (` ` `[` $size^ `]`)? attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tgc_PhiloxUniformOp : Tgc_Op<"philox_uniform", [Pure]> {

@@ -310,11 +310,13 @@ def Tgc_AmaxOp : Tgc_ReduceOp<"amax", Tgc_NumericTensor,
     "Maximum, NaN-propagating (torch.amax). It has no identity: reducing a "
     "dimension of size 0 is an error, as in PyTorch."> {
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 def Tgc_AminOp : Tgc_ReduceOp<"amin", Tgc_NumericTensor,
     "Minimum, NaN-propagating (torch.amin). It has no identity: reducing a "
     "dimension of size 0 is an error, as in PyTorch."> {
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 def Tgc_VarOp : Tgc_ReduceOp<"var", Tgc_FloatTensor,
     "Variance with Bessel-style `correction` (torch.var; default 1).",
@@ -566,6 +568,7 @@ def Tgc_UnsqueezeOp : Tgc_Op<"unsqueeze", [Pure, Tgc_InferTensorType]> {
   let assemblyFormat = [{
     $input `dim` `=` $dim attr-dict `:` type($input) `->` type($result)
   }];
+  let hasFolder = 1;
 }
 
 def Tgc_PadOp : Tgc_Op<"pad", [Pure, Tgc_InferTensorType]> {
@@ -775,6 +778,7 @@ def Tgc_ScaledDotProductAttentionOp
       (`causal` $causal^)? attr-dict `:` type($query) `,` type($key) `,`
       type($value) `->` type($result)
   }];
+  let hasFolder = 1;
 }
 
 def Tgc_Conv2dOp : Tgc_Op<"conv2d", [Pure, Tgc_InferTensorType]> {
