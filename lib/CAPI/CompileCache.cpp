@@ -57,6 +57,7 @@ std::string canonicalOptions(const Options &o) {
     add("tf32-matmuls", flag(o.tf32Matmuls));
     add("tf32-convolutions", flag(o.tf32Convolutions));
     add("cudnn-convolutions", flag(o.cudnnConvolutions));
+    add("device-asserts", flag(o.deviceAsserts)); // checks in the kernels
   } else {
     add("openmp", flag(o.openmp));
     add("approximate-math", flag(o.approximateMath));

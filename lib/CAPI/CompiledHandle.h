@@ -34,8 +34,8 @@ struct Options {
   std::string policy = "dynamic";
   bool zeroOne = true, duck = true, fuse = true, decompose = true,
        keepCode = false;
-  // deviceAsserts: GpuFunction::setDeviceAsserts (a run-time choice, not
-  // part of the cache key, as cudaGraphs).
+  // deviceAsserts: gathers check their indices in their kernels, and the
+  // plan's other checks run as asserts (GpuFunction::setDeviceAsserts).
   bool openmp = true, approximateMath = false, cudaGraphs = false,
        deviceAsserts = false, vectorMath = true, directConvolutions = true;
   bool ptxOnly = false;

@@ -337,6 +337,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
   options.tf32Matmuls = o.tf32Matmuls;
   options.tf32Convolutions = o.tf32Convolutions;
   options.cudnnConvolutions = o.cudnnConvolutions;
+  options.deviceAsserts = o.deviceAsserts;
   // The kernel options given; the others keep their defaults.
   auto given = [](auto &field, const auto &value) {
     if (value)

@@ -68,6 +68,7 @@ mlir::tgc::compileGpuFunction(ModuleOp source, StringRef entry,
   pipeline.tf32Matmuls = options.tf32Matmuls;
   pipeline.tf32Convolutions = options.tf32Convolutions;
   pipeline.cudnnConvolutions = options.cudnnConvolutions;
+  pipeline.deviceAsserts = options.deviceAsserts;
 
   ErrorCollector diagnostics(ctx);
   PassManager pm(ctx);

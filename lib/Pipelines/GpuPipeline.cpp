@@ -44,6 +44,7 @@ void mlir::tgc::buildGpuPipeline(OpPassManager &pm,
   TgcToLinalgOptions toLinalg;
   toLinalg.im2colPads = true;
   toLinalg.libraryConvolutions = options.cudnnConvolutions;
+  toLinalg.indexChecksInKernels = options.deviceAsserts;
   pm.addPass(createTgcToLinalg(toLinalg));
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createTgcFuseGroupElementwise());

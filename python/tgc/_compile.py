@@ -659,10 +659,10 @@ class CompiledFunction(_native.Dispatcher if _native is not None else object):
         opts = [f"device={device}", "duck=0",
                 "keep-code=1" if _keep_code() else ""]
         if device == "cuda" and _MODES[self.mode]:
-            # Device-side checks assert in the graph, as eager's and
-            # Inductor's kernels do, so no replay waits for them
-            # (docs/python.md, "Device-side checks"); options= may say
-            # device-asserts=0.
+            # Device-side checks assert in the graph (gathers inside their
+            # own kernels), as eager's and Inductor's kernels do, so no
+            # replay waits for them (docs/python.md, "Device-side
+            # checks"); options= may say device-asserts=0.
             opts.append("cuda-graphs=1 device-asserts=1")
         tf32 = _state.tf32_flags()  # CUDA only: the CPU's products are f32
         if device == "cuda":

@@ -390,6 +390,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.tf32Matmuls = gpuTf32Matmuls;
   options.tf32Convolutions = gpuTf32Convolutions;
   options.cudnnConvolutions = gpuCudnnConvolutions;
+  options.deviceAsserts = deviceAsserts;
   options.exactDivision = gpuExactDivision;
   options.dedupKernels = gpuDedupKernels;
   struct Spec {

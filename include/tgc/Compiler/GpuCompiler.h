@@ -49,6 +49,9 @@ struct GpuCompileOptions : FrontendCompileOptions {
   bool tf32Matmuls = false, tf32Convolutions = false;
   /// f32 convolutions as cuDNN calls (the pipeline's cudnn-convolutions).
   bool cudnnConvolutions = false;
+  /// Gathers check their indices inside their kernels, as CUDA asserts (the
+  /// pipeline's device-asserts; run with GpuFunction::setDeviceAsserts).
+  bool deviceAsserts = false;
   /// The SM architecture for PTX and the cubin.
   std::string chip = "sm_90";
   /// Threads for the kernels' LLVM work (NVPTXOptions::compileThreads);

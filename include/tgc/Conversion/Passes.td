@@ -80,6 +80,14 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
     tgc-vectorize-contractions keeps the tile's sums in registers over c,
     kh and kw. The input is read in place of kH x kW times its size in
     im2col patches (docs/cpu-pipeline.md).
+
+    With `index-checks-in-kernels` (the GPU pipeline's `device-asserts`:
+    reduce-overhead mode), a gather, index_select or embedding checks each
+    index it reads inside its own generic, `cf.assert` with the op's
+    location in the message, which the GPU kernel lowers to CUDA's
+    `__assertfail`, as eager PyTorch's CUDA gathers assert: no reduction
+    over the indices, no check step in the launch plan. The index is still
+    clamped after the assert.
   }];
   let options = [
     Option<"softmaxExpOnce", "softmax-exp-once", "bool", "false",
@@ -99,6 +107,11 @@ def TgcToLinalg : Pass<"tgc-to-linalg", "ModuleOp"> {
     Option<"libraryConvolutions", "library-convolutions", "bool", "false",
            "f32 convolutions as one generic marked #tgc_gpu.conv, which "
            "the GPU's launch plan runs with cuDNN">,
+    Option<"indexChecksInKernels", "index-checks-in-kernels", "bool",
+           "false",
+           "A gather's, index_select's or embedding's index range check "
+           "as a cf.assert in its generic's body (the GPU's device "
+           "asserts), not a reduction and a top-level cf.assert">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",

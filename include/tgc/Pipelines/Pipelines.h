@@ -165,6 +165,12 @@ struct GpuPipelineOptions : public ShapePolicyOptions<GpuPipelineOptions> {
       llvm::cl::desc("Keep every f32 division (off: divisions of a kernel "
                      "by one value multiply by its reciprocal)"),
       withDefault(kGpuKernelDefaults.exactDivision)};
+  Option<bool> deviceAsserts{
+      *this, "device-asserts",
+      llvm::cl::desc("Index range checks of gathers inside their kernels, as "
+                     "CUDA asserts (tgc-to-linalg's index-checks-in-kernels; "
+                     "the runtime's device asserts, reduce-overhead mode)"),
+      withDefault(false)};
   Option<bool> hoistChecks{
       *this, "hoist-checks",
       llvm::cl::desc("Checks of the inputs first (tgc-hoist-checks): a call "

@@ -4,7 +4,9 @@
 // tensor.extract at data-dependent coordinates. PyTorch rejects an index
 // outside [0, size) (negative ones included) for all three, so:
 // * a cf.assert, computed by a reduction over the index tensor before the
-//   generic, aborts with the op's name when an index is out of range;
+//   generic, aborts with the op's name when an index is out of range (or,
+//   with `checksInKernels`, the GPU's device asserts, a cf.assert inside
+//   the generic on each index it reads);
 // * inside the generic every data-dependent coordinate is clamped to
 //   [0, size - 1], and a source that may be empty is not read at all, so
 //   that nothing reads out of bounds even with the asserts compiled out.
@@ -58,6 +60,44 @@ void assertIndicesInRange(OpBuilder &b, Location loc, Value indices, Value size,
   cf::AssertOp::create(b, loc, ok, (opName + ": index out of range").str());
 }
 
+/// Asserts inside a generic's body that `i` (an index) is in [0, size):
+/// the GPU kernel that reads it calls `__assertfail` when it is not
+/// (index-checks-in-kernels).
+void assertIndexInBody(OpBuilder &b, Location loc, Value i, Value size,
+                       StringRef opName) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value nonNegative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero);
+  Value below =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size);
+  Value ok = arith::AndIOp::create(b, loc, nonNegative, below);
+  cf::AssertOp::create(b, loc, ok, (opName + ": index out of range").str());
+}
+
+/// Patterns whose index check is a reduction and a top-level cf.assert, or
+/// a cf.assert in the body (`checksInKernels`).
+template <typename Op> struct CheckedIndexPattern : OpConversionPattern<Op> {
+  CheckedIndexPattern(MLIRContext *context, bool checksInKernels)
+      : OpConversionPattern<Op>(context), checksInKernels(checksInKernels) {}
+
+  /// The index `v` (an element of the index tensor) as a clamped index,
+  /// asserted first inside the body when checks are in kernels.
+  Value checkedIndex(OpBuilder &b, Location l, Value v, Value size,
+                     StringRef opName) const {
+    Value i = toIndex(b, l, v);
+    if (checksInKernels)
+      assertIndexInBody(b, l, i, size, opName);
+    return clampIndex(b, l, i, size);
+  }
+  void checkAll(OpBuilder &b, Location loc, Value indices, Value size,
+                StringRef opName) const {
+    if (!checksInKernels)
+      assertIndicesInRange(b, loc, indices, size, opName);
+  }
+
+  bool checksInKernels;
+};
+
 /// An i1 that is true when every size in `dims` is non-zero, or null when
 /// that is statically known (so the source can be read unconditionally).
 Value buildNonEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims) {
@@ -97,8 +137,8 @@ Value readSource(OpBuilder &b, Location loc, Value source, ValueRange coords,
 /// out[i...] = input[i_0, ..., index[i...], ..., i_{r-1}] with the index in
 /// dimension `dim`. The index's other sizes must not exceed the input's:
 /// asserted when not static, and those coordinates are clamped too.
-struct GatherLowering : OpConversionPattern<GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct GatherLowering : CheckedIndexPattern<GatherOp> {
+  using CheckedIndexPattern::CheckedIndexPattern;
   LogicalResult
   matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -139,7 +179,7 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     Value size =
         rank == 0 ? arith::ConstantIndexOp::create(rewriter, loc, 1).getResult()
                   : indexValue(rewriter, loc, inDims[dim]);
-    assertIndicesInRange(rewriter, loc, index, size, name);
+    checkAll(rewriter, loc, index, size, name);
     Value nonEmpty = buildNonEmpty(rewriter, loc, inDims);
 
     Value init = createEmpty(rewriter, loc, resultType, idxDims);
@@ -152,7 +192,7 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
           SmallVector<Value> coords;
           for (int64_t k = 0; k < rank; ++k) {
             if (k == dim) {
-              coords.push_back(clampIndex(b, l, toIndex(b, l, args[0]), size));
+              coords.push_back(checkedIndex(b, l, args[0], size, name));
               continue;
             }
             Value i = linalg::IndexOp::create(b, l, k);
@@ -170,8 +210,8 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
 
 /// out[..., j, ...] = input[..., index[j], ...] along `dim`; a rank-0 index
 /// keeps `dim` with size 1.
-struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct IndexSelectLowering : CheckedIndexPattern<IndexSelectOp> {
+  using CheckedIndexPattern::CheckedIndexPattern;
   LogicalResult
   matchAndRewrite(IndexSelectOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -184,8 +224,8 @@ struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
       return rewriter.notifyMatchFailure(op, "index rank > 1 or rank-0 input");
     SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, input);
     Value size = indexValue(rewriter, loc, inDims[dim]);
-    assertIndicesInRange(rewriter, loc, index, size,
-                         op->getName().getStringRef());
+    StringRef name = op->getName().getStringRef();
+    checkAll(rewriter, loc, index, size, name);
     Value nonEmpty = buildNonEmpty(rewriter, loc, inDims[dim]);
 
     SmallVector<OpFoldResult> outDims(inDims);
@@ -207,7 +247,7 @@ struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
           SmallVector<Value> coords;
           for (int64_t k = 0; k < rank; ++k)
             coords.push_back(
-                k == dim ? clampIndex(b, l, toIndex(b, l, args[0]), size)
+                k == dim ? checkedIndex(b, l, args[0], size, name)
                          : linalg::IndexOp::create(b, l, k).getResult());
           linalg::YieldOp::create(b, l,
                                   readSource(b, l, input, coords, nonEmpty));
@@ -218,8 +258,8 @@ struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
 };
 
 /// out[i..., e] = weight[indices[i...], e].
-struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct EmbeddingLowering : CheckedIndexPattern<EmbeddingOp> {
+  using CheckedIndexPattern::CheckedIndexPattern;
   LogicalResult
   matchAndRewrite(EmbeddingOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -231,8 +271,8 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
     int64_t rank = resultType.getRank();
     SmallVector<OpFoldResult> wDims = getDims(rewriter, loc, weight);
     Value numRows = indexValue(rewriter, loc, wDims[0]);
-    assertIndicesInRange(rewriter, loc, indices, numRows,
-                         op->getName().getStringRef());
+    StringRef name = op->getName().getStringRef();
+    checkAll(rewriter, loc, indices, numRows, name);
     Value nonEmpty = buildNonEmpty(rewriter, loc, wDims[0]);
 
     SmallVector<OpFoldResult> outDims = getDims(rewriter, loc, indices);
@@ -249,7 +289,7 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, resultType, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value row = clampIndex(b, l, toIndex(b, l, args[0]), numRows);
+          Value row = checkedIndex(b, l, args[0], numRows, name);
           Value col = linalg::IndexOp::create(b, l, rank - 1);
           linalg::YieldOp::create(
               b, l, readSource(b, l, weight, {row, col}, nonEmpty));
@@ -440,8 +480,9 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
 
 } // namespace
 
-void mlir::tgc::populateTgcIndexingToLinalgPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<GatherLowering, IndexSelectLowering, EmbeddingLowering,
-               ScatterAddLowering>(patterns.getContext());
+void mlir::tgc::populateTgcIndexingToLinalgPatterns(RewritePatternSet &patterns,
+                                                    bool checksInKernels) {
+  patterns.add<GatherLowering, IndexSelectLowering, EmbeddingLowering>(
+      patterns.getContext(), checksInKernels);
+  patterns.add<ScatterAddLowering>(patterns.getContext());
 }

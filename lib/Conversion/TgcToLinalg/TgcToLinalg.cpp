@@ -29,10 +29,10 @@ using namespace mlir::tgc;
 
 void mlir::tgc::populateTgcToLinalgPatterns(
     RewritePatternSet &patterns, bool softmaxExpOnce,
-    const ConvolutionLowering &convolutions) {
+    const ConvolutionLowering &convolutions, bool indexChecksInKernels) {
   populateTgcElementwiseToLinalgPatterns(patterns);
   populateTgcShapeToLinalgPatterns(patterns);
-  populateTgcIndexingToLinalgPatterns(patterns);
+  populateTgcIndexingToLinalgPatterns(patterns, indexChecksInKernels);
   populateTgcRandomToLinalgPatterns(patterns);
   populateTgcReductionToLinalgPatterns(patterns);
   populateTgcLinearAlgebraToLinalgPatterns(patterns);
@@ -190,7 +190,8 @@ struct TgcToLinalgPass : tgc::impl::TgcToLinalgBase<TgcToLinalgPass> {
     convolutions.library = libraryConvolutions;
     convolutions.batchColumns = im2colBatchColumns;
     convolutions.direct = directConvolutions;
-    populateTgcToLinalgPatterns(patterns, softmaxExpOnce, convolutions);
+    populateTgcToLinalgPatterns(patterns, softmaxExpOnce, convolutions,
+                                indexChecksInKernels);
     patterns.add<WriteOutLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

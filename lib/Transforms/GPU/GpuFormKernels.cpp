@@ -13,7 +13,10 @@
 
 #include "GpuHostFunction.h"
 #include "Strategies.h"
+#include "tgc/Transforms/GuardUtils.h"
 #include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -131,6 +134,14 @@ struct TgcGpuFormKernelsPass
         return signalPassFailure();
       if (!exactDivision)
         divisionsToReciprocals(gpuModule);
+      // Checks inside kernels (tgc-to-linalg's index-checks-in-kernels)
+      // say where they are, as the launch plan's check steps do: the
+      // device prints the message (__assertfail).
+      gpuModule.walk([](cf::AssertOp assert) {
+        std::string where = formatLocation(assert.getLoc());
+        if (where != "unknown location")
+          assert.setMsg(assert.getMsg().str() + " at " + where);
+      });
     }
   }
 

@@ -47,8 +47,14 @@ void populateTgcElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 /// constant, full, iota, reshape, permute, expand, slice, concat, squeeze,
 /// unsqueeze, pad.
 void populateTgcShapeToLinalgPatterns(RewritePatternSet &patterns);
-/// gather, index_select, embedding, scatter_add.
-void populateTgcIndexingToLinalgPatterns(RewritePatternSet &patterns);
+/// gather, index_select, embedding, scatter_add. With `checksInKernels`
+/// (tgc-to-linalg's `index-checks-in-kernels`: the GPU's device asserts),
+/// a gather's, index_select's or embedding's index range check is a
+/// cf.assert inside its generic's body, on each index it reads, with the
+/// op's location in the message, instead of an all-of reduction and a
+/// cf.assert at the top level (scatter_add keeps the latter).
+void populateTgcIndexingToLinalgPatterns(RewritePatternSet &patterns,
+                                         bool checksInKernels = false);
 /// philox_uniform.
 void populateTgcRandomToLinalgPatterns(RewritePatternSet &patterns);
 /// sum, mean, amax, amin, var, norm, argmax, argmin, max, min, topk.
@@ -105,7 +111,8 @@ Value createIndexInBounds(OpBuilder &b, Location loc, Value index,
 /// All of the above.
 void populateTgcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool softmaxExpOnce = false,
-                                 const ConvolutionLowering &convolutions = {});
+                                 const ConvolutionLowering &convolutions = {},
+                                 bool indexChecksInKernels = false);
 
 } // namespace mlir::tgc
 
