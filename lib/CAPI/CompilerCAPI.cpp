@@ -10,6 +10,8 @@
 
 #include "tgc-c/tgc_compiler.h"
 
+#include <cstdio>
+
 #include "CompiledHandle.h"
 
 #include "tgc/Compiler/CacheLocations.h"
@@ -425,6 +427,11 @@ tgc_compiled *tgc_compile(const char *moduleText, const char *entryName,
     if (hit) {
       std::optional<Relocation> relocation =
           Relocation::between(record.getLines("locations"), numbered.locations);
+      // Kernels that assert (device-asserts) print their compile's lines
+      // from the device, where nothing rewrites them: only an entry of the
+      // same lines serves.
+      if (relocation && o.cuda && o.deviceAsserts && !relocation->isIdentity())
+        relocation.reset();
       if (relocation) {
         capi::relocate(*hit, *relocation);
       } else {
@@ -622,9 +629,17 @@ static bool loadGpu(tgc_compiled *c, std::string &error) {
   if (c->gpu)
     return true;
   c->gpu = rt::GpuFunction::load(c->artifact, error);
-  if (c->gpu && !c->gpu->setDeviceAsserts(c->deviceAsserts, error))
-    c->gpu.reset();
-  return c->gpu != nullptr;
+  if (!c->gpu)
+    return false;
+  // Without the check kernel the plan's checks are read on the host: the
+  // same errors, recoverable, and calls that wait for them.
+  std::string why;
+  if (!c->gpu->setDeviceAsserts(c->deviceAsserts, why))
+    std::fprintf(stderr,
+                 "tgc: device asserts are not available (%s); the plan's "
+                 "checks are read on the host\n",
+                 why.c_str());
+  return true;
 }
 
 static std::vector<rt::DeviceTensor> deviceTensors(const tgc_arg_desc *args,

@@ -13,6 +13,7 @@
 
 #include "GpuFunctionImpl.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
@@ -108,10 +109,16 @@ bool GpuFunction::setDeviceAsserts(bool on, std::string &error) {
   std::lock_guard<std::mutex> lock(state.mutex);
   if (on == state.deviceAsserts)
     return true;
-  if (!state.checkBytes) { // no check steps: nothing changes
+  bool indexChecks = std::any_of(
+      state.plan.steps.begin(), state.plan.steps.end(), [](const PlanStep &s) {
+        return s.kind == PlanStep::Check && s.check.index;
+      });
+  if (!indexChecks) { // nothing changes: other checks are read on the host
     state.deviceAsserts = on;
     return true;
   }
+  if (!driver(error))
+    return false;
   if (on && !state.checkTexts) {
     const Driver &cu = *state.cu;
     state.checkKernel = checkKernel(cu, error);
@@ -135,12 +142,14 @@ bool GpuFunction::setDeviceAsserts(bool on, std::string &error) {
     size_t function = texts.size();
     texts += state.plan.function;
     texts.push_back('\0');
+    const char *call = "cuMemAlloc";
     CUresult result = cu.cuMemAlloc(&state.checkTexts, texts.size());
-    if (result == CUDA_SUCCESS)
+    if (result == CUDA_SUCCESS) {
+      call = "cuMemcpyHtoD";
       result = cu.cuMemcpyHtoD(state.checkTexts, texts.data(), texts.size());
+    }
     if (result != CUDA_SUCCESS) {
-      error = state.plan.function + ": " +
-              errorMessage(cu, "cuMemcpyHtoD", result) +
+      error = state.plan.function + ": " + errorMessage(cu, call, result) +
               " (the device-side checks' messages)";
       if (state.checkTexts)
         cu.cuMemFree(state.checkTexts);
@@ -153,12 +162,21 @@ bool GpuFunction::setDeviceAsserts(bool on, std::string &error) {
     state.checkFile = uint64_t(state.checkTexts) + file;
     state.checkFunction = uint64_t(state.checkTexts) + function;
   }
-  // A graph holds every step (nothing to read before a replay), or the
-  // steps after the checks that are read on the host.
+  // Index checks as asserts; a plan with other checks still reads those
+  // on the host, and keeps its graph after them.
   state.destroyGraphs();
   state.deviceAsserts = on;
-  state.graphFirst = on ? 0 : state.hostChecksGraphFirst;
+  state.hostChecks =
+      !on || std::any_of(state.plan.steps.begin(), state.plan.steps.end(),
+                         [](const PlanStep &s) {
+                           return s.kind == PlanStep::Check && !s.check.index;
+                         });
+  state.graphFirst = on && !state.hostChecks ? 0 : state.hostChecksGraphFirst;
   return true;
+}
+
+bool GpuFunction::Impl::asserted(size_t s) const {
+  return deviceAsserts && plan.steps[s].check.index;
 }
 
 bool GpuFunction::Impl::issueDeviceCheck(size_t s, std::string &error) {

@@ -607,9 +607,9 @@ bool GpuFunction::Impl::prepare(const std::vector<DeviceTensor> &args,
       // {} when this call's sizes skip the check.
       if (step.check.when < 0 || value(step.check.when) != 0)
         pointers[s] = {buffers[step.check.flag],
-                       deviceAsserts ? checkMessages[checkSlot[s]]
-                                     : uint64_t(reinterpret_cast<uintptr_t>(
-                                           checkBytes + checkSlot[s]))};
+                       asserted(s) ? checkMessages[checkSlot[s]]
+                                   : uint64_t(reinterpret_cast<uintptr_t>(
+                                         checkBytes + checkSlot[s]))};
       break;
     }
   }
@@ -693,7 +693,7 @@ bool GpuFunction::Impl::issue(size_t s, bool capturing, std::string &error) {
     return true;
   }
   case PlanStep::Check: {
-    if (deviceAsserts)
+    if (asserted(s))
       return issueDeviceCheck(s, error);
     const std::vector<uint64_t> &p = pointers[s];
     if (p.empty())
@@ -737,7 +737,7 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
     target->wouldWait = false;
   // A call with device-side checks waits for them: known before prepare
   // allocates the results (a first try would allocate them all twice).
-  bool hostChecks = state.checkBytes && !state.deviceAsserts;
+  bool hostChecks = state.checkBytes && state.hostChecks;
   if (target && target->noWait && hostChecks) {
     target->wouldWait = true;
     return false;
@@ -765,7 +765,7 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
     for (size_t s = 0; s < state.plan.steps.size(); ++s)
       if (state.checkSlot[s] >= 0)
         state.checkBytes[state.checkSlot[s]] =
-            state.pointers[s].empty() ? 1 : 0xff;
+            state.pointers[s].empty() || state.asserted(s) ? 1 : 0xff;
   }
   bool ok = true;
   // Device time: events around the steps (a graph capture or GEMM
@@ -840,7 +840,7 @@ bool GpuFunction::run(const std::vector<DeviceTensor> &args,
 }
 
 bool GpuFunction::Impl::wouldWait() const {
-  if (checkBytes && !deviceAsserts)
+  if (checkBytes && hostChecks)
     return true;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     if (plan.steps[s].kind == PlanStep::Gemm && !gemms[s].skip &&

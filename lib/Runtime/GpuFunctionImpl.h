@@ -185,6 +185,9 @@ struct GpuFunction::Impl {
   /// step's message (`checkMessages[checkSlot[step]]`), then the file and
   /// function texts `__assertfail` prints, all in `checkTexts`.
   bool deviceAsserts = false;
+  /// Some check is read on the host (every one without device asserts;
+  /// those that are not index checks with them).
+  bool hostChecks = true;
   CUfunction checkKernel = nullptr;
   CUdeviceptr checkTexts = 0;
   std::vector<uint64_t> checkMessages;
@@ -256,6 +259,9 @@ struct GpuFunction::Impl {
   bool readChecks(std::string &error);
   /// Issues check step `step` as its asserting kernel (deviceAsserts).
   bool issueDeviceCheck(size_t step, std::string &error);
+  /// Whether check step `step` runs as a device assert: an index check
+  /// with deviceAsserts on.
+  bool asserted(size_t step) const;
   bool issue(size_t step, bool capturing, std::string &error);
   bool issueGemm(size_t step, bool capturing, std::string &error);
   /// The step's cuBLASLt configuration, made on first use; with `tune`,

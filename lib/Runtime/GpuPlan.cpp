@@ -307,7 +307,8 @@ std::string tgc::runtime::serializePlan(const Plan &plan) {
     }
     case PlanStep::Check:
       line("check flag b" + num(step.check.flag) + " when " +
-           node(step.check.when) + " " + quote(step.check.message));
+           node(step.check.when) + (step.check.index ? " index " : " ") +
+           quote(step.check.message));
       break;
     case PlanStep::Conv: {
       const ConvStep &conv = step.conv;

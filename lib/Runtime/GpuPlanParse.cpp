@@ -848,8 +848,14 @@ bool PlanParser::parseCheck() {
   PlanStep step;
   step.kind = PlanStep::Check;
   if (!keyword("flag") || !bufferRef("the flag", false, step.check.flag) ||
-      !keyword("when") || !nodeRef("the when node", true, step.check.when) ||
-      !string("the check's message", step.check.message) || !expectEnd())
+      !keyword("when") || !nodeRef("the when node", true, step.check.when))
+    return false;
+  // `index`: an index range check (a device assert with device asserts on).
+  if (!atEnd() && !tokens[pos].quoted && peek() == "index") {
+    ++pos;
+    step.check.index = true;
+  }
+  if (!string("the check's message", step.check.message) || !expectEnd())
     return false;
   plan.steps.push_back(std::move(step));
   return true;

@@ -466,22 +466,87 @@ def _embedding_in_a_graph(bad: bool):
     return c, outs, wants
 
 
-def test_index_checks_as_device_asserts():
-    # Reduce-overhead's checks are kernels that assert (as eager's and
-    # Inductor's): no call waits for them, the graph holds every step.
-    c, outs, wants = _embedding_in_a_graph(bad=False)
+@requires_torch2
+def test_attention_masks_that_keep_everything_fold():
+    # A bool mask built from aranges that keeps everything, and a float
+    # mask of zeros, fold away (the attention runs without a mask); a
+    # causal triangle of the same construction stays. Results as eager's.
+    def f(q, k, v):
+        b, t = q.shape[0], q.shape[-2]
+        rows = torch.arange(t, device=q.device)[:, None]
+        keep = (rows >= 0).expand(b, 1, t, t)
+        causal = (torch.arange(t, device=q.device)[None, :] <= rows).expand(b, 1, t, t)
+        zero = torch.zeros(b, 1, t, t, device=q.device)
+        return (F.scaled_dot_product_attention(q, k, v, attn_mask=keep),
+                F.scaled_dot_product_attention(q, k, v, attn_mask=zero),
+                F.scaled_dot_product_attention(q, k, v, attn_mask=causal))
+
+    q, k, v = (torch.randn(2, 4, 16, 8, device="cuda") for _ in range(3))
+    for mode in ("default", "reduce-overhead"):
+        got = tgc.compile(f, mode=mode)(q, k, v)
+        for g, w in zip(got, f(q, k, v)):
+            assert_same(g, w, rtol=1e-4, atol=1e-5)
+
+
+def _scatter_add_in_a_graph(bad: bool):
+    # scatter_add keeps its index check as a plan step: with device asserts
+    # it runs as the runtime's check kernel (tgc_device_check).
+    def f(i, src):
+        return torch.zeros(16, device="cuda").scatter_add(0, i, src) * 2
+
+    c = tgc.compile(f, mode="reduce-overhead")
+    outs, wants = [], []
+    for k in range(6):
+        i = torch.randint(0, 16, (40,), device="cuda")
+        src = torch.randn(40, device="cuda")
+        if bad and k == 3:
+            i[5] = 16
+        outs.append(c(i, src))
+        wants.append(f(i, src) if not (bad and k == 3) else None)
+    return c, outs, wants
+
+
+@pytest.mark.parametrize("case", [_embedding_in_a_graph, _scatter_add_in_a_graph])
+def test_index_checks_as_device_asserts(case):
+    # Reduce-overhead's index checks assert on the device (as eager's and
+    # Inductor's): inside the gather's kernel, or a check step run as an
+    # asserting kernel (scatter_add); no call waits for them, the graph
+    # holds every step.
+    c, outs, wants = case(bad=False)
     torch.cuda.synchronize()
     for out, want in zip(outs, wants):
-        assert_same(out, want, rtol=0, atol=0)
+        assert_same(out, want, rtol=1e-5, atol=1e-5)
     stats = c.specs[0].compiled.gpu_stats()
     assert stats["check_waits"] == 0, stats
     assert stats["graph_replays"] == 6, stats
+    kinds = [s.kind for s in c.specs[0].compiled.steps()]
+    assert ("check" in kinds) == (case is _scatter_add_in_a_graph), kinds
 
 
-def test_a_failed_device_assert_is_reported(tmp_path):
+def test_other_checks_stay_recoverable_in_reduce_overhead():
+    # An integer division by zero is no index check: eager raises nothing
+    # on CUDA, TGC raises a recoverable error in every mode, and the
+    # process goes on using CUDA.
+    c = tgc.compile(lambda a, b: torch.div(a, b, rounding_mode="floor") + 1,
+                    mode="reduce-overhead")
+    a = torch.randint(-50, 50, (64,), device="cuda")
+    b = torch.randint(1, 9, (64,), device="cuda")
+    assert_same(c(a, b), torch.div(a, b, rounding_mode="floor") + 1)
+    with pytest.raises(tgc.TgcError, match="integer division by zero"):
+        c(a, torch.zeros_like(b))
+    assert_same(c(a, b), torch.div(a, b, rounding_mode="floor") + 1)
+    torch.cuda.synchronize()
+
+
+@pytest.mark.parametrize("case,printed", [
+    ("_embedding_in_a_graph", "index out of range at"),
+    ("_scatter_add_in_a_graph", "TGC device-side check"),
+])
+def test_a_failed_device_assert_is_reported(tmp_path, case, printed):
     # A bad index in reduce-overhead mode ends CUDA's use in the process,
     # as eager's device-side asserts do: the device prints the check's
-    # message, and the next synchronizing call raises. In a child process.
+    # message with its location, and the next synchronizing call raises.
+    # In a child process.
     import os
     import subprocess
     import sys
@@ -492,7 +557,7 @@ def test_a_failed_device_assert_is_reported(tmp_path):
         f"sys.path.insert(0, {os.path.dirname(__file__)!r})\n"
         "import test_gpu\n"
         "try:\n"
-        "    test_gpu._embedding_in_a_graph(bad=True)\n"
+        f"    test_gpu.{case}(bad=True)\n"
         "    torch.cuda.synchronize()\n"
         "except Exception as e:\n"
         "    print('RAISED', type(e).__name__, e)\n"
@@ -503,6 +568,7 @@ def test_a_failed_device_assert_is_reported(tmp_path):
     out = done.stdout + done.stderr
     assert "RAISED" in done.stdout, out
     assert "index out of range" in out, out  # printed by the device
+    assert printed in out, out
     assert "device-side assert" in out, out
 
 

@@ -68,6 +68,8 @@ TEST(GpuPlanText, RoundTrip) {
   EXPECT_EQ(plan.steps[6].kind, PlanStep::Check);
   EXPECT_EQ(plan.steps[6].check.flag, 4);
   EXPECT_EQ(plan.steps[6].check.when, 0);
+  EXPECT_TRUE(plan.steps[6].check.index);
+  EXPECT_FALSE(plan.steps[7].check.index);
   EXPECT_EQ(plan.steps[6].check.message,
             "tgc.gather: index out of range at m.py:3");
   EXPECT_EQ(plan.steps[7].check.when, -1);
@@ -275,6 +277,9 @@ TEST(GpuPlanText, ErrorsNameTheLine) {
   error = parseError(withLine("check flag b1 when none \"m\""));
   EXPECT_NE(error.find("b1 does not exist"), std::string::npos) << error;
   EXPECT_EQ(parseError(withLine("check flag b0 when n1 \"m\"")), "");
+  EXPECT_EQ(parseError(withLine("check flag b0 when n1 index \"m\"")), "");
+  error = parseError(withLine("check flag b0 when n1 index"));
+  EXPECT_NE(error.find("the check's message"), std::string::npos) << error;
 
   error = parseError(withLine("buffer global 0 none"));
   EXPECT_NE(error.find("line 7: global 0 does not exist (0 declared"),

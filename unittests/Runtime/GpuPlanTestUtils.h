@@ -83,7 +83,7 @@ gemm f16 out f32 m n0 n n2 k n1 batch none transa 0 transb 1 a b0 b b1 c b3 bias
 gemm f32 tf32 m n0 n n2 k n1 batch n6 transa 1 transb 0 a b4 b b6 c b5 bias none residual b7 epilogue gelu strides n4 n10 n8
 copy dst b5 src b4 bytes n8
 memset dst b6 bytes n7 value 0xdeadbeef
-check flag b4 when n0 "tgc.gather: index out of range at m.py:3"
+check flag b4 when n0 index "tgc.gather: index out of range at m.py:3"
 check flag b6 when none "x"
 conv f32 tf32 x b0/4{none;n0,n1,n2,n2;n6,n6,n6,n6}*4r w b1/4{n7;n1,n1,n6,n6;n6,n6,n6,n6}*4r y b5/4{none;n0,n2,n2,n2;n6,n6,n6,n6}*4w stride 2 1 padding 1 0 dilation 1 3 groups 2
 )plan";

@@ -155,8 +155,9 @@ public:
   /// How the plan's device-side checks (a gather's indices in range, ...)
   /// report a failure. Off (the default): each call copies their flags to
   /// the host and waits for them before its later steps, and a failed
-  /// check fails that call with its message, recoverably. On: each check
-  /// is a one-thread kernel that calls CUDA's `__assertfail` with the
+  /// check fails that call with its message, recoverably. On: each index
+  /// check (CheckStep::index; the others stay as with off) is a
+  /// one-thread kernel that calls CUDA's `__assertfail` with the
   /// message when its flag is 0, as eager PyTorch's and Inductor's kernels
   /// assert: no call waits (a CUDA graph holds every step), and a failed
   /// check prints its message from the device and leaves the CUDA context

@@ -196,9 +196,15 @@ struct MemsetStep {
 /// `message` once it has finished. With `when` set, only calls where that
 /// node is not 0 check (an integer division's check holds trivially for
 /// an empty tensor).
+/// An index range check (`index`, plan text `check ... index "..."`) is
+/// the one kind GpuFunction::setDeviceAsserts turns into a device assert,
+/// as eager PyTorch's CUDA kernels assert an index in range; the others (a
+/// cholesky's definiteness, an integer division by zero: recoverable or
+/// no error in eager) are always read on the host.
 struct CheckStep {
   int64_t flag = -1; // buffer index (one byte: i1)
   int64_t when = -1; // node index; -1: always
+  bool index = false;
   std::string message;
 };
 

@@ -57,7 +57,9 @@ void assertIndicesInRange(OpBuilder &b, Location loc, Value indices, Value size,
             arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, i, size);
         return arith::AndIOp::create(nb, l, nonNegative, below);
       });
-  cf::AssertOp::create(b, loc, ok, (opName + ": index out of range").str());
+  auto assert =
+      cf::AssertOp::create(b, loc, ok, (opName + ": index out of range").str());
+  assert->setAttr(kIndexCheckAttrName, b.getUnitAttr());
 }
 
 /// Asserts inside a generic's body that `i` (an index) is in [0, size):

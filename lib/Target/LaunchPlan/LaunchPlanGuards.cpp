@@ -10,6 +10,7 @@
 
 #include "tgc/Analysis/ShapeEnv.h"
 #include "tgc/Analysis/SymbolicIR.h"
+#include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 #include "tgc/Dialect/TgcGuard/IR/TgcGuardOps.h"
 #include "tgc/Dialect/TgcSym/IR/TgcSymOps.h"
 #include "tgc/Transforms/GuardUtils.h"
@@ -189,6 +190,7 @@ LogicalResult addAssert(PlanBuilder &b, cf::AssertOp op) {
     step.kind = rt::PlanStep::Check;
     step.check.flag = b.pointerOf(*flag, load.getMemRefType().getElementType());
     step.check.when = when.value_or(-1);
+    step.check.index = op->hasAttr(kIndexCheckAttrName);
     step.check.message =
         (op.getMsg() + " at " + formatLocation(op.getLoc())).str();
     b.plan.steps.push_back(std::move(step));

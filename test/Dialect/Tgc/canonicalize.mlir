@@ -302,3 +302,20 @@ func.func @masks_that_stay(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>) -> 
   %2 = tgc.scaled_dot_product_attention %q, %k, %k mask(%ones : tensor<3x3xf32>) : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
   return %0, %1, %2 : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
 }
+
+// -----
+
+// A float mask of zeros (either sign: adding it changes no score's value
+// that exp sees) is no mask; a query of dynamic sizes keeps its mask.
+// CHECK-LABEL: func.func @float_zero_masks
+// CHECK-COUNT-2: tgc.scaled_dot_product_attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} {scale
+// CHECK: tgc.scaled_dot_product_attention {{.*}} mask(
+func.func @float_zero_masks(%q: tensor<1x2x3x4xf32>, %d: tensor<?x2x3x4xf32>) -> (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<?x2x3x4xf32>) {
+  %z = tgc.constant dense<0.0> : tensor<1x1x3x3xf32>
+  %0 = tgc.scaled_dot_product_attention %q, %q, %q mask(%z : tensor<1x1x3x3xf32>) {scale = 0.5 : f64} : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  %nz = tgc.constant dense<-0.0> : tensor<3x3xf32>
+  %1 = tgc.scaled_dot_product_attention %q, %q, %q mask(%nz : tensor<3x3xf32>) {scale = 0.5 : f64} : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  %t = tgc.constant dense<true> : tensor<3x3xi1>
+  %2 = tgc.scaled_dot_product_attention %d, %d, %d mask(%t : tensor<3x3xi1>) {scale = 0.5 : f64} : tensor<?x2x3x4xf32>, tensor<?x2x3x4xf32>, tensor<?x2x3x4xf32> -> tensor<?x2x3x4xf32>
+  return %0, %1, %2 : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<?x2x3x4xf32>
+}

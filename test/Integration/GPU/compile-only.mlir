@@ -87,8 +87,16 @@
 // RUN:   --emit-plan - | FileCheck %s --check-prefix=GATHER
 // GATHER: guard range n{{[0-9]+}} 0 -1 "sizes in order" "tgc.gather: index is larger than the input in a dimension other than dim at
 // GATHER: launch k1
-// GATHER-NEXT: check flag b{{[0-9]+}} when none "tgc.gather: index out of range at {{.*}}compile-only.mlir:{{[0-9]+}}:8"
+// GATHER-NEXT: check flag b{{[0-9]+}} when none index "tgc.gather: index out of range at {{.*}}compile-only.mlir:{{[0-9]+}}:8"
 // GATHER-NEXT: launch k2
+// With device asserts (reduce-overhead) the gather checks each index in
+// its own kernel: no flag, no reduction, no check step.
+// RUN: tgc-run %s --entry gather --device cuda --compile-only --ptx-only --calls 0=5x8,1=5x3 \
+// RUN:   --device-asserts --emit-plan - | FileCheck %s --check-prefix=GATHER-DA
+// GATHER-DA-NOT: tree
+// GATHER-DA-NOT: check flag
+// GATHER-DA: launch k0
+// GATHER-DA-NOT: check flag
 // Checks of the inputs come first (tgc-hoist-checks): the plan's check
 // step, after which a call waits for its flags, precedes the kernels of
 // the computation before the gather, which then run without a wait.
@@ -99,13 +107,16 @@
 // LATE:      kernel late_gather_elementwise_2
 // LATE:      launch k0
 // LATE-NEXT: launch k1
-// LATE-NEXT: check flag b{{[0-9]+}} when none "tgc.gather: index out of range at
+// LATE-NEXT: check flag b{{[0-9]+}} when none index "tgc.gather: index out of range at
 // LATE-NEXT: launch k2
 // LATE-NEXT: launch k3
 // An integer division's check is skipped for empty results.
 // RUN: tgc-run %s --entry divide --device cuda --compile-only --ptx-only --calls 0=7x9,1=9 \
 // RUN:   --emit-plan - | FileCheck %s --check-prefix=DIVIDE
 // DIVIDE: check flag b{{[0-9]+}} when n{{[0-9]+}} "tgc.div: integer division by zero at
+// It is no index check: read on the host with device asserts too.
+// RUN: tgc-run %s --entry divide --device cuda --compile-only --ptx-only --calls 0=7x9,1=9 \
+// RUN:   --device-asserts --emit-plan - | FileCheck %s --check-prefix=DIVIDE
 
 // The transformer block (a reshape with another tensor's sizes, through a
 // host shape buffer) compiles for the GPU; its two residual adds are

@@ -42,6 +42,11 @@ inline constexpr llvm::StringLiteral kParallelLoopAttrName = "tgc.parallel";
 inline constexpr llvm::StringLiteral kAtomicAddLoopAttrName =
     "tgc.parallel_atomic_add";
 
+/// A unit attribute on the cf.assert of an index range check (gather,
+/// index_select, embedding, scatter_add): the launch plan's `index` checks,
+/// which the GPU runtime's device asserts run on the device.
+inline constexpr llvm::StringLiteral kIndexCheckAttrName = "tgc.index_check";
+
 /// Unary and binary math, comparisons, where, convert, clamp, gelu, silu.
 void populateTgcElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 /// constant, full, iota, reshape, permute, expand, slice, concat, squeeze,
