@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Thirty-sixth session, second GPU-machine call, on the bundle of 9595ecd
+# Thirty-sixth session, second GPU-machine call, on the bundle of 4657c33
 # (data-independent masks folded: aranges, amax of splats, attention masks
-# that keep everything): torch-mlir's e2e suite (CPU tensors), the CUDA
+# that keep everything; in reduce-overhead, gathers assert in their kernels):
+# torch-mlir's e2e suite (CPU tensors), the CUDA
 # tests, and the zoo's Hugging Face groups (whose masks fold) and
 # torchvision on CUDA, looking for wrong answers. Carry
 # .python-bundle.tar.xz and .e2e.
