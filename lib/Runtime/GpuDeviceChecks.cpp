@@ -1,7 +1,7 @@
 //===- GpuDeviceChecks.cpp - device-side checks as asserting kernels ------===//
 //
-// GpuFunction::setDeviceAsserts: a plan's check steps (a condition the
-// kernels computed into a one-byte flag) run as a one-thread kernel that
+// GpuFunction::setDeviceAsserts: a plan's index check steps (a condition
+// the kernels computed into a one-byte flag) run as a one-thread kernel that
 // calls CUDA's `__assertfail` when the flag is 0, instead of a copy of
 // the flag to the host that the call waits for. This is how eager
 // PyTorch's and Inductor's CUDA kernels report an index out of range: the
@@ -109,11 +109,11 @@ bool GpuFunction::setDeviceAsserts(bool on, std::string &error) {
   std::lock_guard<std::mutex> lock(state.mutex);
   if (on == state.deviceAsserts)
     return true;
-  bool indexChecks = std::any_of(
-      state.plan.steps.begin(), state.plan.steps.end(), [](const PlanStep &s) {
-        return s.kind == PlanStep::Check && s.check.index;
-      });
-  if (!indexChecks) { // nothing changes: other checks are read on the host
+  int64_t indexChecks = 0, otherChecks = 0;
+  for (const PlanStep &s : state.plan.steps)
+    if (s.kind == PlanStep::Check)
+      ++(s.check.index ? indexChecks : otherChecks);
+  if (indexChecks == 0) { // nothing changes: other checks are read on the host
     state.deviceAsserts = on;
     return true;
   }
@@ -166,11 +166,7 @@ bool GpuFunction::setDeviceAsserts(bool on, std::string &error) {
   // on the host, and keeps its graph after them.
   state.destroyGraphs();
   state.deviceAsserts = on;
-  state.hostChecks =
-      !on || std::any_of(state.plan.steps.begin(), state.plan.steps.end(),
-                         [](const PlanStep &s) {
-                           return s.kind == PlanStep::Check && !s.check.index;
-                         });
+  state.hostChecks = !on || otherChecks > 0;
   state.graphFirst = on && !state.hostChecks ? 0 : state.hostChecksGraphFirst;
   return true;
 }

@@ -448,22 +448,27 @@ def test_index_checks_before_the_computation(mode):
     assert stats["check_waits"] == 5, stats  # every call read its check
 
 
-def _embedding_in_a_graph(bad: bool):
-    emb = torch.randn(30, 8, device="cuda")
-
-    def f(i, x):
-        return F.embedding(i, emb) * torch.tanh(x)
-
+def _six_calls_in_a_graph(f, args, bad: bool):
+    """Six reduce-overhead calls of `f(*args())` (the indices first), the
+    fourth with an index out of range when `bad`; eager's results for the
+    others."""
     c = tgc.compile(f, mode="reduce-overhead")
-    x = torch.randn(5, 8, device="cuda")
     outs, wants = [], []
     for k in range(6):
-        i = torch.randint(0, 30, (5,), device="cuda")
+        i, *rest = args()
         if bad and k == 3:
-            i[2] = 30
-        outs.append(c(i, x))
-        wants.append(f(i, x) if not (bad and k == 3) else None)
+            i[2] = 1 << 20  # beyond every table below
+        outs.append(c(i, *rest))
+        wants.append(None if bad and k == 3 else f(i, *rest))
     return c, outs, wants
+
+
+def _embedding_in_a_graph(bad: bool):
+    emb = torch.randn(30, 8, device="cuda")
+    x = torch.randn(5, 8, device="cuda")
+    return _six_calls_in_a_graph(
+        lambda i, x: F.embedding(i, emb) * torch.tanh(x),
+        lambda: (torch.randint(0, 30, (5,), device="cuda"), x), bad)
 
 
 @requires_torch2
@@ -491,19 +496,10 @@ def test_attention_masks_that_keep_everything_fold():
 def _scatter_add_in_a_graph(bad: bool):
     # scatter_add keeps its index check as a plan step: with device asserts
     # it runs as the runtime's check kernel (tgc_device_check).
-    def f(i, src):
-        return torch.zeros(16, device="cuda").scatter_add(0, i, src) * 2
-
-    c = tgc.compile(f, mode="reduce-overhead")
-    outs, wants = [], []
-    for k in range(6):
-        i = torch.randint(0, 16, (40,), device="cuda")
-        src = torch.randn(40, device="cuda")
-        if bad and k == 3:
-            i[5] = 16
-        outs.append(c(i, src))
-        wants.append(f(i, src) if not (bad and k == 3) else None)
-    return c, outs, wants
+    return _six_calls_in_a_graph(
+        lambda i, src: torch.zeros(16, device="cuda").scatter_add(0, i, src) * 2,
+        lambda: (torch.randint(0, 16, (40,), device="cuda"), torch.randn(40, device="cuda")),
+        bad)
 
 
 @pytest.mark.parametrize("case", [_embedding_in_a_graph, _scatter_add_in_a_graph])
