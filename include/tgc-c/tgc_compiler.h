@@ -48,6 +48,9 @@ typedef struct tgc_compiled tgc_compiled;
  *   openmp=0|1, approximate-math=0|1, opt-level=0..3   CPU code generation
  *   vector-math=0|1        CPU: loops of expf, tanhf, erff, ... call glibc's
  *                          vector math library, libmvec (1)
+ *   vector-width=0|128|256|512  CPU: the vector width, in bits, LLVM's
+ *                          vectorizers prefer; 0: the host's widest (512
+ *                          with AVX-512) (0)
  *   direct-convolutions=0|1  CPU: ungrouped stride-1 convolutions as window
  *                          contractions, not im2col and a product (1)
  *   shared-libs=A:B:...    libraries the CPU JIT resolves symbols from

@@ -48,6 +48,8 @@ struct Options {
   std::optional<bool> rowRegisters, gemmEpilogues, vectorize, exactDivision,
       dedupKernels;
   unsigned optLevel = 3;
+  // CPU: the vector width LLVM's vectorizers prefer (0: the host's widest).
+  unsigned vectorWidth = 0;
   std::string chip = "sm_90";
   std::vector<std::string> sharedLibs;
   std::vector<std::pair<int64_t, std::vector<int64_t>>> examples;

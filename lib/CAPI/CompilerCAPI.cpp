@@ -150,6 +150,15 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
        : key == "vectorize"      ? o.vectorize
        : key == "dedup-kernels"  ? o.dedupKernels
                                  : o.exactDivision) = b;
+    } else if (key == "vector-width") {
+      if (value.getAsInteger(10, o.vectorWidth) ||
+          (o.vectorWidth != 0 && o.vectorWidth != 128 && o.vectorWidth != 256 &&
+           o.vectorWidth != 512)) {
+        error = ("option vector-width=" + value +
+                 ": expected 0 (the host's widest), 128, 256 or 512")
+                    .str();
+        return false;
+      }
     } else if (key == "opt-level") {
       if (value.getAsInteger(10, o.optLevel) || o.optLevel > 3) {
         error = ("option opt-level=" + value + ": expected 0..3").str();
@@ -306,6 +315,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
     options.openmp = o.openmp;
     options.approximateMath = o.approximateMath;
     options.vectorMath = o.vectorMath;
+    options.vectorWidth = o.vectorWidth;
     options.directConvolutions = o.directConvolutions;
     options.optLevel = o.optLevel;
     options.sharedLibs = o.sharedLibs;

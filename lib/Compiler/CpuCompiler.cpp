@@ -5,6 +5,7 @@
 
 #include "RuntimeSymbols.h"
 #include "tgc/Compiler/CpuJit.h"
+#include "tgc/Compiler/HostOptimizer.h"
 
 #include "tgc/Compiler/CompileReport.h"
 #include "tgc/Compiler/Verification.h"
@@ -461,6 +462,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   if (llvm::Error e = addPackedWrapper(*llvmModule, ("_mlir_ciface_" + symbol)))
     return fail(std::move(e), "the entry has no C interface");
   prepareCpuJitModule(*llvmModule, symbol);
+  setPreferredVectorWidth(*llvmModule, resolveVectorWidth(options.vectorWidth));
   // Objects compiled in parts on threads (tgc/Compiler/CpuJit.h), linked in a
   // JIT of this function's own, as a cached artifact's are.
   std::vector<std::string> objects;

@@ -127,6 +127,22 @@ VectorMath &vectorMath() {
 
 bool mlir::tgc::vectorMathAvailable() { return vectorMath().loaded; }
 
+unsigned mlir::tgc::resolveVectorWidth(unsigned bits) {
+  if (bits)
+    return bits;
+  static const bool avx512 = llvm::sys::getHostCPUFeatures().lookup("avx512f");
+  return avx512 ? 512 : 0;
+}
+
+void mlir::tgc::setPreferredVectorWidth(llvm::Module &module, unsigned bits) {
+  if (!bits)
+    return;
+  std::string value = std::to_string(bits);
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration())
+      f.addFnAttr("prefer-vector-width", value);
+}
+
 std::function<llvm::Error(llvm::Module *)>
 mlir::tgc::makeHostOptimizer(unsigned optLevel, llvm::TargetMachine *machine,
                              bool useVectorMath) {

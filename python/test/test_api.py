@@ -248,6 +248,27 @@ def test_check_mode_validation():
     assert tgc.get_check() == ""
 
 
+def test_cpu_vector_width_option():
+    """Each vector width LLVM may be asked to prefer (libmvec's 4-, 8- and
+    16-lane functions where the host has them) gives eager's results on a
+    chain of transcendental functions, and another width is an error that
+    says which ones are."""
+    import torch.nn.functional as F
+    from tgc import _capi
+
+    def f(x):
+        return F.gelu(torch.softmax(x, -1) * 40 - 1, approximate="tanh") + torch.erf(x).exp()
+
+    x = torch.randn(33, 1000)
+    x[0, :4] = torch.tensor([float("inf"), float("-inf"), float("nan"), 1e30])
+    for options in ("", "vector-width=128", "vector-width=256", "vector-width=512"):
+        got = tgc.compile(f, fullgraph=True, options=options)(x)
+        torch.testing.assert_close(got, f(x), rtol=1e-5, atol=1e-6, equal_nan=True)
+    with pytest.raises(_capi.TgcError, match="vector-width=300: expected 0 "
+                       r"\(the host's widest\), 128, 256 or 512"):
+        tgc.compile(f, fullgraph=True, options="vector-width=300")(x)
+
+
 def test_gpu_exact_division_option():
     """`exact-division=1` reaches the GPU compiler through the C API (PTX
     only: no GPU needed): the softmax's divisions by its row sum stay IEEE

@@ -22,6 +22,19 @@
 // RUN:   | FileCheck %s --check-prefix=SPECIAL
 // SPECIAL: reference check: ok
 
+// The same at each vector width LLVM may be asked to prefer (libmvec's 4-,
+// 8- and 16-lane functions where the host has them), and a width that is
+// not one.
+// RUN: tgc-run %s --entry f32_ops --inputs %t.special.npy,%t.special.npy --check reference \
+// RUN:   --vector-width=128 | FileCheck %s --check-prefix=SPECIAL
+// RUN: tgc-run %s --entry f32_ops --inputs %t.special.npy,%t.special.npy --check reference \
+// RUN:   --vector-width=256 | FileCheck %s --check-prefix=SPECIAL
+// RUN: tgc-run %s --entry f32_ops --inputs %t.special.npy,%t.special.npy --check reference \
+// RUN:   --vector-width=512 | FileCheck %s --check-prefix=SPECIAL
+// RUN: not tgc-run %s --entry f32_ops --inputs %t.special.npy,%t.special.npy \
+// RUN:   --vector-width=300 2>&1 | FileCheck %s --check-prefix=WIDTH
+// WIDTH: tgc-run: error: --vector-width=300: expected 0 (the host's widest), 128, 256 or 512
+
 // RUN: %python %S/Inputs/npy.py %t.halves.npy f4 2x5 -2.5 -1.5 -0.5 0.5 1.5 2.5 -0.0 -3.5 0.49999997 -7.25
 // RUN: tgc-run %s --entry rounding --inputs %t.halves.npy --check reference --print-results | FileCheck %s --check-prefix=ROUND
 // ROUND:      result 0 (call 0): {{\[\[}}-2,   -2,   -0,   0,   2],

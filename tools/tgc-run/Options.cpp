@@ -107,6 +107,12 @@ cl::opt<bool> tgc_run::vectorMath(
     cl::desc("Loops of expf, tanhf, erff, ... call glibc's vector math "
              "library (libmvec) on several lanes at a time"),
     withDefault(true), cl::cat(category));
+cl::opt<unsigned> tgc_run::vectorWidth(
+    "vector-width",
+    cl::desc("CPU: the vector width in bits (128, 256, 512) that LLVM's "
+             "vectorizers prefer; 0: the host's widest (512 with AVX-512, "
+             "where LLVM's own tuning prefers 256)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> tgc_run::directConvolutions(
     "direct-convolutions",
     cl::desc("CPU: ungrouped convolutions of stride 1 along the width as "

@@ -61,6 +61,7 @@ extern cl::opt<bool> openmp;
 extern cl::opt<bool> approxMath;
 extern cl::opt<bool> directConvolutions;
 extern cl::opt<bool> vectorMath;
+extern cl::opt<unsigned> vectorWidth;
 extern cl::opt<bool> strictReductions;
 extern cl::opt<bool> cudaGraphs;
 extern cl::opt<bool> deviceAsserts;

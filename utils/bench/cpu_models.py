@@ -13,6 +13,7 @@ FLOP/s of a large PyTorch matmul.
 
   utils/bench/cpu_models.py [--tgc-run build/bin/tgc-run] [--repeat 20]
                             [--only mlp,entropy] [--json out.json]
+                            [--tgc-run-flag=--vector-width=256]
   utils/bench/cpu_models.py --python [--only resnet18,convs] [--repeat 10]
                             [--options direct-convolutions=0] [--no-torch-compile]
 
@@ -209,9 +210,9 @@ CASES = {
 
 # ---- measurement ----
 
-def run_tgc(tgc_run, path, shapes, repeat, fuse):
+def run_tgc(tgc_run, path, shapes, repeat, fuse, flags=()):
     args = [tgc_run, path, "--json", f"--repeat={repeat}",
-            "--print-results=false"]
+            "--print-results=false", *flags]
     args += [f"--shape={i}={'x'.join(map(str, s))}" for i, s in enumerate(shapes)]
     if not fuse:
         args.append("--no-fuse")
@@ -409,6 +410,9 @@ def main():
     p.add_argument("--options", default="",
                    help="--python: tgc.compile's compiler options, e.g. "
                         "'direct-convolutions=0' (include/tgc-c/tgc_compiler.h)")
+    p.add_argument("--tgc-run-flag", action="append", default=[],
+                   help="the tgc-run rows: a flag for each tgc-run, e.g. "
+                        "--tgc-run-flag=--vector-width=256 (repeatable)")
     a = p.parse_args()
     if a.python:
         if torch is None:
@@ -446,8 +450,8 @@ def main():
             path = os.path.join(tmp, name + ".mlir")
             with open(path, "w") as f:
                 f.write(text)
-            fused = run_tgc(a.tgc_run, path, shapes, a.repeat, True)
-            unfused = run_tgc(a.tgc_run, path, shapes, a.repeat, False)
+            fused = run_tgc(a.tgc_run, path, shapes, a.repeat, True, a.tgc_run_flag)
+            unfused = run_tgc(a.tgc_run, path, shapes, a.repeat, False, a.tgc_run_flag)
             eager = None
             if torch is not None:
                 args = [torch.randn(*s) for s in shapes]

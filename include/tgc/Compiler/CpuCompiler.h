@@ -49,6 +49,9 @@ struct CpuCompileOptions : FrontendCompileOptions {
   /// Loops of expf, tanhf, ... vectorize into glibc's libmvec
   /// (HostOptimizer.h); off: one libm call per element.
   bool vectorMath = true;
+  /// The vector width LLVM's vectorizers prefer, in bits (128, 256 or
+  /// 512); 0: the host's widest (resolveVectorWidth).
+  unsigned vectorWidth = 0;
   unsigned optLevel = 3;
   /// Shared libraries the JIT resolves symbols from (libomp and MLIR's C
   /// runner utils where the build found them, by default).

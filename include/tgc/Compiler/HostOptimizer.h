@@ -31,6 +31,19 @@ std::function<llvm::Error(llvm::Module *)>
 makeHostOptimizer(unsigned optLevel, llvm::TargetMachine *machine,
                   bool vectorMath);
 
+/// The vector width, in bits, that LLVM's loop and SLP vectorizers are to
+/// prefer for `bits` as a compile option asks: 0 means the host's widest,
+/// 512 where it has AVX-512F (LLVM's tuning for Intel's server cores
+/// prefers 256, which halves the lanes of libmvec's calls and of every
+/// loop a kernel leaves to the vectorizer), else what LLVM chooses (0 is
+/// returned). Other values are returned as they are.
+unsigned resolveVectorWidth(unsigned bits);
+
+/// Gives every function defined in `module` LLVM's `prefer-vector-width`
+/// attribute of `bits` (nothing when 0). Explicit vectors (the register
+/// tiles of tgc-vectorize-contractions) keep their own width.
+void setPreferredVectorWidth(llvm::Module &module, unsigned bits);
+
 } // namespace mlir::tgc
 
 #endif // TGC_COMPILER_HOSTOPTIMIZER_H
