@@ -62,6 +62,7 @@ std::string canonicalOptions(const Options &o) {
     add("openmp", flag(o.openmp));
     add("approximate-math", flag(o.approximateMath));
     add("vector-math", flag(o.vectorMath));
+    add("exact-division", flag(o.exactDivision.value_or(false)));
     // As resolved: 0 and 512 make the same code on an AVX-512 host.
     add("vector-width", std::to_string(resolveVectorWidth(o.vectorWidth)));
     add("direct-convolutions", flag(o.directConvolutions));

@@ -316,6 +316,7 @@ static std::unique_ptr<tgc_compiled> compileModule(const char *moduleText,
     options.approximateMath = o.approximateMath;
     options.vectorMath = o.vectorMath;
     options.vectorWidth = o.vectorWidth;
+    options.exactDivision = o.exactDivision.value_or(false);
     options.directConvolutions = o.directConvolutions;
     options.optLevel = o.optLevel;
     options.sharedLibs = o.sharedLibs;

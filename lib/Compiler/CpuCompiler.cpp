@@ -351,6 +351,7 @@ CompiledCpuFunction::compile(ModuleOp source, StringRef entry,
   pipeline.openmp = options.openmp;
   pipeline.approximateMath = options.approximateMath;
   pipeline.reassociate = options.reassociate;
+  pipeline.exactDivision = options.exactDivision;
   pipeline.directConvolutions = options.directConvolutions;
   pipeline.lowerToLLVM = false;
 

@@ -59,6 +59,10 @@ void mlir::tgc::buildCpuGraphToLoopsPipeline(
   pm.addNestedPass<func::FuncOp>(createTgcOrderLoops());
   if (options.reassociate)
     pm.addNestedPass<func::FuncOp>(createTgcReassociateReductions());
+  // A softmax's row divided by its sum: one reciprocal per row, then
+  // products, as PyTorch's CPU kernel.
+  if (!options.exactDivision)
+    pm.addNestedPass<func::FuncOp>(createTgcReciprocalDivisions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

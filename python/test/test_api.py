@@ -269,6 +269,24 @@ def test_cpu_vector_width_option():
         tgc.compile(f, fullgraph=True, options="vector-width=300")(x)
 
 
+def test_cpu_exact_division_option():
+    """On the CPU a softmax's row is multiplied by one reciprocal of its
+    sum, as eager's CPU kernel does (within 1.5 ulp of the quotient);
+    exact-division=1 divides. Both agree with eager."""
+    def f(x):
+        return torch.softmax(x, -1) + x / x.sum(-1, keepdim=True) + x / 3
+
+    x = torch.randn(17, 300).abs() + 0.1
+    fast = tgc.compile(f, fullgraph=True)(x)
+    exact = tgc.compile(f, fullgraph=True, options="exact-division=1")(x)
+    torch.testing.assert_close(fast, f(x), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(exact, f(x), rtol=1e-5, atol=1e-6)
+    # Only the rounding of the divisions by row values differs: 2 ulp,
+    # in some of 5100 elements (the option reaches the compile).
+    torch.testing.assert_close(fast, exact, rtol=2.4e-7, atol=0)
+    assert not torch.equal(fast, exact)
+
+
 def test_gpu_exact_division_option():
     """`exact-division=1` reaches the GPU compiler through the C API (PTX
     only: no GPU needed): the softmax's divisions by its row sum stay IEEE

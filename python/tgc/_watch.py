@@ -48,7 +48,7 @@ _FLAGS = {"duck": "--duck-sizing", "zero-one": "--specialize-zero-one",
           "max-blocks": "--gpu-max-blocks", "row-block-size": "--gpu-row-block-size",
           "long-row-block-size": "--gpu-long-row-block-size",
           "row-registers": "--gpu-row-registers", "gemm-epilogues": "--gpu-gemm-epilogues",
-          "vectorize": "--gpu-vectorize", "exact-division": "--gpu-exact-division",
+          "vectorize": "--gpu-vectorize", "exact-division": "--exact-division",
           "dedup-kernels": "--gpu-dedup-kernels", "chip": "--gpu-chip"}
 
 

@@ -8,6 +8,11 @@
 // CHECK:      "compiles": 1,
 // CHECK:      "reference_ok": true
 
+// Divisions of the softmax by its row sum as IEEE divisions (not one
+// reciprocal per row and products, the default).
+// RUN: tgc-run %s --calls 0=7x64 --exact-division --check reference | FileCheck %s --check-prefix=EXACT
+// EXACT: reference check: ok
+
 func.func @chain(%x: tensor<?x64xf32>, %w: tensor<64xf32>, %b: tensor<64xf32>)
     -> (tensor<?x64xf32>, tensor<?xf32>) {
   %s = tgc.softmax %x dim = 1 : tensor<?x64xf32>

@@ -1,6 +1,8 @@
 // RUN: tgc-opt %s --tgc-cpu-pipeline="lower-to-llvm=false" | FileCheck %s --check-prefix=LOOPS
 // RUN: tgc-opt %s --tgc-cpu-pipeline | FileCheck %s --check-prefix=LLVM
 // RUN: tgc-opt %s --tgc-cpu-pipeline="fuse=false lower-to-llvm=false" | FileCheck %s --check-prefix=UNFUSED
+// RUN: tgc-opt %s --tgc-cpu-pipeline="lower-to-llvm=false" | FileCheck %s --check-prefix=RECIPROCAL
+// RUN: tgc-opt %s --tgc-cpu-pipeline="lower-to-llvm=false exact-division=true" | FileCheck %s --check-prefix=EXACT
 
 // The bundled MLP (linear, GELU, linear, softmax) with a symbolic batch
 // size. Fused, it is three parallel kernels (linear+GELU, linear, softmax
@@ -48,3 +50,8 @@ func.func @mlp(%x: tensor<?x64xf32>,
   %p = tgc.softmax %y dim = 1 : tensor<?x10xf32>
   return %p : tensor<?x10xf32>
 }
+
+// The softmax divides each row by its sum with arcp (one reciprocal per
+// row, tgc-reciprocal-divisions); exact-division keeps IEEE divisions.
+// RECIPROCAL: arith.divf %{{.*}}, %{{.*}} fastmath<arcp> : f32
+// EXACT-NOT: arcp

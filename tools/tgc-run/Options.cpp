@@ -220,6 +220,12 @@ cl::opt<bool> tgc_run::gpuCudnnConvolutions(
     cl::desc("With --device cuda: f32 convolutions as cuDNN calls (PyTorch's "
              "torch.backends.cudnn.enabled); off: im2col and a GEMM"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> tgc_run::exactDivision(
+    "exact-division",
+    cl::desc("Float divisions as IEEE divisions, not products with a shared "
+             "reciprocal (CPU: a row's divisions by one computed value; "
+             "with --device cuda as --gpu-exact-division)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> tgc_run::gpuExactDivision(
     "gpu-exact-division",
     cl::desc("With --device cuda: float divisions as IEEE divisions, not "

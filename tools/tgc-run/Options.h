@@ -82,6 +82,7 @@ extern cl::opt<bool> gpuTf32Matmuls;
 extern cl::opt<bool> gpuTf32Convolutions;
 extern cl::opt<bool> gpuCudnnConvolutions;
 extern cl::opt<bool> gpuExactDivision;
+extern cl::opt<bool> exactDivision;
 extern cl::opt<bool> gpuDedupKernels;
 extern cl::opt<bool> ptxOnly;
 extern cl::opt<bool> profileOpt;

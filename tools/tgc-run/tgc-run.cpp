@@ -391,7 +391,7 @@ int runOnCuda(ModuleOp module, func::FuncOp entry,
   options.tf32Convolutions = gpuTf32Convolutions;
   options.cudnnConvolutions = gpuCudnnConvolutions;
   options.deviceAsserts = deviceAsserts;
-  options.exactDivision = gpuExactDivision;
+  options.exactDivision = gpuExactDivision || exactDivision;
   options.dedupKernels = gpuDedupKernels;
   struct Spec {
     GpuCompileResult compiled;
@@ -824,6 +824,7 @@ int main(int argc, char **argv) {
          ": expected 0 (the host's widest), 128, 256 or 512");
   options.vectorWidth = vectorWidth;
   options.reassociate = !strictReductions;
+  options.exactDivision = exactDivision;
   size_t currentCall = 0;
   AutoDynamic autoDynamic;
   ::tgc::runtime::DispatchCache cache(

@@ -46,6 +46,8 @@ struct CpuCompileOptions : FrontendCompileOptions {
   bool directConvolutions = true;
   /// Reorderable float reductions (tgc-reassociate-reductions).
   bool reassociate = true;
+  /// Keep every float division (off: tgc-reciprocal-divisions).
+  bool exactDivision = false;
   /// Loops of expf, tanhf, ... vectorize into glibc's libmvec
   /// (HostOptimizer.h); off: one libm call per element.
   bool vectorMath = true;

@@ -59,6 +59,12 @@ struct CpuPipelineOptions : public ShapePolicyOptions<CpuPipelineOptions> {
       llvm::cl::desc("Let float reductions be reordered, so that they "
                      "vectorize (tgc-reassociate-reductions)"),
       withDefault(true)};
+  Option<bool> exactDivision{
+      *this, "exact-division",
+      llvm::cl::desc("Keep every float division (off: a row's divisions by "
+                     "one computed value, a softmax's by its sum, multiply "
+                     "by its reciprocal: tgc-reciprocal-divisions)"),
+      withDefault(false)};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower to the LLVM dialect (off: stop after "

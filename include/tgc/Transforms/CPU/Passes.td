@@ -114,6 +114,24 @@ def TgcReassociateReductions
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TgcReciprocalDivisions
+    : Pass<"tgc-reciprocal-divisions", "func::FuncOp"> {
+  let summary = "Divisions of a row by one computed value as products";
+  let description = [{
+    Marks a float `arith.divf` in a `linalg.generic` body with the `arcp`
+    fast-math flag when its divisor is an input of the generic that is the
+    same for every iteration of the innermost loop (its indexing map does
+    not read that loop's index) and is not a constant: a softmax's
+    division of each element by its row's sum. Once the generic is a loop,
+    LLVM computes the reciprocal once, before the innermost loop, and
+    multiplies in it, as PyTorch's CPU softmax does (`1 / sum`, then
+    products) and as the GPU pipeline does unless `exact-division`. The
+    product is within 1.5 ulp of the quotient. Divisions by constants and
+    by values that change along the innermost loop stay IEEE divisions.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TgcMathToIntrinsics : Pass<"tgc-math-to-intrinsics"> {
   let summary = "Lower math ops with an exact LLVM intrinsic to it";
   let description = [{
