@@ -124,6 +124,17 @@ def test_indexing():
     w = torch.randn(20, 4)
     ids = torch.randint(0, 20, (3, 5))
     check(lambda w, i: F.embedding(i, w), w, ids)
+    # Expanded ids (BERT's token types over the batch): looked up once per
+    # position, then expanded (tgc-sink-gathers); an id out of range in
+    # them still fails the call, at the lookup.
+    row = torch.randint(0, 20, (1, 5))
+    words = torch.randn(3, 5, 4)
+    expanded = lambda w, i, x: x + F.embedding(i.expand(3, -1), w)
+    check(expanded, w, row, words)
+    f = tgc.compile(expanded, fallback=False)
+    assert torch.equal(f(w, row, words), expanded(w, row, words))
+    with pytest.raises(tgc.TgcError, match="index out of range"):
+        f(w, torch.tensor([[1, 2, 20, 3, 0]]), words)
 
 
 def test_factories():

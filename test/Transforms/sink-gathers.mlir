@@ -105,3 +105,47 @@ func.func @rank_zero(%x: tensor<f32>, %i: tensor<i64>) -> tensor<f32> {
   %g = tgc.gather %e, %i dim = 0 : tensor<f32>, tensor<i64> -> tensor<f32>
   return %g : tensor<f32>
 }
+
+// -----
+
+// BERT's token-type lookup: ids gathered per position ([1, 128]) and
+// expanded over the batch before the embedding. The embedding looks up
+// the [1, 128] ids and its rows are expanded; the expanded ids go away.
+// CHECK-LABEL: func.func @embedding_of_expand
+// CHECK-NOT: tensor<8x128xi64>
+// CHECK: %[[E:.*]] = tgc.embedding %arg0, %arg1 : tensor<2x16xf32>, tensor<1x128xi64> -> tensor<1x128x16xf32>
+// CHECK: %[[X:.*]] = tgc.expand %[[E]] : tensor<1x128x16xf32> -> tensor<8x128x16xf32>
+// CHECK: tgc.add %arg2, %[[X]]
+func.func @embedding_of_expand(%w: tensor<2x16xf32>, %ids: tensor<1x128xi64>, %words: tensor<8x128x16xf32>) -> tensor<8x128x16xf32> {
+  %x = tgc.expand %ids : tensor<1x128xi64> -> tensor<8x128xi64>
+  %e = tgc.embedding %w, %x : tensor<2x16xf32>, tensor<8x128xi64> -> tensor<8x128x16xf32>
+  %s = tgc.add %words, %e : tensor<8x128x16xf32>, tensor<8x128x16xf32> -> tensor<8x128x16xf32>
+  return %s : tensor<8x128x16xf32>
+}
+
+// -----
+
+// New leading dims of the indices, and an expand that other ops read too
+// (it stays for them).
+// CHECK-LABEL: func.func @embedding_of_expand_new_dims
+// CHECK: %[[X:.*]] = tgc.expand %arg1 : tensor<5xi64> -> tensor<3x5xi64>
+// CHECK: %[[E:.*]] = tgc.embedding %arg0, %arg1 : tensor<10x4xf32>, tensor<5xi64> -> tensor<5x4xf32>
+// CHECK: %[[R:.*]] = tgc.expand %[[E]] : tensor<5x4xf32> -> tensor<3x5x4xf32>
+// CHECK: return %[[R]], %[[X]]
+func.func @embedding_of_expand_new_dims(%w: tensor<10x4xf32>, %ids: tensor<5xi64>) -> (tensor<3x5x4xf32>, tensor<3x5xi64>) {
+  %x = tgc.expand %ids : tensor<5xi64> -> tensor<3x5xi64>
+  %e = tgc.embedding %w, %x : tensor<10x4xf32>, tensor<3x5xi64> -> tensor<3x5x4xf32>
+  return %e, %x : tensor<3x5x4xf32>, tensor<3x5xi64>
+}
+
+// -----
+
+// Dynamic sizes: left alone.
+// CHECK-LABEL: func.func @embedding_of_dynamic_expand
+// CHECK: %[[X:.*]] = tgc.expand %arg1 [%arg2]
+// CHECK: tgc.embedding %arg0, %[[X]]
+func.func @embedding_of_dynamic_expand(%w: tensor<10x4xf32>, %ids: tensor<1x5xi64>, %b: index) -> tensor<?x5x4xf32> {
+  %x = tgc.expand %ids [%b] : tensor<1x5xi64> -> tensor<?x5xi64>
+  %e = tgc.embedding %w, %x : tensor<10x4xf32>, tensor<?x5xi64> -> tensor<?x5x4xf32>
+  return %e : tensor<?x5x4xf32>
+}

@@ -5,7 +5,9 @@
 // `nll_loss(log_softmax(x), target)`, with log_softmax in primitives (the
 // training graphs' decomposition), then reads `x` at the targets and the
 // row statistics, instead of a whole `[rows, classes]` result written
-// only to read one element per row.
+// only to read one element per row. And `tgc.embedding` of expanded
+// indices becomes the expansion of the embedding of the indices (BERT's
+// token-type ids, expanded over the batch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,10 +129,41 @@ struct SinkGather : OpRewritePattern<GatherOp> {
   }
 };
 
+/// `embedding(W, expand(i))` as `expand(embedding(W, i))`: the rows that
+/// the expanded indices pick are the rows `i` picks, expanded. BERT
+/// gathers its token-type ids per position ([1, T]) and expands them over
+/// the batch ([B, T]) before the lookup: a copy of the indices and B times
+/// the rows, where the lookup of [1, T] rows and a broadcast that its
+/// consumer (the embeddings' sum) reads in place do the same. The same
+/// values are checked against W's rows (an index out of range is an error
+/// either way, at the lookup's location). Static sizes only.
+struct EmbeddingOfExpand : OpRewritePattern<EmbeddingOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(EmbeddingOp op,
+                                PatternRewriter &rewriter) const override {
+    auto expand = op.getIndices().getDefiningOp<ExpandOp>();
+    if (!expand)
+      return rewriter.notifyMatchFailure(op, "indices not expanded");
+    auto indexType = cast<RankedTensorType>(expand.getInput().getType());
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    if (!indexType.hasStaticShape() || !resultType.hasStaticShape() ||
+        indexType.getEncoding() || resultType.getEncoding())
+      return rewriter.notifyMatchFailure(op, "dynamic sizes");
+    SmallVector<int64_t> shape(indexType.getShape());
+    shape.push_back(resultType.getShape().back());
+    auto rowsType = RankedTensorType::get(shape, resultType.getElementType());
+    Value rows = EmbeddingOp::create(rewriter, op.getLoc(), rowsType,
+                                     op.getWeight(), expand.getInput());
+    rewriter.replaceOpWithNewOp<ExpandOp>(op, resultType, rows, ValueRange{});
+    return success();
+  }
+};
+
 struct SinkGathers : tgc::impl::TgcSinkGathersBase<SinkGathers> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<SinkGather>(&getContext());
+    patterns.add<SinkGather, EmbeddingOfExpand>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -114,6 +114,13 @@ def TgcSinkGathers : Pass<"tgc-sink-gathers", "func::FuncOp"> {
     every dim but `d` (each result point reads its own row), and when each
     operand has the result's shape or size 1 along `d`. The values are the
     same (the same op on the same operand values).
+
+    Likewise `tgc.embedding %w, (tgc.expand %i)` becomes
+    `tgc.expand (tgc.embedding %w, %i)` (static sizes): BERT's token-type
+    ids, gathered per position and expanded over the batch, are looked up
+    once per position, and the expansion is a broadcast that the
+    embeddings' sum reads in place, instead of a copy of the indices and a
+    lookup per batch row. The same index values are checked.
   }];
 }
 
