@@ -62,8 +62,8 @@ typedef struct tgc_compiled tgc_compiled;
  *                          unusable in the process (0; docs/gpu-runtime.md)
  *   exact-division=0|1     IEEE float divisions, not one reciprocal and
  *                          products per shared divisor (CUDA: a kernel's
- *                          divisions by one f32 value; CPU: a row's by one
- *                          computed value, a softmax's by its sum) (0)
+ *                          divisions by one f32 value; CPU: a softmax's
+ *                          row by its sum) (0)
  *   block-size=N, max-blocks=N, row-block-size=N, long-row-block-size=N,
  *   row-registers=0|1, gemm-epilogues=0|1, dedup-kernels=0|1
  *                          CUDA kernel shapes, as tgc-run's --gpu-* options

@@ -272,7 +272,8 @@ def test_cpu_vector_width_option():
 def test_cpu_exact_division_option():
     """On the CPU a softmax's row is multiplied by one reciprocal of its
     sum, as eager's CPU kernel does (within 1.5 ulp of the quotient);
-    exact-division=1 divides. Both agree with eager."""
+    exact-division=1 divides. Other divisions by a row's value divide
+    either way. Both agree with eager."""
     def f(x):
         return torch.softmax(x, -1) + x / x.sum(-1, keepdim=True) + x / 3
 
@@ -281,8 +282,8 @@ def test_cpu_exact_division_option():
     exact = tgc.compile(f, fullgraph=True, options="exact-division=1")(x)
     torch.testing.assert_close(fast, f(x), rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(exact, f(x), rtol=1e-5, atol=1e-6)
-    # Only the rounding of the divisions by row values differs: 2 ulp,
-    # in some of 5100 elements (the option reaches the compile).
+    # Only the rounding of the softmax's products differs: 2 ulp, in
+    # some of 5100 elements (the option reaches the compile).
     torch.testing.assert_close(fast, exact, rtol=2.4e-7, atol=0)
     assert not torch.equal(fast, exact)
 

@@ -33,7 +33,10 @@
 // RUN:   --vector-width=512 | FileCheck %s --check-prefix=SPECIAL
 // RUN: not tgc-run %s --entry f32_ops --inputs %t.special.npy,%t.special.npy \
 // RUN:   --vector-width=300 2>&1 | FileCheck %s --check-prefix=WIDTH
+// RUN: not tgc-run %s --entry f32_ops --device cuda --compile-only --vector-width=64 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=WIDTH64
 // WIDTH: tgc-run: error: --vector-width=300: expected 0 (the host's widest), 128, 256 or 512
+// WIDTH64: tgc-run: error: --vector-width=64: expected 0 (the host's widest), 128, 256 or 512
 
 // RUN: %python %S/Inputs/npy.py %t.halves.npy f4 2x5 -2.5 -1.5 -0.5 0.5 1.5 2.5 -0.0 -3.5 0.49999997 -7.25
 // RUN: tgc-run %s --entry rounding --inputs %t.halves.npy --check reference --print-results | FileCheck %s --check-prefix=ROUND

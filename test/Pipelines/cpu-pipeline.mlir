@@ -51,7 +51,9 @@ func.func @mlp(%x: tensor<?x64xf32>,
   return %p : tensor<?x10xf32>
 }
 
-// The softmax divides each row by its sum with arcp (one reciprocal per
-// row, tgc-reciprocal-divisions); exact-division keeps IEEE divisions.
-// RECIPROCAL: arith.divf %{{.*}}, %{{.*}} fastmath<arcp> : f32
-// EXACT-NOT: arcp
+// The softmax multiplies each row by one reciprocal of its sum
+// (tgc-reciprocal-divisions: `1 / sum`, then a product in the row's loop);
+// exact-division keeps the IEEE division.
+// RECIPROCAL: %[[R:.*]] = arith.divf %cst{{.*}}, %{{.*}} : f32
+// RECIPROCAL: arith.mulf %{{.*}}, %[[R]] : f32
+// EXACT: arith.divf %{{.*}}, %{{.*}} {tgc.softmax_sum_division} : f32

@@ -3,46 +3,40 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 #col = affine_map<(d0, d1) -> (d1)>
-#scalar = affine_map<(d0, d1) -> ()>
 
-// A softmax's last step: each element of a row divided by the row's sum,
-// the same divisor along the innermost loop. The division gets arcp (its
-// other flags kept); LLVM then multiplies by one reciprocal per row.
-// CHECK-LABEL: func.func @row_by_sum
-// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<arcp,contract> : f32
-func.func @row_by_sum(%e: tensor<4x8xf32>, %sum: tensor<4xf32>, %init: tensor<4x8xf32>) -> tensor<4x8xf32> {
+// A softmax's last step (tgc-to-linalg marks the division): each element
+// of a row divided by the row's sum, the same divisor along the innermost
+// loop, becomes a product with the sum's reciprocal (no fast-math flag
+// that would let LLVM estimate it).
+// CHECK-LABEL: func.func @softmax_row
+// CHECK: ^bb0(%[[E:.*]]: f32, %[[S:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.divf %[[ONE]], %[[S]] : f32
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[E]], %[[R]] : f32
+// CHECK-NEXT: linalg.yield %[[P]]
+func.func @softmax_row(%e: tensor<4x8xf32>, %sum: tensor<4xf32>, %init: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
       ins(%e, %sum : tensor<4x8xf32>, tensor<4xf32>) outs(%init : tensor<4x8xf32>) {
   ^bb0(%a: f32, %s: f32, %o: f32):
-    %q = arith.divf %a, %s fastmath<contract> : f32
+    %q = arith.divf %a, %s {tgc.softmax_sum_division} : f32
     linalg.yield %q : f32
   } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
 
-// One computed scalar for every element (`x / x.sum()`), in f64 too.
-// CHECK-LABEL: func.func @by_computed_scalar
-// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<arcp> : f64
-func.func @by_computed_scalar(%x: tensor<4x8xf64>, %t: tensor<f64>, %init: tensor<4x8xf64>) -> tensor<4x8xf64> {
-  %r = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %t : tensor<4x8xf64>, tensor<f64>) outs(%init : tensor<4x8xf64>) {
-  ^bb0(%a: f64, %s: f64, %o: f64):
-    %q = arith.divf %a, %s : f64
-    linalg.yield %q : f64
-  } -> tensor<4x8xf64>
-  return %r : tensor<4x8xf64>
-}
-
-// Left as IEEE divisions: a constant divisor (`x / 3`, as eager divides),
-// a divisor that changes along the innermost loop (a column's value), one
-// read elementwise, and one from the output's block argument.
+// Left as IEEE divisions: an unmarked division by a row value (its
+// reciprocal could overflow: `x / x.sum(-1, keepdim=True)` of tiny rows),
+// and a marked one whose divisor changes along the innermost loop.
 // CHECK-LABEL: func.func @untouched
-// CHECK-NOT: arcp
+// CHECK-NOT: arith.mulf
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: arith.mulf
+// CHECK: arith.divf %{{.*}}, %{{.*}} {tgc.softmax_sum_division} : f32
+// CHECK-NOT: arith.mulf
 // CHECK: return
-func.func @untouched(%x: tensor<4x8xf32>, %c: tensor<8xf32>, %init: tensor<4x8xf32>, %acc: tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
-  %three = arith.constant dense<3.0> : tensor<4xf32>
+func.func @untouched(%x: tensor<4x8xf32>, %rows: tensor<4xf32>, %c: tensor<8xf32>, %init: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %r0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %three : tensor<4x8xf32>, tensor<4xf32>) outs(%init : tensor<4x8xf32>) {
+      ins(%x, %rows : tensor<4x8xf32>, tensor<4xf32>) outs(%init : tensor<4x8xf32>) {
   ^bb0(%a: f32, %s: f32, %o: f32):
     %q = arith.divf %a, %s : f32
     linalg.yield %q : f32
@@ -50,20 +44,8 @@ func.func @untouched(%x: tensor<4x8xf32>, %c: tensor<8xf32>, %init: tensor<4x8xf
   %r1 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
       ins(%r0, %c : tensor<4x8xf32>, tensor<8xf32>) outs(%init : tensor<4x8xf32>) {
   ^bb0(%a: f32, %s: f32, %o: f32):
-    %q = arith.divf %a, %s : f32
+    %q = arith.divf %a, %s {tgc.softmax_sum_division} : f32
     linalg.yield %q : f32
   } -> tensor<4x8xf32>
-  %r2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%r1, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%init : tensor<4x8xf32>) {
-  ^bb0(%a: f32, %s: f32, %o: f32):
-    %q = arith.divf %a, %s : f32
-    linalg.yield %q : f32
-  } -> tensor<4x8xf32>
-  %r3 = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%r2 : tensor<4x8xf32>) outs(%acc : tensor<4xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %q = arith.divf %a, %o : f32
-    linalg.yield %q : f32
-  } -> tensor<4xf32>
-  return %r2, %r3 : tensor<4x8xf32>, tensor<4xf32>
+  return %r1 : tensor<4x8xf32>
 }

@@ -149,3 +149,16 @@ func.func @embedding_of_dynamic_expand(%w: tensor<10x4xf32>, %ids: tensor<1x5xi6
   %e = tgc.embedding %w, %x : tensor<10x4xf32>, tensor<?x5xi64> -> tensor<?x5x4xf32>
   return %e : tensor<?x5x4xf32>
 }
+
+// -----
+
+// An expansion to no elements looks nothing up (and checks no index, as
+// eager): left alone.
+// CHECK-LABEL: func.func @embedding_of_empty_expand
+// CHECK: %[[X:.*]] = tgc.expand %arg1 : tensor<1x5xi64> -> tensor<0x5xi64>
+// CHECK: tgc.embedding %arg0, %[[X]]
+func.func @embedding_of_empty_expand(%w: tensor<10x4xf32>, %ids: tensor<1x5xi64>) -> tensor<0x5x4xf32> {
+  %x = tgc.expand %ids : tensor<1x5xi64> -> tensor<0x5xi64>
+  %e = tgc.embedding %w, %x : tensor<10x4xf32>, tensor<0x5xi64> -> tensor<0x5x4xf32>
+  return %e : tensor<0x5x4xf32>
+}

@@ -223,8 +223,8 @@ cl::opt<bool> tgc_run::gpuCudnnConvolutions(
 cl::opt<bool> tgc_run::exactDivision(
     "exact-division",
     cl::desc("Float divisions as IEEE divisions, not products with a shared "
-             "reciprocal (CPU: a row's divisions by one computed value; "
-             "with --device cuda as --gpu-exact-division)"),
+             "reciprocal (CPU: a softmax's row by its sum; with --device "
+             "cuda as --gpu-exact-division)"),
     cl::init(false), cl::cat(category));
 cl::opt<bool> tgc_run::gpuExactDivision(
     "gpu-exact-division",
@@ -295,6 +295,10 @@ void tgc_run::parseCommandLine(int argc, char **argv) {
          "--emit-plan, --ptx-only and --profile need --device cuda");
   if (repeat == 0)
     fail("--repeat must be at least 1");
+  if (vectorWidth != 0 && vectorWidth != 128 && vectorWidth != 256 &&
+      vectorWidth != 512)
+    fail("--vector-width=" + llvm::Twine(unsigned(vectorWidth)) +
+         ": expected 0 (the host's widest), 128, 256 or 512");
   // A NaN tolerance makes every comparison pass; a negative one is no
   // tolerance. (The defaults, by dtype, are the options left unset.)
   for (auto *opt : {&rtolOpt, &atolOpt})

@@ -818,10 +818,6 @@ int main(int argc, char **argv) {
   options.approximateMath = approxMath;
   options.directConvolutions = directConvolutions;
   options.vectorMath = vectorMath;
-  if (vectorWidth != 0 && vectorWidth != 128 && vectorWidth != 256 &&
-      vectorWidth != 512)
-    fail("--vector-width=" + llvm::Twine(unsigned(vectorWidth)) +
-         ": expected 0 (the host's widest), 128, 256 or 512");
   options.vectorWidth = vectorWidth;
   options.reassociate = !strictReductions;
   options.exactDivision = exactDivision;

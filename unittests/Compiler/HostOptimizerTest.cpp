@@ -1,5 +1,4 @@
-//===- HostOptimizerTest.cpp - the JIT's LLVM optimizer
-//---------------------===//
+//===- HostOptimizerTest.cpp - the JIT's LLVM optimizer -------------------===//
 //
 // Identical functions (the parallel regions of a model's identical layers,
 // outlined once per layer) are merged before the optimizer runs, so that

@@ -61,9 +61,9 @@ struct CpuPipelineOptions : public ShapePolicyOptions<CpuPipelineOptions> {
       withDefault(true)};
   Option<bool> exactDivision{
       *this, "exact-division",
-      llvm::cl::desc("Keep every float division (off: a row's divisions by "
-                     "one computed value, a softmax's by its sum, multiply "
-                     "by its reciprocal: tgc-reciprocal-divisions)"),
+      llvm::cl::desc("Keep every float division (off: a softmax's row is "
+                     "multiplied by the reciprocal of its sum: "
+                     "tgc-reciprocal-divisions)"),
       withDefault(false)};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",

@@ -110,7 +110,9 @@ template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
       Value result = buildMapOverInput(
           rewriter, loc, exps, ValueRange{sum}, {keptMap}, element,
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-            return arith::DivFOp::create(b, l, args[0], args[1]);
+            auto div = arith::DivFOp::create(b, l, args[0], args[1]);
+            div->setAttr(kSoftmaxSumDivisionAttrName, b.getUnitAttr());
+            return div;
           });
       rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
       return success();
@@ -126,8 +128,10 @@ template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
           if (log)
             return arith::SubFOp::create(b, l, shifted,
                                          math::LogOp::create(b, l, args[2]));
-          return arith::DivFOp::create(b, l, math::ExpOp::create(b, l, shifted),
-                                       args[2]);
+          auto div = arith::DivFOp::create(
+              b, l, math::ExpOp::create(b, l, shifted), args[2]);
+          div->setAttr(kSoftmaxSumDivisionAttrName, b.getUnitAttr());
+          return div;
         });
     rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
     return success();

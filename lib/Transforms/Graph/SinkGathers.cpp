@@ -136,7 +136,8 @@ struct SinkGather : OpRewritePattern<GatherOp> {
 /// the rows, where the lookup of [1, T] rows and a broadcast that its
 /// consumer (the embeddings' sum) reads in place do the same. The same
 /// values are checked against W's rows (an index out of range is an error
-/// either way, at the lookup's location). Static sizes only.
+/// either way, at the lookup's location). Static sizes only, and not an
+/// expansion to no elements.
 struct EmbeddingOfExpand : OpRewritePattern<EmbeddingOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -148,8 +149,13 @@ struct EmbeddingOfExpand : OpRewritePattern<EmbeddingOp> {
     auto indexType = cast<RankedTensorType>(expand.getInput().getType());
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
     if (!indexType.hasStaticShape() || !resultType.hasStaticShape() ||
-        indexType.getEncoding() || resultType.getEncoding())
+        indexType.getEncoding() || resultType.getEncoding() ||
+        !expand.getDynamicSizes().empty())
       return rewriter.notifyMatchFailure(op, "dynamic sizes");
+    // An empty expansion looks nothing up, so it checks no index (as
+    // eager); the lookup of the unexpanded indices would.
+    if (resultType.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "no elements");
     SmallVector<int64_t> shape(indexType.getShape());
     shape.push_back(resultType.getShape().back());
     auto rowsType = RankedTensorType::get(shape, resultType.getElementType());

@@ -47,6 +47,13 @@ inline constexpr llvm::StringLiteral kAtomicAddLoopAttrName =
 /// which the GPU runtime's device asserts run on the device.
 inline constexpr llvm::StringLiteral kIndexCheckAttrName = "tgc.index_check";
 
+/// A unit attribute on a softmax's division by its row sum, a sum of
+/// `exp(x - max)` that is at least 1 (the max's own term; NaN where the
+/// row has a NaN or infinity): its reciprocal is a normal number, so the
+/// CPU may multiply by it (tgc-reciprocal-divisions).
+inline constexpr llvm::StringLiteral kSoftmaxSumDivisionAttrName =
+    "tgc.softmax_sum_division";
+
 /// Unary and binary math, comparisons, where, convert, clamp, gelu, silu.
 void populateTgcElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 /// constant, full, iota, reshape, permute, expand, slice, concat, squeeze,

@@ -116,18 +116,21 @@ def TgcReassociateReductions
 
 def TgcReciprocalDivisions
     : Pass<"tgc-reciprocal-divisions", "func::FuncOp"> {
-  let summary = "Divisions of a row by one computed value as products";
+  let summary = "A softmax's row times one reciprocal of its sum";
   let description = [{
-    Marks a float `arith.divf` in a `linalg.generic` body with the `arcp`
-    fast-math flag when its divisor is an input of the generic that is the
-    same for every iteration of the innermost loop (its indexing map does
-    not read that loop's index) and is not a constant: a softmax's
-    division of each element by its row's sum. Once the generic is a loop,
-    LLVM computes the reciprocal once, before the innermost loop, and
-    multiplies in it, as PyTorch's CPU softmax does (`1 / sum`, then
-    products) and as the GPU pipeline does unless `exact-division`. The
-    product is within 1.5 ulp of the quotient. Divisions by constants and
-    by values that change along the innermost loop stay IEEE divisions.
+    A softmax's division of each element by its row's sum, which
+    `tgc-to-linalg` marks with `tgc.softmax_sum_division`, becomes a
+    product with `1 / sum`, when the sum is an input of the
+    `linalg.generic` that is the same for every iteration of the innermost
+    loop (its indexing map does not read that loop's index). LLVM then
+    computes the reciprocal once per row, as PyTorch's CPU softmax does
+    (`1 / sum`, then products) and as the GPU pipeline does unless
+    `exact-division`. The sum of `exp(x - max)` is at least 1, so its
+    reciprocal is a normal number and the product is within 1.5 ulp of
+    the quotient. Other divisions stay IEEE divisions: a reciprocal of an
+    arbitrary divisor can overflow (below 2^-126) or lose bits, and eager
+    PyTorch divides there. Written as a product, not with the `arcp` flag,
+    which would let LLVM estimate `1 / sqrt(y)`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
