@@ -34,6 +34,28 @@ def test_rows():
         assert_same(g(x, w, b), f(x, w, b), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+def test_sibling_kernels(mode):
+    """Independent elementwise siblings of a group are one kernel with
+    several outputs: cos and sin of one tensor, and a fused projection's
+    q, k and v split into heads (GPT-2's attention), against eager."""
+    def f(x, w):
+        qkv = x @ w
+        q, k, v = qkv.split(64, dim=-1)
+        heads = [t.reshape(4, 16, 4, 16).permute(0, 2, 1, 3) for t in (q, k, v)]
+        return heads[0], heads[1], heads[2], torch.cos(x), torch.sin(x)
+
+    x = torch.randn(4, 16, 64, device="cuda")
+    w = torch.randn(64, 192, device="cuda") / 8
+    g = tgc.compile(f, mode=mode)
+    for _ in range(3):
+        for got, want in zip(g(x, w), f(x, w)):
+            assert_same(got, want, rtol=1e-4, atol=1e-4)
+    x.normal_()
+    for got, want in zip(g(x, w), f(x, w)):
+        assert_same(got, want, rtol=1e-4, atol=1e-4)
+
+
 def test_entropy():
     def f(x):
         p = torch.softmax(x, -1)

@@ -190,7 +190,7 @@ struct Group {
 class Fuser {
 public:
   Fuser(Block &block, unsigned maxGroupSize, bool permutes)
-      : block(block), maxGroupSize(maxGroupSize) {
+      : block(block), maxGroupSize(maxGroupSize), siblingViews(permutes) {
     int64_t n = 0;
     for (Operation &op : block) {
       position[&op] = n++;
@@ -235,11 +235,19 @@ public:
     for (Operation &op : block)
       llvm::append_range(values, op.getResults());
     {
+      // With `permutes` (the GPU's fusion), groups that read views
+      // (slices, reshapes) of one value read that value: a fused QKV
+      // projection's q, k and v head splits, which
+      // tgc-fuse-group-elementwise then makes one kernel.
+      llvm::MapVector<Value, SmallVector<unsigned>> readersOf;
       for (Value result : values) {
-        SmallVector<unsigned> readers;
+        Value base = siblingViews ? viewBase(result) : result;
+        SmallVector<unsigned> &readers = readersOf[base];
         for (Operation *user : result.getUsers())
           if (groupOf.count(user) && !llvm::is_contained(readers, find(user)))
             readers.push_back(find(user));
+      }
+      for (auto &[base, readers] : readersOf) {
         for (size_t i = 0; i < readers.size(); ++i)
           for (size_t j = i + 1; j < readers.size(); ++j) {
             unsigned a = find(groups[readers[i]].ops.front());
@@ -468,8 +476,21 @@ private:
     return combine(a, b, a.kind);
   }
 
+  /// The value `v` is a view of: through slices and reshapes that are not
+  /// in a group (they stay views of their input).
+  Value viewBase(Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<SliceOp, ReshapeOp>(def) || groupOf.count(def))
+        break;
+      v = def->getOperand(0);
+    }
+    return v;
+  }
+
   Block &block;
   unsigned maxGroupSize;
+  /// Horizontal merges through views (option `permutes`).
+  bool siblingViews;
   DenseMap<Operation *, int64_t> position;
   std::vector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;

@@ -8,6 +8,10 @@
 // fusion, applied op by op so that the group tags survive). A producer
 // with several consumers in the group is copied into each (recomputing
 // arithmetic, never bytes); it disappears once nothing else reads it.
+// Then sibling generics of a group that are elementwise over the same
+// static loops and independent of each other (a fused projection's q, k
+// and v head splits, `sin(x)` and `cos(x)`) become one generic with the
+// outputs of both: one kernel instead of one per sibling.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -64,8 +69,137 @@ struct GenericTracker : RewriterBase::Listener {
   void notifyOperationErased(Operation *op) override { live.erase(op); }
 };
 
+/// Whether `op` is elementwise over static loops and writes each output
+/// through the identity map (the flat and element kernels' shape).
+bool isMergeableSibling(linalg::GenericOp op) {
+  if (!getFusionGroup(op) || !op.hasPureTensorSemantics() ||
+      op.getNumLoops() == 0 || op.getNumParallelLoops() != op.getNumLoops())
+    return false;
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return false;
+  return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+    return op.getMatchingIndexingMap(&init).isIdentity();
+  });
+}
+
+/// Whether `later` reads a value computed from `earlier`'s results (in the
+/// same block, through any chain of ops after `earlier`).
+bool dependsOn(Operation *later, Operation *earlier) {
+  Block *block = earlier->getBlock();
+  SmallVector<Operation *> worklist{later};
+  DenseSet<Operation *> seen;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!seen.insert(op).second)
+      continue;
+    bool found = false;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        while (def && def->getBlock() != block)
+          def = def->getParentOp();
+        if (!def || (def != earlier && !earlier->isBeforeInBlock(def)))
+          continue;
+        if (def == earlier) {
+          found = true;
+          return WalkResult::interrupt();
+        }
+        worklist.push_back(def);
+      }
+      return WalkResult::advance();
+    });
+    if (found)
+      return true;
+  }
+  return false;
+}
+
+/// `a` and `b` (a before b, independent) as one generic at `b`'s place:
+/// the inputs and outputs of both, the body of `a` then of `b`.
+linalg::GenericOp mergeSiblings(RewriterBase &rewriter, linalg::GenericOp a,
+                                linalg::GenericOp b) {
+  SmallVector<Value> inputs(a.getDpsInputs()), inits(a.getDpsInits());
+  llvm::append_range(inputs, b.getDpsInputs());
+  llvm::append_range(inits, b.getDpsInits());
+  SmallVector<AffineMap> maps;
+  for (OpOperand *operand : a.getDpsInputOperands())
+    maps.push_back(a.getMatchingIndexingMap(operand));
+  for (OpOperand *operand : b.getDpsInputOperands())
+    maps.push_back(b.getMatchingIndexingMap(operand));
+  for (OpOperand &init : a.getDpsInitsMutable())
+    maps.push_back(a.getMatchingIndexingMap(&init));
+  for (OpOperand &init : b.getDpsInitsMutable())
+    maps.push_back(b.getMatchingIndexingMap(&init));
+  SmallVector<Type> types(a.getResultTypes());
+  llvm::append_range(types, b.getResultTypes());
+  rewriter.setInsertionPoint(b);
+  auto merged = linalg::GenericOp::create(
+      rewriter, b.getLoc(), types, inputs, inits, maps,
+      b.getIteratorTypesArray(),
+      [&](OpBuilder &builder, Location, ValueRange args) {
+        unsigned aIn = a.getNumDpsInputs(), bIn = b.getNumDpsInputs();
+        unsigned aOut = a.getNumDpsInits();
+        IRMapping mapping;
+        Block *aBody = a.getBody(), *bBody = b.getBody();
+        for (unsigned i = 0; i < aIn; ++i)
+          mapping.map(aBody->getArgument(i), args[i]);
+        for (unsigned i = 0; i < bIn; ++i)
+          mapping.map(bBody->getArgument(i), args[aIn + i]);
+        for (unsigned i = 0; i < aOut; ++i)
+          mapping.map(aBody->getArgument(aIn + i), args[aIn + bIn + i]);
+        for (unsigned i = 0; i < b.getNumDpsInits(); ++i)
+          mapping.map(bBody->getArgument(bIn + i), args[aIn + bIn + aOut + i]);
+        SmallVector<Value> yielded;
+        for (Block *body : {aBody, bBody}) {
+          for (Operation &op : body->without_terminator())
+            builder.clone(op, mapping);
+          for (Value v : body->getTerminator()->getOperands())
+            yielded.push_back(mapping.lookupOrDefault(v));
+        }
+        linalg::YieldOp::create(builder, b.getLoc(), yielded);
+      });
+  for (NamedAttribute attr : b->getDiscardableAttrs())
+    merged->setAttr(attr.getName(), attr.getValue());
+  rewriter.replaceOp(a, merged.getResults().take_front(a.getNumResults()));
+  rewriter.replaceOp(b, merged.getResults().drop_front(a.getNumResults()));
+  return merged;
+}
+
+/// Merges the independent elementwise siblings of each group, each pair
+/// with the same static loops (the earlier one's results read only after
+/// the later one, where the merged generic goes).
+void mergeSiblingGenerics(func::FuncOp func, RewriterBase &rewriter) {
+  for (Block &block : func.getBody()) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      SmallVector<linalg::GenericOp> candidates;
+      for (auto op : block.getOps<linalg::GenericOp>())
+        if (isMergeableSibling(op))
+          candidates.push_back(op);
+      for (size_t i = 0; i < candidates.size() && !changed; ++i)
+        for (size_t j = i + 1; j < candidates.size() && !changed; ++j) {
+          linalg::GenericOp a = candidates[i], b = candidates[j];
+          if (getFusionGroup(a) != getFusionGroup(b) ||
+              a.getStaticLoopRanges() != b.getStaticLoopRanges())
+            continue;
+          bool usedBefore = llvm::any_of(a->getUsers(), [&](Operation *u) {
+            while (u && u->getBlock() != &block)
+              u = u->getParentOp();
+            return !u || !b->isBeforeInBlock(u);
+          });
+          if (usedBefore || dependsOn(b, a))
+            continue;
+          mergeSiblings(rewriter, a, b);
+          changed = true;
+        }
+    }
+  }
+}
+
 struct TgcFuseGroupElementwisePass
     : tgc::impl::TgcFuseGroupElementwiseBase<TgcFuseGroupElementwisePass> {
+  using TgcFuseGroupElementwiseBase::TgcFuseGroupElementwiseBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     generalizeTaggedLinalgOps(func);
@@ -152,6 +286,8 @@ struct TgcFuseGroupElementwisePass
       eliminateCommonSubExpressions(rewriter, dominance, next);
       worklist.push_front(next);
     }
+    if (siblings)
+      mergeSiblingGenerics(func, rewriter);
     // Fusion keeps the producer's results in the fused op when the
     // producer has other users; those copies are unused.
     RewritePatternSet patterns(&getContext());

@@ -199,7 +199,21 @@ def TgcFuseGroupElementwise : Pass<"tgc-fuse-group-elementwise", "func::FuncOp">
     feeds both the sum and the normalization). Producers of other groups
     and reads through broadcasts (which would recompute per element) are
     left alone.
+
+    With `siblings` (the default), the generics of a group that are then
+    still apart, elementwise over the same static loops, independent of
+    each other and writing every output through the identity map, merge
+    into one generic with the inputs and outputs of both, placed where the
+    later one was (when nothing reads the earlier one's results before
+    it): one kernel instead of one per sibling (`sin(x)` and `cos(x)`, a
+    fused projection's q, k and v head splits that `tgc-fuse` groups
+    through their slices).
   }];
+  let options = [
+    Option<"siblings", "siblings", "bool", "true",
+           "Merge a group's independent elementwise generics over the same "
+           "loops into one multi-output generic">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
