@@ -169,13 +169,27 @@ linalg::GenericOp mergeSiblings(RewriterBase &rewriter, linalg::GenericOp a,
 /// with the same static loops (the earlier one's results read only after
 /// the later one, where the merged generic goes).
 void mergeSiblingGenerics(func::FuncOp func, RewriterBase &rewriter) {
+  // Only groups of elementwise work: in a group with a reduction (a layer
+  // norm's rows, whose output and residual sum stay apart) the kernel
+  // strategies expect each elementwise generic on its own.
+  DenseSet<int64_t> mixed;
+  func.walk([&](Operation *op) {
+    std::optional<int64_t> group = getFusionGroup(op);
+    if (!group)
+      return;
+    // (Tagged tensor.empty and fill inits are not kernels.)
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (linalgOp && !isa<linalg::FillOp>(op) &&
+        linalgOp.getNumParallelLoops() != linalgOp.getNumLoops())
+      mixed.insert(*group);
+  });
   for (Block &block : func.getBody()) {
     bool changed = true;
     while (changed) {
       changed = false;
       SmallVector<linalg::GenericOp> candidates;
       for (auto op : block.getOps<linalg::GenericOp>())
-        if (isMergeableSibling(op))
+        if (isMergeableSibling(op) && !mixed.contains(*getFusionGroup(op)))
           candidates.push_back(op);
       for (size_t i = 0; i < candidates.size() && !changed; ++i)
         for (size_t j = i + 1; j < candidates.size() && !changed; ++j) {
