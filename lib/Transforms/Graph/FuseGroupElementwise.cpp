@@ -184,29 +184,34 @@ void mergeSiblingGenerics(func::FuncOp func, RewriterBase &rewriter) {
       mixed.insert(*group);
   });
   for (Block &block : func.getBody()) {
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      SmallVector<linalg::GenericOp> candidates;
-      for (auto op : block.getOps<linalg::GenericOp>())
-        if (isMergeableSibling(op) && !mixed.contains(*getFusionGroup(op)))
-          candidates.push_back(op);
-      for (size_t i = 0; i < candidates.size() && !changed; ++i)
-        for (size_t j = i + 1; j < candidates.size() && !changed; ++j) {
-          linalg::GenericOp a = candidates[i], b = candidates[j];
-          if (getFusionGroup(a) != getFusionGroup(b) ||
-              a.getStaticLoopRanges() != b.getStaticLoopRanges())
-            continue;
-          bool usedBefore = llvm::any_of(a->getUsers(), [&](Operation *u) {
-            while (u && u->getBlock() != &block)
-              u = u->getParentOp();
-            return !u || !b->isBeforeInBlock(u);
-          });
-          if (usedBefore || dependsOn(b, a))
-            continue;
-          mergeSiblings(rewriter, a, b);
-          changed = true;
-        }
+    // The candidates of each group, in program order; a merge replaces
+    // the pair with the merged generic at the later one's place, and the
+    // group is searched again (groups are small: a few generics each).
+    llvm::MapVector<int64_t, SmallVector<linalg::GenericOp>> byGroup;
+    for (auto op : block.getOps<linalg::GenericOp>())
+      if (isMergeableSibling(op) && !mixed.contains(*getFusionGroup(op)))
+        byGroup[*getFusionGroup(op)].push_back(op);
+    for (auto &[group, candidates] : byGroup) {
+      bool changed = true;
+      while (changed) {
+        changed = false;
+        for (size_t i = 0; i < candidates.size() && !changed; ++i)
+          for (size_t j = i + 1; j < candidates.size() && !changed; ++j) {
+            linalg::GenericOp a = candidates[i], b = candidates[j];
+            if (a.getStaticLoopRanges() != b.getStaticLoopRanges())
+              continue;
+            bool usedBefore = llvm::any_of(a->getUsers(), [&](Operation *u) {
+              while (u && u->getBlock() != &block)
+                u = u->getParentOp();
+              return !u || !b->isBeforeInBlock(u);
+            });
+            if (usedBefore || dependsOn(b, a))
+              continue;
+            candidates[j] = mergeSiblings(rewriter, a, b);
+            candidates.erase(candidates.begin() + i);
+            changed = true;
+          }
+      }
     }
   }
 }
