@@ -19,6 +19,7 @@
 #include "tgc/Compiler/CompilerUtils.h"
 #include "tgc/Compiler/CpuCompiler.h"
 #include "tgc/Compiler/GpuCompiler.h"
+#include "tgc/Compiler/HostOptimizer.h"
 #include "tgc/InitAllDialects.h"
 #include "tgc/InitAllPasses.h"
 #include "tgc/Reference/Interpreter.h"
@@ -152,10 +153,8 @@ bool parseOptions(StringRef text, Options &o, std::string &error) {
                                  : o.exactDivision) = b;
     } else if (key == "vector-width") {
       if (value.getAsInteger(10, o.vectorWidth) ||
-          (o.vectorWidth != 0 && o.vectorWidth != 128 && o.vectorWidth != 256 &&
-           o.vectorWidth != 512)) {
-        error = ("option vector-width=" + value +
-                 ": expected 0 (the host's widest), 128, 256 or 512")
+          !isVectorWidthOption(o.vectorWidth)) {
+        error = ("option vector-width=" + value + ": " + kVectorWidthExpected)
                     .str();
         return false;
       }

@@ -134,6 +134,10 @@ unsigned mlir::tgc::resolveVectorWidth(unsigned bits) {
   return avx512 ? 512 : 0;
 }
 
+bool mlir::tgc::isVectorWidthOption(unsigned bits) {
+  return bits == 0 || bits == 128 || bits == 256 || bits == 512;
+}
+
 void mlir::tgc::setPreferredVectorWidth(llvm::Module &module, unsigned bits) {
   if (!bits)
     return;

@@ -4,6 +4,7 @@
 
 #include "TensorIO.h"
 
+#include "tgc/Compiler/HostOptimizer.h"
 #include "tgc/Pipelines/Pipelines.h"
 #include "tgc/Tools/HideLLVMOptions.h"
 
@@ -295,10 +296,9 @@ void tgc_run::parseCommandLine(int argc, char **argv) {
          "--emit-plan, --ptx-only and --profile need --device cuda");
   if (repeat == 0)
     fail("--repeat must be at least 1");
-  if (vectorWidth != 0 && vectorWidth != 128 && vectorWidth != 256 &&
-      vectorWidth != 512)
-    fail("--vector-width=" + llvm::Twine(unsigned(vectorWidth)) +
-         ": expected 0 (the host's widest), 128, 256 or 512");
+  if (!isVectorWidthOption(vectorWidth))
+    fail("--vector-width=" + llvm::Twine(unsigned(vectorWidth)) + ": " +
+         kVectorWidthExpected);
   // A NaN tolerance makes every comparison pass; a negative one is no
   // tolerance. (The defaults, by dtype, are the options left unset.)
   for (auto *opt : {&rtolOpt, &atolOpt})

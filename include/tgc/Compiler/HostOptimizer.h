@@ -39,6 +39,12 @@ makeHostOptimizer(unsigned optLevel, llvm::TargetMachine *machine,
 /// returned). Other values are returned as they are.
 unsigned resolveVectorWidth(unsigned bits);
 
+/// Whether `bits` is a vector width a compile may ask for: 0 (the host's
+/// widest), 128, 256 or 512. The text of the error for any other value.
+bool isVectorWidthOption(unsigned bits);
+inline constexpr const char *kVectorWidthExpected =
+    "expected 0 (the host's widest), 128, 256 or 512";
+
 /// Gives every function defined in `module` LLVM's `prefer-vector-width`
 /// attribute of `bits` (nothing when 0). Explicit vectors (the register
 /// tiles of tgc-vectorize-contractions) keep their own width.

@@ -121,15 +121,15 @@ linalg::GenericOp mergeSiblings(RewriterBase &rewriter, linalg::GenericOp a,
   SmallVector<Value> inputs(a.getDpsInputs()), inits(a.getDpsInits());
   llvm::append_range(inputs, b.getDpsInputs());
   llvm::append_range(inits, b.getDpsInits());
-  SmallVector<AffineMap> maps;
-  for (OpOperand *operand : a.getDpsInputOperands())
-    maps.push_back(a.getMatchingIndexingMap(operand));
-  for (OpOperand *operand : b.getDpsInputOperands())
-    maps.push_back(b.getMatchingIndexingMap(operand));
-  for (OpOperand &init : a.getDpsInitsMutable())
-    maps.push_back(a.getMatchingIndexingMap(&init));
-  for (OpOperand &init : b.getDpsInitsMutable())
-    maps.push_back(b.getMatchingIndexingMap(&init));
+  // Inputs of a, inputs of b, inits of a, inits of b (each op's maps are
+  // its inputs' then its inits').
+  unsigned aIn = a.getNumDpsInputs(), bIn = b.getNumDpsInputs();
+  SmallVector<AffineMap> aMaps = a.getIndexingMapsArray();
+  SmallVector<AffineMap> bMaps = b.getIndexingMapsArray();
+  SmallVector<AffineMap> maps(aMaps.begin(), aMaps.begin() + aIn);
+  maps.append(bMaps.begin(), bMaps.begin() + bIn);
+  maps.append(aMaps.begin() + aIn, aMaps.end());
+  maps.append(bMaps.begin() + bIn, bMaps.end());
   SmallVector<Type> types(a.getResultTypes());
   llvm::append_range(types, b.getResultTypes());
   rewriter.setInsertionPoint(b);
@@ -137,7 +137,6 @@ linalg::GenericOp mergeSiblings(RewriterBase &rewriter, linalg::GenericOp a,
       rewriter, b.getLoc(), types, inputs, inits, maps,
       b.getIteratorTypesArray(),
       [&](OpBuilder &builder, Location, ValueRange args) {
-        unsigned aIn = a.getNumDpsInputs(), bIn = b.getNumDpsInputs();
         unsigned aOut = a.getNumDpsInits();
         IRMapping mapping;
         Block *aBody = a.getBody(), *bBody = b.getBody();
