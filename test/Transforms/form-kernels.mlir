@@ -164,6 +164,38 @@ func.func @large_product(%a: tensor<256x300xf32>, %b: tensor<300x1024xf32>) -> t
 
 // -----
 
+// Many rows, few columns (128 to 511), B read along its columns (an im2col
+// convolution's product over small images): blocks of 64 rows x 64
+// columns, each packing B's panel once for its row tiles.
+
+// CHECK-LABEL: func.func @narrow_product
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (256, 196) step (64, 64)
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+func.func @narrow_product(%a: tensor<256x2304xf32>, %b: tensor<2304x196xf32>) -> tensor<256x196xf32> {
+  %0 = tgc.matmul %a, %b : tensor<256x2304xf32>, tensor<2304x196xf32> -> tensor<256x196xf32>
+  return %0 : tensor<256x196xf32>
+}
+
+// -----
+
+// The same sizes read along k (`x W^T`, a linear layer's product) and
+// fewer than 128 columns keep 8 rows per iteration.
+
+// CHECK-LABEL: func.func @narrow_linear
+// CHECK: scf.forall (%{{.*}}) = (0) to (256) step (8)
+// CHECK-LABEL: func.func @thin_product
+// CHECK: scf.forall (%{{.*}}) = (0) to (512) step (8)
+func.func @narrow_linear(%x: tensor<256x2304xf32>, %w: tensor<196x2304xf32>) -> tensor<256x196xf32> {
+  %0 = tgc.linear %x, %w : tensor<256x2304xf32>, tensor<196x2304xf32> -> tensor<256x196xf32>
+  return %0 : tensor<256x196xf32>
+}
+func.func @thin_product(%a: tensor<512x4608xf32>, %b: tensor<4608x64xf32>) -> tensor<512x64xf32> {
+  %0 = tgc.matmul %a, %b : tensor<512x4608xf32>, tensor<4608x64xf32> -> tensor<512x64xf32>
+  return %0 : tensor<512x64xf32>
+}
+
+// -----
+
 // Softmax then layer norm over the same rows (one group): tile-and-fuse
 // clones the softmax's row into each pass of the layer norm (mean,
 // variance, output); the clones are merged before elementwise fusion, so

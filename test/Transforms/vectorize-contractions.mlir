@@ -424,3 +424,47 @@ func.func @window_left_alone(%x: memref<1x4x7x44xf32>, %w: memref<9x4x3x3xf32>, 
   }
   return
 }
+
+// -----
+
+// 33 to 64 columns (static) in an iteration of at most 8 rows: tiles of 4
+// rows by four vectors (each row of A read once; 8 x 2 tiles read it
+// twice). A block of more rows keeps 8 x 2. With 256-bit vectors (16
+// registers) 64 columns are eight vectors: 4 x 2 tiles, as before.
+
+#mm = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+       affine_map<(i, j, k) -> (i, j)>]
+// CHECK-LABEL: func.func @four_vectors
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c64
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c4
+// CHECK: scf.for %[[K:.*]] = %c0 to %c96 step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-4: vector.load %arg1[%[[K]], {{.*}}] : memref<96x64xf32>, vector<16xf32>
+// CHECK: memref.load %arg0
+// CHECK-COUNT-4: vector.fma
+// CHECK-LABEL: func.func @sixteen_rows
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c32
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c8
+// AVX2-LABEL: func.func @four_vectors
+// AVX2: scf.for %{{.*}} = %c0 to %{{.*}} step %c16
+// AVX2: scf.for %{{.*}} = %c0 to %{{.*}} step %c4
+// AVX2: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+func.func @four_vectors(%a: memref<8x96xf32>, %b: memref<96x64xf32>, %c: memref<8x64xf32>) {
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x96xf32>, memref<96x64xf32>) outs(%c : memref<8x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @sixteen_rows(%a: memref<16x96xf32>, %b: memref<96x64xf32>, %c: memref<16x64xf32>) {
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<16x96xf32>, memref<96x64xf32>) outs(%c : memref<16x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
