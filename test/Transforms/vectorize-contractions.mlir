@@ -429,8 +429,9 @@ func.func @window_left_alone(%x: memref<1x4x7x44xf32>, %w: memref<9x4x3x3xf32>, 
 
 // 33 to 64 columns (static) in an iteration of at most 8 rows: tiles of 4
 // rows by four vectors (each row of A read once; 8 x 2 tiles read it
-// twice). A block of more rows keeps 8 x 2. With 256-bit vectors (16
-// registers) 64 columns are eight vectors: 4 x 2 tiles, as before.
+// twice), the two row tiles inside the column tile. A block of more rows
+// keeps 8 x 2. With 256-bit vectors (16 registers) 64 columns are eight
+// vectors: 4 x 2 tiles, as before.
 
 #mm = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
        affine_map<(i, j, k) -> (i, j)>]

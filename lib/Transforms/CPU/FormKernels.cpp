@@ -383,8 +383,9 @@ void boundTileTemporaries(scf::ForallOp loop) {
 /// Rows and columns of a 2-D block of a large matrix product.
 constexpr int64_t kBlockRows = 64;
 constexpr int64_t kBlockColumns = 256;
-/// A product of at least 2 kBlockRows rows and kNarrowColumns to
-/// 2 kBlockColumns columns, read along its columns (an im2col
+/// A product of at least 2 kBlockRows rows and kNarrowColumns up to
+/// twice a large block's columns (511 in f32, 255 in f64: kBlockColumns
+/// bounded by the stack), read along its columns (an im2col
 /// convolution's over small images: 256 x 2304 x 196 in ResNet-18's layer
 /// 3 at 112x112): blocks of kNarrowBlockRows x kNarrowBlockColumns.
 constexpr int64_t kNarrowColumns = 128;
@@ -640,8 +641,9 @@ struct TgcFormKernelsPass
           // Many rows, few columns (an im2col convolution's product over
           // small images): iterations of 8 rows each read all of B where
           // it is (2304 x 196: 1.8 MiB, rows 784 bytes apart); blocks of
-          // 32 rows pack B's panel once for 4 row tiles. (ResNet-18's
-          // 7x7 convolutions on the CI machine: about 1.5x faster.)
+          // 64 rows pack B's panel once for 8 row tiles, and 64 columns
+          // keep 16 blocks for 16 threads. (ResNet-18's 7x7 256 -> 256
+          // convolution on one thread of the CI machine: 1.3x faster.)
           sizes[d] = rewriter.getIndexAttr(kNarrowBlockRows);
           sizes[jd] = rewriter.getIndexAttr(kNarrowBlockColumns);
         }

@@ -802,8 +802,11 @@ struct TgcVectorizeContractionsPass
       // read each row of A once where 8 x 2 tiles read it twice (A, the
       // weights, is the product's largest operand there: 13% faster on
       // one thread of the CI machine).
-      // (Not in a block of many rows, whose row tiles share a packed
-      // panel of B instead.)
+      // (Not in a block of more than 8 rows, whose row tiles share a
+      // packed panel of B instead. An iteration of 5 to 8 rows then has
+      // more rows than one tile: its row tiles run inside each column
+      // tile, k in blocks of kKBlock where it is longer than 2 kKBlock,
+      // with no panel; each sum keeps k's order.)
       if (c.alongJ && !c.window && registers >= 32 && c.i &&
           maxRows(c) <= rows && !ShapedType::isDynamic(ranges[c.j]) &&
           ranges[c.j] > 2 * lanes && ranges[c.j] <= 4 * lanes) {
