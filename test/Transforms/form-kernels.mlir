@@ -196,6 +196,28 @@ func.func @thin_product(%a: tensor<512x4608xf32>, %b: tensor<4608x64xf32>) -> te
 
 // -----
 
+// Elementwise roots whose iterations would hold few elements (every dim
+// but the innermost tiled by 1: 7 here) take whole inner dims until an
+// iteration has at least 512 elements, keeping 64 iterations or more:
+// [4, 256, 7, 7] in 1024 iterations of 49. [8, 16, 7] keeps its 128
+// iterations of 7 (16 would leave 8); [64, 1024] its rows.
+
+// CHECK-LABEL: func.func @small_iterations
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, 256)
+// CHECK: -> tensor<1x1x7x7xf32>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (8, 16)
+// CHECK: -> tensor<1x1x7xf32>
+// CHECK: scf.forall (%{{.*}}) in (64)
+func.func @small_iterations(%x: tensor<4x256x7x7xf32>, %y: tensor<8x16x7xf32>, %z: tensor<64x1024xf32>)
+    -> (tensor<4x256x7x7xf32>, tensor<8x16x7xf32>, tensor<64x1024xf32>) {
+  %0 = tgc.relu %x : tensor<4x256x7x7xf32>
+  %1 = tgc.relu %y : tensor<8x16x7xf32>
+  %2 = tgc.relu %z : tensor<64x1024xf32>
+  return %0, %1, %2 : tensor<4x256x7x7xf32>, tensor<8x16x7xf32>, tensor<64x1024xf32>
+}
+
+// -----
+
 // Softmax then layer norm over the same rows (one group): tile-and-fuse
 // clones the softmax's row into each pass of the layer norm (mean,
 // variance, output); the clones are merged before elementwise fusion, so

@@ -459,6 +459,50 @@ bool isGroupOp(Operation *op) {
          op->getNumResults() > 0 && !hasEmptyLoop(op);
 }
 
+/// An iteration of an elementwise root (every parallel dim but the
+/// innermost tiled by 1) has at least this many elements where its static
+/// sizes allow (kMinIterations iterations kept): an im2col convolution's
+/// patches over 7x7 images were 64,512 iterations of 7 elements each, a
+/// padded copy iterations of 9, each paying the parallel loop's per
+/// iteration work.
+constexpr int64_t kMinIterationElements = 512;
+constexpr int64_t kMinIterations = 64;
+/// ... and at most this many (a fused producer's temporaries stay small).
+constexpr int64_t kMaxIterationElements = 4096;
+
+/// Untiles the innermost tiled dims of `op` (tiled by 1, `tiled` of the
+/// `parallel` dims, in `sizes`) while an iteration has fewer than
+/// kMinIterationElements elements and enough iterations stay.
+void coarsenSmallIterations(Operation *op, ArrayRef<int64_t> parallel,
+                            size_t tiled,
+                            SmallVectorImpl<OpFoldResult> &sizes) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || tiled == 0)
+    return;
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return;
+  int64_t inner = 1, iterations = 1;
+  for (size_t i = tiled; i < parallel.size(); ++i)
+    inner *= ranges[parallel[i]];
+  for (size_t i = 0; i < tiled; ++i) {
+    if (!isConstantIntValue(sizes[parallel[i]], 1))
+      return; // another rule's tiles
+    iterations *= ranges[parallel[i]];
+  }
+  if (inner == 0)
+    return;
+  for (size_t i = tiled; i-- > 0 && inner < kMinIterationElements;) {
+    int64_t extent = ranges[parallel[i]];
+    if (iterations / std::max<int64_t>(extent, 1) < kMinIterations ||
+        inner * extent > kMaxIterationElements)
+      break;
+    sizes[parallel[i]] = OpBuilder(op).getIndexAttr(0);
+    inner *= extent;
+    iterations /= std::max<int64_t>(extent, 1);
+  }
+}
+
 /// Whether a group op's result leaves its group, or reaches a group op
 /// through something tile-and-fuse cannot fuse across (a reshape: an
 /// im2col convolution's windows are collapsed into a matrix, its product
@@ -663,6 +707,9 @@ struct TgcFormKernelsPass
           rows = std::max<int64_t>(1, std::min(rows, channels));
         sizes[parallel[1]] = rewriter.getIndexAttr(rows);
       }
+      if (!hasReduction && !rowWise && !isMatrixProduct(op, kind) &&
+          !(conv && conv->hasAttr(kDirectConvAttrName)))
+        coarsenSmallIterations(op, parallel, tiled, sizes);
     }
     scf::SCFTilingOptions tiling;
     tiling.setTileSizes(sizes);
