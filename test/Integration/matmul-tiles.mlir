@@ -38,20 +38,26 @@
 // steps of k in blocks of 256), and an im2col convolution over 7x7 images
 // whose product takes the batch into its columns (130 x 45 x 196); and 50
 // columns in iterations of at most 8 rows: tiles of 4 rows x 4 vectors,
-// the last vector masked, leftover rows one at a time. (Sums of 600
-// products: an absolute tolerance of 1e-4.)
+// the last vector masked, leftover rows one at a time; and a linear layer
+// of 260 rows and 530 columns in blocks of 128 x 128 (partial blocks of 4
+// rows and 18 columns). (Sums of 600 products: an absolute tolerance of
+// 1e-4.)
 // RUN: tgc-run %s --entry narrow --check reference --atol 1e-4 --json | FileCheck %s --check-prefix=NARROW
 // NARROW:      "reference_ok": true
 
 func.func @narrow(%a: tensor<130x600xf32>, %b: tensor<600x150xf32>,
                   %x: tensor<4x5x7x7xf32>, %w: tensor<130x5x3x3xf32>,
-                  %p: tensor<13x70xf32>, %q: tensor<70x50xf32>)
-    -> (tensor<130x150xf32>, tensor<4x130x7x7xf32>, tensor<13x50xf32>) {
+                  %p: tensor<13x70xf32>, %q: tensor<70x50xf32>,
+                  %u: tensor<260x300xf32>, %v: tensor<530x300xf32>)
+    -> (tensor<130x150xf32>, tensor<4x130x7x7xf32>, tensor<13x50xf32>,
+        tensor<260x530xf32>) {
   %0 = tgc.matmul %a, %b : tensor<130x600xf32>, tensor<600x150xf32> -> tensor<130x150xf32>
   %1 = tgc.conv2d %x, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups = 1 : tensor<4x5x7x7xf32>, tensor<130x5x3x3xf32> -> tensor<4x130x7x7xf32>
   %2 = tgc.relu %1 : tensor<4x130x7x7xf32>
   %3 = tgc.matmul %p, %q : tensor<13x70xf32>, tensor<70x50xf32> -> tensor<13x50xf32>
-  return %0, %2, %3 : tensor<130x150xf32>, tensor<4x130x7x7xf32>, tensor<13x50xf32>
+  %4 = tgc.linear %u, %v : tensor<260x300xf32>, tensor<530x300xf32> -> tensor<260x530xf32>
+  %5 = tgc.relu %4 : tensor<260x530xf32>
+  return %0, %2, %3, %5 : tensor<130x150xf32>, tensor<4x130x7x7xf32>, tensor<13x50xf32>, tensor<260x530xf32>
 }
 
 func.func @blocks(%a: tensor<130x600xf32>, %b: tensor<600x520xf32>,

@@ -152,14 +152,28 @@ func.func @pad_dynamic(%x: tensor<2x?x?xf32>) -> tensor<2x?x?xf32> {
 
 // A large product (at least 128 rows and 512 columns, static): 2-D blocks
 // of 64 rows x 256 columns per iteration instead of 8 rows x all columns,
-// so that each iteration reads a block of B, not all of it.
+// so that each iteration reads a block of B, not all of it. With at least
+// 256 rows and twice as many columns: 128 x 128 (B's panels packed half as
+// often); a square product keeps 64 x 256.
 
 // CHECK-LABEL: func.func @large_product
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (256, 1024) step (64, 256)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (200, 1024) step (64, 256)
 // CHECK: iterator_types = ["parallel", "parallel", "reduction"]
-func.func @large_product(%a: tensor<256x300xf32>, %b: tensor<300x1024xf32>) -> tensor<256x1024xf32> {
+// CHECK-LABEL: func.func @tall_blocks
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (256, 1024) step (128, 128)
+// CHECK-LABEL: func.func @square_product
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 512) step (64, 256)
+func.func @large_product(%a: tensor<200x300xf32>, %b: tensor<300x1024xf32>) -> tensor<200x1024xf32> {
+  %0 = tgc.matmul %a, %b : tensor<200x300xf32>, tensor<300x1024xf32> -> tensor<200x1024xf32>
+  return %0 : tensor<200x1024xf32>
+}
+func.func @tall_blocks(%a: tensor<256x300xf32>, %b: tensor<300x1024xf32>) -> tensor<256x1024xf32> {
   %0 = tgc.matmul %a, %b : tensor<256x300xf32>, tensor<300x1024xf32> -> tensor<256x1024xf32>
   return %0 : tensor<256x1024xf32>
+}
+func.func @square_product(%a: tensor<512x300xf32>, %b: tensor<300x512xf32>) -> tensor<512x512xf32> {
+  %0 = tgc.matmul %a, %b : tensor<512x300xf32>, tensor<300x512xf32> -> tensor<512x512xf32>
+  return %0 : tensor<512x512xf32>
 }
 
 // -----
