@@ -222,12 +222,17 @@ func.func @thin_product(%a: tensor<512x4608xf32>, %b: tensor<4608x64xf32>) -> te
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (8, 16)
 // CHECK: -> tensor<1x1x7xf32>
 // CHECK: scf.forall (%{{.*}}) in (64)
-func.func @small_iterations(%x: tensor<4x256x7x7xf32>, %y: tensor<8x16x7xf32>, %z: tensor<64x1024xf32>)
-    -> (tensor<4x256x7x7xf32>, tensor<8x16x7xf32>, tensor<64x1024xf32>) {
+// A softmax over rows of 7 keeps a row per iteration (a reduction among
+// the root's producers).
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (64, 32)
+func.func @small_iterations(%x: tensor<4x256x7x7xf32>, %y: tensor<8x16x7xf32>, %z: tensor<64x1024xf32>,
+                            %s: tensor<64x32x7xf32>)
+    -> (tensor<4x256x7x7xf32>, tensor<8x16x7xf32>, tensor<64x1024xf32>, tensor<64x32x7xf32>) {
   %0 = tgc.relu %x : tensor<4x256x7x7xf32>
   %1 = tgc.relu %y : tensor<8x16x7xf32>
   %2 = tgc.relu %z : tensor<64x1024xf32>
-  return %0, %1, %2 : tensor<4x256x7x7xf32>, tensor<8x16x7xf32>, tensor<64x1024xf32>
+  %3 = tgc.softmax %s dim = 2 : tensor<64x32x7xf32>
+  return %0, %1, %2, %3 : tensor<4x256x7x7xf32>, tensor<8x16x7xf32>, tensor<64x1024xf32>, tensor<64x32x7xf32>
 }
 
 // -----

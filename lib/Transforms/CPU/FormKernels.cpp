@@ -395,14 +395,9 @@ constexpr int64_t kNarrowColumns = 128;
 constexpr int64_t kNarrowBlockRows = kBlockRows;
 constexpr int64_t kNarrowBlockColumns = 64;
 
-/// The op with reduction loops that `root` is, or that `root` reads
-/// through ops of its group that are not kernels of their own (an
-/// epilogue: a linear layer's bias, a convolution's bias and activation),
-/// if its result has `root`'s type: `root`'s loops are then its parallel
-/// loops. Null otherwise.
-linalg::LinalgOp groupReduction(Operation *root) {
-  if (root->getNumResults() != 1)
-    return {};
+/// The first op with reduction loops that `root` is or reads through
+/// ops of its group that are not kernels of their own, if any.
+linalg::LinalgOp firstGroupReduction(Operation *root) {
   std::optional<int64_t> group = getFusionGroup(root);
   SmallVector<Operation *> work{root};
   llvm::SmallPtrSet<Operation *, 8> seen;
@@ -411,11 +406,8 @@ linalg::LinalgOp groupReduction(Operation *root) {
     if (!seen.insert(op).second)
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (linalgOp && linalgOp.getNumReductionLoops() > 0) {
-      if (op->getResult(0).getType() != root->getResult(0).getType())
-        return {};
+    if (linalgOp && linalgOp.getNumReductionLoops() > 0)
       return linalgOp;
-    }
     for (Value v : op->getOperands()) {
       auto producer = v.getDefiningOp<linalg::LinalgOp>();
       if (producer && getFusionGroup(producer) == group &&
@@ -424,6 +416,21 @@ linalg::LinalgOp groupReduction(Operation *root) {
     }
   }
   return {};
+}
+
+/// The op with reduction loops that `root` is, or that `root` reads
+/// through ops of its group that are not kernels of their own (an
+/// epilogue: a linear layer's bias, a convolution's bias and activation),
+/// if its result has `root`'s type: `root`'s loops are then its parallel
+/// loops. Null otherwise.
+linalg::LinalgOp groupReduction(Operation *root) {
+  if (root->getNumResults() != 1)
+    return {};
+  linalg::LinalgOp reduction = firstGroupReduction(root);
+  if (!reduction ||
+      reduction->getResult(0).getType() != root->getResult(0).getType())
+    return {};
+  return reduction;
 }
 
 /// Whether the contraction `product` reads the operand that has its
@@ -485,20 +492,26 @@ void coarsenSmallIterations(Operation *op, ArrayRef<int64_t> parallel,
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return;
+  // (A static shape of more than 2^63 elements, which a later pass
+  // rejects, is left alone.)
   int64_t inner = 1, iterations = 1;
   for (size_t i = tiled; i < parallel.size(); ++i)
-    inner *= ranges[parallel[i]];
+    if (llvm::MulOverflow(inner, ranges[parallel[i]], inner))
+      return;
   for (size_t i = 0; i < tiled; ++i) {
     if (!isConstantIntValue(sizes[parallel[i]], 1))
       return; // another rule's tiles
-    iterations *= ranges[parallel[i]];
+    if (llvm::MulOverflow(iterations, ranges[parallel[i]], iterations))
+      return;
   }
   if (inner == 0)
     return;
   for (size_t i = tiled; i-- > 0 && inner < kMinIterationElements;) {
     int64_t extent = ranges[parallel[i]];
+    int64_t grown;
     if (iterations / std::max<int64_t>(extent, 1) < kMinIterations ||
-        inner * extent > kMaxIterationElements)
+        llvm::MulOverflow(inner, extent, grown) ||
+        grown > kMaxIterationElements)
       break;
     sizes[parallel[i]] = OpBuilder(op).getIndexAttr(0);
     inner *= extent;
@@ -721,8 +734,10 @@ struct TgcFormKernelsPass
           rows = std::max<int64_t>(1, std::min(rows, channels));
         sizes[parallel[1]] = rewriter.getIndexAttr(rows);
       }
-      if (!hasReduction && !rowWise && !isMatrixProduct(op, kind) &&
-          !(conv && conv->hasAttr(kDirectConvAttrName)))
+      // Only elementwise work: no reduction in the root's fused producers
+      // (a matrix product's or a convolution's epilogue, a lone softmax or
+      // layer norm, whose rows stay one per iteration).
+      if (!hasReduction && !rowWise && !firstGroupReduction(op))
         coarsenSmallIterations(op, parallel, tiled, sizes);
     }
     scf::SCFTilingOptions tiling;
