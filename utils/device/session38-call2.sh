@@ -1,24 +1,12 @@
 #!/usr/bin/env bash
 # Thirty-eighth session, second GPU-machine call: elementwise roots in
 # iterations of at least 512 elements (tgc-form-kernels, 0e88955) on top
-# of call 1's products over small images (tgc-form-kernels' 64 x 64 blocks for 128-511 columns read
+# of call 1's products over small images (tgc-form-kernels' 64 x 64
+# blocks for 128-511 columns read
 # along j; tgc-vectorize-contractions' 4 x 4 tiles for 33-64 columns) on
 # the GPU machine's CPU: torch-mlir's e2e suite on CPU tensors and the zoo
 # on the CPU (run together), then issue 25's Python rows against eager and
 # Inductor's C++ backend, twice, and ResNet-18's stages.
-# Carry .python-bundle.tar.xz and .e2e.
-source utils/device/bundle.sh
-lscpu | grep -E "Model name|^CPU\(s\)|avx512f" | cut -c1-100 | head -3
-E2E_SHARD_S=200 bash utils/device/e2e.sh > $OUT/e2e-summary.txt 2>&1 &
-e2e=$!
-timeout 200 python3 utils/zoo/zoo.py --models all --modes default --device cpu 2>&1 \
-  | grep -v -i warn > $OUT/zoo.txt; tail -4 $OUT/zoo.txt
-wait $e2e
-head -8 $OUT/e2e-summary.txt; grep "did not finish" $OUT/e2e-summary.txt
-export TGC_CACHE=0
-rows=convs,resnet18,squeezenet,mobilenetv3,encoder,matmul512
-timeout 150 python3 utils/bench/cpu_models.py --python --repeat 10 --only $rows \
-  --json $OUT/cpu_python.json 2>&1 | grep -v -i warn | tee $OUT/cpu_python.txt
-timeout 100 python3 utils/bench/cpu_models.py --python --repeat 10 --only $rows \
-  2>&1 | grep -v -i warn | tee $OUT/cpu_python_again.txt
-timeout 60 python3 utils/bench/resnet_stages.py 2>&1 | grep -v -i warn | tee $OUT/stages.txt
+# The same commands as call 1 (the bundle differs). Carry
+# .python-bundle.tar.xz and .e2e.
+exec bash utils/device/session38-call1.sh
