@@ -233,3 +233,29 @@ def test_graph_break_names_the_module_and_its_results():
     # The later region's argument is the break's result, named so; its
     # guards are not counted as parameter guards.
     assert 'loc("cumprod result 0")' in e.graphs[0], e.graphs[0]
+
+
+def test_a_large_guard_set_is_checked_from_a_table_with_the_same_reasons(logs):
+    # 14 Linear layers: 28 parameters, each with rank, dtype, device,
+    # contiguity and size guards, past tgc-lower-guards' table-min-guards
+    # (64): those are records of a table that one loop checks, and a
+    # failing one is still named.
+    model = torch.nn.Sequential(*[torch.nn.Linear(8, 8) for _ in range(14)])
+    _compile.set_logs("guard_code")
+    c = tgc.compile(model, dynamic=False)
+    x = torch.randn(2, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(c(x), model(x))
+        code = logs()
+        assert "tgc_guard_.check_table" in code and ".table" in code, code
+        _compile.set_logs("")
+        y = torch.randn(3, 8)
+        torch.testing.assert_close(c(y), model(y))
+        # (the parameters' dtype changes too: the input's guard comes first)
+        model.double()
+        z = torch.randn(2, 8, dtype=torch.float64)
+        torch.testing.assert_close(c(z), model(z))
+    e = tgc.explain(c)
+    assert len(e.recompile_reasons) == 2, e.recompile_reasons
+    assert "input.size(0) == 2" in e.recompile_reasons[0], e.recompile_reasons
+    assert "dtype(input) == f32" in e.recompile_reasons[1], e.recompile_reasons

@@ -9,6 +9,9 @@
 //    inputs for which the program's own constraints (tgc_sym.constrain, the
 //    argument binds and the symbol ranges, evaluated independently of the
 //    guards) hold.
+// Each test runs twice: guards as code, and from a table
+// (tgc-lower-guards{table-min-guards=0}: every rank, dtype, device,
+// contiguity and argument-size guard a record of tgc_guard_f.table).
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,7 +80,8 @@ struct Compiled {
   const tgc_guard_set_info *info = nullptr;
 };
 
-class CompiledGuardsTest : public ::testing::Test {
+/// The parameter: the guards a table can check are checked from one.
+class CompiledGuardsTest : public ::testing::TestWithParam<bool> {
 protected:
   static void SetUpTestSuite() {
     llvm::InitializeNativeTarget();
@@ -120,14 +124,23 @@ protected:
   }
 
   Compiled compile(StringRef source, StringRef fn, StringRef options = "") {
+    return compile(source, fn, options, GetParam());
+  }
+  Compiled compile(StringRef source, StringRef fn, StringRef options,
+                   bool table) {
     Compiled c;
     OwningOpRef<ModuleOp> m = parse(source);
     std::string p =
-        "tgc-frontend-pipeline{lower-guards=true " + options.str() + "}";
+        "tgc-frontend-pipeline{" + options.str() +
+        "},tgc-lower-guards{table-min-guards=" + (table ? "0" : "1000000") +
+        "}";
     if (failed(run(*m, p)))
       return c;
     if (getenv("TGC_TEST_DUMP"))
       m->dump();
+    // The table's loop is there exactly when asked for.
+    EXPECT_EQ(static_cast<bool>(m->lookupSymbol("tgc_guard_.check_table")),
+              table);
     // Only the guard functions run here: drop the tgc functions.
     for (auto f : llvm::make_early_inc_range(m->getOps<func::FuncOp>()))
       f.erase();
@@ -210,7 +223,7 @@ int32_t indexOf(const tgc_guard_set_info *info, StringRef text) {
 
 } // namespace
 
-TEST_F(CompiledGuardsTest, TopkCompilesOnceForSizes100To199) {
+TEST_P(CompiledGuardsTest, TopkCompilesOnceForSizes100To199) {
   int compiles = 0;
   std::vector<Compiled> keep;
   ::tgc::runtime::DispatchCache cache(
@@ -247,7 +260,7 @@ TEST_F(CompiledGuardsTest, TopkCompilesOnceForSizes100To199) {
                 "dim 0 at model.py:12:5): s0 = 7");
 }
 
-TEST_F(CompiledGuardsTest, ViolationsFailTheGuardThatNamesThem) {
+TEST_P(CompiledGuardsTest, ViolationsFailTheGuardThatNamesThem) {
   Compiled c = compile(kTopk, "topk_out");
   ASSERT_TRUE(c.guard);
   auto failing = [&](Args &a, int32_t n = 3) -> std::string {
@@ -289,7 +302,7 @@ TEST_F(CompiledGuardsTest, ViolationsFailTheGuardThatNamesThem) {
   EXPECT_NE(failing(negative), "pass");
 }
 
-TEST_F(CompiledGuardsTest, BmmRelationsAreTheOnlySizeRequirements) {
+TEST_P(CompiledGuardsTest, BmmRelationsAreTheOnlySizeRequirements) {
   Compiled c = compile(kBmm, "bmm_out", "duck-sizing=false");
   ASSERT_TRUE(c.guard);
   std::vector<std::string> texts;
@@ -352,7 +365,7 @@ bool oracleAccepts(func::FuncOp func,
 }
 } // namespace
 
-TEST_F(CompiledGuardsTest, GuardsAcceptExactlyWhatTheConstraintsAllow) {
+TEST_P(CompiledGuardsTest, GuardsAcceptExactlyWhatTheConstraintsAllow) {
   struct Case {
     const char *source, *fn, *options;
     std::vector<std::vector<int64_t>> example;
@@ -409,3 +422,91 @@ TEST_F(CompiledGuardsTest, GuardsAcceptExactlyWhatTheConstraintsAllow) {
     EXPECT_GT(rejected, 20) << tc.fn;
   }
 }
+
+// The table's loop and the code fail the same first guard on descriptors
+// of every kind of wrong: ranks, dtypes, devices, sizes (negative, huge,
+// off by one), strides, aliasing and missing arguments.
+TEST_P(CompiledGuardsTest, TableAndCodeFailTheSameGuard) {
+  if (!GetParam())
+    GTEST_SKIP() << "compares both lowerings once";
+  struct Case {
+    const char *source, *fn, *options;
+    std::vector<std::vector<int64_t>> example;
+    std::vector<int32_t> dtypes;
+  };
+  Case cases[] = {
+      {kTopk,
+       "topk_out",
+       "",
+       {{100}, {10}, {10}},
+       {TGC_DTYPE_F32, TGC_DTYPE_F32, TGC_DTYPE_I64}},
+      {kBmm,
+       "bmm_out",
+       "duck-sizing=false",
+       {{5, 3, 4}, {5, 4, 5}, {5, 3, 5}},
+       {TGC_DTYPE_F32, TGC_DTYPE_F32, TGC_DTYPE_F32}},
+      {kBroadcastReshape,
+       "f",
+       "default-policy=static",
+       {{6, 4}, {4}, {3, 8}},
+       {TGC_DTYPE_F32, TGC_DTYPE_F32, TGC_DTYPE_F32}},
+  };
+  std::mt19937 rng(7);
+  for (const Case &tc : cases) {
+    Compiled code = compile(tc.source, tc.fn, tc.options, false);
+    Compiled table = compile(tc.source, tc.fn, tc.options, true);
+    ASSERT_TRUE(code.guard && table.guard) << tc.fn;
+    std::map<int32_t, int> failures;
+    for (int iter = 0; iter < 3000; ++iter) {
+      Args a;
+      for (auto [k, shape] : llvm::enumerate(tc.example)) {
+        std::vector<int64_t> s = shape;
+        if (rng() % 4 == 0 && !s.empty())
+          s[rng() % s.size()] += static_cast<int64_t>(rng() % 3) - 1;
+        a.add(s, tc.dtypes[k], 8);
+      }
+      int32_t n = static_cast<int32_t>(a.descs.size());
+      switch (rng() % 10) {
+      case 0:
+        a.descs[rng() % n].rank += rng() % 2 ? 1 : -1;
+        break;
+      case 1:
+        a.descs[rng() % n].dtype = TGC_DTYPE_F64;
+        break;
+      case 2:
+        a.descs[rng() % n].device_type = TGC_DEVICE_CUDA;
+        break;
+      case 3: {
+        auto &s = a.sizes[rng() % n];
+        s[rng() % s.size()] = rng() % 2 ? -3 : (int64_t(1) << 50);
+        break;
+      }
+      case 4: {
+        auto &st = a.strides[rng() % n];
+        st[rng() % st.size()] += 1;
+        break;
+      }
+      case 5:
+        n = static_cast<int32_t>(rng() % n);
+        break;
+      default:
+        break;
+      }
+      a.finish();
+      if (rng() % 10 == 0)
+        a.descs[1].data = a.descs[0].data; // aliasing
+      int32_t want = code.guard(a.descs.data(), n);
+      ASSERT_EQ(table.guard(a.descs.data(), n), want)
+          << tc.fn << " iteration " << iter;
+      ++failures[want];
+    }
+    // Passes and several different guards failed.
+    EXPECT_GT(failures[-1], 50) << tc.fn;
+    EXPECT_GE(failures.size(), 5u) << tc.fn;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(GuardsAs, CompiledGuardsTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "Table" : "Code";
+                         });

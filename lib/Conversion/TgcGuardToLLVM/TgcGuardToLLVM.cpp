@@ -19,6 +19,8 @@
 
 #include "tgc/Conversion/Passes.h"
 
+#include "GuardTable.h"
+
 #include "tgc/Dialect/TgcGuard/IR/TgcGuardOps.h"
 #include "tgc/Dialect/TgcSym/IR/TgcSymOps.h"
 
@@ -37,44 +39,9 @@ namespace mlir::tgc {
 using namespace mlir;
 using namespace mlir::tgc;
 using sym::ConstraintKind;
+using namespace mlir::tgc::guard_lowering;
 
 namespace {
-
-// tgc_arg_desc layout (tgc_runtime.h).
-constexpr int64_t kDescSize = 56;
-constexpr int64_t kDataOffset = 0;
-constexpr int64_t kSizesOffset = 8;
-constexpr int64_t kStridesOffset = 16;
-constexpr int64_t kRankOffset = 24;
-constexpr int64_t kScalarOffset = 32;
-constexpr int64_t kDtypeOffset = 40;
-constexpr int64_t kDeviceTypeOffset = 44;
-constexpr int64_t kDeviceIndexOffset = 48;
-/// Sizes beyond this are rejected: no real tensor has them, and it keeps
-/// sums of sizes far from overflow.
-constexpr int64_t kMaxSize = int64_t(1) << 48;
-
-std::optional<int32_t> dtypeCode(Type t) {
-  if (t.isF32())
-    return 0;
-  if (t.isF16())
-    return 1;
-  if (t.isBF16())
-    return 2;
-  if (t.isF64())
-    return 3;
-  if (t.isUnsignedInteger(8))
-    return 8; // TGC_DTYPE_U8: i8 storage, guarded as uint8
-  if (t.isSignlessInteger(64))
-    return 4;
-  if (t.isSignlessInteger(32))
-    return 5;
-  if (t.isSignlessInteger(8))
-    return 6;
-  if (t.isSignlessInteger(1))
-    return 7;
-  return std::nullopt;
-}
 
 int64_t elementBytes(Type t) {
   if (t.isInteger(1))
@@ -176,6 +143,26 @@ public:
       return failure();
     checkOrFail(*ok);
     return success();
+  }
+
+  /// Checks the records [begin, end) of `table` with `check`; on failure
+  /// the function returns the index `check` returns.
+  void emitTableRun(LLVM::LLVMFuncOp check, LLVM::GlobalOp table, int64_t begin,
+                    int64_t end) {
+    loc = table.getLoc();
+    Value tablePtr = LLVM::AddressOfOp::create(b, loc, table);
+    Value failed = LLVM::CallOp::create(b, loc, check,
+                                        ValueRange{args, numArgs, tablePtr,
+                                                   cst(begin), cst(end)})
+                       .getResult();
+    Block *current = b.getInsertionBlock();
+    Block *next =
+        b.createBlock(current->getParent(), std::next(current->getIterator()));
+    b.setInsertionPointToEnd(current);
+    LLVM::CondBrOp::create(b, loc,
+                           cmp(LLVM::ICmpPredicate::eq, failed, cst32(-1)),
+                           next, ValueRange{}, failBlock, ValueRange{failed});
+    b.setInsertionPointToEnd(next);
   }
 
   void finish() { LLVM::ReturnOp::create(b, loc, cst32(-1)); }
@@ -619,6 +606,8 @@ void collectValues(Value size, SmallVectorImpl<sym::SymbolOp> &out) {
 }
 
 struct TgcLowerGuardsPass : tgc::impl::TgcLowerGuardsBase<TgcLowerGuardsPass> {
+  using TgcLowerGuardsBase::TgcLowerGuardsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<guard::GuardSetOp> sets(module.getOps<guard::GuardSetOp>());
@@ -646,16 +635,59 @@ struct TgcLowerGuardsPass : tgc::impl::TgcLowerGuardsBase<TgcLowerGuardsPass> {
     auto fnTy = LLVM::LLVMFunctionType::get(builder.getI32Type(),
                                             {ptrTy, builder.getI32Type()});
     auto fn = LLVM::LLVMFuncOp::create(builder, set.getLoc(), fnName, fnTy);
+    builder.setInsertionPointAfter(fn);
     OpBuilder body(ctx);
     GuardFunctionBuilder gen(body, fn, target);
     SmallVector<Operation *> guards;
     for (Operation &op : *set.getBody())
       if (isa<guard::GuardOpInterface>(op))
         guards.push_back(&op);
-    for (auto [i, op] : llvm::enumerate(guards)) {
-      gen.setCurrentGuard(op);
-      if (failed(gen.emitGuard(op, i)))
+    // A large set's rank, dtype, device, contiguity and size-range guards
+    // are records of a table that one loop checks (GuardTable.h), in the
+    // set's order between the guards that need code: the same first
+    // failing guard, in a function whose code does not grow with them.
+    SmallVector<std::optional<GuardRecord>> records;
+    SmallVector<GuardRecord> table;
+    for (auto [i, op] : llvm::enumerate(guards))
+      if ((records.emplace_back(tableRecord(op, i, target))))
+        table.push_back(*records.back());
+    if (table.empty() || static_cast<int64_t>(table.size()) < tableMinGuards)
+      records.assign(guards.size(), std::nullopt);
+    LLVM::LLVMFuncOp check;
+    LLVM::GlobalOp tableGlobal;
+    if (llvm::any_of(records, [](auto &r) { return r.has_value(); })) {
+      // (`tgc_guard_` first: the CPU compiler sets the guard symbols aside
+      // by that prefix; a '.' after it names no guard function.)
+      StringRef checkName = "tgc_guard_.check_table";
+      Operation *existing = module.lookupSymbol(checkName);
+      check = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing);
+      if (existing && !check)
+        return set.emitOpError("symbol @") << checkName << " already exists";
+      if (!check) {
+        OpBuilder::InsertionGuard insertion(builder);
+        builder.setInsertionPointToStart(module.getBody());
+        check = buildGuardTableCheck(builder, set.getLoc(), checkName);
+      }
+      std::string tableName = fnName + ".table";
+      if (module.lookupSymbol(tableName))
+        return set.emitOpError("symbol @") << tableName << " already exists";
+      tableGlobal = buildGuardTable(builder, set.getLoc(), tableName, table);
+    }
+    int64_t position = 0; // in `table`
+    for (size_t i = 0; i < guards.size();) {
+      if (records[i]) {
+        size_t j = i;
+        while (j < guards.size() && records[j])
+          ++j;
+        gen.emitTableRun(check, tableGlobal, position, position + (j - i));
+        position += j - i;
+        i = j;
+        continue;
+      }
+      gen.setCurrentGuard(guards[i]);
+      if (failed(gen.emitGuard(guards[i], i)))
         return failure();
+      ++i;
     }
     gen.finish();
     emitInfo(module, builder, set, guards);
