@@ -23,8 +23,11 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "tgc/Target/NVPTX/NVPTXTarget.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <malloc.h>
 
@@ -120,6 +123,29 @@ void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
   std::string keep = packedEntryName(symbol);
   // (Before the entry becomes internal: it is glue too.)
   prepareEntryFunctions(module);
+  // The C interface, the entry inlined, inlined in turn into its packed
+  // wrapper, the one function the runtime calls: it takes a pointer per
+  // memref argument, most of a model's hundreds on the stack, which LLVM's
+  // fast instruction selection does not lower, and the whole entry block
+  // then went through SelectionDAG (24 GPT-style blocks: about 100 ms of
+  // the glue's code generation). Left internal and unused, it is dropped.
+  std::string cInterface = "_mlir_ciface_" + symbol.str();
+  if (llvm::Function *wrapper = module.getFunction(keep))
+    if (llvm::Function *callee = module.getFunction(cInterface);
+        callee && !callee->isDeclaration()) {
+      SmallVector<llvm::CallBase *> calls;
+      for (llvm::User *user : callee->users())
+        if (auto *call = dyn_cast<llvm::CallBase>(user))
+          if (call->getFunction() == wrapper &&
+              call->getCalledFunction() == callee)
+            calls.push_back(call);
+      for (llvm::CallBase *call : calls) {
+        llvm::InlineFunctionInfo info;
+        (void)llvm::InlineFunction(*call, info);
+      }
+      if (callee->use_empty())
+        callee->setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
   SmallVector<llvm::Function *> unused;
   for (llvm::Function &f : module) {
     StringRef name = f.getName();
@@ -132,16 +158,41 @@ void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
     if (name.starts_with("_mlir_") && name != keep && f.use_empty() &&
         module.getFunction(name.drop_front(6)))
       unused.push_back(&f);
-    // Glue, not kernels: the guard function's checks and branches, the C
-    // interface's allocations and calls (the entry inlined into it) and
-    // its packed wrapper. Fast code generation, unless one holds a loop
-    // (compileToObjects).
+    // Glue, not kernels: the guard function's checks and branches, the
+    // packed wrapper's allocations and calls (the C interface and the
+    // entry inlined into it). Fast code generation, unless one holds a
+    // loop (compileToObjects).
     if (name.starts_with("tgc_guard_") || name == keep ||
         name == "_mlir_ciface_" + symbol.str())
       f.addFnAttr(kFastCodegen);
   }
   for (llvm::Function *f : unused)
     f->eraseFromParent();
+  // Stack slots of the glue (a result buffer's sizes and its out pointer)
+  // into the entry block: LLVM's fast instruction selection takes only the
+  // entry block's allocas as stack slots, and an alloca further down sent
+  // the rest of its block, kernel calls and all, through SelectionDAG (24
+  // GPT-style blocks: the packed wrapper's code generation 183 -> 74 ms).
+  // Only without loops, where each block runs at most once per call.
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration() || !f.hasFnAttribute(kFastCodegen))
+      continue;
+    SmallVector<std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>>
+        backEdges;
+    llvm::FindFunctionBackedges(f, backEdges);
+    if (!backEdges.empty())
+      continue;
+    llvm::BasicBlock &entry = f.getEntryBlock();
+    SmallVector<llvm::AllocaInst *> moved;
+    for (llvm::BasicBlock &block : f)
+      if (&block != &entry)
+        for (llvm::Instruction &inst : block)
+          if (auto *slot = dyn_cast<llvm::AllocaInst>(&inst))
+            if (isa<llvm::ConstantInt>(slot->getArraySize()))
+              moved.push_back(slot);
+    for (llvm::AllocaInst *slot : moved)
+      slot->moveBefore(entry.getFirstInsertionPt());
+  }
 }
 
 int32_t tgc_result_buffer(int32_t index, int64_t rank, const int64_t *sizes,

@@ -24,6 +24,7 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Object/ObjectFile.h"
@@ -160,9 +161,10 @@ TEST(CpuJitEntry, SeveralResultsAndRankZeroArgumentsRun) {
 }
 
 // What the JIT changes before LLVM optimizes: the unused packed wrappers
-// go, the entry is inlined into its C interface and internal, and the glue
-// (the entry and its wrappers) gets generic scheduling tuning, while an
-// outlined kernel keeps the host's.
+// go, the entry is inlined into its C interface and that into its packed
+// wrapper (both internal, unused), the glue (the entry and its wrappers)
+// gets generic scheduling tuning, while an outlined kernel keeps the
+// host's, and the glue's stack slots move to its entry block.
 TEST(CpuJitEntry, PreparedModule) {
   llvm::LLVMContext context;
   llvm::SMDiagnostic diagnostic;
@@ -184,8 +186,28 @@ define void @_mlir_ciface_f(ptr %p) {
 }
 define void @_mlir__mlir_ciface_f(ptr %args) {
   call void @_mlir_ciface_f(ptr null)
+  %c = icmp eq ptr %args, null
+  br i1 %c, label %out, label %slot
+slot:
+  %sizes = alloca [3 x i64]
+  call void @use(ptr %sizes)
+  br label %out
+out:
   ret void
 }
+define void @tgc_guard_f(ptr %args, i32 %n) {
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %0 ], [ %j, %loop ]
+  %s = alloca i64
+  call void @use(ptr %s)
+  %j = add i32 %i, 1
+  %c = icmp slt i32 %j, %n
+  br i1 %c, label %loop, label %out
+out:
+  ret void
+}
+declare void @use(ptr)
 )ll",
                                 diagnostic, context);
   ASSERT_TRUE(module) << diagnostic.getMessage().str();
@@ -201,8 +223,25 @@ define void @_mlir__mlir_ciface_f(ptr %args) {
   bool wrapperCallsKernel = false;
   for (llvm::User *user : kernel0->users())
     if (auto *call = llvm::dyn_cast<llvm::CallBase>(user))
-      wrapperCallsKernel |= call->getFunction()->getName() == "_mlir_ciface_f";
+      wrapperCallsKernel |=
+          call->getFunction()->getName() == "_mlir__mlir_ciface_f";
   EXPECT_TRUE(wrapperCallsKernel);
+  llvm::Function *cInterface = module->getFunction("_mlir_ciface_f");
+  ASSERT_TRUE(cInterface);
+  EXPECT_TRUE(cInterface->hasInternalLinkage());
+  EXPECT_TRUE(cInterface->use_empty());
+  // The wrapper's alloca (no loop) is in its entry block now; the one in
+  // the guard function's loop stays.
+  llvm::Function *wrapper = module->getFunction("_mlir__mlir_ciface_f");
+  for (llvm::BasicBlock &block : *wrapper)
+    for (llvm::Instruction &inst : block)
+      if (llvm::isa<llvm::AllocaInst>(inst))
+        EXPECT_EQ(&block, &wrapper->getEntryBlock());
+  llvm::Function *guard = module->getFunction("tgc_guard_f");
+  for (llvm::BasicBlock &block : *guard)
+    for (llvm::Instruction &inst : block)
+      if (llvm::isa<llvm::AllocaInst>(inst))
+        EXPECT_EQ(block.getName(), "loop");
   for (const char *glue : {"f", "_mlir_ciface_f", "_mlir__mlir_ciface_f"}) {
     llvm::Function *fn = module->getFunction(glue);
     ASSERT_TRUE(fn) << glue;
