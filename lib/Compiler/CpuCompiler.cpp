@@ -173,7 +173,11 @@ void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
   // entry block's allocas as stack slots, and an alloca further down sent
   // the rest of its block, kernel calls and all, through SelectionDAG (24
   // GPT-style blocks: the packed wrapper's code generation 183 -> 74 ms).
-  // Only without loops, where each block runs at most once per call.
+  // Only without loops, where each block runs at most once per call, and
+  // at most 4 KiB in all: a slot then lives for the whole call, where a
+  // serial kernel's buffers, between a stack save and a restore
+  // (tgc-hoist-allocas), must not add up (they are in the kernels'
+  // functions, which hold loops, but the cap keeps that from mattering).
   for (llvm::Function &f : module) {
     if (f.isDeclaration() || !f.hasFnAttribute(kFastCodegen))
       continue;
@@ -184,12 +188,18 @@ void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
       continue;
     llvm::BasicBlock &entry = f.getEntryBlock();
     SmallVector<llvm::AllocaInst *> moved;
+    uint64_t bytes = 0;
     for (llvm::BasicBlock &block : f)
       if (&block != &entry)
         for (llvm::Instruction &inst : block)
           if (auto *slot = dyn_cast<llvm::AllocaInst>(&inst))
-            if (isa<llvm::ConstantInt>(slot->getArraySize()))
+            if (std::optional<llvm::TypeSize> size =
+                    slot->getAllocationSize(module.getDataLayout());
+                size && !size->isScalable() &&
+                bytes + size->getFixedValue() <= 4096) {
+              bytes += size->getFixedValue();
               moved.push_back(slot);
+            }
     for (llvm::AllocaInst *slot : moved)
       slot->moveBefore(entry.getFirstInsertionPt());
   }

@@ -267,7 +267,7 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
   bool small = module->getInstructionCount() < minSplitInstructions ||
                !module->alias_empty() || !module->ifunc_empty();
   // Functions marked for fast code generation (the glue: the guard
-  // function's hundreds of checks and branches, the C interface's calls),
+  // function's checks and branches, the packed wrapper's calls),
   // without loops and called by none but each other, go to a part of their
   // own (one more thread), compiled at -O1 with fast instruction
   // selection: a 6-block stack's guard function took 36 ms of LLVM work at

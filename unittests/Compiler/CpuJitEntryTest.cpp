@@ -164,7 +164,8 @@ TEST(CpuJitEntry, SeveralResultsAndRankZeroArgumentsRun) {
 // go, the entry is inlined into its C interface and that into its packed
 // wrapper (both internal, unused), the glue (the entry and its wrappers)
 // gets generic scheduling tuning, while an outlined kernel keeps the
-// host's, and the glue's stack slots move to its entry block.
+// host's, and the glue's stack slots of constant size move to its entry
+// block where it has no loop.
 TEST(CpuJitEntry, PreparedModule) {
   llvm::LLVMContext context;
   llvm::SMDiagnostic diagnostic;
@@ -180,19 +181,24 @@ define void @f(ptr %p) {
 define void @_mlir_f(ptr %args) {
   ret void
 }
-define void @_mlir_ciface_f(ptr %p) {
+define void @_mlir_ciface_f(ptr %p, i64 %n) {
   call void @f(ptr %p)
-  ret void
-}
-define void @_mlir__mlir_ciface_f(ptr %args) {
-  call void @_mlir_ciface_f(ptr null)
-  %c = icmp eq ptr %args, null
+  %c = icmp eq ptr %p, null
   br i1 %c, label %out, label %slot
 slot:
   %sizes = alloca [3 x i64]
   call void @use(ptr %sizes)
+  %varying = alloca i64, i64 %n
+  call void @use(ptr %varying)
+  %large = alloca [1024 x i64]
+  call void @use(ptr %large)
   br label %out
 out:
+  ret void
+}
+define void @_mlir__mlir_ciface_f(ptr %args) {
+  %n = load i64, ptr %args
+  call void @_mlir_ciface_f(ptr %args, i64 %n)
   ret void
 }
 define void @tgc_guard_f(ptr %args, i32 %n) {
@@ -230,18 +236,29 @@ declare void @use(ptr)
   ASSERT_TRUE(cInterface);
   EXPECT_TRUE(cInterface->hasInternalLinkage());
   EXPECT_TRUE(cInterface->use_empty());
-  // The wrapper's alloca (no loop) is in its entry block now; the one in
-  // the guard function's loop stays.
+  // The wrapper, the runtime's entry point, stays public. Of the C
+  // interface's allocas, inlined into it outside its entry block, the one
+  // of a small constant size is in the entry block now; one of a size
+  // known only when called, and one of 8 KiB, stay; so does the one in the
+  // guard function's loop.
   llvm::Function *wrapper = module->getFunction("_mlir__mlir_ciface_f");
-  for (llvm::BasicBlock &block : *wrapper)
-    for (llvm::Instruction &inst : block)
-      if (llvm::isa<llvm::AllocaInst>(inst))
-        EXPECT_EQ(&block, &wrapper->getEntryBlock());
-  llvm::Function *guard = module->getFunction("tgc_guard_f");
-  for (llvm::BasicBlock &block : *guard)
-    for (llvm::Instruction &inst : block)
-      if (llvm::isa<llvm::AllocaInst>(inst))
-        EXPECT_EQ(block.getName(), "loop");
+  EXPECT_FALSE(wrapper->hasLocalLinkage());
+  auto allocas = [](llvm::Function &f) {
+    std::vector<std::pair<llvm::AllocaInst *, llvm::BasicBlock *>> out;
+    for (llvm::BasicBlock &block : f)
+      for (llvm::Instruction &inst : block)
+        if (auto *slot = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+          out.emplace_back(slot, &block);
+    return out;
+  };
+  auto inWrapper = allocas(*wrapper);
+  ASSERT_EQ(inWrapper.size(), 3u);
+  for (auto [slot, block] : inWrapper)
+    EXPECT_EQ(block == &wrapper->getEntryBlock(), slot->getName() == "sizes.i")
+        << slot->getName().str();
+  auto inGuard = allocas(*module->getFunction("tgc_guard_f"));
+  ASSERT_EQ(inGuard.size(), 1u);
+  EXPECT_EQ(inGuard[0].second->getName(), "loop");
   for (const char *glue : {"f", "_mlir_ciface_f", "_mlir__mlir_ciface_f"}) {
     llvm::Function *fn = module->getFunction(glue);
     ASSERT_TRUE(fn) << glue;

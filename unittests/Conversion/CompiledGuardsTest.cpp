@@ -423,9 +423,21 @@ TEST_P(CompiledGuardsTest, GuardsAcceptExactlyWhatTheConstraintsAllow) {
   }
 }
 
+// A scalar tensor and a 3-d one on the second GPU (device guards with an
+// index, contiguity of a rank-0 tensor).
+const char *kScaled = R"mlir(
+func.func @scaled(%s: tensor<f32>,
+                  %x: tensor<?x4x5xf32> {tgc.example_shape = array<i64: 3, 4, 5>})
+    -> tensor<?x4x5xf32> {
+  %r = tgc.mul %x, %s : tensor<?x4x5xf32>, tensor<f32> -> tensor<?x4x5xf32>
+  return %r : tensor<?x4x5xf32>
+}
+)mlir";
+
 // The table's loop and the code fail the same first guard on descriptors
-// of every kind of wrong: ranks, dtypes, devices, sizes (negative, huge,
-// off by one), strides, aliasing and missing arguments.
+// of every kind of wrong: ranks, dtypes, device types and indices, sizes
+// (negative, 0, 1, huge, off by one, products that overflow), strides,
+// aliasing, missing arguments and a negative count.
 TEST_P(CompiledGuardsTest, TableAndCodeFailTheSameGuard) {
   if (!GetParam())
     GTEST_SKIP() << "compares both lowerings once";
@@ -433,6 +445,7 @@ TEST_P(CompiledGuardsTest, TableAndCodeFailTheSameGuard) {
     const char *source, *fn, *options;
     std::vector<std::vector<int64_t>> example;
     std::vector<int32_t> dtypes;
+    int32_t deviceType = TGC_DEVICE_CPU, deviceIndex = 0;
   };
   Case cases[] = {
       {kTopk,
@@ -450,6 +463,13 @@ TEST_P(CompiledGuardsTest, TableAndCodeFailTheSameGuard) {
        "default-policy=static",
        {{6, 4}, {4}, {3, 8}},
        {TGC_DTYPE_F32, TGC_DTYPE_F32, TGC_DTYPE_F32}},
+      {kScaled,
+       "scaled",
+       "device=cuda:1",
+       {{}, {3, 4, 5}},
+       {TGC_DTYPE_F32, TGC_DTYPE_F32},
+       TGC_DEVICE_CUDA,
+       1},
   };
   std::mt19937 rng(7);
   for (const Case &tc : cases) {
@@ -464,9 +484,13 @@ TEST_P(CompiledGuardsTest, TableAndCodeFailTheSameGuard) {
         if (rng() % 4 == 0 && !s.empty())
           s[rng() % s.size()] += static_cast<int64_t>(rng() % 3) - 1;
         a.add(s, tc.dtypes[k], 8);
+        a.descs.back().device_type = tc.deviceType;
+        a.descs.back().device_index = tc.deviceIndex;
       }
       int32_t n = static_cast<int32_t>(a.descs.size());
-      switch (rng() % 10) {
+      // (a dim of the first argument with one: the scalar has none)
+      int32_t withDims = a.sizes[0].empty() ? 1 : 0;
+      switch (rng() % 14) {
       case 0:
         a.descs[rng() % n].rank += rng() % 2 ? 1 : -1;
         break;
@@ -477,17 +501,32 @@ TEST_P(CompiledGuardsTest, TableAndCodeFailTheSameGuard) {
         a.descs[rng() % n].device_type = TGC_DEVICE_CUDA;
         break;
       case 3: {
-        auto &s = a.sizes[rng() % n];
+        auto &s = a.sizes[withDims];
         s[rng() % s.size()] = rng() % 2 ? -3 : (int64_t(1) << 50);
         break;
       }
       case 4: {
-        auto &st = a.strides[rng() % n];
+        auto &st = a.strides[withDims];
         st[rng() % st.size()] += 1;
         break;
       }
       case 5:
         n = static_cast<int32_t>(rng() % n);
+        break;
+      case 6: { // empty, or a dim of one (its stride does not count)
+        auto &s = a.sizes[withDims];
+        s[rng() % s.size()] = rng() % 2;
+        break;
+      }
+      case 7:
+        a.descs[rng() % n].device_index = static_cast<int32_t>(rng() % 3);
+        break;
+      case 8:
+        n = -1;
+        break;
+      case 9: // every size below 2^48, their product past 2^63
+        for (int64_t &size : a.sizes[withDims])
+          size = (int64_t(1) << 47) - 1;
         break;
       default:
         break;

@@ -207,9 +207,11 @@ describeArguments(MutableArrayRef<ref::HostTensor> args,
 /// The JIT's changes to the LLVM module of entry `symbol` before LLVM
 /// optimizes it: packed wrappers nothing calls are dropped (only the C
 /// interface's is called), the entry is inlined into its C interface and
-/// becomes internal, and the entry and its wrappers (the glue between the
-/// outlined kernels) get generic instruction-scheduling tuning
-/// (prepareEntryFunctions).
+/// that into its packed wrapper (both become internal), the entry and its
+/// wrappers (the glue between the outlined kernels) get generic
+/// instruction-scheduling tuning (prepareEntryFunctions), and the glue's
+/// allocas of constant size move to its entry block where it has no loop
+/// (for LLVM's fast instruction selection).
 void prepareCpuJitModule(llvm::Module &module, StringRef symbol);
 
 } // namespace mlir::tgc

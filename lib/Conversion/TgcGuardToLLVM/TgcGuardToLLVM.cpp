@@ -659,9 +659,12 @@ struct TgcLowerGuardsPass : tgc::impl::TgcLowerGuardsBase<TgcLowerGuardsPass> {
       // (`tgc_guard_` first: the CPU compiler sets the guard symbols aside
       // by that prefix; a '.' after it names no guard function.)
       StringRef checkName = "tgc_guard_.check_table";
+      // (Another set's, or a guard function whose function is named
+      // ".check_table": that one has two arguments, the loop five.)
       Operation *existing = module.lookupSymbol(checkName);
       check = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing);
-      if (existing && !check)
+      if (existing && (!check || check.getNumArguments() != 5 ||
+                       check.getLinkage() != LLVM::Linkage::Internal))
         return set.emitOpError("symbol @") << checkName << " already exists";
       if (!check) {
         OpBuilder::InsertionGuard insertion(builder);

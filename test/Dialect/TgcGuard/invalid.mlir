@@ -183,6 +183,22 @@ tgc_guard.guard_set for @f {
 
 // -----
 
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  // expected-error @below {{'tgc_guard.device' op device index 2147483648 does not fit in 32 bits}}
+  tgc_guard.device arg 0 is "cuda:2147483648" reason "r"
+}
+
+// -----
+
+func.func private @f(%x: tensor<?xf32>)
+tgc_guard.guard_set for @f {
+  // expected-error @below {{'tgc_guard.device' op device index 99999999999999999999 does not fit in 32 bits}}
+  tgc_guard.device arg 0 is "cuda:99999999999999999999" reason "r"
+}
+
+// -----
+
 func.func private @f(%k: i64)
 tgc_guard.guard_set for @f {
   // expected-error @below {{'tgc_guard.device' op arg 0 must be a tensor, got 'i64'}}

@@ -13,6 +13,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::tgc;
 using namespace mlir::tgc::guard;
@@ -248,11 +250,17 @@ LogicalResult DeviceOp::verify() {
   if (device == "cpu" || device == "cuda")
     return success();
   StringRef index = device;
-  if (index.consume_front("cuda:") && !index.empty() &&
-      llvm::all_of(index, llvm::isDigit))
-    return success();
-  return emitOpError() << "device '" << device
-                       << "' is not \"cpu\", \"cuda\" or \"cuda:N\"";
+  if (!index.consume_front("cuda:") || index.empty() ||
+      !llvm::all_of(index, llvm::isDigit))
+    return emitOpError() << "device '" << device
+                         << "' is not \"cpu\", \"cuda\" or \"cuda:N\"";
+  // The descriptor's device index is an int32_t: a larger N would be
+  // compared in 32 bits by some checks and in 64 by others.
+  int64_t n;
+  if (index.getAsInteger(10, n) || n > std::numeric_limits<int32_t>::max())
+    return emitOpError() << "device index " << index
+                         << " does not fit in 32 bits";
+  return success();
 }
 
 LogicalResult DeviceOp::verifyAgainstFunction(FunctionOpInterface function) {
