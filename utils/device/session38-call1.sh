@@ -8,12 +8,7 @@
 # Carry .python-bundle.tar.xz and .e2e.
 source utils/device/bundle.sh
 lscpu | grep -E "Model name|^CPU\(s\)|avx512f" | cut -c1-100 | head -3
-E2E_SHARD_S=200 bash utils/device/e2e.sh > $OUT/e2e-summary.txt 2>&1 &
-e2e=$!
-timeout 200 python3 utils/zoo/zoo.py --models all --modes default --device cpu 2>&1 \
-  | grep -v -i warn > $OUT/zoo.txt; tail -4 $OUT/zoo.txt
-wait $e2e
-head -8 $OUT/e2e-summary.txt; grep "did not finish" $OUT/e2e-summary.txt
+source utils/device/cpu-conformance.sh
 export TGC_CACHE=0
 rows=convs,resnet18,squeezenet,mobilenetv3,encoder,matmul512
 timeout 150 python3 utils/bench/cpu_models.py --python --repeat 10 --only $rows \

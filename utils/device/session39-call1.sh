@@ -9,12 +9,7 @@
 # Carry .python-bundle.tar.xz and .e2e.
 source utils/device/bundle.sh
 lscpu | grep -E "Model name|^CPU\(s\)" | cut -c1-100 | head -2
-E2E_SHARD_S=200 bash utils/device/e2e.sh > $OUT/e2e-summary.txt 2>&1 &
-e2e=$!
-timeout 200 python3 utils/zoo/zoo.py --models all --modes default --device cpu 2>&1 \
-  | grep -v -i warn > $OUT/zoo.txt; tail -4 $OUT/zoo.txt
-wait $e2e
-head -8 $OUT/e2e-summary.txt; grep "did not finish" $OUT/e2e-summary.txt
+source utils/device/cpu-conformance.sh
 timeout 200 python3 utils/bench/compile_cache.py --models cpu-stack,cpu-gpt2-2,cpu-gpt2-24 \
   --repeat 3 --no-torch-compile --json $OUT/compile_cache.json 2>&1 | grep -v -i warn \
   | tee $OUT/compile_cache.txt
