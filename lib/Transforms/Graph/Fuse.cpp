@@ -319,10 +319,6 @@ private:
     return limit;
   }
 
-  bool contains(const Group &g, Operation *op) {
-    return llvm::is_contained(g.ops, op);
-  }
-
   /// Merging `a` and `b` would create a cycle: a path from one to the other
   /// through an op in neither. Groups formed so far are single nodes of the
   /// graph the materialized function will have, so the walk steps from any
@@ -330,11 +326,22 @@ private:
   /// enters a group at one member may leave it at another, which may come
   /// earlier in program order: no walk can stop at the target's position).
   bool wouldCycle(const Group &a, const Group &b) {
-    auto reachesThroughOutside = [&](const Group &from, const Group &to) {
-      int64_t limit = reachLimit(to);
+    // (Membership in a and b, and what a walk has seen, by position: these
+    // walks are most of the pass on a deep model, whose sibling merges try
+    // every pair of a value's readers, and hashing was most of them.)
+    if (side.empty()) {
+      side.assign(position.size(), 0);
+      seenStamp.assign(position.size(), 0);
+      groupStamp.assign(groups.size(), 0);
+    }
+    for (Operation *op : a.ops)
+      side[position.lookup(op)] = 1;
+    for (Operation *op : b.ops)
+      side[position.lookup(op)] = 2;
+    auto reachesThroughOutside = [&](const Group &from, uint8_t to) {
+      int64_t limit = reachLimit(to == 2 ? b : a);
+      ++stamp;
       SmallVector<Operation *> work;
-      DenseSet<Operation *> seen;
-      DenseSet<unsigned> seenGroups;
       // Pushes the users of `op` that lie outside both groups; true when
       // one of them is in `to`.
       auto pushUsers = [&](Operation *op) {
@@ -342,10 +349,10 @@ private:
           user = block.findAncestorOpInBlock(*user);
           if (!user)
             continue;
-          if (contains(to, user))
+          int64_t at = position.lookup(user);
+          if (side[at] == to)
             return true;
-          if (position[user] <= limit && !contains(a, user) &&
-              !contains(b, user))
+          if (at <= limit && side[at] == 0)
             work.push_back(user);
         }
         return false;
@@ -353,30 +360,42 @@ private:
       for (Operation *op : from.ops)
         for (Operation *user : op->getUsers()) {
           user = block.findAncestorOpInBlock(*user);
-          if (user && position[user] <= limit && !contains(a, user) &&
-              !contains(b, user))
+          if (!user)
+            continue;
+          int64_t at = position.lookup(user);
+          if (at <= limit && side[at] == 0)
             work.push_back(user);
         }
       while (!work.empty()) {
         Operation *op = work.pop_back_val();
-        if (!seen.insert(op).second)
+        uint32_t &seen = seenStamp[position.lookup(op)];
+        if (seen == stamp)
           continue;
-        if (!groupOf.count(op)) {
+        seen = stamp;
+        auto grouped = groupOf.find(op);
+        if (grouped == groupOf.end()) {
           if (pushUsers(op))
             return true;
           continue;
         }
-        if (!seenGroups.insert(find(op)).second)
+        unsigned g = find(op);
+        if (groupStamp[g] == stamp)
           continue;
-        for (Operation *member : groups[find(op)].ops) {
-          seen.insert(member);
+        groupStamp[g] = stamp;
+        for (Operation *member : groups[g].ops) {
+          seenStamp[position.lookup(member)] = stamp;
           if (pushUsers(member))
             return true;
         }
       }
       return false;
     };
-    return reachesThroughOutside(a, b) || reachesThroughOutside(b, a);
+    bool cycle = reachesThroughOutside(a, 2) || reachesThroughOutside(b, 1);
+    for (Operation *op : a.ops)
+      side[position.lookup(op)] = 0;
+    for (Operation *op : b.ops)
+      side[position.lookup(op)] = 0;
+    return cycle;
   }
 
   std::optional<Group> combine(const Group &a, const Group &b, Kind kind) {
@@ -498,6 +517,12 @@ private:
   /// (first, last) positions of the groups of several ops, sorted, for
   /// reachLimit; emptied by each merge.
   std::vector<std::pair<int64_t, int64_t>> spans;
+  /// wouldCycle's state by position: 1 in the first group, 2 in the
+  /// second, else 0; the walk's stamp where it has seen an op, by group id
+  /// where it has seen a group.
+  std::vector<uint8_t> side;
+  std::vector<uint32_t> seenStamp, groupStamp;
+  uint32_t stamp = 0;
 };
 
 /// Whether `v` is a matmul's result, or a bias add of one, that nothing
