@@ -24,6 +24,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,6 +33,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -234,6 +236,27 @@ llvm::Error emitObject(llvm::Module &module, unsigned optLevel, bool vectorMath,
   return llvm::Error::success();
 }
 
+/// "N instructions in M functions; largest: f (k), g (l), h (m)".
+std::string describePart(llvm::Module &module) {
+  std::vector<std::pair<unsigned, llvm::StringRef>> sizes;
+  unsigned total = 0;
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration()) {
+      sizes.emplace_back(f.getInstructionCount(), f.getName());
+      total += sizes.back().first;
+    }
+  llvm::sort(sizes, [](auto &x, auto &y) { return x.first > y.first; });
+  std::string out =
+      llvm::formatv("{0} instructions in {1} functions", total, sizes.size())
+          .str();
+  for (size_t i = 0; i < sizes.size() && i < 3; ++i)
+    out +=
+        llvm::formatv("{0} {1} ({2})", i ? "," : "; largest:", sizes[i].second,
+                      sizes[i].first)
+            .str();
+  return out;
+}
+
 } // namespace
 
 llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
@@ -366,15 +389,33 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
     llvm::WriteBitcodeToFile(*part, os);
   }
   std::vector<std::string> errors(parts.size());
+  // TGC_JIT_PARTS=1: a line per part on stderr (its time, whether it is the
+  // glue's fast part, its instructions and largest functions): which part
+  // a cold compile waited for.
+  const char *report = std::getenv("TGC_JIT_PARTS");
+  bool reportParts = report && std::strcmp(report, "0") != 0;
+  std::vector<std::string> reports(parts.size());
   auto work = [&](size_t p) {
+    auto started = std::chrono::steady_clock::now();
     llvm::LLVMContext context;
     auto part = llvm::parseBitcodeFile(
         llvm::MemoryBufferRef(bitcode[p], "tgc-part"), context);
+    std::string summary;
+    if (part && reportParts)
+      summary = describePart(**part);
     llvm::Error e =
         part ? emitObject(**part, optLevel, vectorMath, isFast(p), objects[p])
              : part.takeError();
     if (e)
       errors[p] = llvm::toString(std::move(e));
+    if (reportParts)
+      reports[p] = llvm::formatv("[tgc] LLVM JIT part {0}{1}: {2:F1} ms, {3}\n",
+                                 p, isFast(p) ? " (glue, fast)" : "",
+                                 std::chrono::duration<double, std::milli>(
+                                     std::chrono::steady_clock::now() - started)
+                                     .count(),
+                                 summary)
+                       .str();
   };
   // One thread asked for: the parts one after another.
   std::vector<std::thread> workers;
@@ -384,6 +425,8 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
     work(p);
   for (std::thread &worker : workers)
     worker.join();
+  for (const std::string &line : reports)
+    llvm::errs() << line;
   module.reset();
   for (const std::string &e : errors)
     if (!e.empty())
