@@ -26,7 +26,9 @@
 #include "llvm/Analysis/CFG.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/IPO/DeadArgumentElimination.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <malloc.h>
@@ -203,6 +205,27 @@ void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
     for (llvm::AllocaInst *slot : moved)
       slot->moveBefore(entry.getFirstInsertionPt());
   }
+  // The kernels' unused parameters out of their signatures and their
+  // calls: a kernel over static shapes reads only its buffers' aligned
+  // pointers, and the glue passed every memref descriptor whole (a
+  // pointer, a pointer, an offset, sizes and strides), most of them on
+  // the stack. LLVM's optimizer drops them itself, but only once it sees
+  // every call, and the kernels are compiled in parts apart from the glue.
+  // 24 GPT-style blocks: the glue's object 138 -> 23 KB, its LLVM work
+  // halved. (Only internal functions whose every use is a call change.)
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder;
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager passes;
+  passes.addPass(llvm::DeadArgumentEliminationPass());
+  passes.run(module, modules);
 }
 
 int32_t tgc_result_buffer(int32_t index, int64_t rank, const int64_t *sizes,

@@ -174,8 +174,13 @@ TEST(CpuJitEntry, PreparedModule) {
 define internal void @f__kernel0(ptr %p) noinline {
   ret void
 }
+define internal void @f__kernel1(ptr %p, i64 %offset, i64 %size) noinline {
+  store i64 %size, ptr %p
+  ret void
+}
 define void @f(ptr %p) {
   call void @f__kernel0(ptr %p)
+  call void @f__kernel1(ptr %p, i64 0, i64 16)
   ret void
 }
 define void @_mlir_f(ptr %args) {
@@ -268,6 +273,13 @@ declare void @use(ptr)
   llvm::Function *kernel = module->getFunction("f__kernel0");
   ASSERT_TRUE(kernel);
   EXPECT_FALSE(kernel->hasFnAttribute("tune-cpu"));
+  // The kernels' unused parameters are gone, from them and their calls.
+  EXPECT_EQ(kernel->arg_size(), 0u);
+  llvm::Function *kernel1 = module->getFunction("f__kernel1");
+  ASSERT_TRUE(kernel1);
+  EXPECT_EQ(kernel1->arg_size(), 2u);
+  for (llvm::User *user : kernel1->users())
+    EXPECT_EQ(llvm::cast<llvm::CallBase>(user)->arg_size(), 2u);
 }
 
 // Kernels of several kinds (a product, a layer norm, GELU, an integer
