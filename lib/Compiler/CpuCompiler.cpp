@@ -174,7 +174,7 @@ void mlir::tgc::prepareCpuJitModule(llvm::Module &module, StringRef symbol) {
   // into the entry block: LLVM's fast instruction selection takes only the
   // entry block's allocas as stack slots, and an alloca further down sent
   // the rest of its block, kernel calls and all, through SelectionDAG (24
-  // GPT-style blocks: the packed wrapper's code generation 183 -> 74 ms).
+  // GPT-style blocks: the packed wrapper's code generation 183 -> 54 ms).
   // Only without loops, where each block runs at most once per call, and
   // at most 4 KiB in all: a slot then lives for the whole call, where a
   // serial kernel's buffers, between a stack save and a restore
