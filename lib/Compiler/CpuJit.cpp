@@ -323,8 +323,25 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
     return !fast.empty() && p + 1 == parts.size();
   };
   objects.assign(std::max<size_t>(parts.size(), 1), std::string());
-  if (parts.size() < 2)
-    return emitObject(*module, optLevel, vectorMath, false, objects[0]);
+  // TGC_JIT_PARTS=1: a line per part on stderr (its time, whether it is the
+  // glue's fast part, its instructions before optimization and its largest
+  // functions): which part a cold compile waited for.
+  const char *report = std::getenv("TGC_JIT_PARTS");
+  bool reportParts = report && std::strcmp(report, "0") != 0;
+  if (parts.size() < 2) {
+    auto started = std::chrono::steady_clock::now();
+    std::string summary = reportParts ? describePart(*module) : "";
+    llvm::Error e =
+        emitObject(*module, optLevel, vectorMath, false, objects[0]);
+    if (reportParts)
+      llvm::errs() << llvm::formatv(
+          "[tgc] LLVM JIT part 0 (the whole module): {0:F1} ms, {1}\n",
+          std::chrono::duration<double, std::milli>(
+              std::chrono::steady_clock::now() - started)
+              .count(),
+          summary);
+    return e;
+  }
 
   // What another part references is external (hidden: the JIT's symbols of
   // this function only): a function called from another part, one a
@@ -389,11 +406,6 @@ llvm::Error mlir::tgc::compileToObjects(std::unique_ptr<llvm::Module> module,
     llvm::WriteBitcodeToFile(*part, os);
   }
   std::vector<std::string> errors(parts.size());
-  // TGC_JIT_PARTS=1: a line per part on stderr (its time, whether it is the
-  // glue's fast part, its instructions and largest functions): which part
-  // a cold compile waited for.
-  const char *report = std::getenv("TGC_JIT_PARTS");
-  bool reportParts = report && std::strcmp(report, "0") != 0;
   std::vector<std::string> reports(parts.size());
   auto work = [&](size_t p) {
     auto started = std::chrono::steady_clock::now();

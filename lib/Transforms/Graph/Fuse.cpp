@@ -340,7 +340,11 @@ private:
       side[position.lookup(op)] = 2;
     auto reachesThroughOutside = [&](const Group &from, uint8_t to) {
       int64_t limit = reachLimit(to == 2 ? b : a);
-      ++stamp;
+      if (++stamp == 0) { // (after 2^32 walks: the marks start again)
+        llvm::fill(seenStamp, 0);
+        llvm::fill(groupStamp, 0);
+        stamp = 1;
+      }
       SmallVector<Operation *> work;
       // Pushes the users of `op` that lie outside both groups; true when
       // one of them is in `to`.
