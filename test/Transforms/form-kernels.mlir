@@ -1,4 +1,4 @@
-// RUN: tgc-opt %s --tgc-fuse --tgc-to-linalg --tgc-form-kernels --canonicalize --cse -split-input-file | FileCheck %s
+// RUN: timeout 60 tgc-opt %s --tgc-fuse --tgc-to-linalg --tgc-form-kernels --canonicalize --cse -split-input-file | FileCheck %s
 
 // The entropy scorer -(softmax(x) * log(softmax(x))).sum(1) is one fusion
 // group of kind "rows": one scf.forall over the rows, each iteration
@@ -337,4 +337,97 @@ func.func @doubling_chain(%x: tensor<64xf32>) -> tensor<64xf32> {
   %c9 = tgc.cmp gt, %x, %v9 : tensor<64xf32>, tensor<64xf32> -> tensor<64xi1>
   %v10 = tgc.where %c9, %x, %v9 : tensor<64xi1>, tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
   return %v10 : tensor<64xf32>
+}
+
+// -----
+
+// A chain of diamonds (x = exp(x) + sin(x), each value read twice by the
+// next link) is cut into kernels of at most seven links, as above. The
+// later kernels read an earlier one's loop, which carries the group too:
+// tile-and-fuse cloned that whole loop into the reader's iteration once
+// per path down to it, and 16 links compiled for 13 s (20 links: minutes;
+// the timeout above). Each kernel is one loop, none nested in another.
+
+// CHECK-LABEL: func.func @diamond_chain
+// CHECK: %[[K1:.*]] = scf.forall
+// CHECK-NOT: scf.forall
+// CHECK-COUNT-6: math.exp
+// CHECK-NOT: math.exp
+// CHECK: scf.forall.in_parallel
+// CHECK: %[[K2:.*]] = scf.forall {{.*}} {
+// CHECK-NOT: scf.forall
+// CHECK: tensor.extract_slice %[[K1]]
+// CHECK-NOT: scf.forall
+// CHECK-COUNT-7: math.exp
+// CHECK-NOT: math.exp
+// CHECK: scf.forall.in_parallel
+// CHECK: %[[K3:.*]] = scf.forall {{.*}} {
+// CHECK-NOT: scf.forall
+// CHECK: tensor.extract_slice %[[K2]]
+// CHECK-NOT: scf.forall
+// CHECK-COUNT-7: math.exp
+// CHECK-NOT: math.exp
+// CHECK: return %[[K3]]
+func.func @diamond_chain(%x: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  %a0 = tgc.exp %x : tensor<64x8xf32>
+  %b0 = tgc.sin %x : tensor<64x8xf32>
+  %p0 = tgc.add %a0, %b0 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a1 = tgc.exp %p0 : tensor<64x8xf32>
+  %b1 = tgc.sin %p0 : tensor<64x8xf32>
+  %p1 = tgc.add %a1, %b1 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a2 = tgc.exp %p1 : tensor<64x8xf32>
+  %b2 = tgc.sin %p1 : tensor<64x8xf32>
+  %p2 = tgc.add %a2, %b2 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a3 = tgc.exp %p2 : tensor<64x8xf32>
+  %b3 = tgc.sin %p2 : tensor<64x8xf32>
+  %p3 = tgc.add %a3, %b3 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a4 = tgc.exp %p3 : tensor<64x8xf32>
+  %b4 = tgc.sin %p3 : tensor<64x8xf32>
+  %p4 = tgc.add %a4, %b4 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a5 = tgc.exp %p4 : tensor<64x8xf32>
+  %b5 = tgc.sin %p4 : tensor<64x8xf32>
+  %p5 = tgc.add %a5, %b5 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a6 = tgc.exp %p5 : tensor<64x8xf32>
+  %b6 = tgc.sin %p5 : tensor<64x8xf32>
+  %p6 = tgc.add %a6, %b6 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a7 = tgc.exp %p6 : tensor<64x8xf32>
+  %b7 = tgc.sin %p6 : tensor<64x8xf32>
+  %p7 = tgc.add %a7, %b7 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a8 = tgc.exp %p7 : tensor<64x8xf32>
+  %b8 = tgc.sin %p7 : tensor<64x8xf32>
+  %p8 = tgc.add %a8, %b8 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a9 = tgc.exp %p8 : tensor<64x8xf32>
+  %b9 = tgc.sin %p8 : tensor<64x8xf32>
+  %p9 = tgc.add %a9, %b9 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a10 = tgc.exp %p9 : tensor<64x8xf32>
+  %b10 = tgc.sin %p9 : tensor<64x8xf32>
+  %p10 = tgc.add %a10, %b10 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a11 = tgc.exp %p10 : tensor<64x8xf32>
+  %b11 = tgc.sin %p10 : tensor<64x8xf32>
+  %p11 = tgc.add %a11, %b11 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a12 = tgc.exp %p11 : tensor<64x8xf32>
+  %b12 = tgc.sin %p11 : tensor<64x8xf32>
+  %p12 = tgc.add %a12, %b12 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a13 = tgc.exp %p12 : tensor<64x8xf32>
+  %b13 = tgc.sin %p12 : tensor<64x8xf32>
+  %p13 = tgc.add %a13, %b13 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a14 = tgc.exp %p13 : tensor<64x8xf32>
+  %b14 = tgc.sin %p13 : tensor<64x8xf32>
+  %p14 = tgc.add %a14, %b14 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a15 = tgc.exp %p14 : tensor<64x8xf32>
+  %b15 = tgc.sin %p14 : tensor<64x8xf32>
+  %p15 = tgc.add %a15, %b15 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a16 = tgc.exp %p15 : tensor<64x8xf32>
+  %b16 = tgc.sin %p15 : tensor<64x8xf32>
+  %p16 = tgc.add %a16, %b16 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a17 = tgc.exp %p16 : tensor<64x8xf32>
+  %b17 = tgc.sin %p16 : tensor<64x8xf32>
+  %p17 = tgc.add %a17, %b17 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a18 = tgc.exp %p17 : tensor<64x8xf32>
+  %b18 = tgc.sin %p17 : tensor<64x8xf32>
+  %p18 = tgc.add %a18, %b18 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  %a19 = tgc.exp %p18 : tensor<64x8xf32>
+  %b19 = tgc.sin %p18 : tensor<64x8xf32>
+  %p19 = tgc.add %a19, %b19 : tensor<64x8xf32>, tensor<64x8xf32> -> tensor<64x8xf32>
+  return %p19 : tensor<64x8xf32>
 }
