@@ -104,6 +104,38 @@ def test_eval_batch_norm_folds_into_the_convolution():
         assert tgc.explain(c).compiles == 1
 
 
+def test_eval_batch_norm_scales_the_result_where_weights_outnumber_outputs():
+    """A channel with more weights than output elements (here 72 and 144
+    against 18 at the example sizes) keeps its weights: the batch norm is a
+    scale and a shift of the convolution's result (its epilogue), not a
+    pass over the weights at every call. Both forms hold at every size: a
+    dynamic batch that makes the outputs outnumber the weights still
+    matches."""
+    torch.manual_seed(2)
+    m = nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+                      nn.Conv2d(16, 4, 3, padding=1, bias=False),
+                      nn.BatchNorm2d(4, affine=False)).eval()
+    for bn in (m[1], m[4]):
+        bn.running_mean.normal_()
+        bn.running_var.uniform_(0.5, 2)
+    with torch.no_grad():
+        m[1].weight.normal_()
+        m[1].bias.normal_()
+    c = tgc.compile(m, fullgraph=True, dynamic=True)
+    x = torch.randn(2, 8, 3, 3)
+    with torch.no_grad():
+        assert_same(c(x), m(x), **TOL)
+        graph = tgc.explain(c).graphs[0]
+        assert graph.count("tgc.rsqrt") == 2 and graph.count("tgc.conv2d") == 2
+        assert "tensor<16x1x1x1xf32>" not in graph and "tensor<16x1x1xf32>" in graph
+        m[1].running_mean.add_(1.0)
+        m[4].running_var.mul_(2.0)
+        assert_same(c(x), m(x), **TOL)
+        x = torch.randn(40, 8, 3, 3)
+        assert_same(c(x), m(x), **TOL)
+        assert tgc.explain(c).compiles == 1
+
+
 @pytest.mark.parametrize("conv,shape", [
     (nn.Conv2d(16, 32, 3, padding=1), (3, 16, 20, 40)),       # a tile and a masked one
     (nn.Conv2d(3, 5, 3), (2, 3, 20, 37)),                      # no padding, 5 channels
