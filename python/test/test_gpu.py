@@ -515,6 +515,47 @@ def test_attention_masks_that_keep_everything_fold():
             assert_same(g, w, rtol=1e-4, atol=1e-5)
 
 
+@requires_torch2
+def test_trace_runs_attention_without_a_mask_that_passes_everything(monkeypatch):
+    # The trace's own eager attention drops a padding mask of all ones
+    # (tgc._ops.core._eager_call): the masked kernel, which eager does not
+    # run for it, cost 50-135 ms of module loading per process. The graph
+    # keeps the masks: a call whose mask masks matches eager (a causal
+    # triangle is kept in the trace too).
+    from tgc._ops import core
+
+    dropped = []
+    real = core.plain_attention
+
+    def spy(args, kwargs):
+        plain = real(args, kwargs)
+        dropped.append(plain is not None)
+        return plain
+
+    monkeypatch.setattr(core, "plain_attention", spy)
+
+    def f(q, k, v, padding):
+        mask = padding[:, None, None, :].to(q.dtype)
+        mask = (1.0 - mask) * torch.finfo(q.dtype).min
+        t = q.shape[-2]
+        causal = torch.ones(t, t, dtype=torch.bool, device=q.device).tril()
+        causal = causal[None, None] & padding[:, None, None, :].bool()
+        return (F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+                F.scaled_dot_product_attention(q, k, v, attn_mask=causal))
+
+    q, k, v = (torch.randn(2, 4, 16, 8, device="cuda") for _ in range(3))
+    padding = torch.ones(2, 16, device="cuda")
+    c = tgc.compile(f)
+    for g, w in zip(c(q, k, v, padding), f(q, k, v, padding)):
+        assert_same(g, w, rtol=1e-4, atol=1e-5)
+    assert len(dropped) >= 2 and dropped[::2] == [True] * (len(dropped) // 2) \
+        and not any(dropped[1::2])
+    padding[1, 10:] = 0
+    for g, w in zip(c(q, k, v, padding), f(q, k, v, padding)):
+        assert_same(g, w, rtol=1e-4, atol=1e-5)
+    assert tgc.explain(c).compiles == 1
+
+
 def _scatter_add_in_a_graph(bad: bool):
     # scatter_add keeps its index check as a plan step: with device asserts
     # it runs as the runtime's check kernel (tgc_device_check).

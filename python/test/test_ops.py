@@ -645,3 +645,37 @@ def test_repeat_interleave_of_counts_is_a_graph_break():
     x, counts = torch.randn(3, 2), torch.tensor([1, 0, 2])
     assert_same(f(x, counts), fn(x, counts))
     assert [b.op for b in tgc.explain(f).graph_breaks] == ["repeat_interleave"]
+
+
+def test_trace_runs_attention_without_a_mask_that_passes_everything():
+    """The trace's eager attention on CUDA runs without a mask that lets
+    every score through (tgc._ops.core._eager_call): Hugging Face keeps
+    such a padding mask while torch.compiler.is_compiling() is True, and
+    the masked kernel, which eager never ran, was loaded in every new
+    process. Only masks that cannot change the result (or its shape) are
+    dropped."""
+    from tgc._ops.core import plain_attention
+
+    q, k, v = torch.randn(2, 4, 3, 8), torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 8)
+    keep = torch.ones(2, 1, 1, 5, dtype=torch.bool)
+    zero = torch.zeros(5)
+    args, kwargs = plain_attention((q, k, v, keep, 0.0), {})
+    assert args[3] is None and args[4] == 0.0 and args[0] is q and kwargs == {}
+    args, kwargs = plain_attention((q, k, v), {"attn_mask": zero, "scale": 0.5})
+    assert kwargs == {"attn_mask": None, "scale": 0.5}
+    assert plain_attention((), {"query": q, "key": k, "value": v, "attn_mask": zero})
+    some = keep.clone()
+    some[1, 0, 0, 2] = False
+    minus_inf = zero.clone()
+    minus_inf[3] = float("-inf")
+    nan = zero.clone()
+    nan[0] = float("nan")
+    tiny = zero.clone()
+    tiny[1] = 1e-30
+    wider = torch.zeros(3, 2, 4, 3, 5)  # broadcasts the scores to 5 dims
+    tri = torch.ones(3, 5, dtype=torch.bool).tril()
+    for mask in (some, minus_inf, nan, tiny, wider, tri):
+        assert plain_attention((q, k, v, mask), {}) is None
+        assert plain_attention((q, k, v), {"attn_mask": mask}) is None
+    assert plain_attention((q, k, v), {}) is None
+    assert plain_attention((q, k, v, torch.zeros(7)), {}) is None  # does not broadcast
