@@ -74,10 +74,14 @@ def test_transposed_convolution_with_dynamic_sizes():
     assert tgc.explain(c).compiles == 2  # one per branch
 
 
-def _bn_stack():
-    torch.manual_seed(1)
-    m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
-                      nn.Conv2d(8, 4, 3, bias=False), nn.BatchNorm2d(4, affine=False)).eval()
+def _bn_stack(cin=3, mid=8, padding=0, seed=1):
+    """conv -> batch norm -> ReLU -> conv without bias -> batch norm
+    without affine, eval mode, with statistics and affine parameters away
+    from their defaults."""
+    torch.manual_seed(seed)
+    m = nn.Sequential(nn.Conv2d(cin, mid, 3, padding=1), nn.BatchNorm2d(mid), nn.ReLU(),
+                      nn.Conv2d(mid, 4, 3, padding=padding, bias=False),
+                      nn.BatchNorm2d(4, affine=False)).eval()
     for bn in (m[1], m[4]):
         bn.running_mean.normal_()
         bn.running_var.uniform_(0.5, 2)
@@ -111,16 +115,7 @@ def test_eval_batch_norm_scales_the_result_where_weights_outnumber_outputs():
     pass over the weights at every call. Both forms hold at every size: a
     dynamic batch that makes the outputs outnumber the weights still
     matches."""
-    torch.manual_seed(2)
-    m = nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
-                      nn.Conv2d(16, 4, 3, padding=1, bias=False),
-                      nn.BatchNorm2d(4, affine=False)).eval()
-    for bn in (m[1], m[4]):
-        bn.running_mean.normal_()
-        bn.running_var.uniform_(0.5, 2)
-    with torch.no_grad():
-        m[1].weight.normal_()
-        m[1].bias.normal_()
+    m = _bn_stack(cin=8, mid=16, padding=1, seed=2)
     c = tgc.compile(m, fullgraph=True, dynamic=True)
     x = torch.randn(2, 8, 3, 3)
     with torch.no_grad():
