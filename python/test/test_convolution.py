@@ -123,6 +123,10 @@ def test_eval_batch_norm_scales_the_result_where_weights_outnumber_outputs():
         graph = tgc.explain(c).graphs[0]
         assert graph.count("tgc.rsqrt") == 2 and graph.count("tgc.conv2d") == 2
         assert "tensor<16x1x1x1xf32>" not in graph and "tensor<16x1x1xf32>" in graph
+        # One scale and one shift of each convolution's result (unfolded,
+        # the batch norm would subtract the mean from it first).
+        assert len(re.findall(r"tgc\.mul [^:]*: tensor<\?x(?:16|4)x\?x\?xf32>", graph)) == 2
+        assert not re.search(r"tgc\.sub [^:]*: tensor<\?x", graph)
         m[1].running_mean.add_(1.0)
         m[4].running_var.mul_(2.0)
         assert_same(c(x), m(x), **TOL)

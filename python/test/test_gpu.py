@@ -519,7 +519,7 @@ def test_attention_masks_that_keep_everything_fold():
 def test_trace_runs_attention_without_a_mask_that_passes_everything(monkeypatch):
     # The trace's own eager attention drops a padding mask of all ones
     # (tgc._ops.core._eager_call): the masked kernel, which eager does not
-    # run for it, cost 50-135 ms of module loading per process. The graph
+    # run for it, cost about 50 ms of module loading per process. The graph
     # keeps the masks: a call whose mask masks matches eager (a causal
     # triangle is kept in the trace too).
     from tgc._ops import core

@@ -679,3 +679,11 @@ def test_trace_runs_attention_without_a_mask_that_passes_everything():
         assert plain_attention((q, k, v), {"attn_mask": mask}) is None
     assert plain_attention((q, k, v), {}) is None
     assert plain_attention((q, k, v, torch.zeros(7)), {}) is None  # does not broadcast
+    # What PyTorch rejects keeps its mask (and its error): another float
+    # dtype, an integer mask, is_causal with a mask, another device.
+    for mask in (torch.zeros(5, dtype=torch.float64), torch.zeros(5, dtype=torch.long)):
+        assert plain_attention((q, k, v, mask), {}) is None
+    assert plain_attention((q, k, v, zero, 0.0, True), {}) is None
+    assert plain_attention((q, k, v), {"attn_mask": keep, "is_causal": True}) is None
+    assert plain_attention((q, k, v), {"attn_mask": zero, "is_causal": False})
+    assert plain_attention((q, k, v), {"attn_mask": torch.zeros(5, device="meta")}) is None

@@ -76,7 +76,7 @@ def fold_batch_norm(tr, v: Value, mean: Value, var: Value, weight: Optional[Valu
     weights against 64 outputs at 112x112, batch 4) the scale and shift
     apply to the convolution's result instead, v * scale + (beta - mean *
     scale), which fusion puts in the convolution's epilogue. Elsewhere
-    (MobileNetV3's depthwise convolutions: 9 weights a channel) folding
+    (MobileNetV3's depthwise convolutions: 9 or 25 weights a channel) folding
     stays cheaper: a projection's batch norm without an activation after
     it would be a pass of its own over the result."""
     conv = tr.__dict__.get("conv_args", {}).get(v.name)

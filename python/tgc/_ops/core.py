@@ -267,13 +267,19 @@ def plain_attention(args, kwargs):
     """The arguments of a scaled_dot_product_attention call without its
     attn_mask where that mask lets every score through (a bool mask all
     True, an additive one all 0, not broadcasting the scores to a larger
-    shape), else None. The same attention without a mask is the same
-    result by PyTorch's definition."""
+    shape; of a dtype and device PyTorch takes with q's, is_causal off),
+    else None. The same attention without a mask is the same result by
+    PyTorch's definition, though PyTorch may pick another kernel for it,
+    whose result can be laid out otherwise (the values are the same)."""
     q = args[0] if len(args) > 0 else kwargs.get("query")
     k = args[1] if len(args) > 1 else kwargs.get("key")
     positional = len(args) > 3
     mask = args[3] if positional else kwargs.get("attn_mask")
-    if not all(isinstance(t, torch.Tensor) for t in (q, k, mask)) or q.dim() < 2:
+    causal = args[5] if len(args) > 5 else kwargs.get("is_causal", False)
+    if not all(isinstance(t, torch.Tensor) for t in (q, k, mask)) or q.dim() < 2 or \
+            causal is not False or mask.dtype not in (torch.bool, q.dtype) or \
+            mask.device != q.device:
+        # (PyTorch raises for these: the call keeps its mask and raises too)
         return None
     scores = tuple(q.shape[:-1]) + (k.shape[-2],)
     try:
