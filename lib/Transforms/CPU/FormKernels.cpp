@@ -92,7 +92,17 @@ bool hasEmptyLoop(Operation *op) {
     return shaped && shaped.hasRank() &&
            llvm::is_contained(shaped.getShape(), 0);
   };
-  return llvm::any_of(op->getOperandTypes(), empty) ||
+  // (Through casts: a broadcast of `tensor.cast %x : tensor<1x?x0xf32> to
+  // tensor<?x?x?xf32>` crashed upstream's tile-size computation once its
+  // sizes folded to the cast's static 0, fuzz-crash.py seed 6000555.)
+  auto emptyValue = [&](Value v) {
+    for (auto cast = v.getDefiningOp<tensor::CastOp>(); cast;
+         cast = cast.getSource().getDefiningOp<tensor::CastOp>())
+      if (empty(cast.getSource().getType()))
+        return true;
+    return empty(v.getType());
+  };
+  return llvm::any_of(op->getOperands(), emptyValue) ||
          llvm::any_of(op->getResultTypes(), empty);
 }
 
