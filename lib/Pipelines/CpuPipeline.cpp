@@ -190,6 +190,9 @@ void mlir::tgc::buildBufferizeAndPlanMemory(OpPassManager &pm,
   // the out buffer; sound only when no other kernel shares that chain (CSE
   // merges the identical inits of sibling kernels).
   pm.addNestedPass<func::FuncOp>(createTgcUnshareInits());
+  // A reshape of a tensor with a static size 0 would get a buffer type the
+  // memref verifier rejects.
+  pm.addNestedPass<func::FuncOp>(createTgcEmptyReshapes());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

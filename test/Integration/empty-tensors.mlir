@@ -35,6 +35,23 @@
 // MIXED:       "compiles": 1,
 // MIXED:       "reference_ok": true
 
+// A linear layer over batch dims that hold a 0 and a dynamic size, its
+// result reshaped (the crash fuzzer's seed 6001028: the batch collapse got
+// a buffer type the memref verifier rejects, the expand back a division by
+// zero that LLVM made code falling off the function's end; tgc-empty-reshapes),
+// and a broadcast of a cast of a tensor with a static 0 (seed 6000555:
+// upstream's tiling crashed once the cast's 0 folded into the sizes).
+// RUN: tgc-run %s --entry empty_batch --calls 0=0x5x4x5,1=2x5 --calls 0=0x3x4x2,1=2x2 \
+// RUN:   --check reference --json | FileCheck %s --check-prefix=EMPTY
+// RUN: tgc-run %s --entry empty_broadcast --calls 0=1x5x0 --calls 0=2x3x0 --check reference \
+// RUN:   --json | FileCheck %s --check-prefix=EMPTY
+// EMPTY:       "calls": 2,
+// EMPTY:       "reference_ok": true
+// RUN: tgc-run %s --entry empty_broadcast --calls 0=1x5x0 --device cuda --compile-only \
+// RUN:   | FileCheck %s --check-prefix=GPU
+// (On the GPU, @empty_batch stops with a clean error, a host read of
+// device memory, as it did before; not a crash.)
+
 // The values themselves (printed results are compared with PyTorch's).
 // RUN: tgc-run %s --entry reductions --print-results | FileCheck %s --check-prefix=VALUES
 // VALUES: result 0 (call 0): [0,  0,  0,  0]
@@ -116,4 +133,19 @@ func.func @derived_one(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %e = tgc.exp %s : tensor<?x4xf32>
   %r = tgc.add %a, %e : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
+}
+
+func.func @empty_batch(%a0: tensor<?x?x4x?xf64>, %a1: tensor<2x?xf64>, %a2: tensor<2xf64>) -> (tensor<1x4x1x?xf64>, tensor<?x?x4x2xf64>) {
+  %v1 = tgc.linear %a0, %a1, %a2 : tensor<?x?x4x?xf64>, tensor<2x?xf64>, tensor<2xf64> -> tensor<?x?x4x2xf64>
+  %h = tgc.constant dense<0.5> : tensor<f64>
+  %v3 = tgc.mul %v1, %h : tensor<?x?x4x2xf64>, tensor<f64> -> tensor<?x?x4x2xf64>
+  %v7 = tgc.reshape %v3 : tensor<?x?x4x2xf64> -> tensor<1x4x1x?xf64>
+  %v6 = tgc.neg %v3 : tensor<?x?x4x2xf64>
+  return %v7, %v6 : tensor<1x4x1x?xf64>, tensor<?x?x4x2xf64>
+}
+
+func.func @empty_broadcast(%a: tensor<?x?x?xf32>) -> tensor<3x?x?x?xf32> {
+  %s = tgc.slice %a dim = 0 start = 0 end = 2 step = 1 : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %e = tgc.expand %s : tensor<?x?x?xf32> -> tensor<3x?x?x?xf32>
+  return %e : tensor<3x?x?x?xf32>
 }

@@ -9,6 +9,28 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TgcEmptyReshapes : Pass<"tgc-empty-reshapes", "func::FuncOp"> {
+  let summary = "A reshape of a tensor without elements becomes a tensor.empty";
+  let description = [{
+    Runs before bufferization. A `tensor.collapse_shape` or
+    `tensor.expand_shape` with a static size 0 in its source or result has
+    no elements to move: it becomes a `tensor.empty` of its result's sizes
+    (the same value, since there is nothing to read). A linear layer whose
+    batch dims hold a 0 (specialized) and a dynamic size broke both ways
+    (fuzz-crash.py seed 6001028):
+    - one-shot bufferization gave the collapse `tensor<0x?x4x?xf64> into
+      tensor<?x?xf64>` the buffer type `memref<0x?xf64>`, which the memref
+      verifier rejects (a group with a dynamic size must collapse to a
+      dynamic one);
+    - the expand back, `memref<?x2xf64> into memref<0x?x4x2xf64>`, had its
+      dynamic size recomputed as the source's size over the group's
+      static sizes, 0: a division by zero, which LLVM turned into code
+      that falls off the end of the function (a crash on the call).
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TgcUnshareInits : Pass<"tgc-unshare-inits", "func::FuncOp"> {
   let summary = "A value bound for an out buffer gets inits of its own";
   let description = [{
