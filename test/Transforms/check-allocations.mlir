@@ -141,3 +141,18 @@ func.func @too_big() -> memref<4611686018427387904x4xf32> {
   %a = memref.alloc() : memref<4611686018427387904x4xf32>
   return %a : memref<4611686018427387904x4xf32>
 }
+
+// -----
+
+// A buffer of index elements (a shape for a dynamic reshape) counts 8 bytes
+// an element (index has no bit width of its own: asking for one crashed,
+// fuzz-crash.py seed 7002168).
+
+// CHECK-LABEL: func.func @index_buffer
+// CHECK:         %[[N:.*]] = arith.index_cast %arg0 : index to i64
+// CHECK:         arith.mulsi_extended %c8_i64, %[[N]] : i64
+// CHECK:         memref.alloc(%{{.*}}) : memref<?xindex>
+func.func @index_buffer(%n: index) -> memref<?xindex> {
+  %0 = memref.alloc(%n) : memref<?xindex>
+  return %0 : memref<?xindex>
+}
