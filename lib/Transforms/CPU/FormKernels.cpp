@@ -1,6 +1,7 @@
 //===- FormKernels.cpp - one parallel loop nest per fusion group ----------===//
 
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
+#include "tgc/Transforms/EmptyTensors.h"
 #include "tgc/Transforms/Fills.h"
 #include "tgc/Transforms/Passes.h"
 
@@ -85,25 +86,15 @@ bool hasEmptyLoop(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
     if (llvm::is_contained(linalgOp.getStaticLoopRanges(), 0))
       return true;
-  // A static size 0 of any operand or result: some loop runs over it (a
-  // size a loop does not index is a broadcast, of size 1).
-  auto empty = [](Type t) {
-    auto shaped = dyn_cast<ShapedType>(t);
-    return shaped && shaped.hasRank() &&
-           llvm::is_contained(shaped.getShape(), 0);
-  };
-  // (Through casts: a broadcast of `tensor.cast %x : tensor<1x?x0xf32> to
-  // tensor<?x?x?xf32>` crashed upstream's tile-size computation once its
-  // sizes folded to the cast's static 0, fuzz-crash.py seed 6000555.)
-  auto emptyValue = [&](Value v) {
-    for (auto cast = v.getDefiningOp<tensor::CastOp>(); cast;
-         cast = cast.getSource().getDefiningOp<tensor::CastOp>())
-      if (empty(cast.getSource().getType()))
-        return true;
-    return empty(v.getType());
-  };
-  return llvm::any_of(op->getOperands(), emptyValue) ||
-         llvm::any_of(op->getResultTypes(), empty);
+  // A static size 0 of any operand (or of what it is a cast of: a
+  // broadcast of a cast of a tensor<1x?x0xf32> to tensor<?x?x?xf32> crashed
+  // upstream's tile-size computation once its sizes folded to the cast's 0,
+  // fuzz-crash.py seed 6000555) or result: some loop runs over it (a size a
+  // loop does not index is a broadcast, of size 1).
+  return llvm::any_of(op->getOperands(),
+                      [](Value v) { return hasStaticZeroSize(v); }) ||
+         llvm::any_of(op->getResultTypes(),
+                      [](Type t) { return hasStaticZeroSize(t); });
 }
 
 /// The destination of a tiled root (its `shared_outs` init) is often a fill

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/Transforms/EmptyTensors.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,22 +22,6 @@ using namespace mlir::tgc;
 
 namespace {
 
-/// Whether `t` is a ranked tensor type with a static size 0.
-bool emptyType(Type t) {
-  auto ranked = dyn_cast<RankedTensorType>(t);
-  return ranked && llvm::is_contained(ranked.getShape(), 0);
-}
-
-/// Whether `v` has a static size 0, in its type or in the type of a value
-/// it is a tensor.cast of.
-bool emptyValue(Value v) {
-  for (auto cast = v.getDefiningOp<tensor::CastOp>(); cast;
-       cast = cast.getSource().getDefiningOp<tensor::CastOp>())
-    if (emptyType(cast.getSource().getType()))
-      return true;
-  return emptyType(v.getType());
-}
-
 /// Whether `op` reshapes a tensor without elements: a static size 0 in its
 /// source (or what the source is a cast of) or its result (an expand of
 /// `?x2` into `0x?x4x2`).
@@ -45,7 +30,8 @@ bool reshapesNothing(Operation *op) {
           op) ||
       !isa<RankedTensorType>(op->getResult(0).getType()))
     return false;
-  return emptyValue(op->getOperand(0)) || emptyType(op->getResult(0).getType());
+  return hasStaticZeroSize(op->getOperand(0)) ||
+         hasStaticZeroSize(op->getResult(0).getType());
 }
 
 /// The sizes of `reshape`'s result: its static sizes, and the dynamic ones
