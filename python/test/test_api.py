@@ -477,7 +477,7 @@ def test_dataclass_arguments_with_slots_or_other_attributes():
     assert_same(tgc.compile(lambda o: o.x * o.k)(obj), torch.ones(2) * 4)
 
 
-def test_the_heap_is_frozen_only_while_a_trace_runs():
+def test_the_heap_is_frozen_only_while_a_trace_runs(monkeypatch):
     # (tgc._trace_loop._heap_frozen: the collector's full passes over the
     # process's objects cost a large model's trace half its time)
     import gc
@@ -503,13 +503,23 @@ def test_the_heap_is_frozen_only_while_a_trace_runs():
         tgc.compile(bad)(x)
     assert seen[-1] > 0 and gc.get_freeze_count() == 0
 
-    # Python unfreezes all or nothing: a caller's frozen objects are
-    # unfrozen too (as docs/python.md says).
+    from tgc import _trace_loop
+
+    assert _trace_loop._trace_depth == [0]
+    # A program that froze its heap itself (more than _OWN_FREEZE_LIMIT
+    # objects: this test process's) is left as it is...
     gc.freeze()
     try:
         before = gc.get_freeze_count()
+        assert before > _trace_loop._OWN_FREEZE_LIMIT
         seen.clear()
         assert_same(tgc.compile(f)(x + 1), want + 2)
+        assert seen == [before] and gc.get_freeze_count() == before
+        # ...and a few frozen objects are unfrozen with the rest (Python
+        # unfreezes all or nothing).
+        monkeypatch.setattr(_trace_loop, "_OWN_FREEZE_LIMIT", before)
+        seen.clear()
+        assert_same(tgc.compile(f)(x + 3), want + 6)
         assert seen[0] >= before and gc.get_freeze_count() == 0
     finally:
         gc.unfreeze()

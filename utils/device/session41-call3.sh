@@ -4,6 +4,8 @@
 # trace before it (utils/device/old_trace_loop.py, untracked, copied over
 # the bundle's), alternating, three rounds; then a cProfile of the new
 # GPT-2-24 hit.
+# Make the old tracer first (untracked): git show 864f50e:python/tgc/_trace_loop.py
+#   > utils/device/old_trace_loop.py
 # Carry .python-bundle.tar.xz.
 source utils/device/bundle.sh
 cp .python-bundle/tgc/_trace_loop.py /tmp/new_trace_loop.py

@@ -6,6 +6,8 @@
 # A/B from the disk cache against the trace before it
 # (utils/device/old_trace_loop.py, untracked), alternating, three rounds
 # for GPT-2-24, two for HF BERT-4 and GPT-2-2.
+# Make the old tracer first (untracked): git show 864f50e:python/tgc/_trace_loop.py
+#   > utils/device/old_trace_loop.py
 # Carry .python-bundle.tar.xz.
 source utils/device/bundle.sh
 cp .python-bundle/tgc/_trace_loop.py /tmp/new_trace_loop.py

@@ -6,6 +6,8 @@
 # rounds, HF BERT-4 two; with the full passes of the collector in the
 # first call and in 300 K allocations after it (a deferred pass lands
 # there).
+# Make the old tracer first (untracked): git show 864f50e:python/tgc/_trace_loop.py
+#   > utils/device/old_trace_loop.py
 # Carry .python-bundle.tar.xz.
 source utils/device/bundle.sh
 cp .python-bundle/tgc/_trace_loop.py /tmp/new_trace_loop.py

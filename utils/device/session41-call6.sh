@@ -4,6 +4,8 @@
 # called gc.get_objects() (30-40 ms with an HF model) in the new rows
 # only; without it, from the disk cache, old / new alternating, two
 # rounds.
+# Make the old tracer first (untracked): git show 864f50e:python/tgc/_trace_loop.py
+#   > utils/device/old_trace_loop.py
 # Carry .python-bundle.tar.xz.
 source utils/device/bundle.sh
 cp .python-bundle/tgc/_trace_loop.py /tmp/new.py

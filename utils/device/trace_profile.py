@@ -32,7 +32,9 @@ def main():
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--no-profile", action="store_true")
     p.add_argument("--gc", choices=("on", "freeze", "off"), default="on",
-                   help="the collector during the first call (an experiment)")
+                   help="the collector during the first call (an experiment; since "
+                   "session 41 the tracer freezes the heap itself and unfreezes it when "
+                   "its trace ends, also what this froze)")
     a = p.parse_args()
     os.environ["TGC_CACHE_DIR"] = a.cache_dir
     import torch
