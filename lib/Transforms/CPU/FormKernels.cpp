@@ -1,5 +1,7 @@
 //===- FormKernels.cpp - one parallel loop nest per fusion group ----------===//
 
+#include "IdenticalGroups.h"
+
 #include "tgc/Conversion/TgcToLinalg/TgcToLinalg.h"
 #include "tgc/Transforms/EmptyTensors.h"
 #include "tgc/Transforms/Fills.h"
@@ -591,10 +593,34 @@ struct TgcFormKernelsPass
         roots.push_back(tileable);
     }
     IRRewriter rewriter(&getContext());
+    // A model's repeated layers: a root of a group identical to an earlier
+    // one gets a clone of the earlier group's kernel (IdenticalGroups.h).
+    std::optional<IdenticalGroups> identical;
+    if (reuseIdenticalGroups)
+      identical.emplace(func);
     for (TilingInterface root : roots) {
-      if (failed(tileAndFuse(rewriter, root)))
+      Operation *op = root.getOperation();
+      if (identical) {
+        FailureOr<SmallVector<Value>> reused = identical->reuse(rewriter, op);
+        if (succeeded(reused)) {
+          for (auto [v, r] : llvm::zip(op->getResults(), *reused))
+            if (r)
+              rewriter.replaceAllUsesWith(v, r);
+          if (op->use_empty()) {
+            identical->erasing(op);
+            rewriter.eraseOp(op);
+          }
+          continue;
+        }
+        identical->aboutToForm(op);
+      }
+      if (failed(
+              tileAndFuse(rewriter, root, identical ? &*identical : nullptr)))
         ; // Not tileable this way: the op stays a loop nest of its own.
     }
+    if (remarkReused)
+      func.emitRemark() << (identical ? identical->reusedCount() : 0)
+                        << " kernels cloned from identical groups'";
     func.walk([](scf::ForallOp loop) {
       if (loop->hasAttr("tgc.group")) {
         fuseDestinationFills(loop);
@@ -635,7 +661,8 @@ struct TgcFormKernelsPass
     });
   }
 
-  LogicalResult tileAndFuse(IRRewriter &rewriter, TilingInterface root) {
+  LogicalResult tileAndFuse(IRRewriter &rewriter, TilingInterface root,
+                            IdenticalGroups *identical) {
     Operation *op = root.getOperation();
     std::optional<int64_t> group = getFusionGroup(op);
     SmallVector<utils::IteratorType> iterators = root.getLoopIteratorTypes();
@@ -764,18 +791,38 @@ struct TgcFormKernelsPass
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         });
     rewriter.setInsertionPoint(op);
+    Operation *before = op->getPrevNode(), *after = op->getNextNode();
     FailureOr<scf::SCFTileAndFuseResult> result =
         scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
     if (failed(result))
       return failure();
+    SmallVector<Value> replacements;
     for (Value v : op->getResults())
-      if (Value replacement = result->replacements.lookup(v))
+      replacements.push_back(result->replacements.lookup(v));
+    for (auto [v, replacement] : llvm::zip(op->getResults(), replacements))
+      if (replacement)
         rewriter.replaceAllUsesWith(v, replacement);
     // The tiled loop belongs to the group.
     for (LoopLikeOpInterface loop : result->loops)
       loop->setAttr("tgc.group", op->getAttr("tgc.group"));
-    if (op->use_empty())
+    if (identical) {
+      // What the tiling inserted: before the root (nothing, in MLIR 22)
+      // and after it (the loop and the sizes it reads).
+      SmallVector<Operation *> inserted;
+      for (Operation *o = before ? before->getNextNode()
+                                 : &op->getBlock()->front();
+           o != op; o = o->getNextNode())
+        inserted.push_back(o);
+      unsigned numBefore = inserted.size();
+      for (Operation *o = op->getNextNode(); o != after; o = o->getNextNode())
+        inserted.push_back(o);
+      identical->formed(op, inserted, numBefore, replacements);
+    }
+    if (op->use_empty()) {
+      if (identical)
+        identical->erasing(op);
       rewriter.eraseOp(op);
+    }
     return success();
   }
 };

@@ -55,6 +55,14 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
     stack instead of the heap; not the destinations of the loop's results,
     which bufferize into the loop's output in place.
 
+    A group of static shapes identical to an earlier one (a model's
+    repeated layers: the same ops, attributes, types and uses, reading
+    other values in the same pattern) gets a clone of that group's
+    kernel, its values, group and locations replaced by its own, instead
+    of being tiled again
+    (`reuse-identical-groups`; the result is the same IR, locations
+    included; `remark-reused` counts them in a remark).
+
     Then, with `fuse-elementwise`, elementwise producers merge into their
     consumers (upstream's elementwise fusion) where nothing is recomputed:
     the consumer reads the producer through a permutation of the same
@@ -68,6 +76,10 @@ def TgcFormKernels : Pass<"tgc-form-kernels", "func::FuncOp"> {
            "Merge elementwise producers into consumers without recompute">,
     Option<"contractionRows", "contraction-rows", "int64_t", "8",
            "Rows per iteration of a matrix product's kernel">,
+    Option<"reuseIdenticalGroups", "reuse-identical-groups", "bool", "true",
+           "Form a group's kernel by cloning an identical earlier group's">,
+    Option<"remarkReused", "remark-reused", "bool", "false",
+           "A remark on the function: how many kernels were clones">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
